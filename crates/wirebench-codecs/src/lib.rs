@@ -1,0 +1,145 @@
+//! The wirebench codec zoo: every format behind one [`Codec`] trait, found by name in
+//! [`registry`]. One module per (format, implementation).
+//!
+//! Stage boundary (the same for every codec): *encode* is a [`Value`] in memory → bytes
+//! appended to a buffer; *decode* is bytes → a [`Value`] in memory. Framing and compression
+//! are separate stages and not part of any codec.
+
+use wirebench_core::{Schema, SchemaMismatch, Value};
+
+mod avro;
+mod bson;
+mod cbor;
+mod json;
+mod msgpack;
+pub mod protobuf;
+mod pson;
+mod thrift;
+mod xml;
+mod yaml;
+
+include!(concat!(env!("OUT_DIR"), "/versions.rs"));
+
+/// Whether a codec needs a schema.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SchemaUse {
+    /// Self-describing: no schema needed.
+    None,
+    /// Schema-directed: encode and decode need one (given, or inferred from the samples).
+    Required,
+    /// Works without one, decodes more faithfully with one (e.g. XML typing).
+    Optional,
+}
+
+/// What a codec is, what it runs on and what it loses.
+#[derive(Debug, serde::Serialize)]
+pub struct CodecInfo {
+    /// The name used on the command line (`json`, `pson`, `protobuf`, ...).
+    pub id: &'static str,
+    /// The format's display name.
+    pub format: &'static str,
+    /// The library it runs on (`wirebench` for our own codecs).
+    pub library: &'static str,
+    pub schema: SchemaUse,
+    /// The media type used when sending it over HTTP.
+    pub media_type: &'static str,
+    /// What a round trip loses, in general terms; per-value losses are found by comparing.
+    pub fidelity_notes: &'static [&'static str],
+}
+
+impl CodecInfo {
+    /// The resolved version of the library (from Cargo.lock at build time).
+    pub fn library_version(&self) -> &'static str {
+        let lib = if self.library == "wirebench" { "pson" } else { self.library };
+        CRATE_VERSIONS.iter().find(|(n, _)| *n == lib).map(|(_, v)| *v).unwrap_or("unknown")
+    }
+}
+
+/// Why a codec could not encode or decode.
+#[derive(Debug, thiserror::Error)]
+pub enum CodecError {
+    /// The value is outside what the format can represent.
+    #[error("{0}")]
+    Unsupported(String),
+    /// The codec needs a schema and none was given.
+    #[error("{0} needs a schema (pass --schema FILE, or let wirebench infer one from the samples)")]
+    SchemaRequired(&'static str),
+    /// The value does not fit the schema.
+    #[error(transparent)]
+    Schema(#[from] SchemaMismatch),
+    #[error("encode failed: {0}")]
+    Encode(String),
+    /// Malformed input; `offset` is the byte where the problem was found, when known.
+    #[error("{msg}{}", offset.map(|o| format!(" at byte {o}")).unwrap_or_default())]
+    Decode { msg: String, offset: Option<usize> },
+}
+
+impl CodecError {
+    pub fn decode(msg: impl Into<String>, offset: Option<usize>) -> CodecError {
+        CodecError::Decode { msg: msg.into(), offset }
+    }
+}
+
+/// One wire format implementation.
+pub trait Codec: Send + Sync {
+    fn info(&self) -> &'static CodecInfo;
+
+    /// Append the encoding of `value` to `out`. Schema-directed codecs need `schema`.
+    fn encode(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError>;
+
+    /// Decode one value from `bytes` (all of them).
+    fn decode(&self, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError>;
+}
+
+/// Every codec, in the order reports list them (JSON first: it is the baseline).
+pub fn registry() -> &'static [&'static dyn Codec] {
+    static ALL: &[&dyn Codec] = &[
+        &json::Json,
+        &cbor::Cbor,
+        &msgpack::MsgPack,
+        &bson::Bson,
+        &protobuf::Protobuf,
+        &avro::Avro,
+        &thrift::ThriftCompact,
+        &xml::Xml,
+        &yaml::Yaml,
+        &pson::Pson,
+        &pson::Protoson,
+    ];
+    ALL
+}
+
+/// Look a codec up by its id (case-insensitive; a few common aliases too).
+pub fn find(id: &str) -> Option<&'static dyn Codec> {
+    let id = id.to_ascii_lowercase();
+    let id = match id.as_str() {
+        "msgpack" | "messagepack" => "msgpack",
+        "proto" | "protobuf" | "protocol-buffers" => "protobuf",
+        "thrift" | "thrift-compact" => "thrift",
+        "yml" => "yaml",
+        other => other,
+    };
+    registry().iter().copied().find(|c| c.info().id == id)
+}
+
+/// The ids of every codec, comma-separated (for error messages).
+pub fn ids() -> String {
+    registry().iter().map(|c| c.info().id).collect::<Vec<_>>().join(", ")
+}
+
+/// The schema a schema-directed codec must have.
+pub(crate) fn need_schema<'s>(schema: Option<&'s Schema>, codec: &'static str) -> Result<&'s Schema, CodecError> {
+    schema.ok_or(CodecError::SchemaRequired(codec))
+}
+
+/// The fields of a schema whose root must be a record (Protobuf, Thrift and Avro messages).
+pub(crate) fn root_record<'s>(schema: &'s Schema, codec: &str) -> Result<&'s [wirebench_core::Field], CodecError> {
+    match &schema.root {
+        wirebench_core::Type::Record { fields, .. } => Ok(fields),
+        other => Err(CodecError::Unsupported(format!(
+            "{codec} messages are records; this schema's root is {}",
+            other.describe()
+        ))),
+    }
+}

@@ -1,0 +1,185 @@
+//! PSON v2 and the legacy Protoson v1 encoding, on our own `pson` crate (spec-exact; see
+//! `crates/pson` and docs/formats/pson.md).
+//!
+//! PSON encodes straight from a [`Value`] through the streaming encoder and decodes through
+//! the pull decoder, with no intermediate tree.
+
+use pson::{Decoder, Encoder, Item};
+use wirebench_core::{Schema, Value};
+
+use crate::{Codec, CodecError, CodecInfo, SchemaUse};
+
+pub struct Pson;
+pub struct Protoson;
+
+static PSON_INFO: CodecInfo = CodecInfo {
+    id: "pson",
+    format: "PSON v2 (Thinger.io, Sensors 2021 / draft-bustamante-pson)",
+    library: "wirebench",
+    schema: SchemaUse::None,
+    media_type: "application/pson",
+    fidelity_notes: &[
+        "whole floats (1.0, -0.0) are written as integers and read back as integers",
+        "float64 values exactly representable in float32 are written as float32 (same value)",
+        "NaN is written as the canonical quiet NaN",
+    ],
+};
+
+static PROTOSON_INFO: CodecInfo = CodecInfo {
+    id: "protoson",
+    format: "Protoson v1 (legacy Thinger.io device encoding)",
+    library: "wirebench",
+    schema: SchemaUse::None,
+    media_type: "application/x-protoson",
+    fidelity_notes: &[
+        "lossy floats: a float64 within 1e-5 of a float32 is sent as float32 (2.3 reads back as 2.299999952)",
+        "whole floats are written as integers",
+    ],
+};
+
+/// Nesting the decoders accept (the same default as the `pson` crate).
+const MAX_DEPTH: usize = 128;
+
+fn pson_err(e: pson::Error) -> CodecError {
+    CodecError::decode(format!("invalid PSON: {}", e.kind.description()), Some(e.offset))
+}
+
+/// Encode a [`Value`] with the PSON streaming encoder.
+pub fn encode_value<W: pson::Write>(enc: &mut Encoder<W>, v: &Value) -> Result<(), pson::Error> {
+    match v {
+        Value::Null => enc.null()?,
+        Value::Bool(b) => enc.bool(*b)?,
+        Value::Int(i) => enc.i64(*i)?,
+        Value::UInt(u) => enc.u64(*u)?,
+        Value::F32(f) => enc.f32(*f)?,
+        Value::F64(f) => enc.f64(*f)?,
+        Value::String(s) => enc.str(s)?,
+        Value::Bytes(b) => enc.bytes(b)?,
+        Value::Array(items) => {
+            enc.array(items.len() as u64)?;
+            for it in items {
+                encode_value(enc, it)?;
+            }
+            return Ok(());
+        }
+        Value::Map(pairs) => {
+            enc.map(pairs.len() as u64)?;
+            for (k, it) in pairs {
+                enc.str(k)?;
+                encode_value(enc, it)?;
+            }
+            return Ok(());
+        }
+    };
+    Ok(())
+}
+
+fn read_value(dec: &mut Decoder<'_>, depth: usize) -> Result<Value, CodecError> {
+    let at = dec.position();
+    let item = dec.next().map_err(pson_err)?;
+    Ok(match item {
+        Item::Uint(u) => Value::UInt(u),
+        Item::Int(i) => Value::Int(i),
+        Item::F32(f) => Value::F32(f),
+        Item::F64(f) => Value::F64(f),
+        Item::Bool(b) => Value::Bool(b),
+        Item::Null => Value::Null,
+        Item::Str(s) => Value::String(s.to_owned()),
+        Item::Bytes(b) => Value::Bytes(b.to_vec()),
+        Item::Array(n) | Item::Map(n) if depth >= MAX_DEPTH => {
+            let _ = n;
+            return Err(CodecError::decode("invalid PSON: nesting deeper than 128", Some(at)));
+        }
+        Item::Array(n) => {
+            // The decoder has checked n against the remaining input, so this is bounded.
+            let mut items = Vec::with_capacity(n as usize);
+            for _ in 0..n {
+                items.push(read_value(dec, depth + 1)?);
+            }
+            Value::Array(items)
+        }
+        Item::Map(n) => {
+            let mut pairs = Vec::with_capacity(n as usize);
+            for _ in 0..n {
+                let k = dec.key().map_err(pson_err)?.to_owned();
+                pairs.push((k, read_value(dec, depth + 1)?));
+            }
+            Value::Map(pairs)
+        }
+    })
+}
+
+/// Decode exactly one PSON item covering all of `bytes`.
+pub fn decode_value(bytes: &[u8]) -> Result<Value, CodecError> {
+    let mut dec = Decoder::new(bytes);
+    let v = read_value(&mut dec, 0)?;
+    if dec.remaining() != 0 {
+        return Err(CodecError::decode("trailing bytes after the PSON item", Some(dec.position())));
+    }
+    Ok(v)
+}
+
+impl Codec for Pson {
+    fn info(&self) -> &'static CodecInfo {
+        &PSON_INFO
+    }
+
+    fn encode(&self, value: &Value, _: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        encode_value(&mut Encoder::new(out), value).map_err(|e| CodecError::Encode(e.to_string()))
+    }
+
+    fn decode(&self, bytes: &[u8], _: Option<&Schema>) -> Result<Value, CodecError> {
+        decode_value(bytes)
+    }
+}
+
+/// Borrow a [`Value`] as the `pson` crate's tree (Protoson needs byte lengths up front).
+fn to_pson(v: &Value) -> pson::Value<'_> {
+    match v {
+        Value::Null => pson::Value::Null,
+        Value::Bool(b) => pson::Value::Bool(*b),
+        Value::Int(i) if *i >= 0 => pson::Value::Uint(*i as u64),
+        Value::Int(i) => pson::Value::Int(*i),
+        Value::UInt(u) => pson::Value::Uint(*u),
+        Value::F32(f) => pson::Value::F32(*f),
+        Value::F64(f) => pson::Value::F64(*f),
+        Value::String(s) => pson::Value::Str(s),
+        Value::Bytes(b) => pson::Value::Bytes(b),
+        Value::Array(items) => pson::Value::Array(items.iter().map(to_pson).collect()),
+        Value::Map(pairs) => pson::Value::Map(pairs.iter().map(|(k, v)| (k.as_str(), to_pson(v))).collect()),
+    }
+}
+
+fn from_pson(v: &pson::Value<'_>) -> Value {
+    match v {
+        pson::Value::Uint(u) => Value::UInt(*u),
+        pson::Value::Int(i) => Value::Int(*i),
+        pson::Value::F32(f) => Value::F32(*f),
+        pson::Value::F64(f) => Value::F64(*f),
+        pson::Value::Bool(b) => Value::Bool(*b),
+        pson::Value::Null => Value::Null,
+        pson::Value::Str(s) => Value::String((*s).to_owned()),
+        pson::Value::Bytes(b) => Value::Bytes(b.to_vec()),
+        pson::Value::Array(items) => Value::Array(items.iter().map(from_pson).collect()),
+        pson::Value::Map(pairs) => Value::Map(pairs.iter().map(|(k, v)| ((*k).to_owned(), from_pson(v))).collect()),
+    }
+}
+
+impl Codec for Protoson {
+    fn info(&self) -> &'static CodecInfo {
+        &PROTOSON_INFO
+    }
+
+    fn encode(&self, value: &Value, _: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        pson::protoson::encode(&to_pson(value), out).map_err(|e| CodecError::Encode(e.to_string()))
+    }
+
+    fn decode(&self, bytes: &[u8], _: Option<&Schema>) -> Result<Value, CodecError> {
+        let (v, used) = pson::protoson::decode(bytes)
+            .map_err(|e| CodecError::decode(format!("invalid Protoson: {}", e.kind.description()), Some(e.offset)))?;
+        if used != bytes.len() {
+            return Err(CodecError::decode("trailing bytes after the Protoson item", Some(used)));
+        }
+        Ok(from_pson(&v))
+    }
+}

@@ -1,0 +1,35 @@
+//! YAML on serde_yaml_ng (a maintained fork of serde_yaml, on unsafe-libyaml).
+
+use wirebench_core::{Schema, Value};
+
+use crate::{Codec, CodecError, CodecInfo, SchemaUse};
+
+pub struct Yaml;
+
+static INFO: CodecInfo = CodecInfo {
+    id: "yaml",
+    format: "YAML",
+    library: "serde_yaml_ng",
+    schema: SchemaUse::None,
+    media_type: "application/yaml",
+    fidelity_notes: &["bytes become a sequence of integers", "float32 is read back as float64 (same value)"],
+};
+
+impl Codec for Yaml {
+    fn info(&self) -> &'static CodecInfo {
+        &INFO
+    }
+
+    fn encode(&self, value: &Value, _: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        serde_yaml_ng::to_writer(out, value).map_err(|e| CodecError::Encode(e.to_string()))
+    }
+
+    fn decode(&self, bytes: &[u8], _: Option<&Schema>) -> Result<Value, CodecError> {
+        serde_yaml_ng::from_slice(bytes).map_err(|e| {
+            let off = e.location().map(|l| l.index());
+            let msg = e.to_string();
+            let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+            CodecError::decode(format!("invalid YAML: {msg}"), off)
+        })
+    }
+}

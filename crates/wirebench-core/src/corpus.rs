@@ -1,0 +1,227 @@
+//! Corpora: the built-in payload sets, and user samples streamed from files.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use crate::value::Value;
+
+/// One payload: a name and its value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Payload {
+    pub name: String,
+    pub value: Value,
+}
+
+/// A built-in corpus: a fixed list of payloads and where they come from.
+pub struct BuiltinCorpus {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub source: &'static str,
+    payloads: &'static [(&'static str, &'static str)],
+}
+
+impl BuiltinCorpus {
+    /// The payloads, parsed (key order as printed in the source).
+    pub fn payloads(&self) -> Vec<Payload> {
+        self.payloads
+            .iter()
+            .map(|(name, json)| Payload {
+                name: (*name).to_string(),
+                value: Value::from_json_str(json).expect("built-in corpus is valid JSON"),
+            })
+            .collect()
+    }
+}
+
+/// Test01–Test10 of the PSON paper (Sensors 2021, 21, 4559, §4), values and key order as
+/// printed there. Test03 prints `2.30`; as a value that is 2.3.
+const PSON_PAPER: &[(&str, &str)] = &[
+    ("Test01", r#"{"sensor":"gps","time":1351824120,"data":[48.75,2.3]}"#),
+    ("Test02", r#"{"sensor":"This is a very long string. This is a very long string. This is a very long string. This is a very long string. This is a very long string. ","time":1351824120,"data":[48.75,2.3]}"#),
+    ("Test03", r#"{"sensor":"This contains a lot of keys.","sensor2":"This contains a lot of keys.","sensor3":"This contains a lot of keys.","sensor4":"This contains a lot of keys.","sensor5":"This contains a lot of keys.","sensor6":"This contains a lot of keys.","sensor7":"This contains a lot of keys.","time":1351824120,"data":[48.75,2.30]}"#),
+    ("Test04", r#"{"data":[48.75,2.3,3.01,5.4,6.7,4.3,10.01,10.01]}"#),
+    ("Test05", r#"{"bool":true}"#),
+    ("Test06", r#"{"neg":-2}"#),
+    ("Test07", r#"{"pos":1}"#),
+    ("Test08", r#"{"double":1.03}"#),
+    ("Test09", r#"{"string":"test"}"#),
+    ("Test10", r#"{"string":"test","double":1.03,"long":1351824120,"pos":1,"neg":-2,"bool":true,"array":[48.75,2.3]}"#),
+];
+
+/// Every built-in corpus.
+pub const BUILTIN: &[BuiltinCorpus] = &[BuiltinCorpus {
+    name: "pson-paper",
+    description: "Test01-Test10 of the PSON paper (seed 001)",
+    source: "Sensors 2021, 21, 4559, section 4 (payload listing)",
+    payloads: PSON_PAPER,
+}];
+
+/// Look up a built-in corpus by name.
+pub fn builtin(name: &str) -> Option<&'static BuiltinCorpus> {
+    BUILTIN.iter().find(|c| c.name == name)
+}
+
+/// A sample that could not be read: the file, the line (NDJSON) and what was wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum SampleError {
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("{path}:{line}:{column}: {msg}")]
+    Json { path: String, line: usize, column: usize, msg: String },
+    #[error("{path}: no .json, .ndjson or .jsonl files in this directory")]
+    EmptyDir { path: String },
+}
+
+fn json_error(path: &Path, line_offset: usize, e: serde_json::Error) -> SampleError {
+    // serde_json appends " at line L column C"; we report the location ourselves.
+    let msg = e.to_string();
+    let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+    SampleError::Json {
+        path: path.display().to_string(),
+        line: e.line() + line_offset,
+        column: e.column(),
+        msg,
+    }
+}
+
+/// Expand the paths given on the command line: files as they are, directories to their
+/// `.json`, `.ndjson` and `.jsonl` files in name order.
+pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, SampleError> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let io = |e| SampleError::Io { path: p.display().to_string(), source: e };
+            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(io)?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.is_file() && is_sample_file(f))
+                .collect();
+            files.sort();
+            if files.is_empty() {
+                return Err(SampleError::EmptyDir { path: p.display().to_string() });
+            }
+            out.extend(files);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn is_sample_file(p: &Path) -> bool {
+    matches!(p.extension().and_then(|e| e.to_str()), Some("json" | "ndjson" | "jsonl"))
+}
+
+fn is_ndjson(p: &Path) -> bool {
+    matches!(p.extension().and_then(|e| e.to_str()), Some("ndjson" | "jsonl"))
+}
+
+/// Streams samples from files: a `.json` file is one sample, each non-blank line of an
+/// `.ndjson`/`.jsonl` file is one. Memory stays flat however large the files are.
+pub struct SampleStream {
+    files: std::vec::IntoIter<PathBuf>,
+    current: Option<(PathBuf, std::io::Lines<BufReader<File>>, usize)>,
+}
+
+impl SampleStream {
+    pub fn open(paths: &[PathBuf]) -> Result<SampleStream, SampleError> {
+        let files = expand_paths(paths)?;
+        for f in &files {
+            if let Err(e) = std::fs::metadata(f) {
+                return Err(SampleError::Io { path: f.display().to_string(), source: e });
+            }
+        }
+        Ok(SampleStream { files: files.into_iter(), current: None })
+    }
+
+    fn sample_name(path: &Path, line: Option<usize>) -> String {
+        let stem = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        match line {
+            Some(l) => format!("{stem}:{l}"),
+            None => stem,
+        }
+    }
+}
+
+impl Iterator for SampleStream {
+    type Item = Result<Payload, SampleError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some((path, lines, lineno)) = &mut self.current {
+                for line in lines.by_ref() {
+                    *lineno += 1;
+                    let line = match line {
+                        Ok(l) => l,
+                        Err(e) => {
+                            return Some(Err(SampleError::Io { path: path.display().to_string(), source: e }))
+                        }
+                    };
+                    if line.trim().is_empty() {
+                        continue;
+                    }
+                    return Some(
+                        Value::from_json_str(&line)
+                            .map(|value| Payload { name: Self::sample_name(path, Some(*lineno)), value })
+                            .map_err(|e| json_error(path, *lineno - 1, e)),
+                    );
+                }
+                self.current = None;
+            }
+            let path = self.files.next()?;
+            let io = |e| SampleError::Io { path: path.display().to_string(), source: e };
+            let file = match File::open(&path) {
+                Ok(f) => f,
+                Err(e) => return Some(Err(io(e))),
+            };
+            if is_ndjson(&path) {
+                self.current = Some((path, BufReader::new(file).lines(), 0));
+                continue;
+            }
+            let mut text = String::new();
+            if let Err(e) = BufReader::new(file).read_to_string(&mut text) {
+                return Some(Err(io(e)));
+            }
+            return Some(
+                Value::from_json_str(&text)
+                    .map(|value| Payload { name: Self::sample_name(&path, None), value })
+                    .map_err(|e| json_error(&path, 0, e)),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pson_paper_is_complete() {
+        let c = builtin("pson-paper").unwrap();
+        let p = c.payloads();
+        assert_eq!(p.len(), 10);
+        assert_eq!(p[0].name, "Test01");
+        // Key order as printed.
+        let Value::Map(pairs) = &p[9].value else { panic!() };
+        let keys: Vec<_> = pairs.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["string", "double", "long", "pos", "neg", "bool", "array"]);
+    }
+
+    #[test]
+    fn streams_ndjson_with_line_numbers_in_errors() {
+        let dir = std::env::temp_dir().join(format!("wb-corpus-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("s.ndjson");
+        std::fs::write(&f, "{\"a\":1}\n\n{\"a\":2}\n{\"a\":\n").unwrap();
+        let items: Vec<_> = SampleStream::open(&[f.clone()]).unwrap().collect();
+        assert_eq!(items.len(), 3);
+        assert_eq!(items[1].as_ref().unwrap().name, "s.ndjson:3");
+        let e = items[2].as_ref().unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:4:", f.display())), "{e}");
+        std::fs::write(dir.join("t.json"), "[1,2]").unwrap();
+        let all: Vec<_> = SampleStream::open(&[dir.clone()]).unwrap().collect();
+        assert_eq!(all.len(), 4);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

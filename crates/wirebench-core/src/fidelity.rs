@@ -1,0 +1,213 @@
+//! Round-trip fidelity: compare what went into a codec with what came back out.
+//!
+//! Integers compare by value (signed vs unsigned class does not matter), floats by value
+//! (width does not matter when the value is the same; NaN equals NaN). Everything else that
+//! differs is a loss, described with the JSON path where it happened.
+
+use serde::{Deserialize, Serialize};
+
+use crate::value::Value;
+
+/// The outcome of a round trip through one codec.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum Fidelity {
+    /// Decoded value equals the input.
+    Exact,
+    /// Decoded value differs; `losses` says what was lost and where (first few, deduplicated).
+    Lossy { losses: Vec<String> },
+    /// The codec cannot represent this value (e.g. a BSON root that is not a document).
+    Unsupported { reason: String },
+    /// Encoding or decoding failed.
+    Failed { reason: String },
+}
+
+impl Fidelity {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Fidelity::Exact => "exact",
+            Fidelity::Lossy { .. } => "lossy",
+            Fidelity::Unsupported { .. } => "unsupported",
+            Fidelity::Failed { .. } => "failed",
+        }
+    }
+
+    /// One line for tables: the label plus the first reason.
+    pub fn summary(&self) -> String {
+        match self {
+            Fidelity::Exact => "exact".into(),
+            Fidelity::Lossy { losses } => match losses.first() {
+                Some(first) if losses.len() > 1 => {
+                    format!("lossy: {first} (+{} more)", losses.len() - 1)
+                }
+                Some(first) => format!("lossy: {first}"),
+                None => "lossy".into(),
+            },
+            Fidelity::Unsupported { reason } => format!("unsupported: {reason}"),
+            Fidelity::Failed { reason } => format!("failed: {reason}"),
+        }
+    }
+
+    /// Build from a list of losses found by [`compare`].
+    pub fn from_losses(losses: Vec<String>) -> Fidelity {
+        if losses.is_empty() {
+            Fidelity::Exact
+        } else {
+            Fidelity::Lossy { losses }
+        }
+    }
+}
+
+/// How many distinct losses are kept per comparison.
+const MAX_LOSSES: usize = 8;
+
+/// Compare `original` with `decoded`; returns the losses (empty when the round trip is exact).
+pub fn compare(original: &Value, decoded: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut path = String::from("$");
+    walk(original, decoded, &mut path, &mut out);
+    out
+}
+
+fn push(out: &mut Vec<String>, path: &str, what: String) {
+    if out.len() < MAX_LOSSES && !out.iter().any(|o| o.ends_with(&what)) {
+        out.push(format!("{path}: {what}"));
+    }
+}
+
+fn walk(a: &Value, b: &Value, path: &mut String, out: &mut Vec<String>) {
+    use Value::*;
+    if out.len() >= MAX_LOSSES {
+        return;
+    }
+    match (a, b) {
+        (Null, Null) => {}
+        (Bool(x), Bool(y)) if x == y => {}
+        (String(x), String(y)) if x == y => {}
+        (Bytes(x), Bytes(y)) if x == y => {}
+        _ if a.as_i128().is_some() && b.as_i128().is_some() => {
+            if a.as_i128() != b.as_i128() {
+                push(out, path, format!("integer {} became {}", num(a), num(b)));
+            }
+        }
+        _ if a.as_float().is_some() && b.as_float().is_some() => {
+            let (x, y) = (a.as_float().unwrap(), b.as_float().unwrap());
+            if x.is_nan() && y.is_nan() {
+            } else if x == y && x == 0.0 && x.is_sign_negative() != y.is_sign_negative() {
+                push(out, path, "sign of zero lost".into());
+            } else if x != y {
+                let what = if matches!(b, F32(_)) && (x as f32) as f64 == y {
+                    "float64 rounded to float32".to_string()
+                } else {
+                    format!("float {x} became {y}")
+                };
+                push(out, path, what);
+            }
+        }
+        _ if a.as_float().is_some() && b.as_i128().is_some() => {
+            let x = a.as_float().unwrap();
+            if x == b.as_i128().unwrap() as f64 {
+                push(out, path, "whole float became integer".into());
+            } else {
+                push(out, path, format!("float {x} became integer {}", num(b)));
+            }
+        }
+        _ if a.as_i128().is_some() && b.as_float().is_some() => {
+            let y = b.as_float().unwrap();
+            if a.as_i128().unwrap() as f64 == y && (y as i128) == a.as_i128().unwrap() {
+                push(out, path, "integer became float".into());
+            } else {
+                push(out, path, format!("integer {} became float {y}", num(a)));
+            }
+        }
+        (Array(xs), Array(ys)) => {
+            if xs.len() != ys.len() {
+                push(out, path, format!("array of {} became {} items", xs.len(), ys.len()));
+            }
+            for (i, (x, y)) in xs.iter().zip(ys).enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                walk(x, y, path, out);
+                path.truncate(len);
+            }
+        }
+        (Map(xs), Map(ys)) => walk_map(xs, ys, path, out),
+        (Bytes(_), Array(_)) => push(out, path, "bytes became an array of integers".into()),
+        (Bytes(_), String(_)) => push(out, path, "bytes became a string".into()),
+        (Null, String(s)) if s.is_empty() => push(out, path, "null became empty string".into()),
+        (Null, _) | (_, Null) => {
+            push(out, path, format!("{} became {}", a.kind(), b.kind()));
+        }
+        (_, String(_)) => push(out, path, format!("{} became string", a.kind())),
+        _ if a.kind() == b.kind() => push(out, path, format!("{} value changed", a.kind())),
+        _ => push(out, path, format!("{} became {}", a.kind(), b.kind())),
+    }
+}
+
+fn walk_map(xs: &[(String, Value)], ys: &[(String, Value)], path: &mut String, out: &mut Vec<String>) {
+    let same_order = xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| x.0 == y.0);
+    if !same_order {
+        let all_present = xs.iter().all(|(k, _)| ys.iter().any(|(k2, _)| k2 == k));
+        if all_present && xs.len() == ys.len() {
+            push(out, path, "key order changed".into());
+        }
+    }
+    for (k, x) in xs {
+        let len = path.len();
+        path.push('.');
+        path.push_str(k);
+        match ys.iter().find(|(k2, _)| k2 == k) {
+            Some((_, y)) => walk(x, y, path, out),
+            None => push(out, path, "key dropped".into()),
+        }
+        path.truncate(len);
+    }
+    for (k, _) in ys {
+        if !xs.iter().any(|(k2, _)| k2 == k) {
+            push(out, path, format!("key {k:?} added"));
+        }
+    }
+}
+
+fn num(v: &Value) -> String {
+    match v {
+        Value::Int(i) => i.to_string(),
+        Value::UInt(u) => u.to_string(),
+        _ => v.kind().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn j(s: &str) -> Value {
+        Value::from_json_str(s).unwrap()
+    }
+
+    #[test]
+    fn equal_values_are_exact() {
+        let v = j(r#"{"a":[1,-2,2.5,null,true,"x",{"$bytes":"01"}]}"#);
+        assert!(compare(&v, &v.clone()).is_empty());
+        // Same value, other integer class / float width: still exact.
+        assert!(compare(&Value::UInt(5), &Value::Int(5)).is_empty());
+        assert!(compare(&Value::F64(48.75), &Value::F32(48.75)).is_empty());
+        assert!(compare(&Value::F64(f64::NAN), &Value::F32(f32::NAN)).is_empty());
+    }
+
+    #[test]
+    fn losses_are_named_with_paths() {
+        let l = compare(&j(r#"{"a":{"b":[1.0,2.3]}}"#), &j(r#"{"a":{"b":[1,"2.3"]}}"#));
+        assert_eq!(l, vec!["$.a.b[0]: whole float became integer", "$.a.b[1]: float64 became string"]);
+        let l = compare(&Value::F64(2.3), &Value::F32(2.3));
+        assert_eq!(l, vec!["$: float64 rounded to float32"]);
+        let l = compare(&j(r#"{"a":1,"b":2}"#), &j(r#"{"b":2,"a":1}"#));
+        assert_eq!(l, vec!["$: key order changed"]);
+        let l = compare(&j(r#"{"a":1,"b":2}"#), &j(r#"{"a":1}"#));
+        assert_eq!(l, vec!["$.b: key dropped"]);
+        let l = compare(&Value::F64(-0.0), &Value::UInt(0));
+        assert_eq!(l, vec!["$: whole float became integer"]);
+        let l = compare(&Value::F64(-0.0), &Value::F64(0.0));
+        assert_eq!(l, vec!["$: sign of zero lost"]);
+    }
+}

@@ -1,0 +1,17 @@
+//! wirebench-core: the data model every other wirebench crate builds on.
+//!
+//! - [`Value`]: one dynamic value (ordered maps, 64-bit signed/unsigned integers, f32/f64, bytes).
+//! - [`Schema`]: field names and types, inferred from samples or read from JSON.
+//! - [`corpus`]: the built-in corpora and streamed user samples.
+//! - [`fidelity`]: what a round trip through a codec kept and lost.
+//! - [`results`]: the one results schema, with provenance, written atomically.
+
+pub mod corpus;
+pub mod fidelity;
+pub mod results;
+pub mod schema;
+pub mod value;
+
+pub use fidelity::Fidelity;
+pub use schema::{Field, Schema, SchemaMismatch, Type};
+pub use value::Value;

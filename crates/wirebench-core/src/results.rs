@@ -1,0 +1,293 @@
+//! The one results schema every measurement writes and every report reads, with provenance.
+//!
+//! A results file is JSON: `{"schema":"wirebench-results/1","provenance":{..},"config":{..},
+//! "size":{..}}`. Later measurements add sections beside `size`; readers ignore sections they
+//! do not know.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::fidelity::Fidelity;
+use crate::schema::Schema;
+
+/// The tag of the current results schema.
+pub const RESULTS_SCHEMA: &str = "wirebench-results/1";
+
+/// A whole results file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Results {
+    pub schema: String,
+    pub provenance: Provenance,
+    /// The full configuration of the run (the command's options or the study file).
+    pub config: serde_json::Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<SizeSection>,
+}
+
+/// Where a number came from: enough to regenerate it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Provenance {
+    pub wirebench_version: String,
+    pub git_commit: String,
+    pub rustc: String,
+    /// `crate name` → version, for every library a measured codec runs on.
+    pub crates: Vec<(String, String)>,
+    pub machine: Machine,
+    /// The command line that produced the file.
+    pub command: Vec<String>,
+    /// RFC 3339 UTC time the run started.
+    pub started_at: String,
+    pub seed: u64,
+}
+
+/// The machine a run happened on.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Machine {
+    pub cpu_model: String,
+    pub cores: usize,
+    pub kernel: String,
+    pub os: String,
+    pub arch: String,
+}
+
+impl Machine {
+    /// Read the machine description (Linux `/proc`; `unknown` elsewhere).
+    pub fn detect() -> Machine {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let cpu_model = cpuinfo
+            .lines()
+            .find(|l| l.starts_with("model name"))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.trim().to_string())
+            .unwrap_or_else(|| "unknown".into());
+        let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            .map(|s| s.trim().to_string())
+            .unwrap_or_else(|_| "unknown".into());
+        Machine {
+            cpu_model,
+            cores: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            kernel,
+            os: std::env::consts::OS.into(),
+            arch: std::env::consts::ARCH.into(),
+        }
+    }
+}
+
+/// The encoded-size measurement.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SizeSection {
+    /// The corpus name, or `samples` for user files.
+    pub corpus: String,
+    /// The schema the schema-driven codecs used (given or inferred).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<Schema>,
+    /// One row per payload × codec (empty when only aggregates were kept).
+    pub rows: Vec<SizeRow>,
+    /// One row per codec over all payloads.
+    pub aggregates: Vec<SizeAggregate>,
+    /// Throughput and memory of the run itself.
+    pub run: RunStats,
+}
+
+/// The encoded size of one payload in one codec.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SizeRow {
+    pub payload: String,
+    pub codec: String,
+    /// `typed` (derived/generated types) or `dynamic` (schema-directed or schemaless).
+    pub path: String,
+    /// Encoded bytes; `None` when the codec could not encode the value.
+    pub bytes: Option<u64>,
+    /// Compact JSON bytes of the same payload (the baseline).
+    pub json_bytes: u64,
+    pub ratio_to_json: Option<f64>,
+    pub zstd_bytes: Option<u64>,
+    pub deflate_bytes: Option<u64>,
+    pub fidelity: Fidelity,
+}
+
+/// Totals for one codec over all payloads.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct SizeAggregate {
+    pub codec: String,
+    pub records: u64,
+    /// Records the codec encoded (exact or lossy).
+    pub encoded: u64,
+    pub bytes_total: u64,
+    pub bytes_min: Option<u64>,
+    pub bytes_max: Option<u64>,
+    pub bytes_mean: Option<f64>,
+    /// Compact JSON bytes of the encoded records, for the ratio.
+    pub json_bytes_total: u64,
+    pub ratio_to_json: Option<f64>,
+    /// Sum of per-record compressed sizes.
+    pub zstd_bytes_total: u64,
+    pub deflate_bytes_total: u64,
+    pub exact: u64,
+    pub lossy: u64,
+    pub unsupported: u64,
+    pub failed: u64,
+    /// The first problem seen, if any (lossy, unsupported or failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_issue: Option<String>,
+}
+
+impl SizeAggregate {
+    pub fn new(codec: &str) -> SizeAggregate {
+        SizeAggregate { codec: codec.to_string(), ..Default::default() }
+    }
+
+    /// Fold one row in.
+    pub fn add(&mut self, row: &SizeRow) {
+        self.records += 1;
+        match &row.fidelity {
+            Fidelity::Exact => self.exact += 1,
+            Fidelity::Lossy { .. } => self.lossy += 1,
+            Fidelity::Unsupported { .. } => self.unsupported += 1,
+            Fidelity::Failed { .. } => self.failed += 1,
+        }
+        if self.first_issue.is_none() && row.fidelity != Fidelity::Exact {
+            self.first_issue = Some(format!("{}: {}", row.payload, row.fidelity.summary()));
+        }
+        if let Some(b) = row.bytes {
+            self.encoded += 1;
+            self.bytes_total += b;
+            self.bytes_min = Some(self.bytes_min.map_or(b, |m| m.min(b)));
+            self.bytes_max = Some(self.bytes_max.map_or(b, |m| m.max(b)));
+            self.json_bytes_total += row.json_bytes;
+            self.zstd_bytes_total += row.zstd_bytes.unwrap_or(0);
+            self.deflate_bytes_total += row.deflate_bytes.unwrap_or(0);
+            self.bytes_mean = Some(self.bytes_total as f64 / self.encoded as f64);
+            self.ratio_to_json = (self.json_bytes_total > 0)
+                .then(|| self.bytes_total as f64 / self.json_bytes_total as f64);
+        }
+    }
+}
+
+/// How fast the run itself went, and how much memory it needed.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct RunStats {
+    pub records: u64,
+    pub input_bytes: u64,
+    pub seconds: f64,
+    pub records_per_second: f64,
+    pub input_mib_per_second: f64,
+    /// Peak resident set size of the process, KiB (Linux `VmHWM`).
+    pub peak_rss_kib: Option<u64>,
+}
+
+/// Peak resident set size of this process in KiB (Linux only).
+pub fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+impl Results {
+    pub fn new(provenance: Provenance, config: serde_json::Value) -> Results {
+        Results { schema: RESULTS_SCHEMA.into(), provenance, config, size: None }
+    }
+
+    /// Read a results file, checking its schema tag.
+    pub fn read(path: &Path) -> Result<Results, ResultsError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ResultsError::Io(path.display().to_string(), e))?;
+        let r: Results = serde_json::from_str(&text).map_err(|e| ResultsError::Parse {
+            path: path.display().to_string(),
+            line: e.line(),
+            column: e.column(),
+            msg: e.to_string(),
+        })?;
+        if r.schema != RESULTS_SCHEMA {
+            return Err(ResultsError::Schema(path.display().to_string(), r.schema));
+        }
+        Ok(r)
+    }
+
+    /// Write atomically: a temporary file beside the target, synced, then renamed over it,
+    /// so a reader never sees a half-written file.
+    pub fn write_atomic(&self, path: &Path) -> Result<(), ResultsError> {
+        let text = serde_json::to_string_pretty(self).expect("results serialize");
+        write_atomic(path, text.as_bytes()).map_err(|e| ResultsError::Io(path.display().to_string(), e))
+    }
+}
+
+/// Write `bytes` to `path` atomically (temporary file in the same directory + rename).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ResultsError {
+    #[error("{0}: {1}")]
+    Io(String, std::io::Error),
+    #[error("{path}:{line}:{column}: not a wirebench results file: {msg}")]
+    Parse { path: String, line: usize, column: usize, msg: String },
+    #[error("{0}: results schema {1:?} is not {RESULTS_SCHEMA:?}")]
+    Schema(String, String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_and_read_back() {
+        let dir = std::env::temp_dir().join(format!("wb-results-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("r.json");
+        let r = Results::new(Provenance::default(), serde_json::json!({"k": 1}));
+        r.write_atomic(&p).unwrap();
+        let back = Results::read(&p).unwrap();
+        assert_eq!(back.config["k"], 1);
+        let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 1, "no temporary file left: {names:?}");
+        std::fs::write(&p, "{\"schema\":\"other\"").unwrap();
+        assert!(Results::read(&p).unwrap_err().to_string().contains(":1:"));
+        std::fs::remove_dir_all(&dir).unwrap();
+        // A directory that does not exist: error, no file.
+        assert!(r.write_atomic(&dir.join("missing/r.json")).is_err());
+    }
+
+    #[test]
+    fn aggregate_folds_rows() {
+        let mut a = SizeAggregate::new("pson");
+        let row = |b: Option<u64>, f: Fidelity| SizeRow {
+            payload: "p".into(),
+            codec: "pson".into(),
+            path: "dynamic".into(),
+            bytes: b,
+            json_bytes: 10,
+            ratio_to_json: None,
+            zstd_bytes: b,
+            deflate_bytes: b,
+            fidelity: f,
+        };
+        a.add(&row(Some(5), Fidelity::Exact));
+        a.add(&row(Some(7), Fidelity::Lossy { losses: vec!["x".into()] }));
+        a.add(&row(None, Fidelity::Unsupported { reason: "no".into() }));
+        assert_eq!((a.records, a.encoded, a.bytes_total, a.bytes_min, a.bytes_max), (3, 2, 12, Some(5), Some(7)));
+        assert_eq!(a.ratio_to_json, Some(0.6));
+        assert_eq!((a.exact, a.lossy, a.unsupported), (1, 1, 1));
+        assert_eq!(a.first_issue.as_deref(), Some("p: lossy: x"));
+    }
+}

@@ -1,0 +1,352 @@
+//! Schemas: field names, types with integer widths, float32 vs float64, optional, repeated
+//! and nested records. Inferred from samples, written to and read from JSON.
+
+use serde::{Deserialize, Serialize};
+
+use crate::value::Value;
+
+/// A type in the schema language shared by the schema-driven codecs (Protobuf, Avro, Thrift, XML).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Type {
+    /// Only null was ever seen.
+    Null,
+    Bool,
+    /// An integer of `bits` (8, 16, 32 or 64) width, signed or not.
+    Int { bits: u8, signed: bool },
+    /// A float of `bits` (32 or 64) width.
+    Float { bits: u8 },
+    String,
+    Bytes,
+    /// Repeated values of one type.
+    Array { items: Box<Type> },
+    /// A record (struct) with ordered named fields.
+    Record { name: String, fields: Vec<Field> },
+    /// No single type fits (e.g. an array mixing strings and maps).
+    Any,
+}
+
+/// One named field of a record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Field {
+    pub name: String,
+    #[serde(rename = "of")]
+    pub ty: Type,
+    /// May be absent or null.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub optional: bool,
+}
+
+/// A schema: the root type and where it came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Schema {
+    /// `wirebench-schema/1`.
+    #[serde(rename = "$schema", default = "schema_tag")]
+    pub tag: String,
+    pub root: Type,
+}
+
+fn schema_tag() -> String {
+    "wirebench-schema/1".into()
+}
+
+/// A value that does not fit a schema: the path where, and what was expected.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("value does not fit the schema at {path}: expected {expected}, found {found}")]
+pub struct SchemaMismatch {
+    pub path: String,
+    pub expected: String,
+    pub found: String,
+}
+
+impl Type {
+    /// A short human name (`uint32`, `float64`, `array<string>`, `record Root`).
+    pub fn describe(&self) -> String {
+        match self {
+            Type::Null => "null".into(),
+            Type::Bool => "bool".into(),
+            Type::Int { bits, signed: true } => format!("int{bits}"),
+            Type::Int { bits, signed: false } => format!("uint{bits}"),
+            Type::Float { bits } => format!("float{bits}"),
+            Type::String => "string".into(),
+            Type::Bytes => "bytes".into(),
+            Type::Array { items } => format!("array<{}>", items.describe()),
+            Type::Record { name, .. } => format!("record {name}"),
+            Type::Any => "any".into(),
+        }
+    }
+
+    fn of_value(v: &Value, name: &str) -> Type {
+        match v {
+            Value::Null => Type::Null,
+            Value::Bool(_) => Type::Bool,
+            Value::UInt(u) => Type::Int { bits: if *u <= u32::MAX as u64 { 32 } else { 64 }, signed: false },
+            Value::Int(i) => Type::Int { bits: if i32::try_from(*i).is_ok() { 32 } else { 64 }, signed: true },
+            Value::F32(_) => Type::Float { bits: 32 },
+            Value::F64(_) => Type::Float { bits: 64 },
+            Value::String(_) => Type::String,
+            Value::Bytes(_) => Type::Bytes,
+            Value::Array(items) => {
+                let mut t: Option<Type> = None;
+                for it in items {
+                    let ti = Type::of_value(it, &singular(name));
+                    t = Some(match t {
+                        None => ti,
+                        Some(prev) => merge(prev, ti, &mut false),
+                    });
+                }
+                Type::Array { items: Box::new(t.unwrap_or(Type::Null)) }
+            }
+            Value::Map(pairs) => Type::Record {
+                name: record_name(name),
+                fields: pairs
+                    .iter()
+                    .map(|(k, v)| {
+                        let ty = Type::of_value(v, k);
+                        Field { name: k.clone(), optional: ty == Type::Null, ty }
+                    })
+                    .collect(),
+            },
+        }
+    }
+}
+
+fn singular(name: &str) -> String {
+    name.strip_suffix('s').filter(|s| !s.is_empty()).unwrap_or(name).to_string()
+}
+
+fn record_name(key: &str) -> String {
+    let mut out = String::new();
+    let mut up = true;
+    for c in key.chars() {
+        if c.is_ascii_alphanumeric() {
+            if up {
+                out.extend(c.to_uppercase());
+            } else {
+                out.push(c);
+            }
+            up = false;
+        } else {
+            up = true;
+        }
+    }
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert_str(0, "R");
+    }
+    out
+}
+
+/// Merge two observed types into one that holds both. `nullable` is set when one side was null.
+fn merge(a: Type, b: Type, nullable: &mut bool) -> Type {
+    use Type::*;
+    match (a, b) {
+        (x, y) if x == y => x,
+        (Null, t) | (t, Null) => {
+            *nullable = true;
+            t
+        }
+        (Any, _) | (_, Any) => Any,
+        (Int { bits: b1, signed: s1 }, Int { bits: b2, signed: s2 }) => {
+            if s1 == s2 {
+                Int { bits: b1.max(b2), signed: s1 }
+            } else {
+                // Mixing signs: a signed type wide enough for the unsigned side.
+                let ubits = if s1 { b2 } else { b1 };
+                let sbits = if s1 { b1 } else { b2 };
+                Int { bits: if ubits >= 32 { 64 } else { sbits.max(ubits * 2) }, signed: true }
+            }
+        }
+        (Float { bits: x }, Float { bits: y }) => Float { bits: x.max(y) },
+        (Int { .. }, Float { .. }) | (Float { .. }, Int { .. }) => Float { bits: 64 },
+        (Array { items: x }, Array { items: y }) => Array { items: Box::new(merge(*x, *y, &mut false)) },
+        (Record { name, fields: fa }, Record { fields: fb, .. }) => {
+            let mut fields: Vec<Field> = Vec::with_capacity(fa.len().max(fb.len()));
+            for f in fa {
+                match fb.iter().find(|g| g.name == f.name) {
+                    Some(g) => {
+                        let mut null = false;
+                        let ty = merge(f.ty, g.ty.clone(), &mut null);
+                        fields.push(Field { name: f.name, optional: f.optional || g.optional || null || ty == Null, ty });
+                    }
+                    None => fields.push(Field { optional: true, ..f }),
+                }
+            }
+            for g in fb {
+                if !fields.iter().any(|f| f.name == g.name) {
+                    fields.push(Field { optional: true, ..g });
+                }
+            }
+            Record { name, fields }
+        }
+        _ => Any,
+    }
+}
+
+impl Schema {
+    /// Infer a schema from one or more samples (merging what each shows).
+    pub fn infer<'a>(samples: impl IntoIterator<Item = &'a Value>) -> Schema {
+        let mut inf = Inferrer::default();
+        for s in samples {
+            inf.add(s);
+        }
+        inf.finish()
+    }
+
+    pub fn from_json_str(text: &str) -> Result<Schema, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).expect("schema serializes")
+    }
+
+    /// Check that `value` fits this schema; the error names the path of the first mismatch.
+    pub fn check(&self, value: &Value) -> Result<(), SchemaMismatch> {
+        check(&self.root, value, &mut "$".to_string())
+    }
+}
+
+/// Streaming inference: add samples one by one, memory independent of the sample count.
+#[derive(Default)]
+pub struct Inferrer {
+    root: Option<Type>,
+}
+
+impl Inferrer {
+    pub fn add(&mut self, v: &Value) {
+        let t = Type::of_value(v, "root");
+        self.root = Some(match self.root.take() {
+            None => t,
+            Some(prev) => merge(prev, t, &mut false),
+        });
+    }
+
+    pub fn finish(self) -> Schema {
+        Schema { tag: schema_tag(), root: self.root.unwrap_or(Type::Null) }
+    }
+}
+
+fn mismatch(path: &str, t: &Type, v: &Value) -> SchemaMismatch {
+    SchemaMismatch { path: path.to_string(), expected: t.describe(), found: v.kind().to_string() }
+}
+
+fn check(t: &Type, v: &Value, path: &mut String) -> Result<(), SchemaMismatch> {
+    match (t, v) {
+        (Type::Any, _) | (Type::Null, Value::Null) | (Type::Bool, Value::Bool(_)) => Ok(()),
+        (Type::Int { bits, signed }, _) if v.as_i128().is_some() => {
+            let n = v.as_i128().unwrap();
+            let (lo, hi) = int_range(*bits, *signed);
+            if n < lo || n > hi {
+                Err(SchemaMismatch {
+                    path: path.clone(),
+                    expected: t.describe(),
+                    found: format!("integer {n} out of range"),
+                })
+            } else {
+                Ok(())
+            }
+        }
+        (Type::Float { .. }, _) if v.as_float().is_some() || v.as_i128().is_some() => Ok(()),
+        (Type::String, Value::String(_)) | (Type::Bytes, Value::Bytes(_)) => Ok(()),
+        (Type::Array { items }, Value::Array(vs)) => {
+            for (i, it) in vs.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                check(items, it, path)?;
+                path.truncate(len);
+            }
+            Ok(())
+        }
+        (Type::Record { fields, .. }, Value::Map(pairs)) => {
+            for (k, _) in pairs {
+                if !fields.iter().any(|f| &f.name == k) {
+                    return Err(SchemaMismatch {
+                        path: format!("{path}.{k}"),
+                        expected: "no such field".into(),
+                        found: "a field the schema does not have".into(),
+                    });
+                }
+            }
+            for f in fields {
+                let len = path.len();
+                path.push('.');
+                path.push_str(&f.name);
+                match pairs.iter().find(|(k, _)| k == &f.name) {
+                    None | Some((_, Value::Null)) if f.optional => {}
+                    None => {
+                        return Err(SchemaMismatch {
+                            path: path.clone(),
+                            expected: f.ty.describe(),
+                            found: "missing field".into(),
+                        })
+                    }
+                    Some((_, fv)) => check(&f.ty, fv, path)?,
+                }
+                path.truncate(len);
+            }
+            Ok(())
+        }
+        _ => Err(mismatch(path, t, v)),
+    }
+}
+
+/// The inclusive range of an integer type.
+pub fn int_range(bits: u8, signed: bool) -> (i128, i128) {
+    let bits = bits.clamp(1, 64) as u32;
+    if signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn j(s: &str) -> Value {
+        Value::from_json_str(s).unwrap()
+    }
+
+    #[test]
+    fn infers_widths_optional_and_nesting() {
+        let a = j(r#"{"id":1,"t":-3,"v":[1.5,2.3],"pos":{"lat":1.0},"tag":"x"}"#);
+        let b = j(r#"{"id":5000000000,"t":-4,"v":[],"pos":{"lat":2.5,"alt":3},"tag":null}"#);
+        let s = Schema::infer([&a, &b]);
+        let Type::Record { fields, .. } = &s.root else { panic!("{s:?}") };
+        let by = |n: &str| fields.iter().find(|f| f.name == n).unwrap();
+        assert_eq!(by("id").ty, Type::Int { bits: 64, signed: false });
+        assert_eq!(by("t").ty, Type::Int { bits: 32, signed: true });
+        assert_eq!(by("v").ty, Type::Array { items: Box::new(Type::Float { bits: 64 }) });
+        assert!(by("tag").optional && by("tag").ty == Type::String);
+        let Type::Record { name, fields: pf } = &by("pos").ty else { panic!() };
+        assert_eq!(name, "Pos");
+        assert_eq!(pf[0].ty, Type::Float { bits: 64 });
+        assert!(pf[1].optional && pf[1].name == "alt");
+        assert!(s.check(&a).is_ok() && s.check(&b).is_ok());
+        // Round trip through JSON.
+        assert_eq!(Schema::from_json_str(&s.to_json_pretty()).unwrap(), s);
+    }
+
+    #[test]
+    fn mismatch_names_the_path() {
+        let s = Schema::infer([&j(r#"{"a":{"b":[1,2]}}"#)]);
+        let e = s.check(&j(r#"{"a":{"b":[1,"x"]}}"#)).unwrap_err();
+        assert_eq!(e.path, "$.a.b[1]");
+        assert_eq!(e.to_string(), "value does not fit the schema at $.a.b[1]: expected uint32, found string");
+        let e = s.check(&j(r#"{"a":{"b":[1,-1]}}"#)).unwrap_err();
+        assert!(e.found.contains("out of range"), "{e}");
+        assert_eq!(s.check(&j(r#"{"a":{}}"#)).unwrap_err().found, "missing field");
+        assert_eq!(s.check(&j(r#"{"a":{"b":[]},"z":1}"#)).unwrap_err().path, "$.z");
+    }
+
+    #[test]
+    fn mixed_arrays_become_any_and_sign_mix_widens() {
+        let s = Schema::infer([&j(r#"[1,"a"]"#)]);
+        assert_eq!(s.root, Type::Array { items: Box::new(Type::Any) });
+        let s = Schema::infer([&j("[1,-1]")]);
+        assert_eq!(s.root, Type::Array { items: Box::new(Type::Int { bits: 64, signed: true }) });
+        let s = Schema::infer([&j("[1,2.5]")]);
+        assert_eq!(s.root, Type::Array { items: Box::new(Type::Float { bits: 64 }) });
+    }
+}

@@ -1,0 +1,408 @@
+//! The one dynamic value every codec encodes and decodes.
+//!
+//! Maps keep insertion order (a `Vec` of pairs), integers keep their sign class
+//! (`Int` for values read as signed, `UInt` for unsigned), and floats keep their width.
+
+use core::fmt;
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A dynamic value: the data model shared by every codec in the zoo.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    /// A signed 64-bit integer (JSON reading puts negative numbers here).
+    Int(i64),
+    /// An unsigned 64-bit integer (JSON reading puts non-negative numbers here).
+    UInt(u64),
+    F32(f32),
+    F64(f64),
+    String(String),
+    Bytes(Vec<u8>),
+    Array(Vec<Value>),
+    /// Key order is kept as written.
+    Map(Vec<(String, Value)>),
+}
+
+impl Value {
+    /// A short name of the variant, for messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "bool",
+            Value::Int(_) | Value::UInt(_) => "integer",
+            Value::F32(_) => "float32",
+            Value::F64(_) => "float64",
+            Value::String(_) => "string",
+            Value::Bytes(_) => "bytes",
+            Value::Array(_) => "array",
+            Value::Map(_) => "map",
+        }
+    }
+
+    /// The value as i128 when it is an integer.
+    pub fn as_i128(&self) -> Option<i128> {
+        match *self {
+            Value::Int(i) => Some(i as i128),
+            Value::UInt(u) => Some(u as i128),
+            _ => None,
+        }
+    }
+
+    /// The value as f64 when it is a float.
+    pub fn as_float(&self) -> Option<f64> {
+        match *self {
+            Value::F32(f) => Some(f as f64),
+            Value::F64(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Parse JSON text, keeping key order and reading the `$bytes` / `$f64` markers.
+    pub fn from_json_str(text: &str) -> Result<Value, serde_json::Error> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let v = ValueSeed { markers: true }.deserialize(&mut de)?;
+        de.end()?;
+        Ok(v)
+    }
+
+    /// JSON text with markers for what JSON cannot express (`{"$bytes":"hex"}`, `{"$f64":"NaN"}`).
+    pub fn to_json_string(&self) -> String {
+        serde_json::to_string(&JsonView(self)).expect("a Value always serializes to JSON")
+    }
+
+    /// Pretty JSON text with markers.
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(&JsonView(self)).expect("a Value always serializes to JSON")
+    }
+}
+
+/// Lowercase hex of a byte slice.
+pub fn to_hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(DIGITS[(b >> 4) as usize] as char);
+        s.push(DIGITS[(b & 15) as usize] as char);
+    }
+    s
+}
+
+/// Parse hex (either case); `None` when the text is not an even run of hex digits.
+pub fn from_hex(text: &str) -> Option<Vec<u8>> {
+    let t = text.as_bytes();
+    if t.len() % 2 != 0 {
+        return None;
+    }
+    let nib = |c: u8| -> Option<u8> {
+        match c {
+            b'0'..=b'9' => Some(c - b'0'),
+            b'a'..=b'f' => Some(c - b'a' + 10),
+            b'A'..=b'F' => Some(c - b'A' + 10),
+            _ => None,
+        }
+    };
+    t.chunks(2).map(|p| Some(nib(p[0])? << 4 | nib(p[1])?)).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Serialization: the native form (for binary serde formats) and the JSON view with markers.
+
+impl Serialize for Value {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Value::Null => s.serialize_unit(),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::Int(i) => s.serialize_i64(*i),
+            Value::UInt(u) => s.serialize_u64(*u),
+            Value::F32(f) => s.serialize_f32(*f),
+            Value::F64(f) => s.serialize_f64(*f),
+            Value::String(t) => s.serialize_str(t),
+            Value::Bytes(b) => s.serialize_bytes(b),
+            Value::Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for it in items {
+                    seq.serialize_element(it)?;
+                }
+                seq.end()
+            }
+            Value::Map(pairs) => {
+                let mut map = s.serialize_map(Some(pairs.len()))?;
+                for (k, v) in pairs {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+/// Serializes a [`Value`] as JSON with the project's markers for bytes and non-finite floats.
+pub struct JsonView<'a>(pub &'a Value);
+
+impl Serialize for JsonView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let nonfinite = |f: f64| -> &'static str {
+            if f.is_nan() {
+                "NaN"
+            } else if f > 0.0 {
+                "Infinity"
+            } else {
+                "-Infinity"
+            }
+        };
+        match self.0 {
+            Value::Bytes(b) => {
+                let mut map = s.serialize_map(Some(1))?;
+                map.serialize_entry("$bytes", &to_hex(b))?;
+                map.end()
+            }
+            Value::F32(f) if !f.is_finite() => {
+                let mut map = s.serialize_map(Some(1))?;
+                map.serialize_entry("$f64", nonfinite(*f as f64))?;
+                map.end()
+            }
+            Value::F64(f) if !f.is_finite() => {
+                let mut map = s.serialize_map(Some(1))?;
+                map.serialize_entry("$f64", nonfinite(*f))?;
+                map.end()
+            }
+            Value::Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for it in items {
+                    seq.serialize_element(&JsonView(it))?;
+                }
+                seq.end()
+            }
+            Value::Map(pairs) => {
+                let mut map = s.serialize_map(Some(pairs.len()))?;
+                for (k, v) in pairs {
+                    map.serialize_entry(k, &JsonView(v))?;
+                }
+                map.end()
+            }
+            other => other.serialize(s),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deserialization: one visitor; `markers` turns on the JSON marker objects.
+
+/// Deserializes a [`Value`] from any self-describing serde format.
+#[derive(Clone, Copy)]
+pub struct ValueSeed {
+    /// Read `{"$bytes":"hex"}` and `{"$f64":"NaN"}` as bytes and non-finite floats.
+    pub markers: bool,
+}
+
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        ValueSeed { markers: false }.deserialize(d)
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ValueSeed {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(if v >= 0 { Value::UInt(v as u64) } else { Value::Int(v) })
+    }
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Value, E> {
+        if let Ok(u) = u64::try_from(v) {
+            Ok(Value::UInt(u))
+        } else if let Ok(i) = i64::try_from(v) {
+            Ok(Value::Int(i))
+        } else {
+            Err(E::custom(format!("integer {v} does not fit in 64 bits")))
+        }
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::UInt(v))
+    }
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<Value, E> {
+        u64::try_from(v)
+            .map(Value::UInt)
+            .map_err(|_| E::custom(format!("integer {v} does not fit in 64 bits")))
+    }
+    fn visit_f32<E>(self, v: f32) -> Result<Value, E> {
+        Ok(Value::F32(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::F64(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_bytes<E>(self, v: &[u8]) -> Result<Value, E> {
+        Ok(Value::Bytes(v.to_vec()))
+    }
+    fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Value, E> {
+        Ok(Value::Bytes(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        self.deserialize(d)
+    }
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        self.deserialize(d)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(v) = seq.next_element_seed(self)? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut pairs: Vec<(String, Value)> =
+            Vec::with_capacity(map.size_hint().unwrap_or(0).min(4096));
+        while let Some(k) = map.next_key_seed(KeySeed)? {
+            let v = map.next_value_seed(self)?;
+            pairs.push((k, v));
+        }
+        if self.markers && pairs.len() == 1 {
+            if let Some(v) = read_marker::<A::Error>(&pairs[0])? {
+                return Ok(v);
+            }
+        }
+        Ok(Value::Map(pairs))
+    }
+}
+
+fn read_marker<E: de::Error>((k, v): &(String, Value)) -> Result<Option<Value>, E> {
+    match (k.as_str(), v) {
+        ("$bytes", Value::String(h)) => from_hex(h)
+            .map(|b| Some(Value::Bytes(b)))
+            .ok_or_else(|| E::custom(format!("\"$bytes\" marker holds invalid hex {h:?}"))),
+        ("$f64", Value::String(s)) => match s.as_str() {
+            "NaN" => Ok(Some(Value::F64(f64::NAN))),
+            "Infinity" => Ok(Some(Value::F64(f64::INFINITY))),
+            "-Infinity" => Ok(Some(Value::F64(f64::NEG_INFINITY))),
+            other => Err(E::custom(format!(
+                "\"$f64\" marker must be NaN, Infinity or -Infinity, not {other:?}"
+            ))),
+        },
+        _ => Ok(None),
+    }
+}
+
+/// Map keys: strings, or scalars some binary formats allow as keys (written as their text).
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = String;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = String;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a map key (string)")
+    }
+    fn visit_str<E>(self, v: &str) -> Result<String, E> {
+        Ok(v.to_owned())
+    }
+    fn visit_string<E>(self, v: String) -> Result<String, E> {
+        Ok(v)
+    }
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<String, E> {
+        String::from_utf8(v.to_vec()).map_err(|_| E::custom("map key is not valid UTF-8"))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<String, E> {
+        Ok(v.to_string())
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<String, E> {
+        Ok(v.to_string())
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<String, E> {
+        Ok(v.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_keeps_order_and_kinds() {
+        let v = Value::from_json_str(r#"{"z":1,"a":-2,"f":1.0,"n":null,"b":{"$bytes":"00ff"}}"#)
+            .unwrap();
+        assert_eq!(
+            v,
+            Value::Map(vec![
+                ("z".into(), Value::UInt(1)),
+                ("a".into(), Value::Int(-2)),
+                ("f".into(), Value::F64(1.0)),
+                ("n".into(), Value::Null),
+                ("b".into(), Value::Bytes(vec![0, 255])),
+            ])
+        );
+        assert_eq!(
+            v.to_json_string(),
+            r#"{"z":1,"a":-2,"f":1.0,"n":null,"b":{"$bytes":"00ff"}}"#
+        );
+    }
+
+    #[test]
+    fn markers_for_nonfinite_and_bad_hex() {
+        let v = Value::from_json_str(r#"[{"$f64":"NaN"},{"$f64":"-Infinity"}]"#).unwrap();
+        assert_eq!(v.to_json_string(), r#"[{"$f64":"NaN"},{"$f64":"-Infinity"}]"#);
+        let e = Value::from_json_str(r#"{"$bytes":"0g"}"#).unwrap_err().to_string();
+        assert!(e.contains("invalid hex") && e.contains("column"), "{e}");
+    }
+
+    #[test]
+    fn negative_zero_and_big_numbers() {
+        assert_eq!(Value::from_json_str("-0.0").unwrap(), Value::F64(-0.0));
+        assert!(Value::from_json_str("-0.0").unwrap().as_float().unwrap().is_sign_negative());
+        assert_eq!(
+            Value::from_json_str("18446744073709551615").unwrap(),
+            Value::UInt(u64::MAX)
+        );
+        assert_eq!(
+            Value::from_json_str("-9223372036854775808").unwrap(),
+            Value::Int(i64::MIN)
+        );
+    }
+
+    #[test]
+    fn malformed_json_names_position() {
+        let e = Value::from_json_str("{\"a\":\n  [1,2,}").unwrap_err();
+        assert_eq!(e.line(), 2);
+        assert!(e.column() > 0);
+    }
+
+    #[test]
+    fn hex_roundtrip() {
+        assert_eq!(to_hex(&[0, 0xab, 0x7f]), "00ab7f");
+        assert_eq!(from_hex("00AB7f").unwrap(), vec![0, 0xab, 0x7f]);
+        assert!(from_hex("abc").is_none());
+    }
+}
