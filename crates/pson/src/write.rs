@@ -1,0 +1,82 @@
+//! Byte sinks for the encoders.
+
+use crate::error::{Error, ErrorKind};
+use alloc::vec::Vec;
+
+/// A byte sink. `write_all` either writes every byte or returns an error.
+pub trait Write {
+    /// Append all of `bytes`.
+    fn write_all(&mut self, bytes: &[u8]) -> Result<(), Error>;
+}
+
+impl Write for Vec<u8> {
+    #[inline]
+    fn write_all(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        self.extend_from_slice(bytes);
+        Ok(())
+    }
+}
+
+impl<W: Write + ?Sized> Write for &mut W {
+    #[inline]
+    fn write_all(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        (**self).write_all(bytes)
+    }
+}
+
+/// Writes into a fixed, caller-provided buffer.
+///
+/// A write that does not fit fails with [`ErrorKind::BufferTooSmall`] at
+/// the current [`position`](SliceWriter::position) and writes nothing.
+#[derive(Debug)]
+pub struct SliceWriter<'a> {
+    buf: &'a mut [u8],
+    pos: usize,
+}
+
+impl<'a> SliceWriter<'a> {
+    /// Start writing at the beginning of `buf`.
+    #[inline]
+    pub fn new(buf: &'a mut [u8]) -> Self {
+        SliceWriter { buf, pos: 0 }
+    }
+
+    /// Number of bytes written so far.
+    #[inline]
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Bytes still free.
+    #[inline]
+    pub fn remaining(&self) -> usize {
+        self.buf.len().saturating_sub(self.pos)
+    }
+
+    /// The bytes written so far.
+    #[inline]
+    pub fn written(&self) -> &[u8] {
+        self.buf.get(..self.pos).unwrap_or(&[])
+    }
+
+    /// Give back the written prefix of the buffer.
+    #[inline]
+    pub fn into_written(self) -> &'a mut [u8] {
+        let pos = self.pos;
+        let buf = self.buf;
+        let len = buf.len();
+        let (head, _) = buf.split_at_mut(pos.min(len));
+        head
+    }
+}
+
+impl Write for SliceWriter<'_> {
+    fn write_all(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        let too_small = Error::new(ErrorKind::BufferTooSmall, self.pos);
+        let end = self.pos.checked_add(bytes.len()).ok_or(too_small)?;
+        let dst = self.buf.get_mut(self.pos..end).ok_or(too_small)?;
+        dst.copy_from_slice(bytes);
+        self.pos = end;
+        Ok(())
+    }
+}

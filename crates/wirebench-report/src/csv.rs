@@ -1,0 +1,25 @@
+//! CSV (RFC 4180): fields with commas, quotes or line breaks are quoted, quotes doubled.
+
+/// One CSV field.
+pub fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// One CSV record with a trailing CRLF-free newline.
+pub fn record<S: AsRef<str>>(fields: &[S]) -> String {
+    let mut line = fields.iter().map(|f| field(f.as_ref())).collect::<Vec<_>>().join(",");
+    line.push('\n');
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn quoting() {
+        assert_eq!(super::record(&["a", "b,c", "say \"hi\""]), "a,\"b,c\",\"say \"\"hi\"\"\"\n");
+    }
+}

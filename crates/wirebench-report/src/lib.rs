@@ -1,0 +1,18 @@
+//! wirebench reports: every exporter reads results (never measures).
+//!
+//! - [`table`]: a small table model rendered as aligned terminal text or Markdown.
+//! - [`csv`]: RFC 4180 CSV.
+//! - [`size`]: the encoded-size report in each output kind.
+
+pub mod csv;
+pub mod size;
+pub mod table;
+
+/// The output kinds every report offers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    Table,
+    Markdown,
+    Csv,
+    Json,
+}

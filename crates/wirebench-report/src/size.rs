@@ -1,0 +1,182 @@
+//! The encoded-size report.
+
+use wirebench_core::results::{Results, SizeSection};
+
+use crate::csv::record;
+use crate::table::Table;
+use crate::Output;
+
+fn opt(v: Option<u64>) -> String {
+    v.map(|b| b.to_string()).unwrap_or_else(|| "-".into())
+}
+
+fn ratio(v: Option<f64>) -> String {
+    v.map(|r| format!("{r:.2}")).unwrap_or_else(|| "-".into())
+}
+
+/// Bytes per payload (rows) × codec (columns).
+pub fn matrix(s: &SizeSection) -> Table {
+    let codecs: Vec<&str> = s.aggregates.iter().map(|a| a.codec.as_str()).collect();
+    let mut headers = vec!["payload"];
+    headers.extend(codecs.iter());
+    let mut t = Table::new("Encoded size (bytes)", &headers).numeric_from(1);
+    let mut payloads: Vec<&str> = Vec::new();
+    for r in &s.rows {
+        if !payloads.contains(&r.payload.as_str()) {
+            payloads.push(&r.payload);
+        }
+    }
+    for p in payloads {
+        let mut row = vec![p.to_string()];
+        for c in &codecs {
+            let cell = s.rows.iter().find(|r| r.payload == p && r.codec == *c).map(|r| {
+                let mark = match r.fidelity.label() {
+                    "exact" => "",
+                    "lossy" => "~",
+                    _ => "!",
+                };
+                format!("{}{mark}", opt(r.bytes))
+            });
+            row.push(cell.unwrap_or_default());
+        }
+        t.push(row);
+    }
+    t
+}
+
+/// One row per codec: totals, ratio to JSON, compressed totals, fidelity counts.
+pub fn summary(s: &SizeSection) -> Table {
+    let mut t = Table::new(
+        "Per codec (all payloads)",
+        &["codec", "bytes", "mean", "x JSON", "zstd", "deflate", "exact", "lossy", "unsup.", "failed"],
+    )
+    .numeric_from(1);
+    for a in &s.aggregates {
+        t.push(vec![
+            a.codec.clone(),
+            a.bytes_total.to_string(),
+            a.bytes_mean.map(|m| format!("{m:.1}")).unwrap_or_else(|| "-".into()),
+            ratio(a.ratio_to_json),
+            a.zstd_bytes_total.to_string(),
+            a.deflate_bytes_total.to_string(),
+            a.exact.to_string(),
+            a.lossy.to_string(),
+            a.unsupported.to_string(),
+            a.failed.to_string(),
+        ]);
+    }
+    t
+}
+
+fn notes(s: &SizeSection) -> Vec<String> {
+    s.aggregates
+        .iter()
+        .filter_map(|a| a.first_issue.as_ref().map(|i| format!("{}: {}", a.codec, i)))
+        .collect()
+}
+
+fn run_line(s: &SizeSection) -> String {
+    let r = &s.run;
+    let mut line = format!(
+        "{} payloads in {:.2} s ({:.0} payloads/s",
+        r.records, r.seconds, r.records_per_second
+    );
+    if r.input_bytes > 0 {
+        line.push_str(&format!(", {:.1} MiB/s of input", r.input_mib_per_second));
+    }
+    line.push(')');
+    if let Some(kib) = r.peak_rss_kib {
+        line.push_str(&format!("; peak memory {:.1} MiB", kib as f64 / 1024.0));
+    }
+    line
+}
+
+/// Render the size section of a results file.
+pub fn render(results: &Results, output: Output) -> String {
+    let Some(s) = &results.size else {
+        return String::new();
+    };
+    match output {
+        Output::Json => serde_json::to_string_pretty(results).expect("results serialize") + "\n",
+        Output::Csv => csv(s),
+        Output::Table | Output::Markdown => {
+            let md = output == Output::Markdown;
+            let render = |t: &Table| if md { t.to_markdown() } else { t.to_text() };
+            let mut out = String::new();
+            if md {
+                out.push_str(&format!("## Encoded size: {}\n\n", s.corpus));
+            } else {
+                out.push_str(&format!("Encoded size: {}\n\n", s.corpus));
+            }
+            if !s.rows.is_empty() {
+                out.push_str(&render(&matrix(s)));
+                out.push_str(if md { "\n`~` lossy round trip, `!` not encoded (see notes)\n\n" } else { "~ lossy round trip, ! not encoded (see notes)\n\n" });
+            }
+            out.push_str(&render(&summary(s)));
+            let n = notes(s);
+            if !n.is_empty() {
+                out.push_str(if md { "\n**Fidelity notes**\n\n" } else { "\nFidelity notes\n" });
+                for line in n {
+                    out.push_str(&format!("{}{line}\n", if md { "- " } else { "  " }));
+                }
+            }
+            out.push_str(&format!("\n{}{}\n", if md { "_" } else { "" }, run_line(s)));
+            if md {
+                out.pop();
+                out.push_str("_\n");
+            }
+            out
+        }
+    }
+}
+
+fn csv(s: &SizeSection) -> String {
+    let mut out = String::new();
+    if !s.rows.is_empty() {
+        out.push_str(&record(&[
+            "payload", "codec", "path", "bytes", "json_bytes", "ratio_to_json", "zstd_bytes", "deflate_bytes", "fidelity",
+            "detail",
+        ]));
+        for r in &s.rows {
+            let detail = match r.fidelity.summary() {
+                d if d == r.fidelity.label() => String::new(),
+                d => d,
+            };
+            out.push_str(&record(&[
+                r.payload.clone(),
+                r.codec.clone(),
+                r.path.clone(),
+                opt(r.bytes),
+                r.json_bytes.to_string(),
+                r.ratio_to_json.map(|x| format!("{x:.4}")).unwrap_or_default(),
+                opt(r.zstd_bytes),
+                opt(r.deflate_bytes),
+                r.fidelity.label().to_string(),
+                detail,
+            ]));
+        }
+        return out;
+    }
+    out.push_str(&record(&[
+        "codec", "records", "encoded", "bytes_total", "bytes_mean", "ratio_to_json", "zstd_bytes_total",
+        "deflate_bytes_total", "exact", "lossy", "unsupported", "failed", "first_issue",
+    ]));
+    for a in &s.aggregates {
+        out.push_str(&record(&[
+            a.codec.clone(),
+            a.records.to_string(),
+            a.encoded.to_string(),
+            a.bytes_total.to_string(),
+            a.bytes_mean.map(|m| format!("{m:.3}")).unwrap_or_default(),
+            a.ratio_to_json.map(|x| format!("{x:.4}")).unwrap_or_default(),
+            a.zstd_bytes_total.to_string(),
+            a.deflate_bytes_total.to_string(),
+            a.exact.to_string(),
+            a.lossy.to_string(),
+            a.unsupported.to_string(),
+            a.failed.to_string(),
+            a.first_issue.clone().unwrap_or_default(),
+        ]));
+    }
+    out
+}

@@ -1,0 +1,175 @@
+//! The command line as a user meets it: outputs, round trips through every codec, and the
+//! one-line errors with exit code 2 for bad input.
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use wirebench_core::fidelity::compare;
+use wirebench_core::Value;
+
+fn wb() -> Command {
+    Command::cargo_bin("wirebench").unwrap()
+}
+
+fn tmpdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("wb-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Run and expect exit code 2 with exactly one stderr line that contains every `needle`.
+fn expect_bad_input(cmd: &mut Command, needles: &[&str]) {
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "{n:?} not in {stderr}");
+    }
+    assert!(out.stdout.is_empty(), "no partial output on stdout");
+}
+
+const TEST10: &str = r#"{"string":"test","double":1.03,"long":1351824120,"pos":1,"neg":-2,"bool":true,"array":[48.75,2.3]}"#;
+
+#[test]
+fn size_on_the_paper_corpus_gives_the_published_pson_and_json_sizes() {
+    let out = wb().args(["size", "--corpus", "pson-paper", "--formats", "pson,json", "-o", "json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["schema"], "wirebench-results/1");
+    assert!(r["provenance"]["git_commit"].as_str().unwrap().len() >= 7);
+    assert!(r["provenance"]["crates"].as_array().unwrap().len() >= 5);
+    let rows = r["size"]["rows"].as_array().unwrap();
+    let sizes = |c: &str| -> Vec<u64> {
+        rows.iter().filter(|x| x["codec"] == c).map(|x| x["bytes"].as_u64().unwrap()).collect()
+    };
+    assert_eq!(sizes("pson"), [43, 182, 290, 75, 7, 6, 6, 17, 13, 77]);
+    assert_eq!(sizes("json"), [53, 190, 324, 49, 13, 10, 9, 15, 17, 98]);
+}
+
+#[test]
+fn size_outputs_table_markdown_csv() {
+    let table = wb().args(["size", "-f", "pson,json,cbor"]).output().unwrap();
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(text.contains("Encoded size (bytes)") && text.contains("Test10"), "{text}");
+    let md = wb().args(["size", "-f", "pson", "-o", "md"]).output().unwrap();
+    let md = String::from_utf8(md.stdout).unwrap();
+    assert!(md.contains("| payload | pson |") && md.contains("| Test01 | 43 |"), "{md}");
+    let csv = wb().args(["size", "-f", "pson", "-o", "csv"]).output().unwrap();
+    let csv = String::from_utf8(csv.stdout).unwrap();
+    assert!(csv.starts_with("payload,codec,path,bytes,"), "{csv}");
+    assert!(csv.contains("\nTest01,pson,dynamic,43,53,"), "{csv}");
+    assert_eq!(csv.lines().count(), 11);
+}
+
+#[test]
+fn every_codec_round_trips_through_encode_and_decode() {
+    let dir = tmpdir("rt");
+    let input = dir.join("t10.json");
+    std::fs::write(&input, TEST10).unwrap();
+    let schema = dir.join("t10.schema.json");
+    wb().args(["schema", input.to_str().unwrap(), "--out", schema.to_str().unwrap()]).assert().success();
+    let original = Value::from_json_str(TEST10).unwrap();
+    let list = wb().args(["codecs", "-o", "json"]).output().unwrap();
+    let list: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap();
+    let ids: Vec<String> = list.as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap().to_string()).collect();
+    assert!(ids.len() >= 11, "{ids:?}");
+    for id in &ids {
+        let encoded = wb().args(["encode", "-f", id, "--schema", schema.to_str().unwrap(), input.to_str().unwrap()]).output().unwrap();
+        assert!(encoded.status.success(), "{id}: {}", String::from_utf8_lossy(&encoded.stderr));
+        let decoded = wb().args(["decode", "-f", id, "--schema", schema.to_str().unwrap()]).write_stdin(encoded.stdout).output().unwrap();
+        assert!(decoded.status.success(), "{id}: {}", String::from_utf8_lossy(&decoded.stderr));
+        let back = Value::from_json_str(std::str::from_utf8(&decoded.stdout).unwrap()).unwrap();
+        let losses = compare(&original, &back);
+        // Protoson's float rule is lossy by design; every other codec is exact on Test10.
+        if id == "protoson" {
+            assert!(losses.iter().all(|l| l.contains("float")), "{id}: {losses:?}");
+        } else {
+            assert!(losses.is_empty(), "{id}: {losses:?}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn pson_bytes_use_the_marker_and_encode_is_byte_exact() {
+    let out = wb().args(["encode", "-f", "pson"]).write_stdin(r#"{"b":{"$bytes":"00ff7f"}}"#).output().unwrap();
+    assert_eq!(out.stdout, [0xc1, 0x81, b'b', 0xa3, 0x00, 0xff, 0x7f]);
+    let back = wb().args(["decode", "-f", "pson"]).write_stdin(out.stdout).output().unwrap();
+    assert_eq!(String::from_utf8(back.stdout).unwrap(), "{\"b\":{\"$bytes\":\"00ff7f\"}}\n");
+}
+
+#[test]
+fn bad_input_is_one_line_with_location_and_exit_2() {
+    let dir = tmpdir("bad");
+    let bad_json = dir.join("bad.json");
+    std::fs::write(&bad_json, "{\"a\": [1,\n 2,,]}").unwrap();
+    // Malformed JSON names file, line and column.
+    expect_bad_input(wb().args(["encode", "-f", "pson", bad_json.to_str().unwrap()]), &["bad.json:2:"]);
+    expect_bad_input(wb().args(["size", "--samples", bad_json.to_str().unwrap()]), &["bad.json:2:"]);
+    // Unknown format and corpus.
+    expect_bad_input(wb().args(["encode", "-f", "nope"]).write_stdin("1"), &["unknown format \"nope\"", "pson"]);
+    expect_bad_input(wb().args(["size", "--corpus", "nope"]), &["unknown corpus"]);
+    expect_bad_input(wb().args(["size", "-f", "json,nope"]), &["unknown format"]);
+    // A value that does not fit the schema names the path.
+    let schema = dir.join("s.json");
+    std::fs::write(&schema, r#"{"root":{"type":"record","name":"R","fields":[{"name":"a","of":{"type":"int","bits":8,"signed":false}}]}}"#).unwrap();
+    for f in ["protobuf", "avro", "thrift"] {
+        expect_bad_input(
+            wb().args(["encode", "-f", f, "--schema", schema.to_str().unwrap()]).write_stdin(r#"{"a":300}"#),
+            &["$.a", "uint8"],
+        );
+    }
+    // Truncated and garbage binaries: the byte offset.
+    expect_bad_input(wb().args(["decode", "-f", "pson"]).write_stdin(vec![0x84, 0x61]), &["at byte 2"]);
+    expect_bad_input(wb().args(["decode", "-f", "pson"]).write_stdin(vec![0xc1, 0x01, 0x01]), &["at byte 1"]);
+    expect_bad_input(wb().args(["decode", "-f", "pson"]).write_stdin(vec![0x61, 0x61]), &["trailing", "at byte 1"]);
+    for f in ["cbor", "msgpack", "bson", "json", "yaml", "xml", "protoson"] {
+        expect_bad_input(wb().args(["decode", "-f", f]).write_stdin(vec![0xff, 0x00, 0x13, 0x37, 0xc1]), &[f]);
+    }
+    for f in ["protobuf", "avro", "thrift"] {
+        expect_bad_input(
+            wb().args(["decode", "-f", f, "--schema", schema.to_str().unwrap()]).write_stdin(vec![0xff, 0xff, 0xff]),
+            &[f],
+        );
+    }
+    // Schema-driven decode without a schema; a schema file that is not one.
+    expect_bad_input(wb().args(["decode", "-f", "protobuf"]).write_stdin(vec![8, 1]), &["needs --schema"]);
+    expect_bad_input(wb().args(["encode", "-f", "avro", "--schema", bad_json.to_str().unwrap()]).write_stdin("{}"), &["bad.json:"]);
+    // Results file into a directory that does not exist: error before measuring, no file.
+    let missing = dir.join("missing/r.json");
+    expect_bad_input(wb().args(["size", "--out", missing.to_str().unwrap()]), &["does not exist"]);
+    assert!(!missing.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn samples_stream_with_aggregates_and_results_file() {
+    let dir = tmpdir("samples");
+    let nd = dir.join("s.ndjson");
+    let mut text = String::new();
+    for i in 0..200 {
+        text.push_str(&format!("{{\"id\":{i},\"t\":{}.5,\"ok\":{}}}\n", i % 40, i % 2 == 0));
+    }
+    std::fs::write(&nd, text).unwrap();
+    let out_file = dir.join("r.json");
+    let out = wb()
+        .args(["size", "--samples", nd.to_str().unwrap(), "-f", "json,pson,protobuf", "--out", out_file.to_str().unwrap(), "-o", "csv"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = String::from_utf8(out.stdout).unwrap();
+    assert!(csv.starts_with("codec,records,encoded,bytes_total"), "{csv}");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
+    let aggs = r["size"]["aggregates"].as_array().unwrap();
+    assert!(r["size"]["rows"].as_array().unwrap().is_empty());
+    for a in aggs {
+        assert_eq!(a["records"], 200, "{a}");
+        assert_eq!(a["exact"], 200, "{a}");
+    }
+    assert_eq!(r["size"]["run"]["records"], 200);
+    assert!(r["size"]["schema"]["root"]["type"] == "record");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
