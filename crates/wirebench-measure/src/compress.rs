@@ -1,11 +1,10 @@
 //! Compressed sizes: zstd (level 3, the library default) and raw deflate (level 6), each
 //! applied to one encoded message on its own, as a sender compressing each message would.
 
-use std::io::Write;
-
 /// Reusable compressors (a zstd context is worth keeping across messages).
 pub struct Compressors {
     zstd: zstd::bulk::Compressor<'static>,
+    deflate: flate2::Compress,
     deflate_buf: Vec<u8>,
 }
 
@@ -18,6 +17,8 @@ impl Compressors {
     pub fn new() -> Compressors {
         Compressors {
             zstd: zstd::bulk::Compressor::new(ZSTD_LEVEL).expect("zstd context"),
+            // Raw deflate (no zlib header); the state is reset, not reallocated, per message.
+            deflate: flate2::Compress::new(flate2::Compression::new(DEFLATE_LEVEL), false),
             deflate_buf: Vec::new(),
         }
     }
@@ -29,10 +30,20 @@ impl Compressors {
 
     /// Size of `bytes` as a raw deflate stream (RFC 1951, no zlib/gzip header).
     pub fn deflate_len(&mut self, bytes: &[u8]) -> Option<u64> {
+        self.deflate.reset();
         self.deflate_buf.clear();
-        let mut enc = flate2::write::DeflateEncoder::new(&mut self.deflate_buf, flate2::Compression::new(DEFLATE_LEVEL));
-        enc.write_all(bytes).ok()?;
-        enc.finish().ok().map(|b| b.len() as u64)
+        self.deflate_buf.reserve(bytes.len() + bytes.len() / 8 + 64);
+        loop {
+            let status = self
+                .deflate
+                .compress_vec(bytes, &mut self.deflate_buf, flate2::FlushCompress::Finish)
+                .ok()?;
+            if status == flate2::Status::StreamEnd {
+                return Some(self.deflate_buf.len() as u64);
+            }
+            let more = self.deflate_buf.capacity() + 256;
+            self.deflate_buf.reserve(more);
+        }
     }
 }
 
@@ -55,6 +66,17 @@ mod tests {
         assert!(c.zstd_len(&data).unwrap() < data.len() as u64 / 4);
         let d = c.deflate_len(&data).unwrap();
         assert!(d < data.len() as u64 / 4);
+        // Same figure as a fresh one-shot encoder, and the state really resets between messages.
+        use std::io::Write;
+        let mut one = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(DEFLATE_LEVEL));
+        one.write_all(&data).unwrap();
+        assert_eq!(one.finish().unwrap().len() as u64, d);
+        assert_eq!(c.deflate_len(&data).unwrap(), d);
+        let mut inflated = Vec::new();
+        let mut dec = flate2::write::DeflateDecoder::new(&mut inflated);
+        dec.write_all(&c.deflate_buf).unwrap();
+        dec.finish().unwrap();
+        assert_eq!(inflated, data);
         // Tiny inputs grow: the frame overhead is part of the figure.
         assert!(c.zstd_len(b"a").unwrap() > 1);
     }

@@ -19,34 +19,65 @@ pub enum SchemaSource {
     PerPayload,
 }
 
-/// Measures payloads one at a time and keeps aggregates; memory does not grow with the
-/// number of payloads unless `keep_rows` is set.
+/// Measures payloads and keeps aggregates; memory does not grow with the number of payloads
+/// unless `keep_rows` is set. Batches are spread over the machine's cores, rows are folded in
+/// input order, so results do not depend on the thread count.
 pub struct SizeMeter {
     codecs: Vec<&'static dyn Codec>,
     schema: SchemaSource,
     keep_rows: bool,
     rows: Vec<SizeRow>,
     aggregates: Vec<SizeAggregate>,
-    compressors: Compressors,
-    buf: Vec<u8>,
-    json_buf: Vec<u8>,
+    workers: Vec<Worker>,
     records: u64,
     input_bytes: u64,
     started: Instant,
 }
 
+/// Per-thread scratch: compressors and buffers reused across payloads.
+struct Worker {
+    compressors: Compressors,
+    buf: Vec<u8>,
+    json_buf: Vec<u8>,
+}
+
+impl Worker {
+    fn new() -> Worker {
+        Worker { compressors: Compressors::new(), buf: Vec::with_capacity(4096), json_buf: Vec::with_capacity(4096) }
+    }
+
+    fn measure(&mut self, codecs: &[&'static dyn Codec], schema: &SchemaSource, payload: &Payload, rows: &mut Vec<SizeRow>) {
+        self.json_buf.clear();
+        serde_json::to_writer(&mut self.json_buf, &payload.value).expect("a Value always serializes to JSON");
+        let json_bytes = self.json_buf.len() as u64;
+        let inferred;
+        let schema = match schema {
+            SchemaSource::Fixed(s) => s,
+            SchemaSource::PerPayload => {
+                inferred = Schema::infer([&payload.value]);
+                &inferred
+            }
+        };
+        for codec in codecs {
+            rows.push(measure_one(*codec, payload, schema, json_bytes, &mut self.buf, &mut self.compressors));
+        }
+    }
+}
+
+/// Below this many payloads a batch is measured on one thread.
+const PARALLEL_MIN: usize = 64;
+
 impl SizeMeter {
     pub fn new(codecs: Vec<&'static dyn Codec>, schema: SchemaSource, keep_rows: bool) -> SizeMeter {
         let aggregates = codecs.iter().map(|c| SizeAggregate::new(c.info().id)).collect();
+        let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 16);
         SizeMeter {
             codecs,
             schema,
             keep_rows,
             rows: Vec::new(),
             aggregates,
-            compressors: Compressors::new(),
-            buf: Vec::with_capacity(4096),
-            json_buf: Vec::with_capacity(4096),
+            workers: (0..threads).map(|_| Worker::new()).collect(),
             records: 0,
             input_bytes: 0,
             started: Instant::now(),
@@ -60,23 +91,48 @@ impl SizeMeter {
 
     /// Measure one payload in every codec.
     pub fn add(&mut self, payload: &Payload) {
-        self.records += 1;
-        self.json_buf.clear();
-        serde_json::to_writer(&mut self.json_buf, &payload.value).expect("a Value always serializes to JSON");
-        let json_bytes = self.json_buf.len() as u64;
-        let inferred;
-        let schema = match &self.schema {
-            SchemaSource::Fixed(s) => s,
-            SchemaSource::PerPayload => {
-                inferred = Schema::infer([&payload.value]);
-                &inferred
+        self.add_batch(std::slice::from_ref(payload));
+    }
+
+    /// Measure a batch of payloads in every codec (in parallel when the batch is large).
+    pub fn add_batch(&mut self, batch: &[Payload]) {
+        let (codecs, schema) = (&self.codecs, &self.schema);
+        let per_chunk = batch.len().div_ceil(self.workers.len()).max(PARALLEL_MIN);
+        let mut chunks: Vec<Vec<SizeRow>> = Vec::new();
+        if batch.len() < 2 * PARALLEL_MIN || self.workers.len() == 1 {
+            let mut rows = Vec::with_capacity(batch.len() * codecs.len());
+            for p in batch {
+                self.workers[0].measure(codecs, schema, p, &mut rows);
             }
-        };
-        for (i, codec) in self.codecs.iter().enumerate() {
-            let row = measure_one(*codec, payload, schema, json_bytes, &mut self.buf, &mut self.compressors);
-            self.aggregates[i].add(&row);
-            if self.keep_rows {
-                self.rows.push(row);
+            chunks.push(rows);
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = batch
+                    .chunks(per_chunk)
+                    .zip(self.workers.iter_mut())
+                    .map(|(chunk, worker)| {
+                        scope.spawn(move || {
+                            let mut rows = Vec::with_capacity(chunk.len() * codecs.len());
+                            for p in chunk {
+                                worker.measure(codecs, schema, p, &mut rows);
+                            }
+                            rows
+                        })
+                    })
+                    .collect();
+                for h in handles {
+                    chunks.push(h.join().expect("size worker panicked"));
+                }
+            });
+        }
+        self.records += batch.len() as u64;
+        let n = self.codecs.len();
+        for rows in chunks {
+            for (i, row) in rows.into_iter().enumerate() {
+                self.aggregates[i % n].add(&row);
+                if self.keep_rows {
+                    self.rows.push(row);
+                }
             }
         }
     }
@@ -171,6 +227,33 @@ mod tests {
         let agg = s.aggregates.iter().find(|a| a.codec == "pson").unwrap();
         assert_eq!(agg.bytes_total, 43 + 182 + 290 + 75 + 7 + 6 + 6 + 17 + 13 + 77);
         assert_eq!(agg.records, 10);
+    }
+
+    #[test]
+    fn parallel_batches_equal_one_by_one() {
+        let codecs: Vec<_> = wirebench_codecs::registry().to_vec();
+        let payloads: Vec<Payload> = (0..500)
+            .map(|i| Payload {
+                name: format!("p{i}"),
+                value: wirebench_core::Value::from_json_str(&format!(r#"{{"i":{i},"t":{}.25,"s":"x{}"}}"#, i % 7, "y".repeat(i % 13)))
+                    .unwrap(),
+            })
+            .collect();
+        let schema = Schema::infer(payloads.iter().map(|p| &p.value));
+        let mut one = SizeMeter::new(codecs.clone(), SchemaSource::Fixed(schema.clone()), true);
+        for p in &payloads {
+            one.add(p);
+        }
+        let mut batched = SizeMeter::new(codecs, SchemaSource::Fixed(schema), true);
+        batched.workers.push(Worker::new()); // at least two threads, whatever the machine
+        batched.add_batch(&payloads);
+        let (a, b) = (one.finish("t"), batched.finish("t"));
+        let key = |r: &SizeRow| (r.payload.clone(), r.codec.clone(), r.bytes, r.zstd_bytes, r.deflate_bytes, r.fidelity.label());
+        assert_eq!(a.rows.iter().map(key).collect::<Vec<_>>(), b.rows.iter().map(key).collect::<Vec<_>>());
+        for (x, y) in a.aggregates.iter().zip(&b.aggregates) {
+            assert_eq!((x.records, x.bytes_total, x.zstd_bytes_total, x.exact), (y.records, y.bytes_total, y.zstd_bytes_total, y.exact));
+        }
+        assert_eq!(b.aggregates[0].records, 500);
     }
 
     #[test]

@@ -307,6 +307,9 @@ fn now_rfc3339() -> String {
     format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
+/// Samples measured per batch when streaming files.
+const SAMPLE_BATCH: usize = 1024;
+
 fn size(args: SizeArgs) -> Result<()> {
     let codecs: Vec<&'static dyn Codec> = if args.formats.is_empty() {
         wirebench_codecs::registry().to_vec()
@@ -359,9 +362,16 @@ fn size(args: SizeArgs) -> Result<()> {
         let mut meter = SizeMeter::new(codecs, SchemaSource::Fixed(schema), args.per_record);
         let files = corpus::expand_paths(&args.samples).map_err(sample_error)?;
         meter.add_input_bytes(files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum());
+        // Bounded batches keep memory flat and let the meter use every core.
+        let mut batch = Vec::with_capacity(SAMPLE_BATCH);
         for item in SampleStream::open(&args.samples).map_err(sample_error)? {
-            meter.add(&item.map_err(sample_error)?);
+            batch.push(item.map_err(sample_error)?);
+            if batch.len() == SAMPLE_BATCH {
+                meter.add_batch(&batch);
+                batch.clear();
+            }
         }
+        meter.add_batch(&batch);
         meter.finish("samples")
     };
     let mut results = Results::new(provenance(0), config);
