@@ -22,7 +22,7 @@ use serde_json::Value as Json;
 use wirebench_core::schema::int_range;
 use wirebench_core::{Schema, Type, Value};
 
-use crate::{need_schema, Codec, CodecError, CodecInfo, SchemaUse};
+use crate::{need_schema, Codec, CodecError, CodecInfo, Prepared, SchemaUse};
 
 pub struct Avro;
 
@@ -50,19 +50,38 @@ impl Codec for Avro {
     }
 
     fn encode(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        self.prepare(schema)?.encode(value, out)
+    }
+
+    fn decode(&self, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError> {
+        self.prepare(schema)?.decode(bytes)
+    }
+
+    /// Translates the schema to Avro once; encode and decode then reuse it.
+    fn prepare(&self, schema: Option<&Schema>) -> Result<Box<dyn Prepared + '_>, CodecError> {
         let schema = need_schema(schema, "avro")?;
-        schema.check(value)?;
-        let translated = Translated::new(schema)?;
-        let avro_value = to_avro(&translated.plan, value).map_err(Unsupported::into_error)?;
-        let bytes = apache_avro::to_avro_datum(&translated.avro, avro_value)
+        Ok(Box::new(PreparedAvro { translated: Translated::new(schema)?, schema: schema.clone() }))
+    }
+}
+
+/// Avro bound to one schema.
+struct PreparedAvro {
+    schema: Schema,
+    translated: Translated,
+}
+
+impl Prepared for PreparedAvro {
+    fn encode(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        self.schema.check(value)?;
+        let avro_value = to_avro(&self.translated.plan, value).map_err(Unsupported::into_error)?;
+        let bytes = apache_avro::to_avro_datum(&self.translated.avro, avro_value)
             .map_err(|e| CodecError::Encode(e.to_string()))?;
         out.extend_from_slice(&bytes);
         Ok(())
     }
 
-    fn decode(&self, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError> {
-        let schema = need_schema(schema, "avro")?;
-        let translated = Translated::new(schema)?;
+    fn decode(&self, bytes: &[u8]) -> Result<Value, CodecError> {
+        let translated = &self.translated;
         let mut scan = Scan { bytes, pos: 0, zero_size_budget: ZERO_SIZE_ITEMS };
         scan.datum(&translated.plan, 0)?;
         if scan.pos < bytes.len() {

@@ -13,8 +13,10 @@ mod cbor;
 mod json;
 mod msgpack;
 pub mod protobuf;
+pub mod pson_serde;
 mod pson;
 mod thrift;
+pub mod typed;
 mod xml;
 mod yaml;
 
@@ -90,6 +92,33 @@ pub trait Codec: Send + Sync {
 
     /// Decode one value from `bytes` (all of them).
     fn decode(&self, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError>;
+
+    /// Bind the codec to a schema once, doing any per-schema work up front (measurements
+    /// encode and decode through this, so that work is not timed per message).
+    fn prepare(&self, schema: Option<&Schema>) -> Result<Box<dyn Prepared + '_>, CodecError> {
+        Ok(Box::new(Bound { codec: self, schema: schema.cloned() }))
+    }
+}
+
+/// A codec bound to a schema (see [`Codec::prepare`]).
+pub trait Prepared: Send + Sync {
+    fn encode(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), CodecError>;
+    fn decode(&self, bytes: &[u8]) -> Result<Value, CodecError>;
+}
+
+/// The default binding: the codec and its schema, nothing precomputed.
+struct Bound<'c, C: ?Sized> {
+    codec: &'c C,
+    schema: Option<Schema>,
+}
+
+impl<C: Codec + ?Sized> Prepared for Bound<'_, C> {
+    fn encode(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        self.codec.encode(value, self.schema.as_ref(), out)
+    }
+    fn decode(&self, bytes: &[u8]) -> Result<Value, CodecError> {
+        self.codec.decode(bytes, self.schema.as_ref())
+    }
 }
 
 /// Every codec, in the order reports list them (JSON first: it is the baseline).

@@ -8,6 +8,7 @@
 
 pub mod corpus;
 pub mod fidelity;
+pub mod published;
 pub mod results;
 pub mod schema;
 pub mod value;

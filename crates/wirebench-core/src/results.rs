@@ -24,6 +24,8 @@ pub struct Results {
     pub config: serde_json::Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<SizeSection>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed: Option<SpeedSection>,
 }
 
 /// Where a number came from: enough to regenerate it.
@@ -178,6 +180,107 @@ pub struct RunStats {
     pub peak_rss_kib: Option<u64>,
 }
 
+/// Counts of samples outside Tukey's fences (1.5 and 3 interquartile ranges from the quartiles).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Outliers {
+    pub low_severe: usize,
+    pub low_mild: usize,
+    pub high_mild: usize,
+    pub high_severe: usize,
+}
+
+impl Outliers {
+    pub fn total(&self) -> usize {
+        self.low_severe + self.low_mild + self.high_mild + self.high_severe
+    }
+}
+
+/// Summary of one set of samples (all in the same unit).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub n: usize,
+    pub median: f64,
+    pub mean: f64,
+    pub stddev: f64,
+    /// Median absolute deviation (unscaled).
+    pub mad: f64,
+    pub min: f64,
+    pub max: f64,
+    /// Bootstrap 95 % confidence interval of the median.
+    pub median_ci95: (f64, f64),
+    pub outliers: Outliers,
+}
+
+impl Summary {
+    /// Coefficient of variation (stddev / mean).
+    pub fn cv(&self) -> f64 {
+        if self.mean == 0.0 {
+            0.0
+        } else {
+            self.stddev / self.mean
+        }
+    }
+}
+
+/// The encode/decode speed measurement.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SpeedSection {
+    pub corpus: String,
+    /// The codec ratios are taken against.
+    pub baseline: String,
+    pub timer: TimerInfo,
+    /// Samples per case, target sample time, warm-up, seed of shuffling and bootstrap.
+    pub samples: usize,
+    pub target_sample_ns: f64,
+    pub warmup_ms: f64,
+    pub seed: u64,
+    pub cases: Vec<SpeedCase>,
+    /// Run-wide warnings with hints.
+    pub warnings: Vec<String>,
+    /// Whether instruction counts were taken (valgrind callgrind).
+    #[serde(default)]
+    pub instructions: bool,
+}
+
+/// What the clock can resolve and what the harness costs, measured at the start of a run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TimerInfo {
+    /// Smallest non-zero step between two clock readings.
+    pub precision_ns: f64,
+    /// Cost of one clock reading.
+    pub now_overhead_ns: f64,
+    /// Time per iteration of the measuring loop around an empty operation.
+    pub harness_overhead_ns_per_op: f64,
+}
+
+/// One timed case: a payload, a codec, an operation.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SpeedCase {
+    pub payload: String,
+    pub codec: String,
+    /// `encode` or `decode`.
+    pub op: String,
+    /// `typed` or `dynamic`.
+    pub path: String,
+    /// `reused` (encode into a cleared buffer kept across operations) or `n/a` for decode.
+    pub buffer: String,
+    /// Encoded size of the payload.
+    pub bytes: usize,
+    pub iters_per_sample: u64,
+    /// Time per operation, ns.
+    pub ns_per_op: Summary,
+    /// The raw samples (ns per operation), in the order taken.
+    pub samples_ns: Vec<f64>,
+    pub ratio_to_baseline: Option<f64>,
+    pub ratio_ci95: Option<(f64, f64)>,
+    pub allocs_per_op: Option<f64>,
+    pub alloc_bytes_per_op: Option<f64>,
+    /// Instructions per operation (callgrind), when requested.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions_per_op: Option<f64>,
+    pub warnings: Vec<String>,
+}
+
 /// Peak resident set size of this process in KiB (Linux only).
 pub fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -192,7 +295,7 @@ pub fn peak_rss_kib() -> Option<u64> {
 
 impl Results {
     pub fn new(provenance: Provenance, config: serde_json::Value) -> Results {
-        Results { schema: RESULTS_SCHEMA.into(), provenance, config, size: None }
+        Results { schema: RESULTS_SCHEMA.into(), provenance, config, size: None, speed: None }
     }
 
     /// Read a results file, checking its schema tag.

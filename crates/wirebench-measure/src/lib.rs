@@ -1,5 +1,10 @@
 //! wirebench measurements. Measurements produce results (the one schema in
 //! `wirebench_core::results`); they never format.
 
+pub mod alloc;
+pub mod callgrind;
 pub mod compress;
 pub mod size;
+pub mod speed;
+pub mod stats;
+pub mod timer;

@@ -6,6 +6,7 @@
 
 pub mod csv;
 pub mod size;
+pub mod speed;
 pub mod table;
 
 /// The output kinds every report offers.

@@ -1,0 +1,214 @@
+//! The typed path: the built-in corpus as derived types, the way an application holds its
+//! messages in production (serde derive for the serde formats and PSON, prost derive for
+//! Protobuf). A typed case encodes a prepared struct and decodes back into the same type.
+//!
+//! Typed encodings are byte-identical with the dynamic path (a test checks every codec and
+//! payload), so sizes do not depend on the path; speed does.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use wirebench_core::Value;
+
+/// One (codec, payload) pair on the typed path.
+pub trait TypedCase: Send + Sync {
+    /// Encode the prepared struct, appending to `out`.
+    fn encode(&self, out: &mut Vec<u8>) -> Result<(), String>;
+    /// Decode `bytes` into the struct type (the value is dropped after decoding).
+    fn decode(&self, bytes: &[u8]) -> Result<(), String>;
+    /// Decode and compare with the prepared struct (the round-trip gate before timing).
+    fn roundtrip_equal(&self, bytes: &[u8]) -> Result<bool, String>;
+}
+
+/// A message type with every derive the typed codecs need.
+pub trait PaperType: Serialize + DeserializeOwned + prost::Message + PartialEq + Clone + Default + 'static {}
+impl<T: Serialize + DeserializeOwned + prost::Message + PartialEq + Clone + Default + 'static> PaperType for T {}
+
+macro_rules! paper_structs {
+    ($( $(#[$doc:meta])* $name:ident { $( $field:ident : $ty:ty = [$($prost:tt)*] $tag:literal ),* $(,)? } )*) => {
+        $(
+            $(#[$doc])*
+            #[derive(Clone, PartialEq, Serialize, Deserialize, prost::Message)]
+            pub struct $name {
+                $(
+                    #[prost($($prost)*, tag = $tag)]
+                    pub $field: $ty,
+                )*
+            }
+        )*
+    };
+}
+
+paper_structs! {
+    /// Test01, Test02.
+    GpsReading { sensor: String = [string] "1", time: u64 = [uint64] "2", data: Vec<f64> = [double, repeated] "3" }
+    /// Test03.
+    ManyKeys {
+        sensor: String = [string] "1", sensor2: String = [string] "2", sensor3: String = [string] "3",
+        sensor4: String = [string] "4", sensor5: String = [string] "5", sensor6: String = [string] "6",
+        sensor7: String = [string] "7", time: u64 = [uint64] "8", data: Vec<f64> = [double, repeated] "9",
+    }
+    /// Test04.
+    Series { data: Vec<f64> = [double, repeated] "1" }
+    /// Test05.
+    OneBool { bool: bool = [bool] "1" }
+    /// Test06.
+    OneNeg { neg: i64 = [sint64] "1" }
+    /// Test07.
+    OnePos { pos: u64 = [uint64] "1" }
+    /// Test08.
+    OneDouble { double: f64 = [double] "1" }
+    /// Test09.
+    OneString { string: String = [string] "1" }
+    /// Test10.
+    Mixed {
+        string: String = [string] "1", double: f64 = [double] "2", long: u64 = [uint64] "3",
+        pos: u64 = [uint64] "4", neg: i64 = [sint64] "5", bool: bool = [bool] "6",
+        array: Vec<f64> = [double, repeated] "7",
+    }
+}
+
+/// Serde codecs: how each writes and reads a derived type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SerdeFormat {
+    Json,
+    Cbor,
+    MsgPack,
+    Bson,
+    Yaml,
+    Pson,
+}
+
+impl SerdeFormat {
+    fn of(id: &str) -> Option<SerdeFormat> {
+        Some(match id {
+            "json" => SerdeFormat::Json,
+            "cbor" => SerdeFormat::Cbor,
+            "msgpack" => SerdeFormat::MsgPack,
+            "bson" => SerdeFormat::Bson,
+            "yaml" => SerdeFormat::Yaml,
+            "pson" => SerdeFormat::Pson,
+            _ => return None,
+        })
+    }
+
+    #[inline]
+    fn encode<T: Serialize>(self, v: &T, out: &mut Vec<u8>) -> Result<(), String> {
+        let e = |e: &dyn std::fmt::Display| e.to_string();
+        match self {
+            SerdeFormat::Json => serde_json::to_writer(out, v).map_err(|x| e(&x)),
+            SerdeFormat::Cbor => ciborium::into_writer(v, out).map_err(|x| e(&x)),
+            // Maps with field names, as the dynamic path writes them (rmp-serde's default is arrays).
+            SerdeFormat::MsgPack => v.serialize(&mut rmp_serde::Serializer::new(out).with_struct_map()).map_err(|x| e(&x)),
+            SerdeFormat::Bson => {
+                let bytes = bson::serialize_to_vec(v).map_err(|x| e(&x))?;
+                out.extend_from_slice(&bytes);
+                Ok(())
+            }
+            SerdeFormat::Yaml => serde_yaml_ng::to_writer(out, v).map_err(|x| e(&x)),
+            SerdeFormat::Pson => crate::pson_serde::to_writer(out, v).map_err(|x| e(&x)),
+        }
+    }
+
+    #[inline]
+    fn decode<T: DeserializeOwned>(self, bytes: &[u8]) -> Result<T, String> {
+        let e = |e: &dyn std::fmt::Display| e.to_string();
+        match self {
+            SerdeFormat::Json => serde_json::from_slice(bytes).map_err(|x| e(&x)),
+            SerdeFormat::Cbor => ciborium::from_reader(bytes).map_err(|x| e(&x)),
+            SerdeFormat::MsgPack => rmp_serde::from_slice(bytes).map_err(|x| e(&x)),
+            SerdeFormat::Bson => bson::deserialize_from_slice(bytes).map_err(|x| e(&x)),
+            SerdeFormat::Yaml => serde_yaml_ng::from_slice(bytes).map_err(|x| e(&x)),
+            SerdeFormat::Pson => crate::pson_serde::from_slice(bytes).map_err(|x| e(&x)),
+        }
+    }
+}
+
+struct SerdeCase<T> {
+    format: SerdeFormat,
+    value: T,
+}
+
+impl<T: PaperType> TypedCase for SerdeCase<T> {
+    fn encode(&self, out: &mut Vec<u8>) -> Result<(), String> {
+        self.format.encode(&self.value, out)
+    }
+    fn decode(&self, bytes: &[u8]) -> Result<(), String> {
+        self.format.decode::<T>(bytes).map(drop)
+    }
+    fn roundtrip_equal(&self, bytes: &[u8]) -> Result<bool, String> {
+        Ok(self.format.decode::<T>(bytes)? == self.value)
+    }
+}
+
+struct ProstCase<T> {
+    value: T,
+}
+
+impl<T: PaperType> TypedCase for ProstCase<T> {
+    fn encode(&self, out: &mut Vec<u8>) -> Result<(), String> {
+        self.value.encode(out).map_err(|e| e.to_string())
+    }
+    fn decode(&self, bytes: &[u8]) -> Result<(), String> {
+        T::decode(bytes).map(drop).map_err(|e| e.to_string())
+    }
+    fn roundtrip_equal(&self, bytes: &[u8]) -> Result<bool, String> {
+        Ok(T::decode(bytes).map_err(|e| e.to_string())? == self.value)
+    }
+}
+
+fn make<T: PaperType>(codec: &str, value: &Value) -> Option<Box<dyn TypedCase>> {
+    // The dynamic value → struct conversion goes through JSON text once, at preparation.
+    let v: T = serde_json::from_str(&value.to_json_string()).ok()?;
+    if codec == "protobuf" {
+        return Some(Box::new(ProstCase { value: v }));
+    }
+    Some(Box::new(SerdeCase { format: SerdeFormat::of(codec)?, value: v }))
+}
+
+/// The codecs that have a typed path.
+pub const TYPED_CODECS: &[&str] = &["json", "cbor", "msgpack", "bson", "yaml", "pson", "protobuf"];
+
+/// The typed case for a payload of the built-in `pson-paper` corpus, if `codec` has a typed path.
+pub fn pson_paper_case(codec: &str, payload: &str, value: &Value) -> Option<Box<dyn TypedCase>> {
+    if !TYPED_CODECS.contains(&codec) {
+        return None;
+    }
+    match payload {
+        "Test01" | "Test02" => make::<GpsReading>(codec, value),
+        "Test03" => make::<ManyKeys>(codec, value),
+        "Test04" => make::<Series>(codec, value),
+        "Test05" => make::<OneBool>(codec, value),
+        "Test06" => make::<OneNeg>(codec, value),
+        "Test07" => make::<OnePos>(codec, value),
+        "Test08" => make::<OneDouble>(codec, value),
+        "Test09" => make::<OneString>(codec, value),
+        "Test10" => make::<Mixed>(codec, value),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wirebench_core::corpus::builtin;
+    use wirebench_core::Schema;
+
+    #[test]
+    fn typed_bytes_equal_dynamic_bytes_and_round_trip() {
+        for p in builtin("pson-paper").unwrap().payloads() {
+            let schema = Schema::infer([&p.value]);
+            for id in TYPED_CODECS {
+                let case = pson_paper_case(id, &p.name, &p.value).unwrap_or_else(|| panic!("{id} {}", p.name));
+                let mut typed = Vec::new();
+                case.encode(&mut typed).unwrap();
+                let mut dynamic = Vec::new();
+                crate::find(id).unwrap().encode(&p.value, Some(&schema), &mut dynamic).unwrap();
+                assert_eq!(typed, dynamic, "{id} {}", p.name);
+                assert!(case.roundtrip_equal(&typed).unwrap(), "{id} {}", p.name);
+                case.decode(&typed).unwrap();
+                assert!(case.decode(&typed[..typed.len() / 2]).is_err() || typed.len() < 2 || *id == "yaml", "{id} {}", p.name);
+            }
+        }
+        assert!(pson_paper_case("avro", "Test01", &Value::Null).is_none());
+    }
+}

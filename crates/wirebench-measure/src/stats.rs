@@ -1,0 +1,208 @@
+//! Sample statistics: location, spread, bootstrap confidence intervals and Tukey outliers.
+//!
+//! Everything here is deterministic for a given seed (the bootstrap uses its own small PRNG).
+
+/// A small, fast, seedable PRNG (xoshiro256**), enough for shuffling and bootstrapping.
+#[derive(Clone, Debug)]
+pub struct Rng([u64; 4]);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        // splitmix64 to spread the seed over the state.
+        let mut z = seed;
+        let mut next = || {
+            z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut x = z;
+            x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            x ^ (x >> 31)
+        };
+        Rng([next(), next(), next(), next()])
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        let s = &mut self.0;
+        let result = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
+        let t = s[1] << 17;
+        s[2] ^= s[0];
+        s[3] ^= s[1];
+        s[1] ^= s[2];
+        s[0] ^= s[3];
+        s[2] ^= t;
+        s[3] = s[3].rotate_left(45);
+        result
+    }
+
+    /// Uniform in `0..n` (n > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.next_u64() as u128 * n as u128) >> 64) as usize
+    }
+
+    /// Fisher–Yates shuffle.
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = self.below(i + 1);
+            items.swap(i, j);
+        }
+    }
+}
+
+pub use wirebench_core::results::{Outliers, Summary};
+
+/// The `q` quantile (0..=1) of sorted data, linear interpolation between closest ranks.
+pub fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
+    match sorted.len() {
+        0 => f64::NAN,
+        1 => sorted[0],
+        n => {
+            let pos = q.clamp(0.0, 1.0) * (n - 1) as f64;
+            let lo = pos.floor() as usize;
+            let hi = pos.ceil() as usize;
+            sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+        }
+    }
+}
+
+fn sorted(xs: &[f64]) -> Vec<f64> {
+    let mut v = xs.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    v
+}
+
+pub fn median(xs: &[f64]) -> f64 {
+    quantile_sorted(&sorted(xs), 0.5)
+}
+
+/// Number of bootstrap resamples.
+pub const BOOTSTRAP_RESAMPLES: usize = 1000;
+
+/// Bootstrap 95 % CI of a statistic of one sample set.
+pub fn bootstrap_ci(xs: &[f64], stat: impl Fn(&mut [f64]) -> f64, seed: u64) -> (f64, f64) {
+    if xs.len() < 2 {
+        let v = xs.first().copied().unwrap_or(f64::NAN);
+        return (v, v);
+    }
+    let mut rng = Rng::new(seed);
+    let mut buf = vec![0.0; xs.len()];
+    let mut stats = Vec::with_capacity(BOOTSTRAP_RESAMPLES);
+    for _ in 0..BOOTSTRAP_RESAMPLES {
+        for b in buf.iter_mut() {
+            *b = xs[rng.below(xs.len())];
+        }
+        stats.push(stat(&mut buf));
+    }
+    stats.sort_by(|a, b| a.total_cmp(b));
+    (quantile_sorted(&stats, 0.025), quantile_sorted(&stats, 0.975))
+}
+
+fn median_in_place(buf: &mut [f64]) -> f64 {
+    buf.sort_unstable_by(|a, b| a.total_cmp(b));
+    quantile_sorted(buf, 0.5)
+}
+
+/// Bootstrap 95 % CI of the ratio of medians `a / b` (both resampled independently).
+pub fn ratio_ci(a: &[f64], b: &[f64], seed: u64) -> (f64, f64) {
+    if a.is_empty() || b.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    let mut rng = Rng::new(seed);
+    let (mut ba, mut bb) = (vec![0.0; a.len()], vec![0.0; b.len()]);
+    let mut stats = Vec::with_capacity(BOOTSTRAP_RESAMPLES);
+    for _ in 0..BOOTSTRAP_RESAMPLES {
+        for x in ba.iter_mut() {
+            *x = a[rng.below(a.len())];
+        }
+        for x in bb.iter_mut() {
+            *x = b[rng.below(b.len())];
+        }
+        stats.push(median_in_place(&mut ba) / median_in_place(&mut bb));
+    }
+    stats.sort_by(|x, y| x.total_cmp(y));
+    (quantile_sorted(&stats, 0.025), quantile_sorted(&stats, 0.975))
+}
+
+/// Summarize samples; `seed` drives the bootstrap.
+pub fn summarize(xs: &[f64], seed: u64) -> Summary {
+    let n = xs.len();
+    if n == 0 {
+        return Summary::default();
+    }
+    let s = sorted(xs);
+    let mean = s.iter().sum::<f64>() / n as f64;
+    let var = if n > 1 { s.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
+    let med = quantile_sorted(&s, 0.5);
+    let mut dev: Vec<f64> = s.iter().map(|x| (x - med).abs()).collect();
+    dev.sort_by(|a, b| a.total_cmp(b));
+    let (q1, q3) = (quantile_sorted(&s, 0.25), quantile_sorted(&s, 0.75));
+    let iqr = q3 - q1;
+    let mut outliers = Outliers::default();
+    for &x in &s {
+        if x < q1 - 3.0 * iqr {
+            outliers.low_severe += 1;
+        } else if x < q1 - 1.5 * iqr {
+            outliers.low_mild += 1;
+        } else if x > q3 + 3.0 * iqr {
+            outliers.high_severe += 1;
+        } else if x > q3 + 1.5 * iqr {
+            outliers.high_mild += 1;
+        }
+    }
+    Summary {
+        n,
+        median: med,
+        mean,
+        stddev: var.sqrt(),
+        mad: quantile_sorted(&dev, 0.5),
+        min: s[0],
+        max: s[n - 1],
+        median_ci95: bootstrap_ci(xs, median_in_place, seed),
+        outliers,
+    }
+}
+
+/// Geometric mean of positive values (NaN if any is not positive).
+pub fn geomean(xs: &[f64]) -> f64 {
+    if xs.is_empty() || xs.iter().any(|x| *x <= 0.0 || !x.is_finite()) {
+        return f64::NAN;
+    }
+    (xs.iter().map(|x| x.ln()).sum::<f64>() / xs.len() as f64).exp()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_of_known_data() {
+        let xs = [1.0, 2.0, 3.0, 4.0, 100.0];
+        let s = summarize(&xs, 1);
+        assert_eq!((s.n, s.median, s.min, s.max), (5, 3.0, 1.0, 100.0));
+        assert_eq!(s.mean, 22.0);
+        assert_eq!(s.mad, 1.0);
+        // q1 = 2, q3 = 4, iqr = 2: 100 is beyond q3 + 3·iqr.
+        assert_eq!(s.outliers, Outliers { high_severe: 1, ..Default::default() });
+        assert!((s.stddev - 43.6005733).abs() < 1e-6, "{}", s.stddev);
+        assert!(s.median_ci95.0 <= 3.0 && s.median_ci95.1 >= 3.0);
+    }
+
+    #[test]
+    fn bootstrap_is_deterministic_and_covers() {
+        let xs: Vec<f64> = (0..50).map(|i| 100.0 + (i % 7) as f64).collect();
+        let a = bootstrap_ci(&xs, median_in_place, 7);
+        assert_eq!(a, bootstrap_ci(&xs, median_in_place, 7));
+        assert!(a.0 <= median(&xs) && median(&xs) <= a.1);
+        let r = ratio_ci(&xs, &xs.iter().map(|x| x * 2.0).collect::<Vec<_>>(), 3);
+        assert!(r.0 <= 0.5 && 0.5 <= r.1, "{r:?}");
+    }
+
+    #[test]
+    fn shuffle_and_geomean() {
+        let mut v: Vec<usize> = (0..100).collect();
+        Rng::new(5).shuffle(&mut v);
+        assert_ne!(v, (0..100).collect::<Vec<_>>());
+        v.sort();
+        assert_eq!(v, (0..100).collect::<Vec<_>>());
+        assert!((geomean(&[1.0, 4.0]) - 2.0).abs() < 1e-12);
+        assert!(geomean(&[1.0, 0.0]).is_nan());
+    }
+}

@@ -1,0 +1,256 @@
+//! The speed report: time per operation by payload and codec, per-codec geometric means,
+//! the seed 001 (PSON paper) table beside ours, and the warnings.
+
+use wirebench_core::published::PSON_PAPER_ESP32;
+use wirebench_core::results::{Results, SpeedCase, SpeedSection};
+
+use crate::csv::record;
+use crate::table::Table;
+use crate::Output;
+
+/// Human time: ns below 10 µs, then µs, then ms.
+pub fn ns(v: f64) -> String {
+    if !v.is_finite() {
+        "-".into()
+    } else if v < 10_000.0 {
+        format!("{v:.0}")
+    } else if v < 10_000_000.0 {
+        format!("{:.1}k", v / 1000.0)
+    } else {
+        format!("{:.1}M", v / 1e6)
+    }
+}
+
+fn geomean(xs: impl Iterator<Item = f64>) -> Option<f64> {
+    let v: Vec<f64> = xs.filter(|x| *x > 0.0 && x.is_finite()).collect();
+    (!v.is_empty()).then(|| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
+}
+
+fn payloads(s: &SpeedSection) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for c in &s.cases {
+        if !out.contains(&c.payload.as_str()) {
+            out.push(&c.payload);
+        }
+    }
+    out
+}
+
+fn codecs(s: &SpeedSection) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for c in &s.cases {
+        if !out.contains(&c.codec.as_str()) {
+            out.push(&c.codec);
+        }
+    }
+    out
+}
+
+fn find<'a>(s: &'a SpeedSection, payload: &str, codec: &str, op: &str) -> Option<&'a SpeedCase> {
+    s.cases.iter().find(|c| c.payload == payload && c.codec == codec && c.op == op)
+}
+
+/// Median ns per operation, payload × codec, for one operation.
+pub fn matrix(s: &SpeedSection, op: &str) -> Table {
+    let cs = codecs(s);
+    let mut headers = vec!["payload"];
+    headers.extend(cs.iter());
+    let mut t = Table::new(&format!("{op}: median ns per operation"), &headers).numeric_from(1);
+    for p in payloads(s) {
+        let mut row = vec![p.to_string()];
+        for c in &cs {
+            row.push(find(s, p, c, op).map(|x| ns(x.ns_per_op.median)).unwrap_or_default());
+        }
+        t.push(row);
+    }
+    t
+}
+
+fn cases_of<'a>(s: &'a SpeedSection, codec: &'a str, op: &'a str) -> impl Iterator<Item = &'a SpeedCase> {
+    s.cases.iter().filter(move |x| x.codec == codec && x.op == op)
+}
+
+/// Geometric means per codec over payloads.
+pub fn summary(s: &SpeedSection) -> Table {
+    let instr = s.instructions;
+    let mut headers = vec!["codec", "path", "enc ns", "dec ns", "enc x base", "dec x base", "enc allocs", "dec allocs"];
+    if instr {
+        headers.extend(["enc instr", "dec instr"]);
+    }
+    let mut t = Table::new(
+        &format!("Per codec: geometric mean over payloads (baseline {})", s.baseline),
+        &headers,
+    )
+    .numeric_from(2);
+    for c in codecs(s) {
+        let of = |op: &'static str| cases_of(s, c, op);
+        let path = of("encode").next().map(|x| x.path.clone()).unwrap_or_default();
+        let g = |op: &'static str, f: &dyn Fn(&SpeedCase) -> Option<f64>| geomean(of(op).filter_map(f));
+        let fmt_ratio = |v: Option<f64>| v.map(|r| format!("{r:.2}")).unwrap_or_else(|| "-".into());
+        let mean_allocs = |op: &'static str| {
+            let v: Vec<f64> = of(op).filter_map(|x| x.allocs_per_op).collect();
+            if v.is_empty() {
+                "-".into()
+            } else {
+                format!("{:.1}", v.iter().sum::<f64>() / v.len() as f64)
+            }
+        };
+        let mut row = vec![
+            c.to_string(),
+            path,
+            g("encode", &|x| Some(x.ns_per_op.median)).map(ns).unwrap_or_default(),
+            g("decode", &|x| Some(x.ns_per_op.median)).map(ns).unwrap_or_default(),
+            fmt_ratio(g("encode", &|x| x.ratio_to_baseline)),
+            fmt_ratio(g("decode", &|x| x.ratio_to_baseline)),
+            mean_allocs("encode"),
+            mean_allocs("decode"),
+        ];
+        if instr {
+            row.push(g("encode", &|x| x.instructions_per_op).map(|v| format!("{v:.0}")).unwrap_or_default());
+            row.push(g("decode", &|x| x.instructions_per_op).map(|v| format!("{v:.0}")).unwrap_or_default());
+        }
+        t.push(row);
+    }
+    t
+}
+
+/// Seed 001's ESP32 table beside ours: ratio to JSON, ours / paper, per payload.
+pub fn seed001(s: &SpeedSection) -> Option<Table> {
+    if s.corpus != "pson-paper" {
+        return None;
+    }
+    let p = &PSON_PAPER_ESP32;
+    let mut headers = vec!["codec", "op"];
+    headers.extend(p.payloads.iter());
+    headers.push("geomean");
+    let mut t = Table::new(
+        "Seed 001 (PSON paper): ratio to JSON, ours / ESP32 as published",
+        &headers,
+    )
+    .numeric_from(2);
+    for series in p.series {
+        let mut row = vec![series.codec.to_string(), series.op.to_string()];
+        let (mut ours_all, mut theirs_all) = (Vec::new(), Vec::new());
+        for payload in p.payloads {
+            let ours = find(s, payload, series.codec, series.op)
+                .zip(find(s, payload, "json", series.op))
+                .map(|(a, b)| a.ns_per_op.median / b.ns_per_op.median);
+            let theirs = p.get(series.codec, series.op, payload).zip(p.get("json", series.op, payload)).map(|(a, b)| a / b);
+            if let (Some(o), Some(t)) = (ours, theirs) {
+                ours_all.push(o);
+                theirs_all.push(t);
+            }
+            row.push(match (ours, theirs) {
+                (Some(o), Some(t)) => format!("{o:.2}/{t:.2}"),
+                (None, Some(t)) => format!("-/{t:.2}"),
+                _ => "-".into(),
+            });
+        }
+        row.push(match (geomean(ours_all.into_iter()), geomean(theirs_all.into_iter())) {
+            (Some(o), Some(t)) => format!("{o:.2}/{t:.2}"),
+            _ => "-".into(),
+        });
+        t.push(row);
+    }
+    Some(t)
+}
+
+fn warnings(s: &SpeedSection) -> Vec<String> {
+    let mut w = s.warnings.clone();
+    for c in &s.cases {
+        for x in &c.warnings {
+            w.push(format!("{} / {} / {}: {x}", c.payload, c.codec, c.op));
+        }
+    }
+    w
+}
+
+/// Render the speed section of a results file.
+pub fn render(results: &Results, output: Output) -> String {
+    let Some(s) = &results.speed else {
+        return String::new();
+    };
+    match output {
+        Output::Json => serde_json::to_string_pretty(results).expect("results serialize") + "\n",
+        Output::Csv => csv(s),
+        Output::Table | Output::Markdown => {
+            let md = output == Output::Markdown;
+            let r = |t: &Table| if md { t.to_markdown() } else { t.to_text() };
+            let mut out = String::new();
+            out.push_str(&if md { format!("## Speed: {}\n\n", s.corpus) } else { format!("Speed: {}\n\n", s.corpus) });
+            out.push_str(&r(&matrix(s, "encode")));
+            out.push('\n');
+            out.push_str(&r(&matrix(s, "decode")));
+            out.push('\n');
+            out.push_str(&r(&summary(s)));
+            if let Some(t) = seed001(s) {
+                out.push('\n');
+                out.push_str(&r(&t));
+                out.push_str(&format!(
+                    "{}Our ns per operation equals µs per 1000 iterations, the paper's unit. Absolute times are host-specific; ratios compare. Source: {}. {}\n",
+                    if md { "\n" } else { "" },
+                    PSON_PAPER_ESP32.source,
+                    PSON_PAPER_ESP32.note
+                ));
+            }
+            let w = warnings(s);
+            if !w.is_empty() {
+                out.push_str(if md { "\n**Warnings**\n\n" } else { "\nWarnings\n" });
+                for line in w.iter().take(40) {
+                    out.push_str(&format!("{}{line}\n", if md { "- " } else { "  " }));
+                }
+                if w.len() > 40 {
+                    out.push_str(&format!("  ... and {} more (see the results file)\n", w.len() - 40));
+                }
+            }
+            out.push_str(&format!(
+                "\n{} samples per case, >= {:.0} µs each, interleaved in shuffled rounds (seed {}); clock step {:.0} ns, clock read {:.0} ns, harness {:.2} ns/op\n",
+                s.samples,
+                s.target_sample_ns / 1000.0,
+                s.seed,
+                s.timer.precision_ns,
+                s.timer.now_overhead_ns,
+                s.timer.harness_overhead_ns_per_op
+            ));
+            out
+        }
+    }
+}
+
+fn csv(s: &SpeedSection) -> String {
+    let mut out = record(&[
+        "payload", "codec", "op", "path", "buffer", "bytes", "median_ns", "mean_ns", "stddev_ns", "mad_ns", "min_ns", "max_ns",
+        "ci95_lo_ns", "ci95_hi_ns", "outliers", "ratio_to_baseline", "ratio_ci95_lo", "ratio_ci95_hi", "allocs_per_op",
+        "alloc_bytes_per_op", "instructions_per_op", "samples", "iters_per_sample",
+    ]);
+    let f = |v: Option<f64>| v.map(|x| format!("{x:.4}")).unwrap_or_default();
+    for c in &s.cases {
+        let m = &c.ns_per_op;
+        out.push_str(&record(&[
+            c.payload.clone(),
+            c.codec.clone(),
+            c.op.clone(),
+            c.path.clone(),
+            c.buffer.clone(),
+            c.bytes.to_string(),
+            format!("{:.3}", m.median),
+            format!("{:.3}", m.mean),
+            format!("{:.3}", m.stddev),
+            format!("{:.3}", m.mad),
+            format!("{:.3}", m.min),
+            format!("{:.3}", m.max),
+            format!("{:.3}", m.median_ci95.0),
+            format!("{:.3}", m.median_ci95.1),
+            m.outliers.total().to_string(),
+            f(c.ratio_to_baseline),
+            f(c.ratio_ci95.map(|x| x.0)),
+            f(c.ratio_ci95.map(|x| x.1)),
+            f(c.allocs_per_op),
+            f(c.alloc_bytes_per_op),
+            f(c.instructions_per_op),
+            m.n.to_string(),
+            c.iters_per_sample.to_string(),
+        ]));
+    }
+    out
+}

@@ -1,0 +1,115 @@
+//! Pieces every command shares: the bad-input error (exit code 2), reading inputs and schemas,
+//! writing stdout, provenance.
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use wirebench_codecs::{Codec, CodecError};
+use wirebench_core::corpus;
+use wirebench_core::results::{Machine, Provenance};
+use wirebench_core::Schema;
+
+/// An error caused by the user's input: exit code 2.
+#[derive(Debug)]
+pub struct BadInput(String);
+
+impl std::fmt::Display for BadInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
+
+pub fn bad(msg: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(BadInput(msg.into()))
+}
+
+pub fn find_codec(id: &str) -> Result<&'static dyn Codec> {
+    wirebench_codecs::find(id)
+        .ok_or_else(|| bad(format!("unknown format {id:?} (known: {})", wirebench_codecs::ids())))
+}
+
+pub fn read_schema(path: &Path) -> Result<Schema> {
+    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+    Schema::from_json_str(&text)
+        .map_err(|e| bad(format!("{}:{}:{}: not a wirebench schema: {e}", path.display(), e.line(), e.column())))
+}
+
+pub fn read_input(path: Option<&Path>) -> Result<(String, Vec<u8>)> {
+    match path {
+        Some(p) => {
+            let bytes = std::fs::read(p).map_err(|e| bad(format!("{}: {e}", p.display())))?;
+            Ok((p.display().to_string(), bytes))
+        }
+        None => {
+            let mut bytes = Vec::new();
+            std::io::stdin().read_to_end(&mut bytes).context("reading stdin")?;
+            Ok(("<stdin>".into(), bytes))
+        }
+    }
+}
+
+/// Write all of `bytes` to stdout; a closed pipe is not an error.
+pub fn write_stdout(bytes: &[u8]) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("writing stdout"),
+    }
+}
+
+pub fn codec_error(name: &str, codec: &dyn Codec, e: CodecError) -> anyhow::Error {
+    bad(format!("{name}: {}: {e}", codec.info().id))
+}
+
+pub fn sample_error(e: corpus::SampleError) -> anyhow::Error {
+    bad(e.to_string())
+}
+
+pub fn provenance(seed: u64) -> Provenance {
+    let mut crates: Vec<(String, String)> =
+        wirebench_codecs::CRATE_VERSIONS.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect();
+    crates.sort();
+    Provenance {
+        wirebench_version: env!("CARGO_PKG_VERSION").into(),
+        git_commit: env!("WIREBENCH_GIT_COMMIT").into(),
+        rustc: env!("WIREBENCH_RUSTC").into(),
+        crates,
+        machine: Machine::detect(),
+        command: std::env::args().collect(),
+        started_at: now_rfc3339(),
+        seed,
+    }
+}
+
+/// The current UTC time as RFC 3339, from the system clock (no time crate needed).
+pub fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+
+/// Fail early (before measuring) when a results file cannot be written there.
+pub fn check_writable(path: &Path) -> Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(bad(format!("{}: directory {} does not exist", path.display(), dir.display())));
+    }
+    if path.is_dir() {
+        return Err(bad(format!("{}: is a directory", path.display())));
+    }
+    Ok(())
+}

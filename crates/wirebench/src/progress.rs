@@ -1,0 +1,46 @@
+//! A one-line progress indicator on stderr when it is a terminal; silent when piped.
+
+use std::io::{IsTerminal, Write};
+use std::time::Instant;
+
+pub struct Progress {
+    on: bool,
+    label: String,
+    what: String,
+    started: Instant,
+}
+
+impl Progress {
+    pub fn new(label: &str, _total: usize, what: &str) -> Progress {
+        Progress { on: std::io::stderr().is_terminal(), label: label.into(), what: what.into(), started: Instant::now() }
+    }
+
+    pub fn update(&mut self, done: usize, total: usize) {
+        if !self.on {
+            return;
+        }
+        let width = 30;
+        let filled = if total == 0 { width } else { done * width / total };
+        let eta = if done == 0 {
+            String::new()
+        } else {
+            let per = self.started.elapsed().as_secs_f64() / done as f64;
+            format!(" ~{:.0} s left", per * (total - done) as f64)
+        };
+        eprint!(
+            "\r{} [{}{}] {done}/{total} rounds, {}{eta}   ",
+            self.label,
+            "#".repeat(filled),
+            " ".repeat(width - filled),
+            self.what
+        );
+        let _ = std::io::stderr().flush();
+    }
+
+    pub fn finish(&mut self) {
+        if self.on {
+            eprint!("\r{}\r", " ".repeat(90));
+            let _ = std::io::stderr().flush();
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! `size`: encoded size per payload and codec.
+
+use anyhow::Result;
+use wirebench_codecs::{Codec, SchemaUse};
+use wirebench_core::corpus::{self, SampleStream};
+use wirebench_core::results::Results;
+use wirebench_core::Schema;
+use wirebench_measure::size::{SchemaSource, SizeMeter};
+
+use crate::common::*;
+use crate::SizeArgs;
+
+/// Samples measured per batch when streaming files.
+const SAMPLE_BATCH: usize = 1024;
+
+pub fn size(args: SizeArgs) -> Result<()> {
+    let codecs: Vec<&'static dyn Codec> = if args.formats.is_empty() {
+        wirebench_codecs::registry().to_vec()
+    } else {
+        args.formats.iter().map(|f| find_codec(f.trim())).collect::<Result<_>>()?
+    };
+    let given_schema = args.schema.as_deref().map(read_schema).transpose()?;
+    if let Some(out) = &args.out {
+        check_writable(out)?;
+    }
+    let needs_schema = codecs.iter().any(|c| c.info().schema != SchemaUse::None);
+    let config = serde_json::json!({
+        "measurement": "size",
+        "corpus": args.corpus,
+        "samples": args.samples,
+        "formats": codecs.iter().map(|c| c.info().id).collect::<Vec<_>>(),
+        "schema": args.schema,
+        "per_record": args.per_record,
+        "zstd_level": wirebench_measure::compress::ZSTD_LEVEL,
+        "deflate_level": wirebench_measure::compress::DEFLATE_LEVEL,
+    });
+    let section = if args.samples.is_empty() {
+        let name = args.corpus.as_deref().unwrap_or("pson-paper");
+        let corpus = corpus::builtin(name).ok_or_else(|| {
+            let known: Vec<_> = corpus::BUILTIN.iter().map(|c| c.name).collect();
+            bad(format!("unknown corpus {name:?} (built in: {})", known.join(", ")))
+        })?;
+        let source = match given_schema {
+            Some(s) => SchemaSource::Fixed(s),
+            None => SchemaSource::PerPayload,
+        };
+        let mut meter = SizeMeter::new(codecs, source, true);
+        for p in corpus.payloads() {
+            meter.add(&p);
+        }
+        meter.finish(name)
+    } else {
+        // Pass 1 (only when needed): infer one schema from all samples, streaming.
+        let schema = match given_schema {
+            Some(s) => s,
+            None if needs_schema => {
+                let mut inf = wirebench_core::schema::Inferrer::default();
+                for item in SampleStream::open(&args.samples).map_err(sample_error)? {
+                    inf.add(&item.map_err(sample_error)?.value);
+                }
+                inf.finish()
+            }
+            None => Schema { tag: "wirebench-schema/1".into(), root: wirebench_core::Type::Any },
+        };
+        let mut meter = SizeMeter::new(codecs, SchemaSource::Fixed(schema), args.per_record);
+        let files = corpus::expand_paths(&args.samples).map_err(sample_error)?;
+        meter.add_input_bytes(files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum());
+        // Bounded batches keep memory flat and let the meter use every core.
+        let mut batch = Vec::with_capacity(SAMPLE_BATCH);
+        for item in SampleStream::open(&args.samples).map_err(sample_error)? {
+            batch.push(item.map_err(sample_error)?);
+            if batch.len() == SAMPLE_BATCH {
+                meter.add_batch(&batch);
+                batch.clear();
+            }
+        }
+        meter.add_batch(&batch);
+        meter.finish("samples")
+    };
+    let mut results = Results::new(provenance(0), config);
+    results.size = Some(section);
+    if let Some(out) = &args.out {
+        results.write_atomic(out).map_err(|e| bad(e.to_string()))?;
+    }
+    write_stdout(wirebench_report::size::render(&results, args.output.into()).as_bytes())
+}
+

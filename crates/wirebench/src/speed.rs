@@ -1,0 +1,309 @@
+//! `speed`: encode and decode time per operation, allocations, and (with `--instructions`)
+//! instruction counts under callgrind.
+
+use std::hint::black_box;
+
+use anyhow::Result;
+use wirebench_codecs::typed::pson_paper_case;
+use wirebench_codecs::{Codec, SchemaUse};
+use wirebench_core::corpus::{self, Payload, SampleStream};
+use wirebench_core::fidelity::compare;
+use wirebench_core::results::Results;
+use wirebench_core::Schema;
+use wirebench_measure::speed::{CaseSpec, SpeedConfig};
+
+use crate::common::*;
+use crate::SpeedArgs;
+
+/// Samples loaded for a user-sample speed run (they are held in memory while timing).
+const MAX_SAMPLES: usize = 10_000;
+
+/// What to time, loaded once: (payload name, the values one operation cycles through).
+struct Workload {
+    corpus: String,
+    payloads: Vec<(String, Vec<Payload>)>,
+    /// `Some` for user samples (one schema for all), `None` for the built-in corpus.
+    schema: Option<Schema>,
+    builtin: bool,
+}
+
+fn load(args: &SpeedArgs) -> Result<Workload> {
+    if args.samples.is_empty() {
+        let name = args.corpus.as_deref().unwrap_or("pson-paper");
+        let c = corpus::builtin(name).ok_or_else(|| {
+            let known: Vec<_> = corpus::BUILTIN.iter().map(|c| c.name).collect();
+            bad(format!("unknown corpus {name:?} (built in: {})", known.join(", ")))
+        })?;
+        let payloads = c.payloads().into_iter().map(|p| (p.name.clone(), vec![p])).collect();
+        return Ok(Workload { corpus: name.into(), payloads, schema: None, builtin: true });
+    }
+    let mut all = Vec::new();
+    for item in SampleStream::open(&args.samples).map_err(sample_error)? {
+        all.push(item.map_err(sample_error)?);
+        if all.len() == MAX_SAMPLES {
+            break;
+        }
+    }
+    if all.is_empty() {
+        return Err(bad("no samples in the given files"));
+    }
+    let schema = match &args.schema {
+        Some(p) => read_schema(p)?,
+        None => Schema::infer(all.iter().map(|p| &p.value)),
+    };
+    let name = format!("samples ({} records)", all.len());
+    Ok(Workload { corpus: "samples".into(), payloads: vec![(name, all)], schema: Some(schema), builtin: false })
+}
+
+/// A case that failed its round-trip gate, or could not be built.
+struct Skipped {
+    payload: String,
+    codec: String,
+    reason: String,
+}
+
+/// Build the cases: typed path where the codec has one for the built-in corpus, else the
+/// dynamic path through the prepared codec. Every case passes its round trip before timing.
+fn build_cases<'a>(w: &'a Workload, codecs: &[&'static dyn Codec], skipped: &mut Vec<Skipped>) -> Vec<CaseSpec<'a>> {
+    let mut cases = Vec::new();
+    for (name, values) in &w.payloads {
+        let inferred;
+        let schema = match &w.schema {
+            Some(s) => s,
+            None => {
+                inferred = Schema::infer(values.iter().map(|p| &p.value));
+                &inferred
+            }
+        };
+        for codec in codecs {
+            let id = codec.info().id;
+            let skip = |reason: String| Skipped { payload: name.clone(), codec: id.into(), reason };
+            if w.builtin {
+                if let Some(case) = pson_paper_case(id, name, &values[0].value) {
+                    let mut bytes = Vec::new();
+                    if let Err(e) = case.encode(&mut bytes) {
+                        skipped.push(skip(format!("encode: {e}")));
+                        continue;
+                    }
+                    match case.roundtrip_equal(&bytes) {
+                        Ok(true) => {}
+                        Ok(false) => {
+                            skipped.push(skip("round trip changed the value".into()));
+                            continue;
+                        }
+                        Err(e) => {
+                            skipped.push(skip(format!("round trip: {e}")));
+                            continue;
+                        }
+                    }
+                    let case: std::sync::Arc<dyn wirebench_codecs::typed::TypedCase> = case.into();
+                    let (enc, dec) = (case.clone(), case);
+                    let mut buf = Vec::with_capacity(bytes.len() * 2);
+                    let size = bytes.len();
+                    cases.push(CaseSpec {
+                        payload: name.clone(),
+                        codec: id.into(),
+                        op: "encode",
+                        path: "typed",
+                        buffer: "reused",
+                        bytes: size,
+                        run: Box::new(move |n| {
+                            for _ in 0..n {
+                                buf.clear();
+                                let _ = black_box(enc.encode(black_box(&mut buf)));
+                            }
+                        }),
+                    });
+                    cases.push(CaseSpec {
+                        payload: name.clone(),
+                        codec: id.into(),
+                        op: "decode",
+                        path: "typed",
+                        buffer: "n/a",
+                        bytes: size,
+                        run: Box::new(move |n| {
+                            for _ in 0..n {
+                                let _ = black_box(dec.decode(black_box(&bytes)));
+                            }
+                        }),
+                    });
+                    continue;
+                }
+            }
+            let schema = (codec.info().schema != SchemaUse::None).then_some(schema);
+            let prepared = match codec.prepare(schema) {
+                Ok(p) => std::sync::Arc::<dyn wirebench_codecs::Prepared>::from(p),
+                Err(e) => {
+                    skipped.push(skip(e.to_string()));
+                    continue;
+                }
+            };
+            // Round-trip gate: every value encodes, decodes, and comes back (lossy is allowed
+            // and labelled; failures are skipped with the reason).
+            let mut encoded: Vec<Vec<u8>> = Vec::with_capacity(values.len());
+            let mut failure = None;
+            let mut lossy = None;
+            for p in values {
+                let mut b = Vec::new();
+                match prepared.encode(&p.value, &mut b) {
+                    Err(e) => {
+                        failure = Some(format!("{}: encode: {e}", p.name));
+                        break;
+                    }
+                    Ok(()) => match prepared.decode(&b) {
+                        Err(e) => {
+                            failure = Some(format!("{}: decode: {e}", p.name));
+                            break;
+                        }
+                        Ok(back) => {
+                            if lossy.is_none() {
+                                lossy = compare(&p.value, &back).into_iter().next().map(|l| format!("{}: {l}", p.name));
+                            }
+                        }
+                    },
+                }
+                encoded.push(b);
+            }
+            if let Some(reason) = failure {
+                skipped.push(skip(reason));
+                continue;
+            }
+            let size = encoded.iter().map(|b| b.len()).sum::<usize>() / encoded.len().max(1);
+            let (enc, dec) = (prepared.clone(), prepared);
+            let mut buf = Vec::with_capacity(encoded.iter().map(|b| b.len()).max().unwrap_or(0) * 2);
+            let values_enc = values;
+            let mut i = 0usize;
+            let mut j = 0usize;
+            let path = if lossy.is_some() { "dynamic (lossy)" } else { "dynamic" };
+            cases.push(CaseSpec {
+                payload: name.clone(),
+                codec: id.into(),
+                op: "encode",
+                path,
+                buffer: "reused",
+                bytes: size,
+                run: Box::new(move |n| {
+                    for _ in 0..n {
+                        buf.clear();
+                        let _ = black_box(enc.encode(black_box(&values_enc[i].value), &mut buf));
+                        i = if i + 1 == values_enc.len() { 0 } else { i + 1 };
+                    }
+                }),
+            });
+            cases.push(CaseSpec {
+                payload: name.clone(),
+                codec: id.into(),
+                op: "decode",
+                path,
+                buffer: "n/a",
+                bytes: size,
+                run: Box::new(move |n| {
+                    for _ in 0..n {
+                        let _ = black_box(dec.decode(black_box(&encoded[j])));
+                        j = if j + 1 == encoded.len() { 0 } else { j + 1 };
+                    }
+                }),
+            });
+        }
+    }
+    cases
+}
+
+fn codecs_of(args: &SpeedArgs) -> Result<Vec<&'static dyn Codec>> {
+    if args.formats.is_empty() {
+        Ok(wirebench_codecs::registry().to_vec())
+    } else {
+        args.formats.iter().map(|f| find_codec(f.trim())).collect()
+    }
+}
+
+/// The child side of `--instructions`: build the same cases and run them in callgrind segments.
+pub fn callgrind_child(args: SpeedArgs) -> Result<()> {
+    let w = load(&args)?;
+    let codecs = codecs_of(&args)?;
+    let mut cases = build_cases(&w, &codecs, &mut Vec::new());
+    let mut empty = |n: u64| {
+        for i in 0..n {
+            black_box(i);
+        }
+    };
+    let mut runs: Vec<&mut dyn FnMut(u64)> = vec![&mut empty];
+    for c in cases.iter_mut() {
+        runs.push(&mut *c.run);
+    }
+    wirebench_measure::callgrind::run_segments(&mut runs);
+    Ok(())
+}
+
+pub fn speed(args: SpeedArgs) -> Result<()> {
+    if args.callgrind_child {
+        return callgrind_child(args);
+    }
+    let codecs = codecs_of(&args)?;
+    let baseline = args.baseline.clone().unwrap_or_else(|| "json".into());
+    find_codec(&baseline)?;
+    if let Some(out) = &args.out {
+        check_writable(out)?;
+    }
+    if args.samples_per_case < 10 {
+        return Err(bad(format!("--samples-per-case {} is too few for the statistics (at least 10; 30 or more recommended)", args.samples_per_case)));
+    }
+    if args.instructions && !wirebench_measure::callgrind::available() {
+        return Err(bad("--instructions needs valgrind (apt-get install valgrind)"));
+    }
+    let w = load(&args)?;
+    let mut skipped = Vec::new();
+    let cases = build_cases(&w, &codecs, &mut skipped);
+    if cases.is_empty() {
+        return Err(bad("no case passed its round trip: nothing to time"));
+    }
+    let cfg = SpeedConfig {
+        samples: args.samples_per_case,
+        target_sample_ns: args.sample_ms * 1e6,
+        warmup_ms: args.warmup_ms,
+        seed: args.seed,
+        baseline: baseline.clone(),
+    };
+    let timer = wirebench_measure::timer::measure_timer();
+    let total_cases = cases.len();
+    let mut progress = crate::progress::Progress::new("speed", cfg.samples, &format!("{total_cases} cases"));
+    let mut section = wirebench_measure::speed::run(cases, &cfg, timer, &w.corpus, &mut |d, t| progress.update(d, t));
+    progress.finish();
+    for s in &skipped {
+        section.warnings.push(format!("{} / {}: not timed: {}", s.payload, s.codec, s.reason));
+    }
+    if args.instructions {
+        let dir = std::env::temp_dir().join(format!("wirebench-callgrind-{}", std::process::id()));
+        let exe = std::env::current_exe()?;
+        let mut child_args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--instructions").collect();
+        child_args.push("--callgrind-child".into());
+        let counts = wirebench_measure::callgrind::count(&exe, &child_args, &dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        let counts = counts.map_err(|e| anyhow::anyhow!("instruction counts: {e}"))?;
+        if counts.len() != section.cases.len() {
+            return Err(anyhow::anyhow!("instruction counts: {} segments for {} cases", counts.len(), section.cases.len()));
+        }
+        for (c, n) in section.cases.iter_mut().zip(counts) {
+            c.instructions_per_op = Some(n);
+        }
+        section.instructions = true;
+    }
+    let config = serde_json::json!({
+        "measurement": "speed",
+        "corpus": args.corpus,
+        "samples": args.samples,
+        "formats": codecs.iter().map(|c| c.info().id).collect::<Vec<_>>(),
+        "baseline": baseline,
+        "samples_per_case": args.samples_per_case,
+        "sample_ms": args.sample_ms,
+        "warmup_ms": args.warmup_ms,
+        "seed": args.seed,
+        "instructions": args.instructions,
+    });
+    let mut results = Results::new(provenance(args.seed), config);
+    results.speed = Some(section);
+    if let Some(out) = &args.out {
+        results.write_atomic(out).map_err(|e| bad(e.to_string()))?;
+    }
+    write_stdout(wirebench_report::speed::render(&results, args.output.into()).as_bytes())
+}
