@@ -1,0 +1,61 @@
+"""A tiny test runner for interpreters without pytest (MicroPython).
+
+Imports a test module, calls every module-level function whose name starts
+with ``test_`` (sorted by name), and prints one line per failure plus the
+closing line ``micropython: N passed, N failed, N skipped``. Works the same
+on CPython (``python3 tests/run_micropython.py``).
+
+run_micropython.mjs loads this file into MicroPython's WebAssembly port and
+calls main(); as a script it exits 1 when a test failed.
+"""
+
+import sys
+
+
+def _print_exc(e):
+    pe = getattr(sys, "print_exception", None)
+    if pe is not None:  # MicroPython
+        pe(e)
+        return
+    import traceback
+
+    traceback.print_exception(type(e), e, e.__traceback__)
+
+
+def main(module_name="test_pson", label=None):
+    """Run the tests; returns (passed, failed, skipped)."""
+    if label is None:
+        label = getattr(getattr(sys, "implementation", None), "name", "python")
+    mod = __import__(module_name)
+    skip_type = getattr(mod, "SkipTest", None)
+    # the module dict, not dir(): MicroPython's dir() misses names added at
+    # import time through globals() (the generated per-vector tests)
+    space = getattr(mod, "__dict__", None) or dir(mod)
+    names = sorted(n for n in space if n.startswith("test_"))
+    passed = failed = skipped = 0
+    for name in names:
+        fn = getattr(mod, name)
+        if not callable(fn):
+            continue
+        try:
+            fn()
+        except Exception as e:  # noqa: BLE001 - a runner reports everything
+            if skip_type is not None and isinstance(e, skip_type):
+                skipped += 1
+                print("SKIP %s: %s" % (name, e))
+                continue
+            failed += 1
+            print("FAIL %s: %s: %s" % (name, type(e).__name__, e))
+            _print_exc(e)
+            continue
+        passed += 1
+    print("%s: %d passed, %d failed, %d skipped" % (label, passed, failed, skipped))
+    return passed, failed, skipped
+
+
+if __name__ == "__main__":
+    here = __file__.replace("\\", "/").rsplit("/", 1)[0] if "/" in __file__.replace("\\", "/") else "."
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    p, f, s = main()
+    sys.exit(1 if f or not p else 0)
