@@ -1,14 +1,31 @@
 #!/usr/bin/env bash
-# Runs every wirebench test: the Rust workspace (unit, vector, property and CLI tests) and a
-# bounded fuzz smoke of each decoder. Installs what the tests need first, so it works on a
-# fresh machine and in CI (`.ci/run` calls this script).
+# Runs every wirebench test: the Rust workspace (unit, vector, property, CLI tests), the C
+# device codecs (strict and sanitizer builds, nm check, Cortex-M size build, libFuzzer smoke),
+# the Python device codecs (CPython and MicroPython), the cross-language differential test, and
+# a bounded fuzz smoke of the Rust PSON decoders. Installs what the tests need first, so it
+# works on a fresh machine and in CI (`.ci/run` calls this script).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "tools"
+step "system packages"
+need=()
+command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
+command -v clang >/dev/null 2>&1 || need+=(clang)
+command -v arm-none-eabi-gcc >/dev/null 2>&1 || need+=(gcc-arm-none-eabi libnewlib-arm-none-eabi)
+command -v cc >/dev/null 2>&1 || need+=(build-essential)
+command -v node >/dev/null 2>&1 || need+=(nodejs npm)
+if [ ${#need[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ]; then
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+    else
+        echo "missing packages (install as root): ${need[*]}" >&2
+        exit 1
+    fi
+fi
 if ! command -v cargo-fuzz >/dev/null 2>&1; then
     cargo install --locked cargo-fuzz
 fi
@@ -16,7 +33,17 @@ fi
 step "cargo test (workspace)"
 cargo test --workspace --locked
 
-step "fuzz smoke: PSON and Protoson decoders (bounded)"
+step "C device codecs: tests (strict + ASan/UBSan), nm check, Cortex-M sizes, libFuzzer smoke"
+make -C c check
+
+step "Python device codecs: CPython and MicroPython"
+python/run_tests.sh
+
+step "cross-language differential test (Rust, C, Python)"
+cargo build --locked -q -p wirebench
+python3 scripts/differential.py --wirebench target/debug/wirebench --pson-tool c/build/pson_tool --count 200
+
+step "fuzz smoke: Rust PSON and Protoson decoders (bounded)"
 FUZZ_RUNS="${FUZZ_RUNS:-200000}" FUZZ_TIME="${FUZZ_TIME:-30}" crates/pson/fuzz/smoke.sh
 
 step "all tests passed"
