@@ -17,6 +17,8 @@ command -v clang >/dev/null 2>&1 || need+=(clang)
 command -v arm-none-eabi-gcc >/dev/null 2>&1 || need+=(gcc-arm-none-eabi libnewlib-arm-none-eabi)
 command -v cc >/dev/null 2>&1 || need+=(build-essential)
 command -v node >/dev/null 2>&1 || need+=(nodejs npm)
+dpkg -s libclang-dev >/dev/null 2>&1 || need+=(libclang-dev)
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
 if [ ${#need[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
         apt-get update -qq
@@ -45,5 +47,8 @@ python3 scripts/differential.py --wirebench target/debug/wirebench --pson-tool c
 
 step "fuzz smoke: Rust PSON and Protoson decoders (bounded)"
 FUZZ_RUNS="${FUZZ_RUNS:-200000}" FUZZ_TIME="${FUZZ_TIME:-30}" crates/pson/fuzz/smoke.sh
+
+step "fuzz smoke: UADP decoder (bounded)"
+FUZZ_RUNS="${FUZZ_RUNS:-200000}" FUZZ_TIME="${FUZZ_TIME:-30}" crates/uadp/fuzz/smoke.sh
 
 step "all tests passed"

@@ -17,6 +17,7 @@ pub mod pson_serde;
 mod pson;
 mod thrift;
 pub mod typed;
+mod uadp;
 mod xml;
 mod yaml;
 
@@ -135,6 +136,9 @@ pub fn registry() -> &'static [&'static dyn Codec] {
         &yaml::Yaml,
         &pson::Pson,
         &pson::Protoson,
+        &uadp::Uadp,
+        &uadp::UadpJson,
+        &uadp::UadpJsonRev,
     ];
     ALL
 }

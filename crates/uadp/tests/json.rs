@@ -1,0 +1,220 @@
+//! The JSON mapping (Part 14 §7.2.5 / Part 6 §5.4): both forms of the seed message, the
+//! seed thesis's untyped DataValue shape read with and without metadata, value encodings
+//! (64-bit integers as strings, NaN, base64, DateTime, StatusCode), header layouts, delta
+//! frames and keep-alives, UADP ↔ JSON size comparison, and reader errors with offsets.
+
+mod common;
+
+use common::*;
+use uadp::json::*;
+use uadp::*;
+
+fn names(n: usize) -> Vec<DataSetMetaData> {
+    let base = ["Val_F32_A", "Val_F32_B", "Val_I32_A", "Val_F32_C", "Val_I32_B", "Val_F32_D", "Val_F32_E", "Val_I32_C", "Val_F32_F", "Val_I32_D"];
+    vec![DataSetMetaData {
+        data_set_writer_id: Some(1000),
+        fields: seed_fields(n)
+            .iter()
+            .zip(base)
+            .map(|(v, name)| FieldMetaData::scalar(name, v.built_in_type().unwrap()))
+            .collect(),
+    }]
+}
+
+#[test]
+fn seed_message_both_forms() {
+    let meta = names(3);
+    let msg = seed_message(3);
+    let rev = to_json(&msg, &JsonOptions { message_id: "preflight-1", metadata: &meta, ..JsonOptions::default() }).unwrap();
+    // Byte for byte what open62541 v1.5.10 writes (vector json_o6_variant_3f).
+    let o6 = vectors().into_iter().find(|v| v["name"] == "json_o6_variant_3f").unwrap();
+    assert_eq!(rev, o6["text"].as_str().unwrap());
+    let nonrev = to_json(
+        &msg,
+        &JsonOptions { form: JsonForm::NonReversible, message_id: "preflight-1", metadata: &meta, ..JsonOptions::default() },
+    )
+    .unwrap();
+    assert_eq!(
+        nonrev,
+        r#"{"MessageId":"preflight-1","MessageType":"ua-data","PublisherId":"ESP32-Bench","DataSetClassId":"EAE79794-1AF7-4F96-8401-4096CD1D8908","Messages":[{"DataSetWriterId":1000,"MessageType":"ua-keyframe","Payload":{"Val_F32_A":25.5,"Val_F32_B":1013.25,"Val_I32_A":42}}]}"#
+    );
+    // Reversible JSON → UADP gives the seed bytes again.
+    let jm = from_json(&rev, &JsonDecodeOptions::default()).unwrap();
+    assert_eq!(jm.form, JsonForm::Reversible);
+    assert_eq!(to_vec(&jm.message).unwrap(), to_vec(&msg).unwrap());
+    // Untyped JSON with metadata → the same UADP message.
+    let jm = from_json(&nonrev, &JsonDecodeOptions { metadata: &meta, ..Default::default() }).unwrap();
+    assert_eq!(jm.form, JsonForm::NonReversible);
+    assert_eq!(jm.message, msg);
+    for n in [1, 3, 5, 10] {
+        let meta = names(n);
+        let m = seed_message(n);
+        let r = to_json(&m, &JsonOptions { message_id: "preflight-1", metadata: &meta, ..JsonOptions::default() }).unwrap();
+        let nr = to_json(
+            &m,
+            &JsonOptions { form: JsonForm::NonReversible, message_id: "preflight-1", metadata: &meta, ..JsonOptions::default() },
+        )
+        .unwrap();
+        println!("{n:>2} fields: UADP {} B, JSON reversible {} B, JSON non-reversible {} B", 39 + 5 * n, r.len(), nr.len());
+    }
+}
+
+/// The seed thesis's JSON shape (1.04 non-reversible DataValue, no UaType).
+const SEED_STYLE: &str = r#"{"MessageId":"preflight-1","MessageType":"ua-data","PublisherId":"ESP32-Bench","Messages":[{"DataSetWriterId":1000,"SequenceNumber":1,"Payload":{"Val_F32_A":{"Value":25.5,"SourceTimestamp":"2000-01-01T00:00:15Z"},"Val_I32_C":{"Value":42,"SourceTimestamp":"2000-01-01T00:00:15Z"}}}]}"#;
+
+#[test]
+fn seed_style_untyped_data_values() {
+    // Without metadata the types are guessed (numbers → Double) but the text survives.
+    let jm = from_json(SEED_STYLE, &JsonDecodeOptions::default()).unwrap();
+    assert_eq!(jm.form, JsonForm::NonReversible);
+    let d = &jm.message.messages[0];
+    assert_eq!(d.field_encoding, FieldEncoding::DataValue);
+    assert_eq!(d.sequence_number, Some(1));
+    let Payload::KeyFrame(fields) = &d.payload else { panic!() };
+    assert_eq!(
+        fields[1],
+        Field::DataValue(DataValue {
+            value: Some(Scalar::Double(42.0).into()),
+            source_timestamp: Some(DateTime(125_911_584_150_000_000)),
+            ..DataValue::default()
+        })
+    );
+    assert_eq!(to_json(&jm.message, &jm.options()).unwrap(), SEED_STYLE);
+    // With metadata: the right types, and the same text again.
+    let meta = [DataSetMetaData {
+        data_set_writer_id: Some(1000),
+        fields: vec![FieldMetaData::scalar("Val_F32_A", BuiltInType::Float), FieldMetaData::scalar("Val_I32_C", BuiltInType::Int32)],
+    }];
+    let jm = from_json(SEED_STYLE, &JsonDecodeOptions { metadata: &meta, ..Default::default() }).unwrap();
+    let Payload::KeyFrame(fields) = &jm.message.messages[0].payload else { panic!() };
+    assert!(matches!(&fields[1], Field::DataValue(DataValue { value: Some(Variant::Scalar(Scalar::Int32(42))), .. })));
+    assert_eq!(to_json(&jm.message, &jm.options()).unwrap(), SEED_STYLE);
+    // UADP for it: DataValue fields of 1 + 5 + 8 bytes.
+    let bytes = to_vec(&jm.message).unwrap();
+    assert_eq!(bytes.len(), 1 + 1 + 15 + 3 + 1 + 2 + 2 + 2 * 14);
+    // As typed 1.05 JSON (what open62541 reads): json_seed_style_typed-like.
+    let typed = to_json(&jm.message, &JsonOptions { form: JsonForm::Reversible, ..jm.options() }).unwrap();
+    assert!(typed.contains(r#""Val_F32_A":{"UaType":10,"Value":25.5,"SourceTimestamp":"2000-01-01T00:00:15Z"}"#), "{typed}");
+}
+
+#[test]
+fn value_encodings() {
+    let mut m = seed_message(1);
+    m.messages[0].status = Some(0x8000);
+    m.messages[0].payload = Payload::KeyFrame(vec![
+        Scalar::Int64(-9_007_199_254_740_993).into(),
+        Scalar::UInt64(u64::MAX).into(),
+        Scalar::Float(f32::NAN).into(),
+        Scalar::Double(f64::NEG_INFINITY).into(),
+        Scalar::bytes(*b"hello").into(),
+        Scalar::DateTime(DateTime(125_911_584_151_234_567)).into(),
+        Scalar::StatusCode(StatusCode(0x8007_0000)).into(),
+        Scalar::String(None).into(),
+        Variant::Null.into(),
+        Scalar::Float(1e-7).into(),
+        Scalar::Double(1e300).into(),
+    ]);
+    let meta = [DataSetMetaData {
+        data_set_writer_id: None,
+        fields: ["i64", "u64", "nan", "ninf", "b", "t", "s", "ns", "null", "small", "big"]
+            .iter()
+            .map(|n| FieldMetaData::scalar(*n, BuiltInType::Byte))
+            .collect(),
+    }];
+    let text = to_json(&m, &JsonOptions { message_id: "x", metadata: &meta, ..JsonOptions::default() }).unwrap();
+    for part in [
+        r#""Status":{"Code":2147483648}"#,
+        r#""i64":{"UaType":8,"Value":"-9007199254740993"}"#,
+        r#""u64":{"UaType":9,"Value":"18446744073709551615"}"#,
+        r#""nan":{"UaType":10,"Value":"NaN"}"#,
+        r#""ninf":{"UaType":11,"Value":"-Infinity"}"#,
+        r#""b":{"UaType":15,"Value":"aGVsbG8="}"#,
+        r#""t":{"UaType":13,"Value":"2000-01-01T00:00:15.1234567Z"}"#,
+        r#""s":{"UaType":19,"Value":{"Code":2147942400}}"#,
+        r#""ns":{"UaType":12}"#,
+        r#""null":{}"#,
+        r#""small":{"UaType":10,"Value":1e-7}"#,
+        r#""big":{"UaType":11,"Value":1e300}"#,
+    ] {
+        assert!(text.contains(part), "{part} not in {text}");
+    }
+    let back = from_json(&text, &JsonDecodeOptions::default()).unwrap();
+    assert_eq!(to_json(&back.message, &back.options()).unwrap(), text);
+    // Non-reversible: the StatusCode gets its Symbol.
+    let text = to_json(&m, &JsonOptions { form: JsonForm::NonReversible, message_id: "x", metadata: &meta, ..JsonOptions::default() })
+        .unwrap();
+    assert!(text.contains(r#""Status":{"Code":2147483648,"Symbol":"Bad"}"#), "{text}");
+    assert!(text.contains(r#""s":{"Code":2147942400,"Symbol":"BadDecodingError"}"#), "{text}");
+    assert_eq!(base64_decode("aGVsbG8="), Some(b"hello".to_vec()));
+    assert_eq!(base64_decode("aGVsbG8"), Some(b"hello".to_vec()));
+    assert_eq!(base64_decode("a"), None);
+}
+
+#[test]
+fn layouts_delta_keepalive() {
+    let meta = names(3);
+    let mut m = seed_message(3);
+    m.messages[0].payload = Payload::DeltaFrame(vec![DeltaField { index: 2, value: Scalar::Int32(43).into() }]);
+    let mut ka = DataSetMessage { payload: Payload::KeepAlive, sequence_number: Some(7), ..DataSetMessage::default() };
+    ka.valid = true;
+    m.data_set_writer_ids = Some(vec![1000, 1001]);
+    m.messages.push(ka);
+    let opts = JsonOptions { message_id: "d", metadata: &meta, ..JsonOptions::default() };
+    let text = to_json(&m, &opts).unwrap();
+    assert!(text.contains(r#""MessageType":"ua-deltaframe","Payload":{"Val_I32_A":{"UaType":6,"Value":43}}"#), "{text}");
+    assert!(text.contains(r#"{"DataSetWriterId":1001,"SequenceNumber":7,"MessageType":"ua-keepalive"}"#), "{text}");
+    // Delta frames need the names → indices.
+    let e = from_json(&text, &JsonDecodeOptions::default()).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::MissingMetadata);
+    let back = from_json(&text, &JsonDecodeOptions { metadata: &meta, ..Default::default() }).unwrap();
+    assert_eq!(back.message.messages, m.messages);
+    assert_eq!(to_json(&back.message, &back.options()).unwrap(), text);
+    // No NetworkMessage header: the DataSetMessage array; single message: the object;
+    // no DataSetMessage header either: just the payload.
+    let one = seed_message(3);
+    for (nm, dsm, single, want_start) in [
+        (false, true, false, r#"[{"DataSetWriterId":1000,"PublisherId":"ESP32-Bench","#),
+        (false, true, true, r#"{"DataSetWriterId":1000,"PublisherId":"ESP32-Bench","#),
+        (false, false, true, r#"{"Val_F32_A":{"UaType":10,"Value":25.5},"#),
+        (true, true, true, r#"{"MessageId":"d","MessageType":"ua-data","PublisherId":"ESP32-Bench","DataSetClassId":"EAE79794-1AF7-4F96-8401-4096CD1D8908","Messages":{"#),
+    ] {
+        let o = JsonOptions { network_message_header: nm, data_set_message_header: dsm, single_data_set_message: single, ..opts };
+        let t = to_json(&one, &o).unwrap();
+        assert!(t.starts_with(want_start), "{t}");
+        let back = from_json(&t, &JsonDecodeOptions::default()).unwrap();
+        assert_eq!(to_json(&back.message, &back.options()).unwrap(), t);
+    }
+}
+
+#[test]
+fn reader_errors() {
+    let cases: &[(&str, ErrorKind, usize)] = &[
+        ("", ErrorKind::JsonSyntax, 0),
+        ("{", ErrorKind::JsonSyntax, 1),
+        (r#"{"Messages":[{"Payload":{"a":01}}]}"#, ErrorKind::JsonSyntax, 30),
+        (r#"{"Messages":[]} x"#, ErrorKind::JsonSyntax, 16),
+        (r#"{"Messages":[]}"#, ErrorKind::InvalidCount, 0),
+        (r#"{"Messages":[{"Payload":{"a":{"UaType":99,"Value":1}}}]}"#, ErrorKind::InvalidVariantType, 39),
+        (r#"{"Messages":[{"Payload":{"a":{"UaType":17,"Value":1}}}]}"#, ErrorKind::UnsupportedVariantType, 39),
+        (r#"{"Messages":[{"Payload":{"a":{"UaType":3,"Value":256}}}]}"#, ErrorKind::JsonValue, 49),
+        (r#"{"Messages":[{"DataSetWriterId":1,"SequenceNumber":70000,"Payload":{}}]}"#, ErrorKind::Unrepresentable, 51),
+        (r#"{"Messages":[{"DataSetWriterId":1,"Status":{"Code":2147483649},"Payload":{}}]}"#, ErrorKind::Unrepresentable, 43),
+        (r#"{"MessageType":"ua-metadata","Messages":[]}"#, ErrorKind::Unrepresentable, 15),
+        (r#"{"Messages":[{"DataSetWriterId":1,"Payload":{}},{"Payload":{}}]}"#, ErrorKind::Unrepresentable, 0),
+        (r#"{"Messages":[{"Payload":{"a":"\ud800"}}]}"#, ErrorKind::JsonSyntax, 30),
+    ];
+    for (text, kind, offset) in cases {
+        let e = from_json(text, &JsonDecodeOptions::default()).unwrap_err();
+        assert_eq!((e.kind, e.offset), (*kind, *offset), "{text}: {e}");
+    }
+    let deep = "[".repeat(200);
+    assert_eq!(from_json(&deep, &JsonDecodeOptions::default()).unwrap_err().kind, ErrorKind::DepthLimit);
+    // Numeric PublisherIds when configured.
+    let t = r#"{"MessageId":"1","MessageType":"ua-data","PublisherId":"4711","Messages":[{"Payload":{}}]}"#;
+    let o = JsonDecodeOptions { publisher_id_type: Some(BuiltInType::UInt16), ..Default::default() };
+    assert_eq!(from_json(t, &o).unwrap().message.publisher_id, Some(PublisherId::UInt16(4711)));
+    assert_eq!(
+        from_json(t, &JsonDecodeOptions::default()).unwrap().message.publisher_id,
+        Some(PublisherId::String("4711".into()))
+    );
+}

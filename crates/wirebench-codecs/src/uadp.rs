@@ -1,0 +1,473 @@
+//! OPC UA PubSub NetworkMessages on our own `uadp` crate (OPC 10000-14; see `crates/uadp`):
+//! `uadp` (UADP binary), `uadp-json` (the JSON mapping, untyped form — the shape the seed
+//! thesis published) and `uadp-json-rev` (the JSON mapping, typed 1.05 form with `UaType`).
+//!
+//! A record becomes one NetworkMessage with one key-frame DataSetMessage whose fields are
+//! the record's leaf fields in schema order, each a Variant of the type the schema gives
+//! (integers by width and sign, float32/float64, bool, string, bytes, one-dimensional
+//! arrays of those). Nested records are flattened in schema order (JSON names are dotted
+//! paths, `gps.lat`) and rebuilt on decoding. Header options are the smallest UADP allows:
+//! UADPFlags 0x01 only (no PublisherId, no PayloadHeader, no ExtendedFlags), DataSetFlags1
+//! 0x01 (valid, Variant), FieldCount — 4 bytes + the fields.
+//!
+//! UADP carries no field names: decoding takes them (and the Value types) from the schema.
+
+use uadp::json::{from_json, to_json, JsonDecodeOptions, JsonForm, JsonOptions};
+use uadp::{
+    BuiltInType, DataSetMessage, DataSetMetaData, DecodeOptions, Field, FieldMetaData, NetworkMessage,
+    Payload, Scalar, Variant,
+};
+use wirebench_core::{Field as SchemaField, Schema, Type, Value};
+
+use crate::{need_schema, root_record, Codec, CodecError, CodecInfo, SchemaUse};
+
+pub struct Uadp;
+pub struct UadpJson;
+pub struct UadpJsonRev;
+
+const COMMON_NOTES: [&str; 5] = [
+    "the root must be a record; each leaf field is one Variant of a DataSetMessage key frame, in schema order \
+     (names come from the schema: UADP carries none)",
+    "nested records are flattened in schema order and rebuilt on decoding (JSON field names are dotted paths)",
+    "arrays of records, arrays of arrays and 'any' types are unsupported",
+    "an explicit null in an optional field reads back as an absent field (a null Variant on the wire); \
+     an absent optional nested record reads back as absent",
+    "smallest header options: no PublisherId, no PayloadHeader, no DataSetClassId, no timestamps",
+];
+
+static UADP_INFO: CodecInfo = CodecInfo {
+    id: "uadp",
+    format: "OPC UA PubSub UADP NetworkMessage (OPC 10000-14 §7.2.4)",
+    library: "wirebench",
+    schema: SchemaUse::Required,
+    media_type: "application/opcua+uadp",
+    fidelity_notes: &[
+        COMMON_NOTES[0],
+        COMMON_NOTES[1],
+        COMMON_NOTES[2],
+        COMMON_NOTES[3],
+        COMMON_NOTES[4],
+        "integers and floats keep the width and sign the schema gives (int8…uint64 → SByte…UInt64, \
+         float32 → Float, float64 → Double)",
+    ],
+};
+
+static UADP_JSON_INFO: CodecInfo = CodecInfo {
+    id: "uadp-json",
+    format: "OPC UA PubSub JSON NetworkMessage, untyped field values (OPC 10000-14 §7.2.5; the seed thesis's form)",
+    library: "wirebench",
+    schema: SchemaUse::Required,
+    media_type: "application/json",
+    fidelity_notes: &[
+        COMMON_NOTES[0],
+        COMMON_NOTES[1],
+        COMMON_NOTES[2],
+        COMMON_NOTES[3],
+        COMMON_NOTES[4],
+        "field values are bare JSON values (no UaType): decoding takes the types from the schema",
+        "64-bit integers are JSON strings, bytes are base64, NaN/Infinity are strings (Part 6 §5.4.2)",
+        "header: {\"MessageId\":\"1\",\"MessageType\":\"ua-data\",\"Messages\":[{\"Payload\":{…}}]}",
+    ],
+};
+
+static UADP_JSON_REV_INFO: CodecInfo = CodecInfo {
+    id: "uadp-json-rev",
+    format: "OPC UA PubSub JSON NetworkMessage, typed field values {\"UaType\":n,\"Value\":v} (OPC 10000-14 §7.2.5, v1.05)",
+    library: "wirebench",
+    schema: SchemaUse::Required,
+    media_type: "application/json",
+    fidelity_notes: &[
+        COMMON_NOTES[0],
+        COMMON_NOTES[1],
+        COMMON_NOTES[2],
+        COMMON_NOTES[3],
+        COMMON_NOTES[4],
+        "field values carry their built-in type (UaType), as open62541 v1.5 writes them",
+        "64-bit integers are JSON strings, bytes are base64, NaN/Infinity are strings (Part 6 §5.4.2)",
+    ],
+};
+
+/// The MessageId of every JSON message (Part 14 wants a unique string; a benchmark uses one).
+const MESSAGE_ID: &str = "1";
+
+/// One leaf of the flattened record: its path and type.
+struct Leaf<'s> {
+    path: Vec<&'s str>,
+    ty: &'s Type,
+    /// This leaf or a record above it is optional.
+    optional: bool,
+    /// Index of the outermost optional record above it (None when not inside one).
+    optional_record: Option<usize>,
+}
+
+/// Flatten the root record's fields (nested records depth-first, schema order).
+fn leaves(fields: &[SchemaField]) -> Result<Vec<Leaf<'_>>, CodecError> {
+    fn walk<'s>(
+        fields: &'s [SchemaField],
+        prefix: &mut Vec<&'s str>,
+        optional: bool,
+        opt_rec: Option<usize>,
+        depth: usize,
+        out: &mut Vec<Leaf<'s>>,
+    ) -> Result<(), CodecError> {
+        if depth > 32 {
+            return Err(CodecError::Unsupported("records nested deeper than 32".into()));
+        }
+        for f in fields {
+            prefix.push(&f.name);
+            match &f.ty {
+                Type::Record { fields: inner, .. } => {
+                    let rec = if opt_rec.is_none() && f.optional { Some(out.len()) } else { opt_rec };
+                    walk(inner, prefix, optional || f.optional, rec, depth + 1, out)?;
+                }
+                ty => {
+                    built_in(ty, &prefix.join("."))?;
+                    out.push(Leaf { path: prefix.clone(), ty, optional: optional || f.optional, optional_record: opt_rec });
+                }
+            }
+            prefix.pop();
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(fields, &mut Vec::new(), false, None, 0, &mut out)?;
+    Ok(out)
+}
+
+/// The built-in type of a scalar schema type (and whether it is an array). `None` for
+/// the null type (always a null Variant).
+fn built_in(ty: &Type, path: &str) -> Result<Option<(BuiltInType, bool)>, CodecError> {
+    let scalar = |t: &Type| -> Option<BuiltInType> {
+        Some(match t {
+            Type::Bool => BuiltInType::Boolean,
+            Type::Int { bits: 8, signed: true } => BuiltInType::SByte,
+            Type::Int { bits: 8, signed: false } => BuiltInType::Byte,
+            Type::Int { bits: 16, signed: true } => BuiltInType::Int16,
+            Type::Int { bits: 16, signed: false } => BuiltInType::UInt16,
+            Type::Int { bits: 32, signed: true } => BuiltInType::Int32,
+            Type::Int { bits: 32, signed: false } => BuiltInType::UInt32,
+            Type::Int { signed: true, .. } => BuiltInType::Int64,
+            Type::Int { signed: false, .. } => BuiltInType::UInt64,
+            Type::Float { bits: 32 } => BuiltInType::Float,
+            Type::Float { .. } => BuiltInType::Double,
+            Type::String => BuiltInType::String,
+            Type::Bytes => BuiltInType::ByteString,
+            _ => return None,
+        })
+    };
+    match ty {
+        Type::Null => Ok(None),
+        Type::Array { items } => match scalar(items) {
+            Some(t) => Ok(Some((t, true))),
+            // An array only ever seen empty or null: an array of Double.
+            None if **items == Type::Null => Ok(Some((BuiltInType::Double, true))),
+            None => Err(CodecError::Unsupported(format!(
+                "UADP fields are scalars or arrays of scalars; {path} is {}",
+                ty.describe()
+            ))),
+        },
+        t => match scalar(t) {
+            Some(b) => Ok(Some((b, false))),
+            None => Err(CodecError::Unsupported(format!("UADP cannot carry {path} of type {}", ty.describe()))),
+        },
+    }
+}
+
+fn lookup<'v>(root: &'v Value, path: &[&str]) -> Option<&'v Value> {
+    let mut v = root;
+    for k in path {
+        match v {
+            Value::Map(pairs) => v = &pairs.iter().find(|(name, _)| name == k)?.1,
+            _ => return None,
+        }
+    }
+    Some(v)
+}
+
+fn scalar_of(t: BuiltInType, v: &Value, path: &str) -> Result<Scalar, CodecError> {
+    let int = v.as_i128();
+    let bad = || CodecError::Unsupported(format!("{path}: {} does not fit {}", v.kind(), t.name()));
+    let fit = |lo: i128, hi: i128| int.filter(|i| (lo..=hi).contains(i)).ok_or_else(bad);
+    Ok(match t {
+        BuiltInType::Boolean => match v {
+            Value::Bool(b) => Scalar::Boolean(*b),
+            _ => return Err(bad()),
+        },
+        BuiltInType::SByte => Scalar::SByte(fit(i8::MIN as i128, i8::MAX as i128)? as i8),
+        BuiltInType::Byte => Scalar::Byte(fit(0, u8::MAX as i128)? as u8),
+        BuiltInType::Int16 => Scalar::Int16(fit(i16::MIN as i128, i16::MAX as i128)? as i16),
+        BuiltInType::UInt16 => Scalar::UInt16(fit(0, u16::MAX as i128)? as u16),
+        BuiltInType::Int32 => Scalar::Int32(fit(i32::MIN as i128, i32::MAX as i128)? as i32),
+        BuiltInType::UInt32 => Scalar::UInt32(fit(0, u32::MAX as i128)? as u32),
+        BuiltInType::Int64 => Scalar::Int64(fit(i64::MIN as i128, i64::MAX as i128)? as i64),
+        BuiltInType::UInt64 => Scalar::UInt64(fit(0, u64::MAX as i128)? as u64),
+        BuiltInType::Float => Scalar::Float(match v {
+            Value::F32(f) => *f,
+            Value::F64(f) => *f as f32,
+            _ => int.ok_or_else(bad)? as f32,
+        }),
+        BuiltInType::Double => Scalar::Double(match v {
+            Value::F32(f) => *f as f64,
+            Value::F64(f) => *f,
+            _ => int.ok_or_else(bad)? as f64,
+        }),
+        BuiltInType::String => match v {
+            Value::String(s) => Scalar::String(Some(s.clone())),
+            _ => return Err(bad()),
+        },
+        BuiltInType::ByteString => match v {
+            Value::Bytes(b) => Scalar::ByteString(Some(b.clone())),
+            _ => return Err(bad()),
+        },
+        _ => return Err(bad()),
+    })
+}
+
+/// The record → one key frame of Variant fields, smallest header options.
+fn to_message(value: &Value, leaves: &[Leaf<'_>]) -> Result<NetworkMessage, CodecError> {
+    let mut fields = Vec::with_capacity(leaves.len());
+    for leaf in leaves {
+        let path = leaf.path.join(".");
+        let v = lookup(value, &leaf.path).unwrap_or(&Value::Null);
+        let variant = match (built_in(leaf.ty, &path)?, v) {
+            (_, Value::Null) => Variant::Null,
+            (None, other) => return Err(CodecError::Unsupported(format!("{path}: {} in a null field", other.kind()))),
+            (Some((t, false)), v) => Variant::Scalar(scalar_of(t, v, &path)?),
+            (Some((t, true)), Value::Array(items)) => Variant::Array {
+                ty: t,
+                items: items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, it)| scalar_of(t, it, &format!("{path}[{i}]")))
+                    .collect::<Result<_, _>>()?,
+            },
+            (Some(_), other) => return Err(CodecError::Unsupported(format!("{path}: {} is not an array", other.kind()))),
+        };
+        fields.push(Field::Variant(variant));
+    }
+    let dsm = DataSetMessage { payload: Payload::KeyFrame(fields), ..DataSetMessage::default() };
+    Ok(NetworkMessage { messages: vec![dsm], ..NetworkMessage::default() })
+}
+
+fn value_of(s: &Scalar) -> Value {
+    match s {
+        Scalar::Boolean(b) => Value::Bool(*b),
+        Scalar::SByte(v) => Value::Int(*v as i64),
+        Scalar::Int16(v) => Value::Int(*v as i64),
+        Scalar::Int32(v) => Value::Int(*v as i64),
+        Scalar::Int64(v) => Value::Int(*v),
+        Scalar::Byte(v) => Value::UInt(*v as u64),
+        Scalar::UInt16(v) => Value::UInt(*v as u64),
+        Scalar::UInt32(v) => Value::UInt(*v as u64),
+        Scalar::UInt64(v) => Value::UInt(*v),
+        Scalar::Float(f) => Value::F32(*f),
+        Scalar::Double(f) => Value::F64(*f),
+        Scalar::String(s) => s.clone().map_or(Value::Null, Value::String),
+        Scalar::ByteString(b) => b.clone().map_or(Value::Null, Value::Bytes),
+        Scalar::DateTime(t) => Value::Int(t.0),
+        Scalar::Guid(g) => Value::String(g.to_string()),
+        Scalar::StatusCode(c) => Value::UInt(c.0 as u64),
+    }
+}
+
+/// Insert `v` at `path` into the map tree `root` (creating nested maps in order).
+fn insert(root: &mut Vec<(String, Value)>, path: &[&str], v: Value) {
+    match path {
+        [] => {}
+        [last] => root.push(((*last).to_string(), v)),
+        [first, rest @ ..] => {
+            if !matches!(root.last(), Some((k, Value::Map(_))) if k == first) {
+                root.push(((*first).to_string(), Value::Map(Vec::new())));
+            }
+            if let Some((_, Value::Map(inner))) = root.last_mut() {
+                insert(inner, rest, v);
+            }
+        }
+    }
+}
+
+/// The decoded message → the record, names and types from the schema.
+fn from_message(msg: &NetworkMessage, leaves: &[Leaf<'_>]) -> Result<Value, CodecError> {
+    let dsm = match msg.messages.as_slice() {
+        [d] => d,
+        _ => return Err(CodecError::decode("expected one DataSetMessage", None)),
+    };
+    let fields = match &dsm.payload {
+        Payload::KeyFrame(f) => f,
+        _ => return Err(CodecError::decode("expected a key frame DataSetMessage", None)),
+    };
+    if fields.len() != leaves.len() {
+        return Err(CodecError::decode(
+            format!("the schema has {} fields, the message {}", leaves.len(), fields.len()),
+            None,
+        ));
+    }
+    // Optional records whose leaves are all null are left out.
+    let mut record_present = vec![false; leaves.len()];
+    for (leaf, f) in leaves.iter().zip(fields) {
+        if let (Some(r), Field::Variant(v)) = (leaf.optional_record, f) {
+            if *v != Variant::Null {
+                record_present[r] = true;
+            }
+        }
+    }
+    let mut root = Vec::new();
+    for (leaf, f) in leaves.iter().zip(fields) {
+        let path = leaf.path.join(".");
+        let v = match f {
+            Field::Variant(v) => v,
+            Field::DataValue(d) => d.value.as_ref().unwrap_or(&Variant::Null),
+        };
+        let expected = built_in(leaf.ty, &path)?;
+        let value = match (v, expected) {
+            (Variant::Null, _) => {
+                if !leaf.optional && expected.is_some() {
+                    return Err(CodecError::decode(format!("{path}: null in a required field"), None));
+                }
+                if expected.is_none() && !leaf.optional {
+                    Some(Value::Null)
+                } else {
+                    None
+                }
+            }
+            (Variant::Scalar(s), Some((t, false))) if s.built_in_type() == t => Some(value_of(s)),
+            (Variant::Array { ty, items }, Some((t, true))) if *ty == t => {
+                Some(Value::Array(items.iter().map(value_of).collect()))
+            }
+            (Variant::NullArray(ty), Some((t, true))) if *ty == t => None,
+            (other, _) => {
+                return Err(CodecError::decode(
+                    format!("{path}: expected {}, found {:?}", leaf.ty.describe(), other.built_in_type()),
+                    None,
+                ))
+            }
+        };
+        match (value, leaf.optional_record) {
+            (Some(v), _) => insert(&mut root, &leaf.path, v),
+            (None, Some(r)) if !record_present[r] => {}
+            (None, _) => {
+                // Keep the enclosing records in place even when this leaf is absent.
+                if leaf.path.len() > 1 {
+                    insert_record_only(&mut root, &leaf.path[..leaf.path.len() - 1]);
+                }
+            }
+        }
+    }
+    Ok(Value::Map(root))
+}
+
+fn insert_record_only(root: &mut Vec<(String, Value)>, path: &[&str]) {
+    if let [first, rest @ ..] = path {
+        if !matches!(root.last(), Some((k, Value::Map(_))) if k == first) {
+            root.push(((*first).to_string(), Value::Map(Vec::new())));
+        }
+        if let Some((_, Value::Map(inner))) = root.last_mut() {
+            insert_record_only(inner, rest);
+        }
+    }
+}
+
+fn prepare<'s>(schema: Option<&'s Schema>, id: &'static str) -> Result<Vec<Leaf<'s>>, CodecError> {
+    let schema = need_schema(schema, id)?;
+    let fields = root_record(schema, "UADP")?;
+    let leaves = leaves(fields)?;
+    if leaves.len() > u16::MAX as usize {
+        return Err(CodecError::Unsupported(format!("{} fields: a DataSetMessage holds at most 65535", leaves.len())));
+    }
+    Ok(leaves)
+}
+
+fn uadp_err(e: uadp::Error) -> CodecError {
+    CodecError::decode(format!("invalid UADP: {} ({})", e.kind.description(), e.kind.name()), Some(e.offset))
+}
+
+/// Field names and types for the JSON mapping (dotted paths).
+fn metadata(leaves: &[Leaf<'_>]) -> Result<Vec<DataSetMetaData>, CodecError> {
+    let fields = leaves
+        .iter()
+        .map(|l| {
+            let name = l.path.join(".");
+            let (t, array) = built_in(l.ty, &name)?.unwrap_or((BuiltInType::String, false));
+            Ok(FieldMetaData { name, built_in_type: t, array })
+        })
+        .collect::<Result<_, CodecError>>()?;
+    Ok(vec![DataSetMetaData { data_set_writer_id: None, fields }])
+}
+
+impl Codec for Uadp {
+    fn info(&self) -> &'static CodecInfo {
+        &UADP_INFO
+    }
+
+    fn encode(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        let leaves = prepare(schema, "uadp")?;
+        if let Some(s) = schema {
+            s.check(value)?;
+        }
+        let msg = to_message(value, &leaves)?;
+        uadp::encode(&msg, out).map_err(|e| CodecError::Encode(e.to_string()))
+    }
+
+    fn decode(&self, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError> {
+        let leaves = prepare(schema, "uadp")?;
+        let msg = uadp::decode_exact(bytes, &DecodeOptions::default()).map_err(uadp_err)?;
+        from_message(&msg, &leaves)
+    }
+}
+
+fn json_encode(form: JsonForm, id: &'static str, value: &Value, schema: Option<&Schema>) -> Result<String, CodecError> {
+    let leaves = prepare(schema, id)?;
+    if let Some(s) = schema {
+        s.check(value)?;
+    }
+    let msg = to_message(value, &leaves)?;
+    let meta = metadata(&leaves)?;
+    let opts = JsonOptions { form, message_id: MESSAGE_ID, metadata: &meta, message_type: false, ..JsonOptions::default() };
+    to_json(&msg, &opts).map_err(|e| CodecError::Encode(e.to_string()))
+}
+
+fn json_decode(id: &'static str, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError> {
+    let leaves = prepare(schema, id)?;
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| CodecError::decode("invalid UTF-8 in JSON", Some(e.valid_up_to())))?;
+    let meta = metadata(&leaves)?;
+    let jm = from_json(text, &JsonDecodeOptions { metadata: &meta, ..JsonDecodeOptions::default() })
+        .map_err(|e| CodecError::decode(format!("invalid JSON NetworkMessage: {} ({})", e.kind.description(), e.kind.name()), Some(e.offset)))?;
+    // JSON names the fields: they must be the schema's, in its order (the reader sorts by the metadata).
+    let names: Vec<&str> = jm.metadata.first().map(|m| m.fields.iter().map(|f| f.name.as_str()).collect()).unwrap_or_default();
+    let want: Vec<String> = leaves.iter().map(|l| l.path.join(".")).collect();
+    if names != want {
+        return Err(CodecError::decode(format!("JSON fields {names:?} do not match the schema's {want:?}"), None));
+    }
+    from_message(&jm.message, &leaves)
+}
+
+impl Codec for UadpJson {
+    fn info(&self) -> &'static CodecInfo {
+        &UADP_JSON_INFO
+    }
+
+    fn encode(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        out.extend_from_slice(json_encode(JsonForm::NonReversible, "uadp-json", value, schema)?.as_bytes());
+        Ok(())
+    }
+
+    fn decode(&self, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError> {
+        json_decode("uadp-json", bytes, schema)
+    }
+}
+
+impl Codec for UadpJsonRev {
+    fn info(&self) -> &'static CodecInfo {
+        &UADP_JSON_REV_INFO
+    }
+
+    fn encode(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        out.extend_from_slice(json_encode(JsonForm::Reversible, "uadp-json-rev", value, schema)?.as_bytes());
+        Ok(())
+    }
+
+    fn decode(&self, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError> {
+        json_decode("uadp-json-rev", bytes, schema)
+    }
+}
