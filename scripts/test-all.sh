@@ -28,6 +28,10 @@ if [ ${#need[@]} -gt 0 ]; then
         exit 1
     fi
 fi
+step "Python packages (the CDR oracle)"
+python3 -c 'import cyclonedds' >/dev/null 2>&1 || python3 -m pip install --quiet cyclonedds==11.0.1
+export CDR_ORACLE_REQUIRED=1
+
 if ! command -v cargo-fuzz >/dev/null 2>&1; then
     cargo install --locked cargo-fuzz
 fi
@@ -50,5 +54,8 @@ FUZZ_RUNS="${FUZZ_RUNS:-200000}" FUZZ_TIME="${FUZZ_TIME:-30}" crates/pson/fuzz/s
 
 step "fuzz smoke: UADP decoder (bounded)"
 FUZZ_RUNS="${FUZZ_RUNS:-200000}" FUZZ_TIME="${FUZZ_TIME:-30}" crates/uadp/fuzz/smoke.sh
+
+step "fuzz smoke: CDR decoder and IDL reader (bounded)"
+FUZZ_RUNS="${FUZZ_RUNS:-200000}" FUZZ_TIME="${FUZZ_TIME:-20}" crates/cdr/fuzz/smoke.sh
 
 step "all tests passed"

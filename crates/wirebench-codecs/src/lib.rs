@@ -10,6 +10,7 @@ use wirebench_core::{Schema, SchemaMismatch, Value};
 mod avro;
 mod bson;
 mod cbor;
+pub mod cdr;
 mod json;
 mod msgpack;
 pub mod protobuf;
@@ -136,6 +137,8 @@ pub fn registry() -> &'static [&'static dyn Codec] {
         &yaml::Yaml,
         &pson::Pson,
         &pson::Protoson,
+        &cdr::Xcdr1,
+        &cdr::Xcdr2,
         &uadp::Uadp,
         &uadp::UadpJson,
         &uadp::UadpJsonRev,
@@ -151,6 +154,8 @@ pub fn find(id: &str) -> Option<&'static dyn Codec> {
         "proto" | "protobuf" | "protocol-buffers" => "protobuf",
         "thrift" | "thrift-compact" => "thrift",
         "yml" => "yaml",
+        "cdr" | "xcdr1" => "cdr-xcdr1",
+        "xcdr2" => "cdr-xcdr2",
         other => other,
     };
     registry().iter().copied().find(|c| c.info().id == id)

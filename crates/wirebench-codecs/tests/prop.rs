@@ -233,3 +233,18 @@ fn thrift_roundtrips() {
 fn xml_roundtrips_with_schema() {
     schema_roundtrip("xml");
 }
+
+#[test]
+fn cdr_xcdr1_roundtrips() {
+    schema_roundtrip("cdr-xcdr1");
+}
+
+#[test]
+fn cdr_xcdr2_roundtrips() {
+    schema_roundtrip("cdr-xcdr2");
+}
+
+#[test]
+fn uadp_roundtrips() {
+    schema_roundtrip("uadp");
+}
