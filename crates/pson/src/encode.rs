@@ -216,12 +216,13 @@ impl<W: Write> Encoder<W> {
     /// Write a header byte `wire << 5 | payload` with the inline/escape rule.
     #[inline]
     pub fn header(&mut self, wire: u8, value: u64) -> Result<&mut Self, Error> {
-        let mut buf = [0u8; 11];
         let tag = (wire & 7) << 5;
-        let n = if value < ESCAPE as u64 {
-            buf[0] = tag | value as u8;
-            1
-        } else {
+        if value < ESCAPE as u64 {
+            self.w.write_byte(tag | value as u8)?;
+            return Ok(self);
+        }
+        let mut buf = [0u8; 11];
+        let n = {
             buf[0] = tag | ESCAPE;
             let mut v = [0u8; 10];
             let k = put_varint(value, &mut v);

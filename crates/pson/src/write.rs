@@ -7,6 +7,12 @@ use alloc::vec::Vec;
 pub trait Write {
     /// Append all of `bytes`.
     fn write_all(&mut self, bytes: &[u8]) -> Result<(), Error>;
+
+    /// Append one byte (the common case of a one-byte header; sinks may do it faster).
+    #[inline]
+    fn write_byte(&mut self, byte: u8) -> Result<(), Error> {
+        self.write_all(&[byte])
+    }
 }
 
 impl Write for Vec<u8> {
@@ -15,12 +21,23 @@ impl Write for Vec<u8> {
         self.extend_from_slice(bytes);
         Ok(())
     }
+
+    #[inline]
+    fn write_byte(&mut self, byte: u8) -> Result<(), Error> {
+        self.push(byte);
+        Ok(())
+    }
 }
 
 impl<W: Write + ?Sized> Write for &mut W {
     #[inline]
     fn write_all(&mut self, bytes: &[u8]) -> Result<(), Error> {
         (**self).write_all(bytes)
+    }
+
+    #[inline]
+    fn write_byte(&mut self, byte: u8) -> Result<(), Error> {
+        (**self).write_byte(byte)
     }
 }
 

@@ -173,3 +173,69 @@ fn samples_stream_with_aggregates_and_results_file() {
     assert!(r["size"]["schema"]["root"]["type"] == "record");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A short speed run: typed path, raw samples kept, ratios to the baseline, zero allocations
+/// for PSON encoding into a reused buffer, and `compare` of two runs.
+#[test]
+fn speed_runs_and_compares() {
+    let dir = tmpdir("speed");
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    for out in [&a, &b] {
+        let o = wb()
+            .args(["speed", "-f", "json,pson,msgpack", "--samples-per-case", "10", "--sample-ms", "0.05", "--warmup-ms", "0"])
+            .args(["--out", out.to_str().unwrap(), "-o", "csv"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let csv = String::from_utf8(o.stdout).unwrap();
+        assert!(csv.starts_with("payload,codec,op,path,buffer,bytes,median_ns"), "{csv}");
+        assert_eq!(csv.lines().count(), 1 + 10 * 3 * 2);
+    }
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
+    let cases = r["speed"]["cases"].as_array().unwrap();
+    let pson_enc = cases.iter().find(|c| c["codec"] == "pson" && c["op"] == "encode" && c["payload"] == "Test01").unwrap();
+    assert_eq!(pson_enc["path"], "typed");
+    assert_eq!(pson_enc["buffer"], "reused");
+    assert_eq!(pson_enc["bytes"], 43);
+    assert_eq!(pson_enc["samples_ns"].as_array().unwrap().len(), 10);
+    assert_eq!(pson_enc["allocs_per_op"], 0.0, "encoding into a reused buffer allocates nothing");
+    let json_enc = cases.iter().find(|c| c["codec"] == "json" && c["op"] == "encode" && c["payload"] == "Test01").unwrap();
+    assert_eq!(json_enc["ratio_to_baseline"], 1.0);
+    assert!(r["speed"]["timer"]["precision_ns"].as_f64().unwrap() > 0.0);
+    let cmp = wb().args(["compare", a.to_str().unwrap(), b.to_str().unwrap()]).output().unwrap();
+    assert!(cmp.status.success(), "{}", String::from_utf8_lossy(&cmp.stderr));
+    let text = String::from_utf8(cmp.stdout).unwrap();
+    assert!(text.contains("verdict") && text.contains("(of 60 cases)"), "{text}");
+    // A size results file has no speed section: a clear error.
+    let s = dir.join("size.json");
+    wb().args(["size", "-f", "pson", "--out", s.to_str().unwrap()]).assert().success();
+    expect_bad_input(wb().args(["compare", s.to_str().unwrap(), b.to_str().unwrap()]), &["no speed section"]);
+    expect_bad_input(wb().args(["speed", "--samples-per-case", "3"]), &["too few"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Instruction counts under callgrind are identical between two runs (for codecs whose work
+/// does not depend on per-process randomness).
+#[test]
+fn instruction_counts_are_deterministic() {
+    if std::process::Command::new("valgrind").arg("--version").output().is_err() {
+        panic!("valgrind is required for this test (apt-get install valgrind)");
+    }
+    let run = || {
+        let o = wb()
+            .args(["speed", "-f", "pson,json", "--samples-per-case", "10", "--sample-ms", "0.02", "--warmup-ms", "0", "--instructions", "-o", "json"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        r["speed"]["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["payload"].as_str().unwrap().to_string(), c["op"].as_str().unwrap().to_string(), c["instructions_per_op"].as_f64().unwrap()))
+            .collect::<Vec<_>>()
+    };
+    let (a, b) = (run(), run());
+    assert_eq!(a, b);
+    assert!(a.iter().all(|(_, _, n)| *n > 10.0), "{a:?}");
+}
