@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Tests of the device-side Python PSON codec (python/wirebench_device):
-#   1. pytest on CPython
+# Tests of the device-side Python codecs (python/wirebench_device: PSON, UADP + JSON):
+#   1. pytest on CPython (tests/test_pson.py, tests/test_uadp.py, and
+#      tests/test_uadp_vs_rust.py when a wirebench binary with the uadp codec is built)
 #   2. the same test functions under real MicroPython (its WebAssembly port, run by Node.js)
 # Works from any directory; installs pytest (pip) and MicroPython (npm ci) when missing.
-# Environment: PYTHON (default python3), PSON_VECTORS (another vector file), PSON_SEED
-# (the property test's seed).
+# Environment: PYTHON (default python3), PSON_VECTORS / UADP_VECTORS (other vector files),
+# PSON_SEED / UADP_SEED (the property tests' seeds), WIREBENCH_BIN (the Rust cross-check's binary).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"

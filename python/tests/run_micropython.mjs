@@ -1,18 +1,20 @@
 #!/usr/bin/env node
-// Runs python/tests/test_pson.py under real MicroPython: the official
+// Runs python/tests/test_pson.py and test_uadp.py under real MicroPython: the official
 // WebAssembly port (npm @micropython/micropython-webassembly-pyscript, pinned
 // in python/package.json), loaded into Node.js.
 //
 //   npm ci --prefix python          # once
 //   node python/tests/run_micropython.mjs
 //
-// The package source, the tests and the vector file are copied into the
+// The package source, the tests and the vector files are copied into the
 // port's in-memory filesystem (/wb/...), then tests/run_micropython.py runs
-// every test_* function. Prints "micropython: N passed, N failed, N skipped";
-// exits 1 when a test failed (or none ran), 2 when MicroPython itself failed.
+// every test_* function. Prints a line per module and
+// "micropython: N passed, N failed, N skipped"; exits 1 when a test failed
+// (or none ran), 2 when MicroPython itself failed.
 //
-// Environment: PSON_VECTORS (another vector file), PSON_SEED (the property
-// test's seed), MP_HEAP_MB (MicroPython heap, default 256).
+// Environment: PSON_VECTORS / UADP_VECTORS (other vector files), PSON_SEED /
+// UADP_SEED (the property tests' seeds), MP_HEAP_MB (MicroPython heap,
+// default 256). Arguments: test module names (default: all of them).
 
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -21,9 +23,21 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const testsDir = dirname(fileURLToPath(import.meta.url));
 const pyRoot = resolve(testsDir, "..");
-const vectors = process.env.PSON_VECTORS
-  ? resolve(process.env.PSON_VECTORS)
-  : resolve(pyRoot, "..", "vectors", "pson.json");
+const vectorFiles = {
+  "pson.json": process.env.PSON_VECTORS
+    ? resolve(process.env.PSON_VECTORS)
+    : resolve(pyRoot, "..", "vectors", "pson.json"),
+  "uadp.json": process.env.UADP_VECTORS
+    ? resolve(process.env.UADP_VECTORS)
+    : resolve(pyRoot, "..", "vectors", "uadp.json"),
+};
+const modules = process.argv.slice(2).length ? process.argv.slice(2) : ["test_pson", "test_uadp"];
+for (const m of modules) {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(m)) {
+    console.error(`not a module name: ${m}`);
+    process.exit(2);
+  }
+}
 
 const require = createRequire(join(pyRoot, "package.json"));
 let entry;
@@ -44,7 +58,7 @@ const mp = await loadMicroPython({
   stderr: (line) => process.stderr.write(line + "\n"),
 });
 
-// ---- filesystem: /wb/python/{wirebench_device,tests}, /wb/vectors/pson.json
+// ---- filesystem: /wb/python/{wirebench_device,tests}, /wb/vectors/{pson,uadp}.json
 const FS = mp.FS;
 for (const d of ["/wb", "/wb/python", "/wb/python/wirebench_device", "/wb/python/tests", "/wb/vectors"]) {
   FS.mkdir(d);
@@ -55,17 +69,21 @@ for (const f of readdirSync(pkgDir)) {
     FS.writeFile(`/wb/python/wirebench_device/${f}`, readFileSync(join(pkgDir, f)));
   }
 }
-for (const f of ["test_pson.py", "run_micropython.py"]) {
+for (const f of [...modules.map((m) => `${m}.py`), "run_micropython.py"]) {
   FS.writeFile(`/wb/python/tests/${f}`, readFileSync(join(testsDir, f)));
 }
-if (existsSync(vectors)) {
-  FS.writeFile("/wb/vectors/pson.json", readFileSync(vectors));
-} else {
-  console.error(`warning: vector file ${vectors} not found`);
+for (const [name, path] of Object.entries(vectorFiles)) {
+  if (existsSync(path)) {
+    FS.writeFile(`/wb/vectors/${name}`, readFileSync(path));
+  } else {
+    console.error(`warning: vector file ${path} not found`);
+  }
 }
 // MicroPython's os has no environment: hand the settings over as a module.
 const env = {};
-if (process.env.PSON_SEED) env.PSON_SEED = String(Number(process.env.PSON_SEED));
+for (const k of ["PSON_SEED", "UADP_SEED"]) {
+  if (process.env[k]) env[k] = String(Number(process.env[k]));
+}
 FS.writeFile(
   "/wb/python/tests/_test_env.py",
   Object.entries(env).map(([k, v]) => `${k} = ${JSON.stringify(v)}\n`).join(""),
@@ -81,7 +99,7 @@ print("interpreter: MicroPython %s (%s), %s" % (".".join(str(x) for x in sys.imp
 sys.path.insert(0, "/wb/python/tests")
 sys.path.insert(0, "/wb/python")
 import run_micropython
-_r = run_micropython.main("test_pson", "micropython")
+_r = run_micropython.main(${JSON.stringify(modules)}, "micropython")
 _passed = _r[0]
 _failed = _r[1]
 `);

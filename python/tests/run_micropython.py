@@ -1,9 +1,10 @@
 """A tiny test runner for interpreters without pytest (MicroPython).
 
-Imports a test module, calls every module-level function whose name starts
-with ``test_`` (sorted by name), and prints one line per failure plus the
-closing line ``micropython: N passed, N failed, N skipped``. Works the same
-on CPython (``python3 tests/run_micropython.py``).
+Imports the test modules (test_pson, test_uadp), calls every module-level
+function whose name starts with ``test_`` (sorted by name), and prints one
+line per failure, one line per module and the closing line
+``micropython: N passed, N failed, N skipped``. Works the same on CPython
+(``python3 tests/run_micropython.py [module ...]``).
 
 run_micropython.mjs loads this file into MicroPython's WebAssembly port and
 calls main(); as a script it exits 1 when a test failed.
@@ -22,10 +23,11 @@ def _print_exc(e):
     traceback.print_exception(type(e), e, e.__traceback__)
 
 
-def main(module_name="test_pson", label=None):
-    """Run the tests; returns (passed, failed, skipped)."""
-    if label is None:
-        label = getattr(getattr(sys, "implementation", None), "name", "python")
+MODULES = ("test_pson", "test_uadp")
+
+
+def run_module(module_name, label):
+    """Run one module's tests; returns (passed, failed, skipped)."""
     mod = __import__(module_name)
     skip_type = getattr(mod, "SkipTest", None)
     # the module dict, not dir(): MicroPython's dir() misses names added at
@@ -42,13 +44,31 @@ def main(module_name="test_pson", label=None):
         except Exception as e:  # noqa: BLE001 - a runner reports everything
             if skip_type is not None and isinstance(e, skip_type):
                 skipped += 1
-                print("SKIP %s: %s" % (name, e))
+                print("SKIP %s.%s: %s" % (module_name, name, e))
                 continue
             failed += 1
-            print("FAIL %s: %s: %s" % (name, type(e).__name__, e))
+            print("FAIL %s.%s: %s: %s" % (module_name, name, type(e).__name__, e))
             _print_exc(e)
             continue
         passed += 1
+    return passed, failed, skipped
+
+
+def main(modules=MODULES, label=None):
+    """Run the tests of ``modules`` (a name or a list of names); prints a line
+    per module (when several) and the total; returns (passed, failed, skipped)."""
+    if label is None:
+        label = getattr(getattr(sys, "implementation", None), "name", "python")
+    if isinstance(modules, str):
+        modules = [modules]
+    passed = failed = skipped = 0
+    for m in modules:
+        p, f, s = run_module(m, label)
+        if len(modules) > 1:
+            print("%s %s: %d passed, %d failed, %d skipped" % (label, m, p, f, s))
+        passed += p
+        failed += f
+        skipped += s
     print("%s: %d passed, %d failed, %d skipped" % (label, passed, failed, skipped))
     return passed, failed, skipped
 
@@ -57,5 +77,5 @@ if __name__ == "__main__":
     here = __file__.replace("\\", "/").rsplit("/", 1)[0] if "/" in __file__.replace("\\", "/") else "."
     if here not in sys.path:
         sys.path.insert(0, here)
-    p, f, s = main()
+    p, f, s = main(sys.argv[1:] or MODULES)
     sys.exit(1 if f or not p else 0)
