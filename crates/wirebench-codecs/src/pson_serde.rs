@@ -1,6 +1,14 @@
 //! serde support for PSON v2 — the "typed path": `#[derive(Serialize, Deserialize)]` types go
-//! straight to and from PSON bytes through the streaming [`pson::Encoder`] and the pull
-//! [`pson::Decoder`], with no intermediate tree.
+//! straight to and from PSON bytes, with no intermediate tree.
+//!
+//! The serializer writes straight into a [`pson::Write`] (no allocation per item); it writes
+//! headers and floats itself with fixed-size writes, byte-for-byte what [`pson::Encoder`]
+//! writes (the tests check this over integer, length and float edge cases and random floats),
+//! and uses the encoder for the rare long varints. The deserializer reads the common item
+//! forms with an inline fast path and hands everything else (escaped discrete/float headers,
+//! 10-byte varints, anything malformed) to [`pson::Decoder`], so what it accepts and where it
+//! reports errors are the `pson` crate's (also checked by the tests, against the dynamic
+//! codec, on hostile input).
 //!
 //! ```text
 //! serde data model            PSON v2 item
@@ -880,16 +888,17 @@ impl<W: pson::Write> ser::Serializer for KeySerializer<'_, W> {
 #[inline]
 pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T, Error> {
     let mut de = Deserializer::from_slice(bytes);
-    // Hand the result back as it is (no re-wrapping: the value is not moved again).
+    // Every path returns `r` itself (no re-wrapping), so the value is built in place.
     let mut r = T::deserialize(&mut de);
-    match &mut r {
-        Ok(_) if de.pos >= bytes.len() => r,
-        Ok(_) => Err(Error::Pson(pson::Error::new(ErrorKind::TrailingBytes, de.pos))),
-        Err(e) => {
-            e.fix(de.last);
-            r
-        }
+    if let Some(e) = de.deferred.take() {
+        r = Err(e);
+    } else if r.is_ok() && de.pos < bytes.len() {
+        r = Err(Error::Pson(pson::Error::new(ErrorKind::TrailingBytes, de.pos)));
     }
+    if let Err(e) = &mut r {
+        e.fix(de.last);
+    }
+    r
 }
 
 /// A serde deserializer reading PSON v2 from a byte slice. It borrows strings and byte strings
@@ -914,6 +923,10 @@ pub struct Deserializer<'de> {
     last: usize,
     /// Containers that may still be entered before the depth limit.
     depth_left: usize,
+    /// An error found after a visitor returned successfully (a container with more elements
+    /// than the visitor read), reported by [`from_slice`] / [`Deserializer::end`]. Kept
+    /// aside so that results are passed back untouched (no re-wrapping on the hot path).
+    deferred: Option<Error>,
 }
 
 /// The serde name of what an item is, for type errors.
@@ -1037,7 +1050,7 @@ impl<'de> Deserializer<'de> {
     /// Read from the start of `bytes`.
     #[inline]
     pub fn from_slice(bytes: &'de [u8]) -> Self {
-        Deserializer { input: bytes, pos: 0, last: 0, depth_left: MAX_DEPTH }
+        Deserializer { input: bytes, pos: 0, last: 0, depth_left: MAX_DEPTH, deferred: None }
     }
 
     /// Give an error without an offset (one raised by a serde visitor) the offset of the item
@@ -1054,9 +1067,13 @@ impl<'de> Deserializer<'de> {
         self.pos
     }
 
-    /// Check that the whole input was consumed ([`ErrorKind::TrailingBytes`] otherwise).
+    /// Check that the whole input was consumed ([`ErrorKind::TrailingBytes`] otherwise) and
+    /// that no container had elements left unread by its visitor.
     #[inline]
-    pub fn end(&self) -> Result<(), Error> {
+    pub fn end(&mut self) -> Result<(), Error> {
+        if let Some(e) = self.deferred.take() {
+            return Err(e);
+        }
         if self.pos < self.input.len() {
             return Err(Error::Pson(pson::Error::new(ErrorKind::TrailingBytes, self.pos)));
         }
@@ -1170,7 +1187,9 @@ impl<'de> Deserializer<'de> {
         let left = access.left;
         self.leave();
         if left != 0 && r.is_ok() {
-            return Err(leftover(left, "map", at));
+            // The visitor stopped early (e.g. a tuple shorter than the array). Skip the rest
+            // to stay in step; the error is reported at the end (the first one wins).
+            self.unread(left, true, at);
         }
         r
     }
@@ -1183,7 +1202,9 @@ impl<'de> Deserializer<'de> {
         let left = access.left;
         self.leave();
         if left != 0 && r.is_ok() {
-            return Err(leftover(left, "array", at));
+            // The visitor stopped early (e.g. a tuple shorter than the array). Skip the rest
+            // to stay in step; the error is reported at the end (the first one wins).
+            self.unread(left, false, at);
         }
         r
     }
@@ -1276,6 +1297,23 @@ impl<'de> Deserializer<'de> {
     fn deserialize_any_slow<V: Visitor<'de>>(&mut self, at: usize, visitor: V) -> Result<V::Value, Error> {
         let item = self.slow_item(false)?;
         self.visit(item, at, visitor)
+    }
+
+    /// Elements a visitor left unread: note the error and skip them.
+    #[cold]
+    #[inline(never)]
+    fn unread(&mut self, left: u64, map: bool, at: usize) {
+        let mut err = leftover(left, if map { "map" } else { "array" }, at);
+        for _ in 0..left {
+            let step = if map { self.key().and_then(|_| self.skip()) } else { self.skip() };
+            if let Err(e) = step {
+                err = e;
+                break;
+            }
+        }
+        if self.deferred.is_none() {
+            self.deferred = Some(err);
+        }
     }
 
     /// Read and drop one whole item (containers included), checking it as it goes.

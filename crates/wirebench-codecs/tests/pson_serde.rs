@@ -445,6 +445,19 @@ fn units_newtypes_tuples_chars() {
     let e = from_slice::<(u8, u8)>(&unhex("e1 01")).unwrap_err();
     assert!(e.to_string().contains("invalid length 1") && e.offset() == Some(0), "{e}");
     assert!(from_slice::<()>(&[0x00]).is_err());
+    // Too long inside a struct: the error names the array, and the rest still lines up.
+    #[derive(Deserialize, Debug)]
+    struct T2 {
+        #[allow(dead_code)]
+        t: (u8, u8),
+        #[allow(dead_code)]
+        x: u8,
+    }
+    let e = from_slice::<T2>(&unhex("c2 81 74 e3 01 02 c1 81 61 e0 81 78 05")).unwrap_err();
+    assert_eq!(e.to_string(), "the array has 1 more element(s) than the target type reads at byte 3");
+    // ... and a malformed extra element is reported as such.
+    let e = from_slice::<T2>(&unhex("c2 81 74 e3 01 02 c1 01 01 81 78 05")).unwrap_err();
+    assert_eq!(e.offset(), Some(7), "{e}");
 }
 
 #[test]
@@ -974,134 +987,3 @@ fn numbers_and_lengths_match_the_pson_encoder() {
         assert_eq!(hex(&enc(&f)), pson_bytes(|e| e.f32(f).map(drop)), "f32 {f:e}");
     }
 }
-
-// TEMPORARY-TIMING-BEGIN
-#[test]
-#[ignore]
-fn zz_timing() {
-    use std::hint::black_box;
-    use std::time::Instant;
-    let v = Test10 {
-        string: "test".into(),
-        double: 1.03,
-        long: 1_351_824_120,
-        pos: 1,
-        neg: -2,
-        flag: true,
-        array: vec![48.75, 2.3],
-    };
-    fn bench<F: FnMut()>(name: &str, mut f: F) {
-        let n = 200_000;
-        for _ in 0..n / 10 {
-            f();
-        }
-        let mut best = f64::MAX;
-        for _ in 0..7 {
-            let t = Instant::now();
-            for _ in 0..n {
-                f();
-            }
-            best = best.min(t.elapsed().as_nanos() as f64 / n as f64);
-        }
-        println!("{name:40} {best:8.1} ns/op");
-    }
-    let p = to_vec(&v).unwrap();
-    let mut c = Vec::new();
-    ciborium::into_writer(&v, &mut c).unwrap();
-    let m = rmp_serde::to_vec_named(&v).unwrap();
-    let ma = rmp_serde::to_vec(&v).unwrap();
-    println!("sizes: pson {} cbor {} msgpack-named {} msgpack-array {}", p.len(), c.len(), m.len(), ma.len());
-    println!("sizes: pson Error {} rmp decode::Error {} ciborium de Error {}", std::mem::size_of::<Error>(), std::mem::size_of::<rmp_serde::decode::Error>(), std::mem::size_of::<ciborium::de::Error<std::io::Error>>());
-    if let Ok(which) = std::env::var("ONLY") {
-        let n = 10_000_000;
-        let mut b = Vec::with_capacity(256);
-        match which.as_str() {
-            "pson_dec" => for _ in 0..n { black_box(from_slice::<Test10>(black_box(&p)).unwrap()); },
-            "pson_dec_ref" => for _ in 0..n { black_box(from_slice::<Test10Ref>(black_box(&p)).unwrap()); },
-            "rmp_dec" => for _ in 0..n { black_box(rmp_serde::from_slice::<Test10>(black_box(&ma)).unwrap()); },
-            "rmp_named_dec" => for _ in 0..n { black_box(rmp_serde::from_slice::<Test10>(black_box(&m)).unwrap()); },
-            "cbor_dec" => for _ in 0..n { black_box(ciborium::from_reader::<Test10, _>(black_box(&c[..])).unwrap()); },
-            "pson_enc" => for _ in 0..n { b.clear(); to_writer(&mut b, black_box(&v)).unwrap(); black_box(&b); },
-            "rmp_enc" => for _ in 0..n { b.clear(); rmp_serde::encode::write(&mut b, black_box(&v)).unwrap(); black_box(&b); },
-            "rmp_named_enc" => for _ in 0..n { b.clear(); rmp_serde::encode::write_named(&mut b, black_box(&v)).unwrap(); black_box(&b); },
-            "cbor_enc" => for _ in 0..n { b.clear(); ciborium::into_writer(black_box(&v), &mut b).unwrap(); black_box(&b); },
-            "pson_to_vec" => for _ in 0..n { black_box(to_vec(black_box(&v)).unwrap()); },
-            "rmp_to_vec" => for _ in 0..n { black_box(rmp_serde::to_vec(black_box(&v)).unwrap()); },
-            "rmp_to_vec_named" => for _ in 0..n { black_box(rmp_serde::to_vec_named(black_box(&v)).unwrap()); },
-            _ => {}
-        }
-        return;
-    }
-    if std::env::var("PERF_ENCODE").is_ok() {
-        let mut b = Vec::with_capacity(256);
-        for _ in 0..50_000_000 { b.clear(); to_writer(&mut b, black_box(&v)).unwrap(); black_box(&b); }
-        return;
-    }
-    if std::env::var("PERF_RMP").is_ok() {
-        let mut b = Vec::with_capacity(256);
-        for _ in 0..50_000_000 { b.clear(); rmp_serde::encode::write_named(&mut b, black_box(&v)).unwrap(); black_box(&b); }
-        return;
-    }
-    if std::env::var("PERF_DECODE").is_ok() {
-        for _ in 0..20_000_000 { black_box(from_slice::<Test10>(black_box(&p)).unwrap()); }
-        return;
-    }
-    bench("encode pson_serde::to_vec", || {
-        black_box(to_vec(black_box(&v)).unwrap());
-    });
-    bench("encode ciborium::into_writer(new Vec)", || {
-        let mut o = Vec::new();
-        ciborium::into_writer(black_box(&v), &mut o).unwrap();
-        black_box(o);
-    });
-    bench("encode rmp_serde::to_vec_named", || {
-        black_box(rmp_serde::to_vec_named(black_box(&v)).unwrap());
-    });
-    bench("encode rmp_serde::to_vec (array)", || {
-        black_box(rmp_serde::to_vec(black_box(&v)).unwrap());
-    });
-    let mut buf = Vec::with_capacity(256);
-    bench("encode pson to_writer(reused)", || {
-        buf.clear();
-        to_writer(&mut buf, black_box(&v)).unwrap();
-        black_box(&buf);
-    });
-    bench("encode ciborium into_writer(reused)", || {
-        buf.clear();
-        ciborium::into_writer(black_box(&v), &mut buf).unwrap();
-        black_box(&buf);
-    });
-    bench("encode rmp write_named(reused)", || {
-        buf.clear();
-        rmp_serde::encode::write_named(&mut buf, black_box(&v)).unwrap();
-        black_box(&buf);
-    });
-    bench("decode pson_serde::from_slice", || {
-        black_box(from_slice::<Test10>(black_box(&p)).unwrap());
-    });
-    bench("decode ciborium::from_reader", || {
-        black_box(ciborium::from_reader::<Test10, _>(black_box(&c[..])).unwrap());
-    });
-    bench("decode rmp_serde::from_slice (named)", || {
-        black_box(rmp_serde::from_slice::<Test10>(black_box(&m)).unwrap());
-    });
-    bench("decode rmp_serde::from_slice (array)", || {
-        black_box(rmp_serde::from_slice::<Test10>(black_box(&ma)).unwrap());
-    });
-    bench("decode raw pson::Decoder walk", || {
-        let mut d = pson::Decoder::new(black_box(&p));
-        let mut n = 1u64;
-        while n > 0 {
-            n -= 1;
-            match d.next().unwrap() {
-                pson::Item::Map(k) => { for _ in 0..k { black_box(d.key().unwrap()); black_box(d.next().unwrap()); } }
-                pson::Item::Array(k) => n += k,
-                x => { black_box(x); }
-            }
-        }
-    });
-    bench("decode pson_serde borrowed Test10Ref", || {
-        black_box(from_slice::<Test10Ref>(black_box(&p)).unwrap());
-    });
-}
-// TEMPORARY-TIMING-END
