@@ -13,6 +13,14 @@ pub trait Write {
     fn write_byte(&mut self, byte: u8) -> Result<(), Error> {
         self.write_all(&[byte])
     }
+
+    /// Append a one-byte header and a body (a short string or byte string), atomically where
+    /// the sink can: on a full [`SliceWriter`] nothing is written.
+    #[inline]
+    fn write_prefixed(&mut self, header: u8, body: &[u8]) -> Result<(), Error> {
+        self.write_byte(header)?;
+        self.write_all(body)
+    }
 }
 
 impl Write for Vec<u8> {
@@ -27,6 +35,14 @@ impl Write for Vec<u8> {
         self.push(byte);
         Ok(())
     }
+
+    #[inline]
+    fn write_prefixed(&mut self, header: u8, body: &[u8]) -> Result<(), Error> {
+        self.reserve(body.len() + 1);
+        self.push(header);
+        self.extend_from_slice(body);
+        Ok(())
+    }
 }
 
 impl<W: Write + ?Sized> Write for &mut W {
@@ -38,6 +54,11 @@ impl<W: Write + ?Sized> Write for &mut W {
     #[inline]
     fn write_byte(&mut self, byte: u8) -> Result<(), Error> {
         (**self).write_byte(byte)
+    }
+
+    #[inline]
+    fn write_prefixed(&mut self, header: u8, body: &[u8]) -> Result<(), Error> {
+        (**self).write_prefixed(header, body)
     }
 }
 

@@ -68,11 +68,19 @@ pub enum Error {
     /// writer failed when encoding (e.g. a full [`pson::SliceWriter`]).
     Pson(pson::Error),
     /// A serde-level problem (a type mismatch, a missing field, a value out of range, ...).
-    /// When decoding, `offset` is the byte offset of the item at fault.
-    Message { msg: String, offset: Option<usize> },
+    /// Boxed, so `Result<_, Error>` stays two words and is returned in registers on the hot
+    /// encode and decode paths.
+    Message(Box<Message>),
     /// A sequence or map was serialized without a known length; PSON writes the element
     /// count before the elements (e.g. `#[serde(flatten)]` or a `serialize_seq(None)`).
     UnknownLength,
+}
+
+/// A serde-level problem and, when decoding, the byte offset of the item at fault.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    pub msg: String,
+    pub offset: Option<usize>,
 }
 
 impl Error {
@@ -80,7 +88,7 @@ impl Error {
     pub fn offset(&self) -> Option<usize> {
         match self {
             Error::Pson(e) => Some(e.offset),
-            Error::Message { offset, .. } => *offset,
+            Error::Message(m) => m.offset,
             Error::UnknownLength => None,
         }
     }
@@ -89,21 +97,23 @@ impl Error {
     #[cold]
     #[inline(never)]
     fn fix(&mut self, at: usize) {
-        if let Error::Message { offset: o @ None, .. } = self {
-            *o = Some(at);
+        if let Error::Message(m) = self {
+            if m.offset.is_none() {
+                m.offset = Some(at);
+            }
         }
     }
 
     #[cold]
     #[inline(never)]
     fn msg_at(msg: String, offset: usize) -> Error {
-        Error::Message { msg, offset: Some(offset) }
+        Error::Message(Box::new(Message { msg, offset: Some(offset) }))
     }
 
     #[cold]
     #[inline(never)]
     fn msg(msg: String) -> Error {
-        Error::Message { msg, offset: None }
+        Error::Message(Box::new(Message { msg, offset: None }))
     }
 }
 
@@ -112,8 +122,10 @@ impl fmt::Display for Error {
         match self {
             // pson::Error's Display is one line ending in "at byte N".
             Error::Pson(e) => write!(f, "{e}"),
-            Error::Message { msg, offset: Some(o) } => write!(f, "{msg} at byte {o}"),
-            Error::Message { msg, offset: None } => f.write_str(msg),
+            Error::Message(m) => match m.offset {
+                Some(o) => write!(f, "{} at byte {o}", m.msg),
+                None => f.write_str(&m.msg),
+            },
             Error::UnknownLength => f.write_str(
                 "PSON needs the length of every sequence and map up front (serialized without a length)",
             ),
@@ -206,7 +218,8 @@ impl<W: pson::Write> Serializer<W> {
     #[inline(always)]
     fn head(&mut self, wire: u8, value: u64) -> Result<(), Error> {
         if value < 31 {
-            self.raw(&[wire << 5 | value as u8])
+            pson::Write::write_byte(self.enc.writer(), wire << 5 | value as u8)?;
+            Ok(())
         } else {
             self.head_escaped(wire, value)
         }
@@ -264,6 +277,12 @@ impl<W: pson::Write> Serializer<W> {
 
     #[inline(always)]
     fn string(&mut self, s: &str) -> Result<(), Error> {
+        let w = self.enc.writer();
+        if s.len() < 31 {
+            // Header and body in one write: one capacity check instead of two.
+            pson::Write::write_prefixed(w, pson::wire_type::STR << 5 | s.len() as u8, s.as_bytes())?;
+            return Ok(());
+        }
         self.head(pson::wire_type::STR, s.len() as u64)?;
         self.raw(s.as_bytes())
     }
@@ -380,15 +399,15 @@ impl<'a, W: pson::Write> ser::Serializer for &'a mut Serializer<W> {
             };
         }
         let f = v as f32;
+        let w = self.enc.writer();
         if f as f64 == v {
-            self.raw(&[0x40])?;
-            self.raw(&f.to_le_bytes())
+            pson::Write::write_prefixed(w, 0x40, &f.to_le_bytes())?;
         } else if v.is_nan() {
-            self.raw(&[0x41, 0, 0, 0, 0, 0, 0, 0xf8, 0x7f])
+            self.raw(&[0x41, 0, 0, 0, 0, 0, 0, 0xf8, 0x7f])?;
         } else {
-            self.raw(&[0x41])?;
-            self.raw(&v.to_le_bytes())
+            pson::Write::write_prefixed(w, 0x41, &v.to_le_bytes())?;
         }
+        Ok(())
     }
 
     #[inline]
@@ -1833,3 +1852,5 @@ impl<'de> de::Deserializer<'de> for KeyDeserializer<'de> {
         tuple_struct map struct ignored_any
     }
 }
+
+const _: () = assert!(std::mem::size_of::<Result<(), Error>>() <= 16);
