@@ -5,8 +5,10 @@
 //! - [`size`]: the encoded-size report in each output kind.
 
 pub mod csv;
+pub mod html;
 pub mod size;
 pub mod speed;
+pub mod svg;
 pub mod table;
 
 /// The output kinds every report offers.

@@ -14,6 +14,7 @@ mod compare;
 mod progress;
 mod size;
 mod speed;
+mod study;
 
 use common::BadInput;
 
@@ -36,6 +37,10 @@ enum Command {
     Speed(SpeedArgs),
     /// Compare two speed results files: the change per case with its confidence interval.
     Compare(CompareArgs),
+    /// Run a study file: every part it names, one results file, Markdown and HTML reports.
+    Run(RunArgs),
+    /// Render the reports of a results file again (terminal, Markdown or HTML).
+    Report(ReportArgs),
     /// Encode a JSON value (file or stdin) in one format; the bytes go to stdout.
     Encode(CodecArgs),
     /// Decode bytes (file or stdin) of one format; JSON goes to stdout.
@@ -57,21 +62,8 @@ enum Command {
 
 #[derive(clap::Args)]
 struct SizeArgs {
-    /// A built-in corpus (default: pson-paper).
-    #[arg(long, conflicts_with = "samples")]
-    corpus: Option<String>,
-    /// Sample files or directories (.json: one sample; .ndjson/.jsonl: one per line), streamed.
-    #[arg(long, num_args = 1..)]
-    samples: Vec<PathBuf>,
-    /// Comma-separated codec ids (default: all). See `wirebench codecs`.
-    #[arg(long, short = 'f', value_delimiter = ',')]
-    formats: Vec<String>,
-    /// Schema for the schema-driven codecs (default: inferred from the samples).
-    #[arg(long)]
-    schema: Option<PathBuf>,
-    /// Keep one row per sample (default for --samples: aggregates only, flat memory).
-    #[arg(long)]
-    per_record: bool,
+    #[command(flatten)]
+    opts: size::SizeOpts,
     #[arg(long, short = 'o', value_enum, default_value_t = OutputArg::Table)]
     output: OutputArg,
     /// Also write the results file (JSON, the one results schema) here, atomically.
@@ -81,36 +73,8 @@ struct SizeArgs {
 
 #[derive(clap::Args)]
 struct SpeedArgs {
-    /// A built-in corpus (default: pson-paper); typed path where the codec has one.
-    #[arg(long, conflicts_with = "samples")]
-    corpus: Option<String>,
-    /// Sample files or directories; dynamic path, one operation cycles through the records.
-    #[arg(long, num_args = 1..)]
-    samples: Vec<PathBuf>,
-    /// Comma-separated codec ids (default: all).
-    #[arg(long, short = 'f', value_delimiter = ',')]
-    formats: Vec<String>,
-    /// Schema for the schema-driven codecs with --samples (default: inferred).
-    #[arg(long)]
-    schema: Option<PathBuf>,
-    /// The codec ratios are taken against (default: json).
-    #[arg(long)]
-    baseline: Option<String>,
-    /// Samples per case (at least 10).
-    #[arg(long, default_value_t = 60)]
-    samples_per_case: usize,
-    /// Minimum time of one sample, ms.
-    #[arg(long, default_value_t = 0.5)]
-    sample_ms: f64,
-    /// Minimum warm-up per case, ms.
-    #[arg(long, default_value_t = 20.0)]
-    warmup_ms: f64,
-    /// Seed of the case shuffling and the bootstrap.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Also count instructions per operation under valgrind callgrind (deterministic).
-    #[arg(long)]
-    instructions: bool,
+    #[command(flatten)]
+    opts: speed::SpeedOpts,
     #[arg(long, hide = true)]
     callgrind_child: bool,
     #[arg(long, short = 'o', value_enum, default_value_t = OutputArg::Table)]
@@ -118,6 +82,24 @@ struct SpeedArgs {
     /// Also write the results file here, atomically.
     #[arg(long)]
     out: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// The study file (TOML), e.g. studies/seed001-pson-paper.toml.
+    study: PathBuf,
+    /// Where the results file and the reports go (default: out/<study name>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct ReportArgs {
+    /// A results file written by `--out` or `run`.
+    results: PathBuf,
+    /// table, md, csv, json or html.
+    #[arg(long, short = 'o', default_value = "table")]
+    output: String,
 }
 
 #[derive(clap::Args)]
@@ -191,6 +173,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Size(args) => size::size(args),
         Command::Speed(args) => speed::speed(args),
         Command::Compare(args) => compare::compare(args),
+        Command::Run(args) => study::run(args),
+        Command::Report(args) => study::report(args),
         Command::Encode(args) => codec_cmds::encode(args),
         Command::Decode(args) => codec_cmds::decode(args),
         Command::Codecs { output } => codec_cmds::codecs(output.into()),

@@ -1,9 +1,11 @@
 //! `size`: encoded size per payload and codec.
 
+use std::path::PathBuf;
+
 use anyhow::Result;
 use wirebench_codecs::{Codec, SchemaUse};
 use wirebench_core::corpus::{self, SampleStream};
-use wirebench_core::results::Results;
+use wirebench_core::results::{Results, SizeSection};
 use wirebench_core::Schema;
 use wirebench_measure::size::{SchemaSource, SizeMeter};
 
@@ -13,16 +15,48 @@ use crate::SizeArgs;
 /// Samples measured per batch when streaming files.
 const SAMPLE_BATCH: usize = 1024;
 
+/// What the size measurement measures (command-line options, or a study's `[size]` table).
+#[derive(clap::Args, serde::Deserialize, serde::Serialize, Clone, Debug, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct SizeOpts {
+    /// A built-in corpus (default: pson-paper).
+    #[arg(long, conflicts_with = "samples")]
+    pub corpus: Option<String>,
+    /// Sample files or directories (.json: one sample; .ndjson/.jsonl: one per line), streamed.
+    #[arg(long, num_args = 1..)]
+    pub samples: Vec<PathBuf>,
+    /// Comma-separated codec ids (default: all). See `wirebench codecs`.
+    #[arg(long, short = 'f', value_delimiter = ',')]
+    pub formats: Vec<String>,
+    /// Schema for the schema-driven codecs (default: inferred from the samples).
+    #[arg(long)]
+    pub schema: Option<PathBuf>,
+    /// Keep one row per sample (default for --samples: aggregates only, flat memory).
+    #[arg(long)]
+    pub per_record: bool,
+}
+
 pub fn size(args: SizeArgs) -> Result<()> {
+    if let Some(out) = &args.out {
+        check_writable(out)?;
+    }
+    let (section, config) = measure(&args.opts)?;
+    let mut results = Results::new(provenance(0), config);
+    results.size = Some(section);
+    if let Some(out) = &args.out {
+        results.write_atomic(out).map_err(|e| bad(e.to_string()))?;
+    }
+    write_stdout(wirebench_report::size::render(&results, args.output.into()).as_bytes())
+}
+
+/// Run the size measurement; the section and the configuration it ran with.
+pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value)> {
     let codecs: Vec<&'static dyn Codec> = if args.formats.is_empty() {
         wirebench_codecs::registry().to_vec()
     } else {
         args.formats.iter().map(|f| find_codec(f.trim())).collect::<Result<_>>()?
     };
     let given_schema = args.schema.as_deref().map(read_schema).transpose()?;
-    if let Some(out) = &args.out {
-        check_writable(out)?;
-    }
     let needs_schema = codecs.iter().any(|c| c.info().schema != SchemaUse::None);
     let config = serde_json::json!({
         "measurement": "size",
@@ -77,11 +111,5 @@ pub fn size(args: SizeArgs) -> Result<()> {
         meter.add_batch(&batch);
         meter.finish("samples")
     };
-    let mut results = Results::new(provenance(0), config);
-    results.size = Some(section);
-    if let Some(out) = &args.out {
-        results.write_atomic(out).map_err(|e| bad(e.to_string()))?;
-    }
-    write_stdout(wirebench_report::size::render(&results, args.output.into()).as_bytes())
+    Ok((section, config))
 }
-

@@ -3,17 +3,93 @@
 
 use std::hint::black_box;
 
+use std::path::PathBuf;
+
 use anyhow::Result;
 use wirebench_codecs::typed::pson_paper_case;
 use wirebench_codecs::{Codec, SchemaUse};
 use wirebench_core::corpus::{self, Payload, SampleStream};
 use wirebench_core::fidelity::compare;
-use wirebench_core::results::Results;
+use wirebench_core::results::{Results, SpeedSection};
 use wirebench_core::Schema;
 use wirebench_measure::speed::{CaseSpec, SpeedConfig};
 
 use crate::common::*;
 use crate::SpeedArgs;
+
+/// What the speed measurement measures (command-line options, or a study's `[speed]` table).
+#[derive(clap::Args, serde::Deserialize, serde::Serialize, Clone, Debug)]
+#[serde(default, deny_unknown_fields)]
+pub struct SpeedOpts {
+    /// A built-in corpus (default: pson-paper); typed path where the codec has one.
+    #[arg(long, conflicts_with = "samples")]
+    pub corpus: Option<String>,
+    /// Sample files or directories; dynamic path, one operation cycles through the records.
+    #[arg(long, num_args = 1..)]
+    pub samples: Vec<PathBuf>,
+    /// Comma-separated codec ids (default: all).
+    #[arg(long, short = 'f', value_delimiter = ',')]
+    pub formats: Vec<String>,
+    /// Schema for the schema-driven codecs with --samples (default: inferred).
+    #[arg(long)]
+    pub schema: Option<PathBuf>,
+    /// The codec ratios are taken against (default: json).
+    #[arg(long)]
+    pub baseline: Option<String>,
+    /// Samples per case (at least 10).
+    #[arg(long, default_value_t = 60)]
+    pub samples_per_case: usize,
+    /// Minimum time of one sample, ms.
+    #[arg(long, default_value_t = 0.5)]
+    pub sample_ms: f64,
+    /// Minimum warm-up per case, ms.
+    #[arg(long, default_value_t = 20.0)]
+    pub warmup_ms: f64,
+    /// Seed of the case shuffling and the bootstrap.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Also count instructions per operation under valgrind callgrind (deterministic).
+    #[arg(long)]
+    pub instructions: bool,
+}
+
+impl Default for SpeedOpts {
+    fn default() -> Self {
+        SpeedOpts {
+            corpus: None,
+            samples: Vec::new(),
+            formats: Vec::new(),
+            schema: None,
+            baseline: None,
+            samples_per_case: 60,
+            sample_ms: 0.5,
+            warmup_ms: 20.0,
+            seed: 1,
+            instructions: false,
+        }
+    }
+}
+
+impl SpeedOpts {
+    /// The same options as `wirebench speed` arguments (for the callgrind child process).
+    fn to_cli_args(&self) -> Vec<String> {
+        let mut a = vec!["speed".to_string()];
+        if let Some(c) = &self.corpus {
+            a.extend(["--corpus".into(), c.clone()]);
+        }
+        if !self.samples.is_empty() {
+            a.push("--samples".into());
+            a.extend(self.samples.iter().map(|p| p.display().to_string()));
+        }
+        if !self.formats.is_empty() {
+            a.extend(["--formats".into(), self.formats.join(",")]);
+        }
+        if let Some(s) = &self.schema {
+            a.extend(["--schema".into(), s.display().to_string()]);
+        }
+        a
+    }
+}
 
 /// Samples loaded for a user-sample speed run (they are held in memory while timing).
 const MAX_SAMPLES: usize = 10_000;
@@ -27,7 +103,7 @@ struct Workload {
     builtin: bool,
 }
 
-fn load(args: &SpeedArgs) -> Result<Workload> {
+fn load(args: &SpeedOpts) -> Result<Workload> {
     if args.samples.is_empty() {
         let name = args.corpus.as_deref().unwrap_or("pson-paper");
         let c = corpus::builtin(name).ok_or_else(|| {
@@ -209,7 +285,7 @@ fn build_cases<'a>(w: &'a Workload, codecs: &[&'static dyn Codec], skipped: &mut
     cases
 }
 
-fn codecs_of(args: &SpeedArgs) -> Result<Vec<&'static dyn Codec>> {
+fn codecs_of(args: &SpeedOpts) -> Result<Vec<&'static dyn Codec>> {
     if args.formats.is_empty() {
         Ok(wirebench_codecs::registry().to_vec())
     } else {
@@ -218,9 +294,9 @@ fn codecs_of(args: &SpeedArgs) -> Result<Vec<&'static dyn Codec>> {
 }
 
 /// The child side of `--instructions`: build the same cases and run them in callgrind segments.
-pub fn callgrind_child(args: SpeedArgs) -> Result<()> {
-    let w = load(&args)?;
-    let codecs = codecs_of(&args)?;
+pub fn callgrind_child(args: &SpeedOpts) -> Result<()> {
+    let w = load(args)?;
+    let codecs = codecs_of(args)?;
     let mut cases = build_cases(&w, &codecs, &mut Vec::new());
     let mut empty = |n: u64| {
         for i in 0..n {
@@ -237,21 +313,32 @@ pub fn callgrind_child(args: SpeedArgs) -> Result<()> {
 
 pub fn speed(args: SpeedArgs) -> Result<()> {
     if args.callgrind_child {
-        return callgrind_child(args);
+        return callgrind_child(&args.opts);
     }
-    let codecs = codecs_of(&args)?;
-    let baseline = args.baseline.clone().unwrap_or_else(|| "json".into());
-    find_codec(&baseline)?;
     if let Some(out) = &args.out {
         check_writable(out)?;
     }
+    let (section, config) = measure(&args.opts)?;
+    let mut results = Results::new(provenance(args.opts.seed), config);
+    results.speed = Some(section);
+    if let Some(out) = &args.out {
+        results.write_atomic(out).map_err(|e| bad(e.to_string()))?;
+    }
+    write_stdout(wirebench_report::speed::render(&results, args.output.into()).as_bytes())
+}
+
+/// Run the speed measurement; the section and the configuration it ran with.
+pub fn measure(args: &SpeedOpts) -> Result<(SpeedSection, serde_json::Value)> {
+    let codecs = codecs_of(args)?;
+    let baseline = args.baseline.clone().unwrap_or_else(|| "json".into());
+    find_codec(&baseline)?;
     if args.samples_per_case < 10 {
         return Err(bad(format!("--samples-per-case {} is too few for the statistics (at least 10; 30 or more recommended)", args.samples_per_case)));
     }
     if args.instructions && !wirebench_measure::callgrind::available() {
         return Err(bad("--instructions needs valgrind (apt-get install valgrind)"));
     }
-    let w = load(&args)?;
+    let w = load(args)?;
     let mut skipped = Vec::new();
     let cases = build_cases(&w, &codecs, &mut skipped);
     if cases.is_empty() {
@@ -275,7 +362,7 @@ pub fn speed(args: SpeedArgs) -> Result<()> {
     if args.instructions {
         let dir = std::env::temp_dir().join(format!("wirebench-callgrind-{}", std::process::id()));
         let exe = std::env::current_exe()?;
-        let mut child_args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--instructions").collect();
+        let mut child_args = args.to_cli_args();
         child_args.push("--callgrind-child".into());
         // Two runs: counts that differ between them are flagged, not trusted as a gate.
         let mut runs = Vec::new();
@@ -313,10 +400,5 @@ pub fn speed(args: SpeedArgs) -> Result<()> {
         "seed": args.seed,
         "instructions": args.instructions,
     });
-    let mut results = Results::new(provenance(args.seed), config);
-    results.speed = Some(section);
-    if let Some(out) = &args.out {
-        results.write_atomic(out).map_err(|e| bad(e.to_string()))?;
-    }
-    write_stdout(wirebench_report::speed::render(&results, args.output.into()).as_bytes())
+    Ok((section, config))
 }

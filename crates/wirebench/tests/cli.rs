@@ -239,3 +239,51 @@ fn instruction_counts_are_deterministic() {
     assert_eq!(a, b);
     assert!(a.iter().all(|(_, _, n)| *n > 10.0), "{a:?}");
 }
+
+/// A study file runs its parts, writes one results file and both reports; rendering the
+/// results file again gives the same pages; a malformed study names the line and column.
+#[test]
+fn run_study_and_rerender() {
+    let dir = tmpdir("study");
+    let study = dir.join("s.toml");
+    std::fs::write(
+        &study,
+        r#"[study]
+name = "t"
+title = "A test study"
+
+[size]
+corpus = "pson-paper"
+formats = ["json", "pson"]
+
+[speed]
+formats = ["json", "pson"]
+samples_per_case = 10
+sample_ms = 0.05
+warmup_ms = 0.0
+"#,
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = wb().args(["run", study.to_str().unwrap(), "--out", out.to_str().unwrap()]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("Encoded size") && text.contains("Speed"), "{text}");
+    let results = out.join("results.json");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
+    assert!(r["size"].is_object() && r["speed"].is_object());
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("A test study"));
+    let again = wb().args(["report", results.to_str().unwrap(), "-o", "html"]).output().unwrap();
+    assert_eq!(String::from_utf8(again.stdout).unwrap(), html, "re-rendering gives the same page");
+    let md = wb().args(["report", results.to_str().unwrap(), "-o", "md"]).output().unwrap();
+    assert_eq!(String::from_utf8(md.stdout).unwrap(), std::fs::read_to_string(out.join("report.md")).unwrap());
+    // Malformed and unknown studies.
+    std::fs::write(&study, "[study]\nname = \"t\"\ntitle = 3\n").unwrap();
+    expect_bad_input(wb().args(["run", study.to_str().unwrap()]), &["s.toml:3:"]);
+    std::fs::write(&study, "[study]\nname = \"t\"\ntitle = \"x\"\n[nope]\n").unwrap();
+    expect_bad_input(wb().args(["run", study.to_str().unwrap()]), &["s.toml:4:", "nope"]);
+    std::fs::write(&study, "[study]\nname = \"t\"\ntitle = \"x\"\n").unwrap();
+    expect_bad_input(wb().args(["run", study.to_str().unwrap()]), &["no part"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

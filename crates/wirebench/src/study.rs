@@ -1,0 +1,155 @@
+//! `run STUDY`: a study file names the parts to run; one results file and the reports come out.
+//! `report RESULTS`: render the reports of a results file again, without measuring.
+//!
+//! A study file (TOML):
+//!
+//! ```toml
+//! [study]
+//! name = "seed001-pson-paper"
+//! title = "PSON paper (Sensors 2021): encoded size and speed"
+//! description = "..."
+//!
+//! [size]            # the options of `wirebench size`
+//! corpus = "pson-paper"
+//!
+//! [speed]           # the options of `wirebench speed`
+//! corpus = "pson-paper"
+//! samples_per_case = 40
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use wirebench_core::results::Results;
+use wirebench_report::Output;
+
+use crate::common::*;
+use crate::size::SizeOpts;
+use crate::speed::SpeedOpts;
+use crate::{ReportArgs, RunArgs};
+
+/// What a study file holds.
+#[derive(serde::Deserialize, serde::Serialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Study {
+    pub study: Meta,
+    #[serde(default)]
+    pub size: Option<SizeOpts>,
+    #[serde(default)]
+    pub speed: Option<SpeedOpts>,
+}
+
+#[derive(serde::Deserialize, serde::Serialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Meta {
+    /// A short name (used for the default output directory).
+    pub name: String,
+    pub title: String,
+    #[serde(default)]
+    pub description: String,
+    /// The seed report this study reproduces, if any (e.g. "001").
+    #[serde(default)]
+    pub reproduces: Option<String>,
+}
+
+/// Read and check a study file; errors name the file, line and column.
+pub fn read_study(path: &Path) -> Result<Study> {
+    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+    let study: Study = toml::from_str(&text).map_err(|e| {
+        let (line, col) = e
+            .span()
+            .map(|s| {
+                let before = &text[..s.start.min(text.len())];
+                (before.matches('\n').count() + 1, s.start - before.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1)
+            })
+            .unwrap_or((0, 0));
+        bad(format!("{}:{line}:{col}: {}", path.display(), e.message()))
+    })?;
+    if study.size.is_none() && study.speed.is_none() {
+        return Err(bad(format!("{}: the study names no part to run (add [size] or [speed])", path.display())));
+    }
+    Ok(study)
+}
+
+pub fn run(args: RunArgs) -> Result<()> {
+    let study = read_study(&args.study)?;
+    let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from("out").join(&study.study.name));
+    std::fs::create_dir_all(&out_dir).map_err(|e| bad(format!("{}: {e}", out_dir.display())))?;
+    let config = serde_json::json!({
+        "study": args.study.display().to_string(),
+        "definition": serde_json::to_value(&study)?,
+    });
+    let seed = study.speed.as_ref().map(|s| s.seed).unwrap_or(0);
+    let mut results = Results::new(provenance(seed), config);
+    let parts = [study.size.is_some(), study.speed.is_some()].iter().filter(|x| **x).count();
+    let mut n = 0;
+    let mut say = |what: &str| {
+        n += 1;
+        eprintln!("[{n}/{parts}] {what}");
+    };
+    if let Some(opts) = &study.size {
+        say("size");
+        results.size = Some(crate::size::measure(opts)?.0);
+    }
+    if let Some(opts) = &study.speed {
+        say("speed");
+        results.speed = Some(crate::speed::measure(opts)?.0);
+    }
+    let results_path = out_dir.join("results.json");
+    results.write_atomic(&results_path).map_err(|e| bad(e.to_string()))?;
+    write_reports(&results, &study.study.title, &out_dir)?;
+    let mut text = render_all(&results, Output::Table);
+    text.push_str(&format!(
+        "\nresults: {}\nreports: {}, {}\n",
+        results_path.display(),
+        out_dir.join("report.md").display(),
+        out_dir.join("report.html").display()
+    ));
+    write_stdout(text.as_bytes())
+}
+
+/// Every section of a results file in one output kind (not HTML).
+pub fn render_all(results: &Results, output: Output) -> String {
+    if output == Output::Json {
+        return serde_json::to_string_pretty(results).expect("results serialize") + "\n";
+    }
+    let mut out = String::new();
+    for part in [wirebench_report::size::render(results, output), wirebench_report::speed::render(results, output)] {
+        if !part.is_empty() {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&part);
+        }
+    }
+    out
+}
+
+fn write_reports(results: &Results, title: &str, dir: &Path) -> Result<()> {
+    let md = format!("# {title}\n\n{}", render_all(results, Output::Markdown));
+    wirebench_core::results::write_atomic(&dir.join("report.md"), md.as_bytes()).context("writing report.md")?;
+    let html = wirebench_report::html::render(&[results], title);
+    wirebench_core::results::write_atomic(&dir.join("report.html"), html.as_bytes()).context("writing report.html")?;
+    Ok(())
+}
+
+pub fn report(args: ReportArgs) -> Result<()> {
+    let results = Results::read(&args.results).map_err(|e| bad(e.to_string()))?;
+    let title = results
+        .config
+        .get("definition")
+        .and_then(|d| d.get("study"))
+        .and_then(|s| s.get("title"))
+        .and_then(|t| t.as_str())
+        .unwrap_or("wirebench results")
+        .to_string();
+    let text = match args.output.as_str() {
+        "html" => wirebench_report::html::render(&[&results], &title),
+        "table" => render_all(&results, Output::Table),
+        "md" => format!("# {title}\n\n{}", render_all(&results, Output::Markdown)),
+        "csv" => render_all(&results, Output::Csv),
+        "json" => render_all(&results, Output::Json),
+        other => return Err(bad(format!("unknown output {other:?} (table, md, csv, json, html)"))),
+    };
+    write_stdout(text.as_bytes())
+}
