@@ -26,6 +26,9 @@ pub struct Results {
     pub size: Option<SizeSection>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speed: Option<SpeedSection>,
+    /// Sections this version has no type for (from newer measurements); kept on read and write.
+    #[serde(flatten)]
+    pub other: std::collections::BTreeMap<String, serde_json::Value>,
 }
 
 /// Where a number came from: enough to regenerate it.
@@ -295,7 +298,7 @@ pub fn peak_rss_kib() -> Option<u64> {
 
 impl Results {
     pub fn new(provenance: Provenance, config: serde_json::Value) -> Results {
-        Results { schema: RESULTS_SCHEMA.into(), provenance, config, size: None, speed: None }
+        Results { schema: RESULTS_SCHEMA.into(), provenance, config, size: None, speed: None, other: Default::default() }
     }
 
     /// Read a results file, checking its schema tag.
