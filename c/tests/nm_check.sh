@@ -2,8 +2,9 @@
 # nm_check.sh NM OBJECT [arm]
 # Fails if OBJECT references an allocator or any undefined symbol other than
 # memcpy/memset/memcmp/memmove/strlen. With "arm", the libgcc integer helpers
-# (__aeabi_llsl/llsr/lasr for 64-bit shifts, __gnu_thumb1_case_* for switch
-# tables on Thumb-1) are allowed too, and any soft-float helper (__aeabi_d*/__aeabi_f*/..., i.e. floating
+# (__aeabi_llsl/llsr/lasr for 64-bit shifts, __aeabi_uidiv/uidivmod for
+# 32-bit unsigned division on cores without a divide instruction such as the
+# Cortex-M0+, __gnu_thumb1_case_* for switch tables on Thumb-1) are allowed too, and any soft-float helper (__aeabi_d*/__aeabi_f*/..., i.e. floating
 # point arithmetic) is an error. Also reports writable global data.
 set -eu
 nm_tool=$1
@@ -15,7 +16,7 @@ bad=0
 for s in $undef; do
     case "$s" in
         memcpy|memset|memcmp|memmove|strlen) ;;
-        __aeabi_llsl|__aeabi_llsr|__aeabi_lasr|__gnu_thumb1_case_*)
+        __aeabi_llsl|__aeabi_llsr|__aeabi_lasr|__aeabi_uidiv|__aeabi_uidivmod|__gnu_thumb1_case_*)
             if [ "$mode" != arm ]; then echo "nm-check: unexpected $s"; bad=1; fi ;;
         malloc|calloc|realloc|free)
             echo "nm-check: FORBIDDEN allocator symbol $s"; bad=1 ;;
