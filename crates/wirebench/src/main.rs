@@ -11,6 +11,7 @@ use wirebench_report::Output;
 mod codec_cmds;
 mod common;
 mod compare;
+mod device;
 mod progress;
 mod size;
 mod speed;
@@ -41,6 +42,8 @@ enum Command {
     Run(RunArgs),
     /// Render the reports of a results file again (terminal, Markdown or HTML).
     Report(ReportArgs),
+    /// Cost of our C codecs on Cortex-M0+/M4 (code size) and instructions per operation.
+    Device(DeviceArgs),
     /// Encode a JSON value (file or stdin) in one format; the bytes go to stdout.
     Encode(CodecArgs),
     /// Decode bytes (file or stdin) of one format; JSON goes to stdout.
@@ -89,6 +92,16 @@ struct RunArgs {
     /// The study file (TOML), e.g. studies/seed001-pson-paper.toml.
     study: PathBuf,
     /// Where the results file and the reports go (default: out/<study name>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct DeviceArgs {
+    /// The repository's c/ folder.
+    #[arg(long, default_value = "c")]
+    c_dir: PathBuf,
+    /// Also write the results file here, atomically.
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -175,6 +188,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Compare(args) => compare::compare(args),
         Command::Run(args) => study::run(args),
         Command::Report(args) => study::report(args),
+        Command::Device(args) => device::device(args),
         Command::Encode(args) => codec_cmds::encode(args),
         Command::Decode(args) => codec_cmds::decode(args),
         Command::Codecs { output } => codec_cmds::codecs(output.into()),

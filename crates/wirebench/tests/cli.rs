@@ -287,3 +287,25 @@ warmup_ms = 0.0
     expect_bad_input(wb().args(["run", study.to_str().unwrap()]), &["no part"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `device` builds the C codecs for Cortex-M and counts instructions; the figures are real
+/// (non-zero) and land in the results file.
+#[test]
+fn device_reports_code_size_and_instructions() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = tmpdir("device");
+    let out = dir.join("d.json");
+    let o = wb().current_dir(&root).args(["device", "--out", out.to_str().unwrap()]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("cortex-m0plus") && text.contains("Test10"), "{text}");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let sizes = r["device"]["code_size"].as_array().unwrap();
+    let pson_enc = sizes.iter().find(|x| x["cpu"] == "cortex-m4" && x["codec"] == "pson" && x["variant"] == "enc").unwrap();
+    assert!(pson_enc["delta_text"].as_i64().unwrap() > 500, "{pson_enc}");
+    let instr = r["device"]["instructions"].as_array().unwrap();
+    assert_eq!(instr.len(), 10);
+    assert!(instr.iter().all(|x| x["encode_instr"].as_i64().unwrap() > 50));
+    expect_bad_input(wb().args(["device", "--c-dir", dir.to_str().unwrap()]), &["no Makefile"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
