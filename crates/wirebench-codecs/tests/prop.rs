@@ -248,3 +248,13 @@ fn cdr_xcdr2_roundtrips() {
 fn uadp_roundtrips() {
     schema_roundtrip("uadp");
 }
+
+#[test]
+fn uadp_json_roundtrips() {
+    schema_roundtrip("uadp-json");
+}
+
+#[test]
+fn uadp_json_reversible_roundtrips() {
+    schema_roundtrip("uadp-json-rev");
+}
