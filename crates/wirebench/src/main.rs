@@ -16,6 +16,7 @@ mod progress;
 mod size;
 mod speed;
 mod study;
+mod transcode;
 
 use common::BadInput;
 
@@ -44,6 +45,8 @@ enum Command {
     Report(ReportArgs),
     /// Cost of our C codecs on Cortex-M0+/M4 (code size) and instructions per operation.
     Device(DeviceArgs),
+    /// OPC UA PubSub NetworkMessages between UADP and the JSON mapping (either way).
+    Transcode(TranscodeArgs),
     /// Encode a JSON value (file or stdin) in one format; the bytes go to stdout.
     Encode(CodecArgs),
     /// Decode bytes (file or stdin) of one format; JSON goes to stdout.
@@ -94,6 +97,21 @@ struct RunArgs {
     /// Where the results file and the reports go (default: out/<study name>).
     #[arg(long)]
     out: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct TranscodeArgs {
+    /// The output: `uadp` (from JSON) or `json` (from UADP).
+    #[arg(long)]
+    to: String,
+    /// With --to json: the non-reversible form (untyped values).
+    #[arg(long)]
+    nonreversible: bool,
+    /// With --to uadp: read the JSON PublisherId as this type (Byte, UInt16, UInt32, UInt64, String).
+    #[arg(long)]
+    publisher_id_type: Option<String>,
+    /// Input file (default: stdin).
+    input: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -189,6 +207,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Run(args) => study::run(args),
         Command::Report(args) => study::report(args),
         Command::Device(args) => device::device(args),
+        Command::Transcode(args) => transcode::transcode(args),
         Command::Encode(args) => codec_cmds::encode(args),
         Command::Decode(args) => codec_cmds::decode(args),
         Command::Codecs { output } => codec_cmds::codecs(output.into()),
