@@ -19,6 +19,8 @@ command -v cc >/dev/null 2>&1 || need+=(build-essential)
 command -v node >/dev/null 2>&1 || need+=(nodejs npm)
 dpkg -s libclang-dev >/dev/null 2>&1 || need+=(libclang-dev)
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
+command -v wrk >/dev/null 2>&1 || need+=(wrk)
+command -v nft >/dev/null 2>&1 || need+=(nftables)
 if [ ${#need[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
         apt-get update -qq
