@@ -21,6 +21,7 @@ dpkg -s libclang-dev >/dev/null 2>&1 || need+=(libclang-dev)
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v wrk >/dev/null 2>&1 || need+=(wrk)
 command -v nft >/dev/null 2>&1 || need+=(nftables)
+command -v mosquitto >/dev/null 2>&1 || need+=(mosquitto)
 if [ ${#need[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
         apt-get update -qq
