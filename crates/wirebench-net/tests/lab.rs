@@ -132,6 +132,7 @@ fn guard_cleans_up_after_a_failed_assertion() {
 /// spec §5 goal 8 with the kernel: nftables `numgen random` loss of 10 % over 10,000 UDP
 /// datagrams from A to B must land within ±1 percentage point (binomial σ = 0.3 points).
 #[test]
+#[ignore = "timing/statistical figure: run on an idle machine, `cargo test --release -p wirebench-net --test lab -- --ignored --test-threads=1`"]
 fn nftables_loss_within_one_point() {
     if !root() {
         return;
@@ -190,6 +191,7 @@ fn nftables_loss_within_one_point() {
 /// A bulk TCP transfer through TBF 10 Mbit/s (sized burst) reaches the rate less header
 /// overhead: 10 · 1448 / 1514 = 9.56 Mbit/s (spec §1.3).
 #[test]
+#[ignore = "timing/statistical figure: run on an idle machine, `cargo test --release -p wirebench-net --test lab -- --ignored --test-threads=1`"]
 fn tbf_rate_holds_for_bulk_tcp() {
     if !root() {
         return;
@@ -249,6 +251,7 @@ fn tbf_rate_holds_for_bulk_tcp() {
 /// HTTP through the lab at 10 Mbit with 1 KB bodies: the generator reaches the link's request
 /// ceiling (short run; the full ladder is in the ignored benchmark).
 #[test]
+#[ignore = "timing/statistical figure: run on an idle machine, `cargo test --release -p wirebench-net --test lab -- --ignored --test-threads=1`"]
 fn http_through_tbf_reaches_the_ceiling() {
     if !root() {
         return;
