@@ -208,7 +208,7 @@ mod tests {
         assert_eq!(s.cases[0].ratio_to_baseline, Some(1.0));
         // 4x the work: the ratio is near 4 (wide bounds: this machine is shared).
         let r = s.cases[1].ratio_to_baseline.unwrap();
-        assert!((2.5..6.0).contains(&r), "ratio {r}");
+        assert!((2.0..8.0).contains(&r), "ratio {r}");
         let (lo, hi) = s.cases[1].ratio_ci95.unwrap();
         assert!(lo <= r && r <= hi);
         assert!(s.cases[0].iters_per_sample >= 1);
