@@ -388,6 +388,22 @@ impl<'a, W: pson::Write> ser::Serializer for &'a mut Serializer<W> {
         // fewer steps: integral and in [-2^63, 2^63) → integer (-0.0 → 0); NaN → the
         // canonical NaN; exact in binary32 → f32; else f64. Bodies are fixed-size writes.
         const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+        // Fast path on the bits for the common case, a normal value with a fraction:
+        // 1 <= |v| < 2^52 with fraction bits set is not whole; exact in binary32 iff its
+        // exponent is in binary32's normal range and the low 29 mantissa bits are zero.
+        let bits = v.to_bits();
+        let exp = ((bits >> 52) & 0x7ff) as i32 - 1023;
+        if (0..52).contains(&exp) && bits & ((1u64 << (52 - exp)) - 1) != 0 {
+            let w = self.enc.writer();
+            if bits & 0x1fff_ffff == 0 {
+                // |v| >= 1 and < 2^52: inside binary32's normal exponent range.
+                let f = ((bits >> 32) as u32 & 0x8000_0000) | (((exp + 127) as u32) << 23) | ((bits >> 29) as u32 & 0x7f_ffff);
+                pson::Write::write_prefixed(w, 0x40, &f.to_le_bytes())?;
+            } else {
+                pson::Write::write_prefixed(w, 0x41, &bits.to_le_bytes())?;
+            }
+            return Ok(());
+        }
         // `as i64` saturates (NaN → 0, ±inf and |v| >= 2^63 → MIN/MAX): only values in
         // [-2^63, 2^63) that are whole come back equal, given the upper bound check.
         let i = v as i64;
