@@ -45,8 +45,19 @@ impl Default for SpeedConfig {
     }
 }
 
-/// Coefficient of variation above which a case is flagged as noisy.
+/// Robust relative spread (1.4826 × MAD / median, the standard deviation a normal
+/// distribution with that MAD would have) above which a case is flagged as noisy. Robust, so
+/// that a few interrupted samples (counted as outliers) do not mark a steady case noisy.
 pub const NOISY_CV: f64 = 0.10;
+
+/// 1.4826 × MAD / median.
+pub fn robust_cv(s: &wirebench_core::results::Summary) -> f64 {
+    if s.median > 0.0 {
+        1.4826 * s.mad / s.median
+    } else {
+        0.0
+    }
+}
 
 /// Run every case; `progress(done, total)` is called after each round.
 pub fn run(
@@ -96,10 +107,10 @@ pub fn run(
     for (i, c) in cases.iter().enumerate() {
         let summary = summarize(&samples[i], cfg.seed ^ i as u64);
         let mut warnings = Vec::new();
-        if summary.cv() > NOISY_CV {
+        if robust_cv(&summary) > NOISY_CV {
             warnings.push(format!(
-                "noisy: spread {:.0}% of the mean; rerun on an idle machine, take more --samples, or compare --instructions",
-                summary.cv() * 100.0
+                "noisy: robust spread {:.0}% of the median; rerun on an idle machine, take more --samples-per-case, or compare --instructions",
+                robust_cv(&summary) * 100.0
             ));
         }
         let severe = summary.outliers.low_severe + summary.outliers.high_severe;
@@ -147,10 +158,10 @@ pub fn run(
     if timer.precision_ns > 100.0 {
         warnings.push(format!("coarse clock: {:.0} ns steps; samples were lengthened to compensate", timer.precision_ns));
     }
-    let noisy = out.iter().filter(|c| c.ns_per_op.cv() > NOISY_CV).count();
+    let noisy = out.iter().filter(|c| robust_cv(&c.ns_per_op) > NOISY_CV).count();
     if noisy * 10 > out.len() {
         warnings.push(format!(
-            "{noisy} of {} cases are noisy (spread > {:.0}%): the machine is busy; figures may shift between runs",
+            "{noisy} of {} cases are noisy (robust spread > {:.0}%): the machine is busy; figures may shift between runs",
             out.len(),
             NOISY_CV * 100.0
         ));
