@@ -69,7 +69,7 @@ for (const f of readdirSync(pkgDir)) {
     FS.writeFile(`/wb/python/wirebench_device/${f}`, readFileSync(join(pkgDir, f)));
   }
 }
-for (const f of [...modules.map((m) => `${m}.py`), "run_micropython.py"]) {
+for (const f of [...modules.map((m) => `${m}.py`), "_testkit.py", "run_micropython.py"]) {
   FS.writeFile(`/wb/python/tests/${f}`, readFileSync(join(testsDir, f)));
 }
 for (const [name, path] of Object.entries(vectorFiles)) {

@@ -23,60 +23,11 @@ import binascii
 import struct
 import sys
 
-try:
-    import os
-except ImportError:  # pragma: no cover
-    os = None
-
-
-def _dirname(path):
-    path = path.replace("\\", "/")
-    return path.rsplit("/", 1)[0] if "/" in path else "."
-
-
-_HERE = _dirname(__file__)
-_PYROOT = _HERE + "/.."
-if _PYROOT not in sys.path:
-    sys.path.insert(0, _PYROOT)
+from _testkit import CPYTHON, SkipTest, _getenv, _HERE, _IMPL, _PYROOT, _skip, hexs, unhex  # noqa: F401
 
 from wirebench_device import jsonio, uadp, uadp_json  # noqa: E402
 from wirebench_device.pson import MapType, Pairs  # noqa: E402
 from wirebench_device.uadp import UadpError, data_set_message, decode, encode, message, variant  # noqa: E402
-
-_IMPL = getattr(getattr(sys, "implementation", None), "name", "cpython")
-CPYTHON = _IMPL == "cpython"
-
-
-def _getenv(name):
-    if os is not None and hasattr(os, "getenv"):
-        return os.getenv(name)
-    try:  # MicroPython has no environment: run_micropython.mjs writes this module
-        import _test_env
-
-        return getattr(_test_env, name, None)
-    except ImportError:
-        return None
-
-
-class SkipTest(Exception):
-    pass
-
-
-def _skip(msg):
-    try:
-        import pytest
-    except ImportError:
-        raise SkipTest(msg)
-    pytest.skip(msg)
-
-
-def unhex(s):
-    return binascii.unhexlify(s)
-
-
-def hexs(b):
-    return binascii.hexlify(bytes(b)).decode()
-
 
 def err(data, metadata=None, skip_unknown=False):
     """(kind, offset) of the UadpError that decode raises for data."""
