@@ -48,7 +48,15 @@ pub struct Section {
 pub type SectionFn = fn(&Results, &Ctx) -> Option<Section>;
 
 /// The known sections, in page order: results key → renderer.
-pub const SECTIONS: &[(&str, SectionFn)] = &[("size", size_section), ("speed", speed_section)];
+pub const SECTIONS: &[(&str, SectionFn)] = &[
+    ("size", size_section),
+    ("speed", speed_section),
+    ("link", crate::net::link_section),
+    ("mqtt", crate::mqtt::html_section),
+    ("http", crate::net::http_section),
+    ("tcp", crate::net::tcp_section),
+    ("dds", crate::dds::html_section),
+];
 
 /// Keys of the results file that are not measurement sections.
 const NOT_SECTIONS: &[&str] = &["schema", "provenance", "config"];

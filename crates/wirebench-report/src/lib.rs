@@ -5,7 +5,10 @@
 //! - [`size`]: the encoded-size report in each output kind.
 
 pub mod csv;
+pub mod dds;
 pub mod html;
+pub mod mqtt;
+pub mod net;
 pub mod size;
 pub mod speed;
 pub mod svg;

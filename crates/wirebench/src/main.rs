@@ -11,11 +11,18 @@ use wirebench_report::Output;
 mod codec_cmds;
 mod common;
 mod compare;
+mod dds;
 mod device;
+mod http;
+mod lab;
+mod link;
+mod mqtt;
 mod progress;
+mod recommend;
 mod size;
 mod speed;
 mod study;
+mod tcp;
 mod transcode;
 
 use common::BadInput;
@@ -43,6 +50,20 @@ enum Command {
     Run(RunArgs),
     /// Render the reports of a results file again (terminal, Markdown or HTML).
     Report(ReportArgs),
+    /// OPC UA PubSub over MQTT: throughput with delivery, echo RTT, through an embedded or external broker.
+    Mqtt(mqtt::Args),
+    /// The two-host network lab (namespaces, veth, tbf, nftables loss): up, down, status.
+    Lab(lab::Args),
+    /// HTTP POST throughput of encoded bodies against our validating collector.
+    Http(http::Args),
+    /// Fixed-cadence TCP request/response: size, RTT, jitter, (de)serialization time.
+    Tcp(tcp::Args),
+    /// Analytic link models: bytes on air, airtime, messages per day per format.
+    Link(link::Args),
+    /// DDS over real RTPS (Cyclone DDS): latency and throughput, CDR vs JSON marshalling.
+    Dds(dds::Args),
+    /// Rank formats for given constraints (link, byte budget, MCU class), with reasons.
+    Recommend(recommend::Args),
     /// Cost of our C codecs on Cortex-M0+/M4 (code size) and instructions per operation.
     Device(DeviceArgs),
     /// OPC UA PubSub NetworkMessages between UADP and the JSON mapping (either way).
@@ -206,6 +227,13 @@ fn run(cli: Cli) -> Result<()> {
         Command::Compare(args) => compare::compare(args),
         Command::Run(args) => study::run(args),
         Command::Report(args) => study::report(args),
+        Command::Mqtt(args) => mqtt::run(args),
+        Command::Lab(args) => lab::run(args),
+        Command::Http(args) => http::run(args),
+        Command::Tcp(args) => tcp::run(args),
+        Command::Link(args) => link::run(args),
+        Command::Dds(args) => dds::run(args),
+        Command::Recommend(args) => recommend::run(args),
         Command::Device(args) => device::device(args),
         Command::Transcode(args) => transcode::transcode(args),
         Command::Encode(args) => codec_cmds::encode(args),

@@ -37,6 +37,38 @@ pub struct Study {
     pub size: Option<SizeOpts>,
     #[serde(default)]
     pub speed: Option<SpeedOpts>,
+    #[serde(default)]
+    pub mqtt: Option<crate::mqtt::StudyOpts>,
+    #[serde(default)]
+    pub http: Option<crate::http::StudyOpts>,
+    #[serde(default)]
+    pub tcp: Option<crate::tcp::StudyOpts>,
+    #[serde(default)]
+    pub link: Option<crate::link::StudyOpts>,
+    #[serde(default)]
+    pub dds: Option<crate::dds::StudyOpts>,
+}
+
+impl Study {
+    /// The names of the parts this study runs, in run order.
+    pub fn parts(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        let have = [
+            ("size", self.size.is_some()),
+            ("speed", self.speed.is_some()),
+            ("link", self.link.is_some()),
+            ("mqtt", self.mqtt.is_some()),
+            ("http", self.http.is_some()),
+            ("tcp", self.tcp.is_some()),
+            ("dds", self.dds.is_some()),
+        ];
+        for (name, on) in have {
+            if on {
+                v.push(name);
+            }
+        }
+        v
+    }
 }
 
 #[derive(serde::Deserialize, serde::Serialize, Debug)]
@@ -65,8 +97,11 @@ pub fn read_study(path: &Path) -> Result<Study> {
             .unwrap_or((0, 0));
         bad(format!("{}:{line}:{col}: {}", path.display(), e.message()))
     })?;
-    if study.size.is_none() && study.speed.is_none() {
-        return Err(bad(format!("{}: the study names no part to run (add [size] or [speed])", path.display())));
+    if study.parts().is_empty() {
+        return Err(bad(format!(
+            "{}: the study names no part to run (add [size], [speed], [link], [mqtt], [http], [tcp] or [dds])",
+            path.display()
+        )));
     }
     Ok(study)
 }
@@ -81,7 +116,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     });
     let seed = study.speed.as_ref().map(|s| s.seed).unwrap_or(0);
     let mut results = Results::new(provenance(seed), config);
-    let parts = [study.size.is_some(), study.speed.is_some()].iter().filter(|x| **x).count();
+    let parts = study.parts().len();
     let mut n = 0;
     let mut say = |what: &str| {
         n += 1;
@@ -94,6 +129,27 @@ pub fn run(args: RunArgs) -> Result<()> {
     if let Some(opts) = &study.speed {
         say("speed");
         results.speed = Some(crate::speed::measure(opts)?.0);
+    }
+    // Transport and link parts: each writes the results section of its own name.
+    if let Some(opts) = &study.link {
+        say("link");
+        results.other.insert("link".into(), crate::link::measure(opts)?);
+    }
+    if let Some(opts) = &study.mqtt {
+        say("mqtt");
+        results.other.insert("mqtt".into(), crate::mqtt::measure(opts)?);
+    }
+    if let Some(opts) = &study.http {
+        say("http");
+        results.other.insert("http".into(), crate::http::measure(opts)?);
+    }
+    if let Some(opts) = &study.tcp {
+        say("tcp");
+        results.other.insert("tcp".into(), crate::tcp::measure(opts)?);
+    }
+    if let Some(opts) = &study.dds {
+        say("dds");
+        results.other.insert("dds".into(), crate::dds::measure(opts)?);
     }
     let results_path = out_dir.join("results.json");
     results.write_atomic(&results_path).map_err(|e| bad(e.to_string()))?;
@@ -114,7 +170,15 @@ pub fn render_all(results: &Results, output: Output) -> String {
         return serde_json::to_string_pretty(results).expect("results serialize") + "\n";
     }
     let mut out = String::new();
-    for part in [wirebench_report::size::render(results, output), wirebench_report::speed::render(results, output)] {
+    for part in [
+        wirebench_report::size::render(results, output),
+        wirebench_report::speed::render(results, output),
+        wirebench_report::net::render_link(results, output),
+        wirebench_report::mqtt::render(results, output),
+        wirebench_report::net::render_http(results, output),
+        wirebench_report::net::render_tcp(results, output),
+        wirebench_report::dds::render(results, output),
+    ] {
         if !part.is_empty() {
             if !out.is_empty() {
                 out.push('\n');
