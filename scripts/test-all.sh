@@ -22,6 +22,9 @@ command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v wrk >/dev/null 2>&1 || need+=(wrk)
 command -v nft >/dev/null 2>&1 || need+=(nftables)
 command -v mosquitto >/dev/null 2>&1 || need+=(mosquitto)
+dpkg -s cyclonedds-dev >/dev/null 2>&1 || need+=(cyclonedds-dev)
+command -v ddsperf >/dev/null 2>&1 || need+=(cyclonedds-tools)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
         apt-get update -qq
