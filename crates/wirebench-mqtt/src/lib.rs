@@ -31,6 +31,7 @@ mod endpoint;
 mod error;
 pub mod framing;
 mod mosquitto;
+pub mod opcua;
 mod sockfd;
 mod stall;
 mod stats;
