@@ -332,6 +332,20 @@ impl Lab {
         Ok(lab)
     }
 
+    /// A handle on a lab that is already up (made by another process, e.g. `wirebench lab up`),
+    /// to re-shape it with [`Lab::apply`]. Dropping the handle leaves the lab up.
+    pub fn attach(id: &str) -> Result<Lab, NetError> {
+        let names = LabNames::new(id)?;
+        if !(ns_exists(&names.ns_a) && ns_exists(&names.ns_b)) {
+            return Err(NetError::LabNotUp(id.to_string()));
+        }
+        Ok(Lab {
+            names,
+            profile: LabProfile::unshaped(),
+            armed: false,
+        })
+    }
+
     /// Change shaping and loss in place (no new namespaces): used to walk a rate ladder.
     pub fn apply(&mut self, profile: &LabProfile) -> Result<(), NetError> {
         let n = &self.names;

@@ -13,6 +13,8 @@
 //! - [`loadgen`]: the HTTP load generator (closed and open loop) and [`wrk`], the reference.
 //! - [`rr`]: TCP request/response at a fixed cadence (seed 003) and a plain echo.
 //! - [`ev`]: the EV telemetry message of seed 003.
+//! - [`workload`]: the messages a run sends (EV series, corpus, samples) and their bodies.
+//! - [`published`]: the seeds' published figures with their sources, for reports.
 //!
 //! Every run is bounded in time and count; every socket we own has `TCP_NODELAY`; all traffic
 //! goes to loopback or to addresses inside namespaces the lab created.
@@ -29,9 +31,11 @@ mod hyper_io;
 pub mod lab;
 pub mod loadgen;
 pub mod profile;
+pub mod published;
 pub mod rng;
 pub mod rr;
 pub mod wire;
+pub mod workload;
 pub mod wrk;
 
 pub use airtime::{airtime, Airtime, Radio};
