@@ -1,0 +1,74 @@
+//! Cyclone DDS configuration: loopback only.
+//!
+//! Every participant wirebench creates, and every `ddsperf` it starts, uses [`loopback_xml`]:
+//! the `lo` interface only, multicast off (Linux `lo` has no MULTICAST flag by default), and
+//! unicast discovery to 127.0.0.1 over the participant-index ports. Without an interface
+//! setting Cyclone would pick the first multicast-capable interface (eth0) and send SPDP to
+//! 239.255.0.1 there (shared/specs/cdr-dds.md §2.1). Isolation between concurrent runs comes
+//! from the domain id: each run or test uses its own.
+
+use std::path::{Path, PathBuf};
+
+/// Participants per domain and host that unicast discovery can find (participant indices).
+pub const MAX_PARTICIPANT_INDEX: u32 = 30;
+
+/// The `<CycloneDDS>` document for loopback-only operation.
+pub fn loopback_xml() -> String {
+    format!(
+        "<CycloneDDS><Domain id=\"any\"><General><Interfaces><NetworkInterface name=\"lo\" multicast=\"false\"/>\
+         </Interfaces><AllowMulticast>false</AllowMulticast></General><Discovery><ParticipantIndex>auto</ParticipantIndex>\
+         <MaxAutoParticipantIndex>{MAX_PARTICIPANT_INDEX}</MaxAutoParticipantIndex><Peers><Peer address=\"127.0.0.1\"/></Peers>\
+         </Discovery></Domain></CycloneDDS>"
+    )
+}
+
+/// The XML in a file (for `CYCLONEDDS_URI=file://...` of child processes); removed on drop.
+#[derive(Debug)]
+pub struct ConfigFile {
+    path: PathBuf,
+}
+
+impl ConfigFile {
+    pub fn create() -> std::io::Result<ConfigFile> {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static N: AtomicU32 = AtomicU32::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "wirebench-dds-{}-{}.xml",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::write(&path, loopback_xml())?;
+        Ok(ConfigFile { path })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The value for `CYCLONEDDS_URI`.
+    pub fn uri(&self) -> String {
+        format!("file://{}", self.path.display())
+    }
+}
+
+impl Drop for ConfigFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn loopback_only() {
+        let x = super::loopback_xml();
+        assert!(x.contains("name=\"lo\""));
+        assert!(x.contains("<AllowMulticast>false</AllowMulticast>"));
+        assert!(x.contains("<Peer address=\"127.0.0.1\"/>"));
+        let f = super::ConfigFile::create().unwrap();
+        assert_eq!(std::fs::read_to_string(f.path()).unwrap(), x);
+        let p = f.path().to_path_buf();
+        drop(f);
+        assert!(!p.exists());
+    }
+}

@@ -1,0 +1,249 @@
+//! The C shim (csrc/shim.c) over libddsc, and safe owners of its handles.
+//!
+//! Every entity is an `i32` handle; a negative value is a `DDS_RETCODE_*`. [`Participant`] owns
+//! its domain (when it created it) and deletes the participant and everything under it on drop.
+
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::time::Duration;
+
+use crate::DdsError;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RawSample {
+    pub seq: u32,
+    pub keyval: u32,
+    pub data: *const u8,
+    pub len: u32,
+    pub valid: i32,
+    pub source_ts: i64,
+}
+
+/// The most samples one take returns (WBDDS_MAX_TAKE in shim.h).
+pub const MAX_TAKE: usize = 256;
+
+extern "C" {
+    fn wbdds_domain(domain: u32, config_xml: *const c_char) -> i32;
+    fn wbdds_participant(domain: u32) -> i32;
+    fn wbdds_topic(participant: i32, name: *const c_char) -> i32;
+    fn wbdds_writer(participant: i32, topic: i32, reliable: i32, depth: i32) -> i32;
+    fn wbdds_reader(participant: i32, topic: i32, reliable: i32, depth: i32) -> i32;
+    fn wbdds_waitset(participant: i32, reader: i32) -> i32;
+    fn wbdds_wait(waitset: i32, timeout_ns: i64) -> i32;
+    fn wbdds_write(writer: i32, seq: u32, keyval: u32, data: *const u8, len: u32) -> i32;
+    fn wbdds_flush(writer: i32) -> i32;
+    fn wbdds_set_batch(on: i32);
+    fn wbdds_take(reader: i32, out: *mut RawSample, loans: *mut *mut c_void, max: u32) -> i32;
+    fn wbdds_return(reader: i32, loans: *mut *mut c_void, n: i32) -> i32;
+    fn wbdds_matched(entity: i32, is_writer: i32) -> i32;
+    fn wbdds_delete(entity: i32) -> i32;
+    fn wbdds_strerror(rc: i32) -> *const c_char;
+    fn wbdds_version() -> *const c_char;
+}
+
+/// DDS_RETCODE_PRECONDITION_NOT_MET: `dds_create_domain` on a domain that exists already.
+const PRECONDITION_NOT_MET: i32 = -4;
+
+fn check(what: &'static str, rc: i32) -> Result<i32, DdsError> {
+    if rc < 0 {
+        Err(DdsError::Dds { what, code: rc, text: retcode_text(rc) })
+    } else {
+        Ok(rc)
+    }
+}
+
+/// Cyclone's name for a return code.
+pub fn retcode_text(rc: i32) -> String {
+    // SAFETY: dds_strretcode returns a static NUL-terminated string for every value.
+    unsafe { CStr::from_ptr(wbdds_strerror(rc)) }.to_string_lossy().into_owned()
+}
+
+/// The Cyclone DDS version the shim was compiled against (DDS_VERSION).
+pub fn cyclone_version() -> String {
+    // SAFETY: a static NUL-terminated string.
+    unsafe { CStr::from_ptr(wbdds_version()) }.to_string_lossy().into_owned()
+}
+
+/// Batching of writes (Cyclone's `dds_write_set_batch`): process-wide.
+pub fn set_batch(on: bool) {
+    // SAFETY: plain call, no pointers.
+    unsafe { wbdds_set_batch(i32::from(on)) }
+}
+
+/// A domain participant (and, when this value created it, its domain).
+#[derive(Debug)]
+pub struct Participant {
+    domain: Option<i32>,
+    pp: i32,
+}
+
+impl Participant {
+    /// Join `domain`, configured by `config_xml` (a `<CycloneDDS>` document) when this process
+    /// has not configured that domain yet.
+    pub fn new(domain: u32, config_xml: &str) -> Result<Participant, DdsError> {
+        let xml = CString::new(config_xml).map_err(|_| DdsError::Config("NUL byte in the XML".into()))?;
+        // SAFETY: xml is a valid C string for the duration of the call.
+        let d = unsafe { wbdds_domain(domain, xml.as_ptr()) };
+        let owned = if d == PRECONDITION_NOT_MET { None } else { Some(check("dds_create_domain", d)?) };
+        // SAFETY: plain call.
+        let pp = unsafe { wbdds_participant(domain) };
+        match check("dds_create_participant", pp) {
+            Ok(pp) => Ok(Participant { domain: owned, pp }),
+            Err(e) => {
+                if let Some(d) = owned {
+                    // SAFETY: d is our domain handle.
+                    unsafe { wbdds_delete(d) };
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// A KeyedSeq topic of this name.
+    pub fn topic(&self, name: &str) -> Result<i32, DdsError> {
+        let n = CString::new(name).map_err(|_| DdsError::Config("NUL byte in a topic name".into()))?;
+        // SAFETY: n is valid for the call.
+        check("dds_create_topic", unsafe { wbdds_topic(self.pp, n.as_ptr()) })
+    }
+
+    /// A writer: reliable or best-effort, `depth` 0 = KEEP_ALL else KEEP_LAST(depth).
+    pub fn writer(&self, topic: &str, reliable: bool, depth: u32) -> Result<Writer, DdsError> {
+        let t = self.topic(topic)?;
+        // SAFETY: handles only.
+        let w = check("dds_create_writer", unsafe { wbdds_writer(self.pp, t, i32::from(reliable), depth as i32) })?;
+        Ok(Writer { w })
+    }
+
+    /// A reader with a waitset that triggers on data.
+    pub fn reader(&self, topic: &str, reliable: bool, depth: u32) -> Result<Reader, DdsError> {
+        let t = self.topic(topic)?;
+        // SAFETY: handles only.
+        let r = check("dds_create_reader", unsafe { wbdds_reader(self.pp, t, i32::from(reliable), depth as i32) })?;
+        // SAFETY: handles only.
+        let ws = check("dds_create_waitset", unsafe { wbdds_waitset(self.pp, r) })?;
+        Ok(Reader { r, ws, loans: vec![std::ptr::null_mut(); MAX_TAKE], raw: vec![RAW_ZERO; MAX_TAKE] })
+    }
+}
+
+impl Drop for Participant {
+    fn drop(&mut self) {
+        // SAFETY: our handles; deleting a participant deletes its children.
+        unsafe {
+            wbdds_delete(self.pp);
+            if let Some(d) = self.domain {
+                wbdds_delete(d);
+            }
+        }
+    }
+}
+
+const RAW_ZERO: RawSample = RawSample { seq: 0, keyval: 0, data: std::ptr::null(), len: 0, valid: 0, source_ts: 0 };
+
+/// A KeyedSeq writer (deleted with its participant).
+#[derive(Debug)]
+pub struct Writer {
+    w: i32,
+}
+
+impl Writer {
+    /// Write one sample; Cyclone copies `baggage` before returning.
+    pub fn write(&self, seq: u32, keyval: u32, baggage: &[u8]) -> Result<(), DdsError> {
+        let len = u32::try_from(baggage.len()).map_err(|_| DdsError::Config("baggage over 4 GiB".into()))?;
+        // SAFETY: the shim reads `len` bytes at `baggage` during the call only.
+        check("dds_write", unsafe { wbdds_write(self.w, seq, keyval, baggage.as_ptr(), len) }).map(|_| ())
+    }
+
+    /// Send what batching has queued.
+    pub fn flush(&self) -> Result<(), DdsError> {
+        // SAFETY: handle only.
+        check("dds_write_flush", unsafe { wbdds_flush(self.w) }).map(|_| ())
+    }
+
+    /// Readers matched now.
+    pub fn matched(&self) -> Result<u32, DdsError> {
+        // SAFETY: handle only.
+        check("dds_get_publication_matched_status", unsafe { wbdds_matched(self.w, 1) }).map(|n| n as u32)
+    }
+}
+
+/// One sample as taken: the baggage is borrowed from Cyclone's loan.
+#[derive(Debug, Clone, Copy)]
+pub struct Sample<'a> {
+    pub seq: u32,
+    pub keyval: u32,
+    pub baggage: &'a [u8],
+    /// The writer's source timestamp, ns since the Unix epoch.
+    pub source_ts: i64,
+}
+
+/// A KeyedSeq reader with its waitset.
+#[derive(Debug)]
+pub struct Reader {
+    r: i32,
+    ws: i32,
+    loans: Vec<*mut c_void>,
+    raw: Vec<RawSample>,
+}
+
+// SAFETY: the raw pointers are only scratch space for loans, used under &mut self.
+unsafe impl Send for Reader {}
+
+impl Reader {
+    /// Wait for data up to `timeout`; true when data may be there.
+    pub fn wait(&self, timeout: Duration) -> Result<bool, DdsError> {
+        let ns = i64::try_from(timeout.as_nanos()).unwrap_or(i64::MAX);
+        // SAFETY: handle only.
+        check("dds_waitset_wait", unsafe { wbdds_wait(self.ws, ns) }).map(|n| n > 0)
+    }
+
+    /// Writers matched now.
+    pub fn matched(&self) -> Result<u32, DdsError> {
+        // SAFETY: handle only.
+        check("dds_get_subscription_matched_status", unsafe { wbdds_matched(self.r, 0) }).map(|n| n as u32)
+    }
+
+    /// Take up to [`MAX_TAKE`] samples and call `f` on each one with data; the loan is returned
+    /// afterwards. Returns how many samples with data there were.
+    pub fn take<E>(&mut self, mut f: impl FnMut(Sample<'_>) -> Result<(), E>) -> Result<usize, TakeError<E>> {
+        // SAFETY: loans and raw have MAX_TAKE slots; the shim fills at most that many.
+        let n = unsafe { wbdds_take(self.r, self.raw.as_mut_ptr(), self.loans.as_mut_ptr(), MAX_TAKE as u32) };
+        let n = check("dds_take", n).map_err(TakeError::Dds)? as usize;
+        let mut result = Ok(0);
+        let mut count = 0;
+        for raw in &self.raw[..n] {
+            if raw.valid == 0 {
+                continue;
+            }
+            let baggage = if raw.len == 0 || raw.data.is_null() {
+                &[][..]
+            } else {
+                // SAFETY: the loan keeps `len` bytes at `data` alive until wbdds_return below.
+                unsafe { std::slice::from_raw_parts(raw.data, raw.len as usize) }
+            };
+            count += 1;
+            if let Err(e) = f(Sample { seq: raw.seq, keyval: raw.keyval, baggage, source_ts: raw.source_ts }) {
+                result = Err(TakeError::Callback(e));
+                break;
+            }
+        }
+        // SAFETY: returning exactly the n loans we got.
+        let rc = unsafe { wbdds_return(self.r, self.loans.as_mut_ptr(), n as i32) };
+        check("dds_return_loan", rc).map_err(TakeError::Dds)?;
+        result.map(|_: usize| count)
+    }
+}
+
+/// An error of [`Reader::take`]: from Cyclone or from the callback.
+#[derive(Debug)]
+pub enum TakeError<E> {
+    Dds(DdsError),
+    Callback(E),
+}
+
+impl From<TakeError<DdsError>> for DdsError {
+    fn from(e: TakeError<DdsError>) -> DdsError {
+        match e {
+            TakeError::Dds(e) | TakeError::Callback(e) => e,
+        }
+    }
+}

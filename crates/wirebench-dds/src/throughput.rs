@@ -1,0 +1,294 @@
+//! Throughput: a publisher writes N samples flat out on DATA_TOPIC (reliable, KEEP_ALL,
+//! writes batched and flushed at the end unless told otherwise); we take them (loans, up to 256
+//! per take), unmarshal each one and count.
+//!
+//! The clock runs from `go` (both ends matched) to the last sample taken and unmarshalled, like
+//! the seed's "time until the reader has all N". Delivery accounting: received, lost (never
+//! seen), duplicated, out of order.
+
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::loopback_xml;
+use crate::marshal::Marshal;
+use crate::peer::{Peer, PeerMode, PeerOpts, PeerReport, Role};
+use crate::{DdsError, Participant, DATA_TOPIC, KEYEDSEQ_FIXED};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ThroughputOpts {
+    pub domain: u32,
+    pub size: usize,
+    pub marshal: Marshal,
+    pub samples: u64,
+    pub instances: u32,
+    pub batch: bool,
+    /// Give up when no sample arrives for this long (seconds).
+    pub stall_secs: f64,
+    pub count_allocs: bool,
+}
+
+impl ThroughputOpts {
+    pub fn new(domain: u32, size: usize, marshal: Marshal, samples: u64) -> ThroughputOpts {
+        ThroughputOpts { domain, size, marshal, samples, instances: 1, batch: true, stall_secs: 10.0, count_allocs: false }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ThroughputResult {
+    pub size: usize,
+    pub marshal: Marshal,
+    pub batch: bool,
+    pub baggage_bytes: usize,
+    pub wire_bytes: usize,
+    pub sent: u64,
+    pub received: u64,
+    pub lost: u64,
+    pub duplicated: u64,
+    pub reordered: u64,
+    /// From `go` to the last sample unmarshalled.
+    pub secs: f64,
+    pub samples_per_s: f64,
+    /// Payload octets per second, 10⁶.
+    pub mb_per_s: f64,
+    /// KeyedSeq payload bytes (baggage + 12) per second, 10⁶.
+    pub wire_mb_per_s: f64,
+    /// Rust heap allocations per sample, writer marshal + reader unmarshal.
+    pub allocs_per_sample: Option<f64>,
+    pub alloc_bytes_per_sample: Option<f64>,
+    /// True when the run stopped on a stall (`lost` > 0).
+    pub stalled: bool,
+    pub peer: PeerReport,
+}
+
+/// Counts delivery of sequence numbers 0..n.
+#[derive(Debug)]
+pub struct Delivery {
+    seen: Vec<bool>,
+    pub received: u64,
+    pub duplicated: u64,
+    pub reordered: u64,
+    pub foreign: u64,
+    last: Option<u32>,
+}
+
+impl Delivery {
+    pub fn new(n: u64) -> Delivery {
+        Delivery { seen: vec![false; n as usize], received: 0, duplicated: 0, reordered: 0, foreign: 0, last: None }
+    }
+
+    pub fn note(&mut self, seq: u32) {
+        match self.seen.get_mut(seq as usize) {
+            Some(true) => self.duplicated += 1,
+            Some(s) => {
+                *s = true;
+                self.received += 1;
+                if self.last.is_some_and(|l| seq < l) {
+                    self.reordered += 1;
+                }
+                self.last = Some(seq);
+            }
+            None => self.foreign += 1,
+        }
+    }
+
+    pub fn complete(&self) -> bool {
+        self.received == self.seen.len() as u64
+    }
+}
+
+/// Receive from a publisher started in `mode`.
+pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, DdsError> {
+    if opts.samples == 0 || opts.samples > u64::from(u32::MAX) {
+        return Err(DdsError::Config(format!("samples must be 1..=2^32-1, not {}", opts.samples)));
+    }
+    let pp = Participant::new(opts.domain, &loopback_xml())?;
+    let mut reader = pp.reader(DATA_TOPIC, true, 0)?;
+    let count_in_peer = opts.count_allocs && matches!(mode, PeerMode::Process(_));
+    let peer_opts = PeerOpts {
+        role: Role::Pub,
+        domain: opts.domain,
+        marshal: opts.marshal,
+        size: opts.size,
+        samples: opts.samples,
+        instances: opts.instances.max(1),
+        batch: opts.batch,
+        count_allocs: count_in_peer,
+    };
+    let mut peer = Peer::start(&peer_opts, mode)?;
+    peer.wait_ready(Duration::from_secs(25))?;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while reader.matched()? == 0 {
+        if Instant::now() > deadline {
+            return Err(DdsError::Timeout("the reader matched no writer within 20 s".into()));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let mut d = Delivery::new(opts.samples);
+    let mut baggage_bytes = 0usize;
+    let stall = Duration::from_secs_f64(opts.stall_secs.max(0.1));
+    let t0 = Instant::now();
+    peer.go()?;
+    let mut last_arrival = t0;
+    let mut failure = None;
+    let mut stalled = false;
+    let mut body = || {
+        while !d.complete() {
+            match reader.wait(Duration::from_millis(100)) {
+                Ok(true) => {}
+                Ok(false) => {
+                    if last_arrival.elapsed() > stall {
+                        stalled = true;
+                        return;
+                    }
+                    continue;
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    return;
+                }
+            }
+            let r = reader.take(|s| {
+                let v = opts.marshal.decode(s.baggage)?;
+                if v.value_field.len() != opts.size {
+                    return Err(DdsError::Marshal(format!(
+                        "sample {}: {} octets, expected {}",
+                        s.seq,
+                        v.value_field.len(),
+                        opts.size
+                    )));
+                }
+                baggage_bytes = s.baggage.len();
+                d.note(s.seq);
+                Ok(())
+            });
+            match r {
+                Ok(n) if n > 0 => last_arrival = Instant::now(),
+                Ok(_) => {}
+                Err(e) => {
+                    failure = Some(e.into());
+                    return;
+                }
+            }
+        }
+    };
+    let allocs = if opts.count_allocs { wirebench_measure::alloc::measure(1, &mut body) } else {
+        body();
+        None
+    };
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let secs = (last_arrival - t0).as_secs_f64().max(1e-9);
+    let peer_report = match peer.wait_done(Duration::from_secs(30)) {
+        Ok(r) => r,
+        Err(e) => return Err(e),
+    };
+    drop(peer.stop(Duration::from_secs(10)));
+    let n = d.received.max(1) as f64;
+    let ours = allocs.map(|a| (a.allocs_per_op / n, a.bytes_per_op / n));
+    let (allocs_per_sample, alloc_bytes_per_sample) = match ours {
+        Some((a, b)) if count_in_peer => {
+            match (peer_report.allocs_per_sample, peer_report.alloc_bytes_per_sample) {
+                (Some(pa), Some(pb)) => (Some(a + pa), Some(b + pb)),
+                _ => (None, None),
+            }
+        }
+        // Thread mode: both ends were counted in this process already.
+        Some((a, b)) => (Some(a), Some(b)),
+        None => (None, None),
+    };
+    let received = d.received;
+    Ok(ThroughputResult {
+        size: opts.size,
+        marshal: opts.marshal,
+        batch: opts.batch,
+        baggage_bytes,
+        wire_bytes: baggage_bytes + KEYEDSEQ_FIXED,
+        sent: opts.samples,
+        received,
+        lost: opts.samples - received,
+        duplicated: d.duplicated,
+        reordered: d.reordered,
+        secs,
+        samples_per_s: received as f64 / secs,
+        mb_per_s: received as f64 * opts.size as f64 / secs / 1e6,
+        wire_mb_per_s: received as f64 * (baggage_bytes + KEYEDSEQ_FIXED) as f64 / secs / 1e6,
+        allocs_per_sample,
+        alloc_bytes_per_sample,
+        stalled,
+        peer: peer_report,
+    })
+}
+
+/// What [`receive_any`] saw.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Received {
+    pub samples: u64,
+    /// Distinct baggage lengths seen.
+    pub baggage_lengths: Vec<usize>,
+    pub max_keyval: u32,
+    pub secs: f64,
+}
+
+/// Take from DATA_TOPIC whatever any writer (e.g. `ddsperf pub`) sends, until `want` samples
+/// or `timeout`.
+pub fn receive_any(domain: u32, want: u64, timeout: Duration) -> Result<Received, DdsError> {
+    let pp = Participant::new(domain, &loopback_xml())?;
+    let mut reader = pp.reader(DATA_TOPIC, true, 0)?;
+    let start = Instant::now();
+    let mut got = Received::default();
+    while got.samples < want && start.elapsed() < timeout {
+        if !reader.wait(Duration::from_millis(100))? {
+            continue;
+        }
+        reader.take(|s| {
+            got.samples += 1;
+            if !got.baggage_lengths.contains(&s.baggage.len()) {
+                got.baggage_lengths.push(s.baggage.len());
+            }
+            got.max_keyval = got.max_keyval.max(s.keyval);
+            Ok::<(), DdsError>(())
+        })?;
+    }
+    got.secs = start.elapsed().as_secs_f64();
+    Ok(got)
+}
+
+/// Publish `opts.samples` samples on DATA_TOPIC from a thread of this process to whatever
+/// reader matches first (e.g. `ddsperf sub`), then keep the writer for `linger` so a reliable
+/// reader can catch up.
+pub fn publish(opts: &ThroughputOpts, linger: Duration) -> Result<PeerReport, DdsError> {
+    let peer_opts = PeerOpts {
+        role: Role::Pub,
+        domain: opts.domain,
+        marshal: opts.marshal,
+        size: opts.size,
+        samples: opts.samples,
+        instances: opts.instances.max(1),
+        batch: opts.batch,
+        count_allocs: false,
+    };
+    let mut peer = Peer::start(&peer_opts, PeerMode::Thread)?;
+    peer.wait_ready(Duration::from_secs(25))?;
+    peer.go()?;
+    let r = peer.wait_done(Duration::from_secs(120))?;
+    std::thread::sleep(linger);
+    drop(peer.stop(Duration::from_secs(10)));
+    Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Delivery;
+
+    #[test]
+    fn delivery_accounting() {
+        let mut d = Delivery::new(4);
+        for s in [0, 2, 1, 1, 9, 3] {
+            d.note(s);
+        }
+        assert_eq!((d.received, d.duplicated, d.reordered, d.foreign), (4, 1, 1, 1));
+        assert!(d.complete());
+    }
+}

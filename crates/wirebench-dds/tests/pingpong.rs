@@ -1,0 +1,61 @@
+//! A real ping-pong and a real pub/sub through libddsc, peer in a thread of this process (the
+//! CLI tests run the peer as a child process). No timing assertions: delivery and content only.
+
+use std::time::Duration;
+
+use wirebench_dds::latency::{self, LatencyOpts};
+use wirebench_dds::peer::PeerMode;
+use wirebench_dds::throughput::{self, ThroughputOpts};
+use wirebench_dds::Marshal;
+
+/// A domain id of this test process (tests of one binary run in parallel: `k` separates them).
+fn domain(k: u32) -> u32 {
+    10 + (std::process::id() % 40) * 5 + k
+}
+
+#[test]
+fn ping_pong_cdr_and_json_every_round_trip_recorded() {
+    for (k, marshal) in [(0, Marshal::Cdr), (0, Marshal::Json)] {
+        let mut o = LatencyOpts::new(domain(k), 2048, marshal);
+        o.instances = 5;
+        o.samples = 4;
+        o.iterations = 2;
+        o.warmup = 5;
+        let r = latency::run(&o, PeerMode::Thread).unwrap();
+        assert_eq!(r.round_trips, 40, "{marshal:?}");
+        assert_eq!(r.peer.handled, 45 + r.retries, "{marshal:?}: the pong answered every ping");
+        let s = &r.half_rtt_us;
+        assert!(s.min > 0.0 && s.min <= s.p50 && s.p50 <= s.p90 && s.p90 <= s.p99 && s.p99 <= s.max, "{s:?}");
+        assert_eq!(r.cdf.last().map(|p| p.1), Some(1.0));
+        match marshal {
+            Marshal::Cdr => assert_eq!(r.baggage_bytes, 4 + 4 + 2 + 2 + 4 + 2048), // header, key "0", count
+            _ => assert!(r.baggage_bytes > 2 * 2048, "JSON octets as numbers: {}", r.baggage_bytes),
+        }
+        assert_eq!(r.wire_bytes, r.baggage_bytes + 12);
+    }
+}
+
+#[test]
+fn pub_sub_delivers_every_sample_in_order() {
+    for (marshal, batch) in [(Marshal::Cdr, true), (Marshal::Json, false)] {
+        let mut o = ThroughputOpts::new(domain(1), 8192, marshal, 3000);
+        o.instances = 10;
+        o.batch = batch;
+        let r = throughput::run(&o, PeerMode::Thread).unwrap();
+        assert_eq!((r.sent, r.received, r.lost, r.duplicated), (3000, 3000, 0, 0), "{marshal:?}");
+        assert!(!r.stalled);
+        assert_eq!(r.peer.handled, 3000);
+        assert!(r.samples_per_s > 0.0 && r.mb_per_s > 0.0);
+    }
+}
+
+#[test]
+fn bad_options_are_errors_not_hangs() {
+    let o = ThroughputOpts::new(domain(2), 16, Marshal::Cdr, 0);
+    assert!(throughput::run(&o, PeerMode::Thread).is_err());
+    // A domain id Cyclone rejects.
+    assert!(wirebench_dds::Participant::new(100_000, &wirebench_dds::config::loopback_xml()).is_err());
+    // Nothing publishes: receive_any returns what it has when the time is up.
+    let got = throughput::receive_any(domain(3), 1, Duration::from_millis(300)).unwrap();
+    assert_eq!(got.samples, 0);
+}
