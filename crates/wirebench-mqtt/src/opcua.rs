@@ -16,7 +16,7 @@
 //! | `uadp-raw` | as `uadp-min` with RawData fields (the reader needs DataSetMetaData) | 6 + 4N |
 //! | `uadp-json-rev` | JSON NetworkMessage, reversible (typed) field values | text |
 //! | `uadp-json` | JSON NetworkMessage, non-reversible (bare values) | text |
-//! | `uadp-json-dv` | JSON, non-reversible DataValues with SourceTimestamp (the thesis's JSON shape) | text |
+//! | `uadp-json-dv` | JSON in the thesis's shape: non-reversible DataValues with SourceTimestamp, SequenceNumber, no DataSetClassId | text |
 
 use uadp::json::{from_json, to_json, JsonDecodeOptions, JsonForm, JsonOptions};
 use uadp::{
@@ -114,9 +114,12 @@ pub fn raw_message(n: usize) -> NetworkMessage {
     m
 }
 
-/// The seed layout with DataValue fields carrying the thesis's SourceTimestamp.
+/// The thesis's JSON example as a message: String PublisherId, writer 1000, SequenceNumber 1,
+/// DataValue fields carrying the thesis's SourceTimestamp (no DataSetClassId: the example has none).
 pub fn data_value_message(n: usize) -> NetworkMessage {
     let mut m = seed_message(n);
+    m.data_set_class_id = None;
+    m.messages[0].sequence_number = Some(1);
     m.messages[0].field_encoding = FieldEncoding::DataValue;
     m.messages[0].payload = Payload::KeyFrame(
         field_values(n)
@@ -182,7 +185,7 @@ impl StudyFormat {
             StudyFormat::UadpRaw => "UADP, Byte PublisherId, PayloadHeader, RawData fields (the reader needs DataSetMetaData)",
             StudyFormat::UadpJsonRev => "JSON NetworkMessage, reversible (typed) field values",
             StudyFormat::UadpJson => "JSON NetworkMessage, non-reversible (bare) field values",
-            StudyFormat::UadpJsonDv => "JSON NetworkMessage, non-reversible DataValues with SourceTimestamp (the thesis's JSON shape)",
+            StudyFormat::UadpJsonDv => "JSON NetworkMessage in the thesis's shape: non-reversible DataValues with SourceTimestamp, SequenceNumber, no DataSetClassId",
         }
     }
 
@@ -223,6 +226,8 @@ impl StudyFormat {
                     form,
                     message_id: MESSAGE_ID,
                     metadata: core::slice::from_ref(meta),
+                    // The thesis's example has no DataSetMessage "MessageType".
+                    message_type: self != StudyFormat::UadpJsonDv,
                     ..JsonOptions::default()
                 },
             )
@@ -390,5 +395,25 @@ mod tests {
                 .unwrap();
             assert_eq!(j, j2);
         }
+    }
+}
+
+#[cfg(test)]
+mod thesis_shape {
+    use super::*;
+
+    #[test]
+    fn json_dv_has_the_thesis_example_shape() {
+        let j = String::from_utf8(StudyFormat::UadpJsonDv.encode(3).unwrap()).unwrap();
+        assert_eq!(
+            j,
+            concat!(
+                r#"{"MessageId":"ESP32-Bench-000001","MessageType":"ua-data","PublisherId":"ESP32-Bench","#,
+                r#""Messages":[{"DataSetWriterId":1000,"SequenceNumber":1,"Payload":{"#,
+                r#""Val_F32_A":{"Value":25.5,"SourceTimestamp":"2000-01-01T00:00:15Z"},"#,
+                r#""Val_F32_B":{"Value":1013.25,"SourceTimestamp":"2000-01-01T00:00:15Z"},"#,
+                r#""Val_I32_C":{"Value":42,"SourceTimestamp":"2000-01-01T00:00:15Z"}}}]}"#
+            )
+        );
     }
 }

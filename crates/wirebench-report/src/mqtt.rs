@@ -32,6 +32,11 @@ fn section(r: &Results) -> Option<&Value> {
     r.other.get("mqtt").filter(|v| v.is_object())
 }
 
+/// `v[key]` unless it is missing or null.
+fn obj<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
+    v.get(key).filter(|x| !x.is_null())
+}
+
 fn arr<'a>(v: &'a Value, key: &str) -> &'a [Value] {
     v.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
 }
@@ -94,14 +99,14 @@ fn size_of(s: &Value, format: &str, fields: u64) -> Option<f64> {
 
 /// Published sizes: (fields, json, uadp).
 fn published_sizes(s: &Value) -> Vec<(u64, f64, f64)> {
-    let rows = s.get("published").and_then(|p| p.get("sizes")).map(|x| arr(x, "rows")).unwrap_or(&[]);
+    let rows = obj(s, "published").and_then(|p| obj(p, "sizes")).map(|x| arr(x, "rows")).unwrap_or(&[]);
     rows.iter()
         .filter_map(|r| Some((r.get("fields")?.as_u64()?, r.get("json_bytes")?.as_f64()?, r.get("uadp_bytes")?.as_f64()?)))
         .collect()
 }
 
 fn citation(s: &Value) -> Option<&str> {
-    s.get("published").and_then(|p| p.get("citation")).and_then(Value::as_str)
+    obj(s, "published").and_then(|p| p.get("citation")).and_then(Value::as_str)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -149,7 +154,7 @@ pub fn sizes_table(s: &Value) -> Option<Table> {
 }
 
 pub fn layout_table(s: &Value) -> Option<Table> {
-    let l = s.get("layout")?;
+    let l = obj(s, "layout")?;
     let mut t = Table::new(
         &format!("Seed layout before the fields: {} bytes, then {} per field", int(f64_at(l, &["header_bytes"])), int(f64_at(l, &["per_field_bytes"]))),
         &["offset", "bytes", "part", "content"],
@@ -164,7 +169,7 @@ pub fn layout_table(s: &Value) -> Option<Table> {
 }
 
 fn layout_lines(s: &Value) -> Vec<String> {
-    s.get("layout").map(|l| arr(l, "explanation").iter().filter_map(Value::as_str).map(String::from).collect()).unwrap_or_default()
+    obj(s, "layout").map(|l| arr(l, "explanation").iter().filter_map(Value::as_str).map(String::from).collect()).unwrap_or_default()
 }
 
 pub fn codec_table(s: &Value) -> Option<Table> {
@@ -486,7 +491,7 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     let seed_sizes: Vec<String> = fields.iter().filter_map(|&n| size_of(s, "uadp", n)).map(|v| fixed(v, 0)).collect();
     let pubs = published_sizes(s);
     if !seed_sizes.is_empty() {
-        let formula = s.get("layout").map(|l| str_at(l, "formula")).unwrap_or("");
+        let formula = obj(s, "layout").map(|l| str_at(l, "formula")).unwrap_or("");
         let thesis: Vec<String> = pubs.iter().map(|p| fixed(p.2, 0)).collect();
         let _ = writeln!(
             b,
@@ -735,6 +740,12 @@ mod tests {
         let md = render(&r, Output::Markdown);
         assert!(md.starts_with("## OPC UA PubSub over MQTT (seed 000)\n\n### NetworkMessage size"), "{md}");
         assert!(md.contains("| uadp | 44 | 54 |"), "{md}");
+        // Parts that are null (a throughput-only run) are left out.
+        let mut only = results();
+        only.other.get_mut("mqtt").unwrap()["layout"] = Value::Null;
+        only.other.get_mut("mqtt").unwrap()["published"] = Value::Null;
+        let t = render(&only, Output::Table);
+        assert!(!t.contains("Seed layout") && !t.contains("thesis UADP"), "{t}");
         // No section: nothing.
         let empty = Results::new(Provenance::default(), json!({}));
         assert_eq!(render(&empty, Output::Table), "");
