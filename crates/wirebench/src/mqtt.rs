@@ -85,8 +85,8 @@ struct TransportArgs {
     #[arg(long, default_value = "embedded")]
     broker: String,
     /// MQTT QoS: 0 or 1.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
-    qos: u8,
+    #[arg(long, default_value = "0")]
+    qos: String,
     /// The payload: a study format (uadp, uadp-min, uadp-raw, uadp-json-rev, uadp-json, uadp-json-dv)
     /// or `bytes:N` (N synthetic bytes).
     #[arg(long, default_value = "uadp")]
@@ -171,8 +171,12 @@ fn transport(t: &TransportArgs, rtt: Option<(u64, Option<f64>)>) -> Result<()> {
     if let Some(topic) = &t.topic {
         wirebench_mqtt::validate_topic(topic).map_err(mqtt_err)?;
     }
+    let qos = match t.qos.as_str() {
+        "0" => Qos::AtMostOnce,
+        "1" => Qos::AtLeastOnce,
+        other => return Err(bad(format!("--qos {other:?}: expected 0 or 1 (QoS 2 is not measured)"))),
+    };
     let broker = Broker::open(&t.broker)?;
-    let qos = Qos::try_from(t.qos).map_err(bad)?;
     let timeout_ms = (t.timeout * 1e3).round() as u64;
     let progress = std::io::stderr().is_terminal();
     let mut section = Section::new();
@@ -214,7 +218,7 @@ fn transport(t: &TransportArgs, rtt: Option<(u64, Option<f64>)>) -> Result<()> {
     }
     let what = if rtt.is_some() { "mqtt rtt" } else { "mqtt throughput" };
     let config = json!({
-        "command": what, "broker": t.broker, "qos": t.qos, "payload": payload.label,
+        "command": what, "broker": t.broker, "qos": qos.level(), "payload": payload.label,
         "count": t.count, "timeout_s": t.timeout, "baseline": t.baseline, "reps": t.reps, "topic": t.topic,
     });
     finish(section, &t.out, config)

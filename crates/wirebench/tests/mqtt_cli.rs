@@ -1,0 +1,291 @@
+//! `wirebench mqtt ...` and the seed-000 study as a user meets them: bad input is one line and
+//! exit code 2; short real runs through the embedded rumqttd and a mosquitto child deliver every
+//! message; a broker killed mid-run ends the run within its timeout with the losses reported.
+//! Every run is bounded in count and time; brokers are killed and temp dirs removed. No timing
+//! assertions (the machine is shared): the figures are printed by the benchmark commands.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use serde_json::Value;
+use wirebench_mqtt::Mosquitto;
+
+fn wb() -> Command {
+    let mut c = Command::cargo_bin("wirebench").unwrap();
+    c.timeout(Duration::from_secs(120));
+    c
+}
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let d = std::env::temp_dir().join(format!("wb-mqtt-cli-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        TempDir(d)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Exit code 2, exactly one stderr line containing every needle, nothing on stdout.
+fn expect_bad_input(args: &[&str], needles: &[&str]) {
+    let out = wb().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: one line: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "{args:?}: {n:?} not in {stderr}");
+    }
+    assert!(out.stdout.is_empty(), "{args:?}: no output on stdout");
+}
+
+/// Run and parse the `-o json` results; returns the `mqtt` section.
+fn run_json(args: &[&str]) -> Value {
+    let out = wb().args(args).args(["-o", "json"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{args:?}: {stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    assert_eq!(v["schema"], "wirebench-results/1");
+    v["mqtt"].clone()
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+/// Every message sent was received once, in order, and the run completed.
+fn assert_exact_throughput(row: &Value, messages: u64, side: &str) {
+    let s = &row[side];
+    assert_eq!(u(&s["sent"]), messages, "{side}: {s}");
+    assert_eq!(u(&s["received"]), messages, "{side}: {s}");
+    assert_eq!(u(&s["lost"]), 0, "{side}: {s}");
+    assert_eq!(s["delivery_ratio"], 1.0, "{side}: {s}");
+    assert!(s["ended_by"].as_array().unwrap().iter().all(|e| e == "complete"), "{side}: {s}");
+    assert!(s["errors"].as_array().unwrap().is_empty(), "{side}: {s}");
+    assert!(s["msgs_per_s"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let dir = TempDir::new("bad");
+    let truncated = dir.0.join("truncated.uadp");
+    // UADPFlags 0xD1, ExtendedFlags1 0x0C, then a String PublisherId whose length is cut off.
+    std::fs::write(&truncated, [0xd1, 0x0c, 0x0b, 0x00]).unwrap();
+    let json = dir.0.join("bad.json");
+    std::fs::write(&json, br#"{"MessageId":1}"#).unwrap();
+    let t = truncated.to_str().unwrap();
+    let j = json.to_str().unwrap();
+    expect_bad_input(&["mqtt", "throughput", "--message", t], &[t, "UADP NetworkMessage", "at byte 4"]);
+    expect_bad_input(&["mqtt", "rtt", "--message", j], &[j, "JSON NetworkMessage", "at byte"]);
+    expect_bad_input(&["mqtt", "throughput", "--broker", "mqtt://127.0.0.1:1", "--count", "10"], &[
+        "cannot connect to mqtt://127.0.0.1:1",
+        "connection refused",
+    ]);
+    expect_bad_input(&["mqtt", "rtt", "--broker", "mqtt://127.0.0.1:1", "--count", "10"], &["cannot connect"]);
+    expect_bad_input(&["mqtt", "throughput", "--topic", "plant/#"], &["invalid topic \"plant/#\"", "wildcard \"#\" at byte 6"]);
+    expect_bad_input(&["mqtt", "rtt", "--topic", "a/+/b"], &["invalid topic \"a/+/b\"", "\"+\" at byte 2"]);
+    expect_bad_input(&["mqtt", "throughput", "--topic="], &["invalid topic \"\""]);
+    expect_bad_input(&["mqtt", "throughput", "--format", "xml"], &["--format \"xml\"", "unknown format"]);
+    expect_bad_input(&["mqtt", "throughput", "--format", "bytes:0"], &["bytes:N"]);
+    expect_bad_input(&["mqtt", "throughput", "--broker", "http://127.0.0.1:1883"], &["unsupported scheme"]);
+    expect_bad_input(&["mqtt", "throughput", "--qos", "2"], &["--qos"]);
+    expect_bad_input(&["mqtt", "sizes", "--fields", "0"], &["fields: 0"]);
+    expect_bad_input(&["mqtt", "throughput", "--timeout", "0"], &["--timeout"]);
+    let missing = dir.0.join("missing.uadp");
+    expect_bad_input(&["mqtt", "throughput", "--message", missing.to_str().unwrap()], &["missing.uadp"]);
+
+    // A study whose [mqtt] part has an unknown key.
+    let study = dir.0.join("bad.toml");
+    std::fs::write(&study, "[study]\nname = \"x\"\ntitle = \"x\"\n[mqtt]\nmesages = 10\n").unwrap();
+    expect_bad_input(&["run", study.to_str().unwrap(), "--out", dir.0.join("o").to_str().unwrap()], &[
+        "bad.toml:5:1",
+        "unknown field `mesages`",
+    ]);
+}
+
+#[test]
+fn seed000_sizes_are_39_plus_5n_beside_the_thesis() {
+    let s = run_json(&["mqtt", "sizes", "--no-speed"]);
+    let size = |f: &str, n: u64| {
+        s["sizes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["format"] == f && r["fields"] == n)
+            .map(|r| {
+                assert_eq!(r["round_trip"], true, "{r}");
+                u(&r["bytes"])
+            })
+            .unwrap_or_else(|| panic!("no {f} {n}"))
+    };
+    assert_eq!([1, 3, 5, 10].map(|n| size("uadp", n)), [44, 54, 64, 89]);
+    assert_eq!([1, 3, 5, 10].map(|n| size("uadp-min", n)), [13, 23, 33, 58]);
+    assert_eq!([1, 3, 5, 10].map(|n| size("uadp-raw", n)), [10, 18, 26, 46]);
+    for f in ["uadp-json-rev", "uadp-json", "uadp-json-dv"] {
+        assert!(size(f, 10) > size(f, 1), "{f}");
+    }
+    // The seed layout's 54 bytes at 3 fields, byte for byte (spec uadp.md §2).
+    let hex = s["sizes"].as_array().unwrap().iter().find(|r| r["format"] == "uadp" && r["fields"] == 3).unwrap()["hex"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        hex,
+        concat!(
+            "d10c",                             // UADPFlags, ExtendedFlags1
+            "0b0000004553503332 2d42656e6368",  // String PublisherId "ESP32-Bench"
+            "9497e7eaf71a964f84014096cd1d8908", // DataSetClassId
+            "01e803",                           // PayloadHeader: Count 1, writer 1000
+            "010300",                           // DataSetFlags1, FieldCount 3
+            "0a0000cc41 0a00507d44 062a000000", // Float 25.5, Float 1013.25, Int32 42
+        )
+        .replace(' ', "")
+    );
+    let l = &s["layout"];
+    assert_eq!(u(&l["header_bytes"]), 39);
+    assert_eq!(l["formula"], "39 + 5·N");
+    let parts: u64 = l["parts"].as_array().unwrap().iter().map(|p| u(&p["bytes"])).sum();
+    assert_eq!(parts, 39);
+    assert_eq!(l["difference"], serde_json::json!([[1, -6], [3, -6], [5, -6], [10, -6]]));
+    let why = l["explanation"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect::<Vec<_>>().join(" ");
+    assert!(why.contains("cannot be produced") && why.contains("33 + 5·N"), "{why}");
+    // The thesis's figures are in the section, with their citation.
+    let p = &s["published"];
+    assert!(p["citation"].as_str().unwrap().contains("Braz"));
+    assert_eq!(p["sizes"]["rows"][0]["uadp_bytes"], 38);
+    // The text report says why.
+    let out = wb().args(["mqtt", "sizes", "--no-speed", "--fields", "1,3,5,10", "-o", "md"]).output().unwrap();
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert!(md.contains("| uadp | 44 | 54 | 64 | 89 |"), "{md}");
+    assert!(md.contains("| thesis UADP (published) | 38 | 48 | 58 | 83 |"), "{md}");
+    assert!(md.contains("Why not 38/48/58/83"), "{md}");
+}
+
+#[test]
+fn embedded_broker_runs_deliver_everything() {
+    let dir = TempDir::new("embedded");
+    let out = dir.0.join("thr.json");
+    let s = run_json(&[
+        "mqtt", "throughput", "--count", "500", "--qos", "1", "--baseline", "--reps", "2", "--timeout", "30", "--out",
+        out.to_str().unwrap(),
+    ]);
+    let row = &s["throughput"][0];
+    assert_eq!(row["broker"], "rumqttd 0.20 (embedded)");
+    assert_eq!(u(&row["payload_bytes"]), 54);
+    assert_eq!(u(&row["mqtt_payload_bytes"]), 62);
+    assert_exact_throughput(row, 1000, "ours");
+    assert_eq!(u(&row["bare"]["received"]), 1000, "{}", row["bare"]);
+    assert!(row["ratio"].as_f64().unwrap() > 0.0);
+    // The results file was written and renders again.
+    let back: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(back["mqtt"]["throughput"][0]["ours"]["received"], 1000);
+    let rep = wb().args(["report", out.to_str().unwrap(), "-o", "html"]).output().unwrap();
+    let html = String::from_utf8(rep.stdout).unwrap();
+    assert!(html.contains("<section id=\"mqtt\">") && html.contains("id=\"mqtt-throughput\""));
+
+    let s = run_json(&["mqtt", "rtt", "--count", "100", "--warmup", "10", "--format", "uadp-json-dv", "--baseline"]);
+    let row = &s["rtt"][0];
+    assert_eq!(u(&row["ours"]["received"]), 100, "{row}");
+    assert_eq!(u(&row["ours"]["rtt"]["count"]), 100);
+    assert_eq!(u(&row["bare"]["rtt"]["count"]), 100);
+    assert_eq!(row["ours"]["cdf"].as_array().unwrap().len(), 103);
+    assert!(row["ours"]["stall"].is_null(), "{row}");
+
+    // A NetworkMessage file of the user's: its bytes are what is sent.
+    let msg = dir.0.join("m.uadp");
+    // 0x11: version 1 + PublisherId (Byte 7), no PayloadHeader; DataSetFlags1 0x01; FieldCount 1; Float 25.5.
+    std::fs::write(&msg, [0x11, 0x07, 0x01, 0x01, 0x00, 0x0a, 0x00, 0x00, 0xcc, 0x41]).unwrap();
+    let s = run_json(&["mqtt", "throughput", "--message", msg.to_str().unwrap(), "--count", "200"]);
+    assert_eq!(u(&s["throughput"][0]["payload_bytes"]), 10);
+    assert_exact_throughput(&s["throughput"][0], 200, "ours");
+}
+
+#[test]
+fn mosquitto_runs_deliver_everything() {
+    // A mosquitto of the test's own on a free loopback port (killed on drop), given by URL.
+    let m = Mosquitto::start().expect("mosquitto (apt-get install -y mosquitto)");
+    let url = m.url();
+    let s = run_json(&["mqtt", "throughput", "--broker", &url, "--count", "1000", "--qos", "1", "--format", "uadp"]);
+    assert_exact_throughput(&s["throughput"][0], 1000, "ours");
+    assert_eq!(s["brokers"][0]["kind"], "external");
+    let s = run_json(&["mqtt", "rtt", "--broker", &url, "--count", "100", "--warmup", "10", "--qos", "1"]);
+    assert_eq!(u(&s["rtt"][0]["ours"]["received"]), 100);
+    drop(m);
+    // `--broker mosquitto`: the command starts and stops its own.
+    let s = run_json(&["mqtt", "throughput", "--broker", "mosquitto", "--count", "500", "--format", "uadp-json"]);
+    assert_exact_throughput(&s["throughput"][0], 500, "ours");
+    assert!(s["throughput"][0]["broker"].as_str().unwrap().starts_with("mosquitto"));
+}
+
+#[test]
+fn broker_killed_mid_run_ends_within_the_timeout_and_reports_losses() {
+    let m = Mosquitto::start().expect("mosquitto (apt-get install -y mosquitto)");
+    let bin = assert_cmd::cargo::cargo_bin("wirebench");
+    let mut child = std::process::Command::new(bin)
+        .args(["mqtt", "throughput", "--broker", &m.url(), "--qos", "1", "--count", "5000000", "--timeout", "15", "-o", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    m.kill();
+    let t = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if t.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the run did not end within 30 s of the broker's death");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(status.success(), "{stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &v["mqtt"]["throughput"][0]["ours"];
+    assert_eq!(s["ended_by"], serde_json::json!(["connection-lost"]), "{s}");
+    let (sent, received, lost) = (u(&s["sent"]), u(&s["received"]), u(&s["lost"]));
+    assert!(sent < 5_000_000 && received > 0, "{s}");
+    assert_eq!(received + lost, sent, "{s}");
+    assert!(!s["errors"].as_array().unwrap().is_empty(), "{s}");
+    eprintln!("broker killed: ended {:?} after the kill; sent {sent}, received {received}, lost {lost}", t.elapsed());
+}
+
+#[test]
+fn seed000_study_runs_and_reports() {
+    let dir = TempDir::new("study");
+    let study = dir.0.join("s.toml");
+    std::fs::write(
+        &study,
+        "[study]\nname = \"s\"\ntitle = \"seed 000 (small)\"\nreproduces = \"000\"\n\
+         [mqtt]\nbrokers = [\"embedded\"]\ncodec_speed = false\ntransport_formats = [\"uadp\"]\nqos = [1]\n\
+         messages = 300\nrtt_messages = 50\nrtt_warmup = 5\nreps = 1\ntimeout_s = 30\n",
+    )
+    .unwrap();
+    let out_dir = dir.0.join("out");
+    let out = wb().args(["run", study.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&std::fs::read(out_dir.join("results.json")).unwrap()).unwrap();
+    let s = &v["mqtt"];
+    assert_exact_throughput(&s["throughput"][0], 300, "ours");
+    assert_eq!(u(&s["rtt"][0]["ours"]["received"]), 50);
+    assert!(s["comparison"].as_array().unwrap().iter().any(|r| r["what"] == "UADP size, 3 fields" && r["thesis"] == 48 && r["ours"] == 54));
+    let md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    assert!(md.contains("## OPC UA PubSub over MQTT (seed 000)") && md.contains("| uadp | 44 | 54 | 64 | 89 |"), "{md}");
+    let html = std::fs::read_to_string(out_dir.join("report.html")).unwrap();
+    assert!(html.contains("Why 38 / 48 / 58 / 83 bytes cannot be right"));
+    assert!(html.contains("thesis UADP (published)"));
+    assert!(!html.contains("<script"));
+}
