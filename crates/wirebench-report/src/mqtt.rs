@@ -308,7 +308,8 @@ pub fn comparison_table(s: &Value) -> Option<Table> {
             let v = f64_at(r, &[k]);
             match v {
                 Some(x) if x.fract() == 0.0 && x.abs() < 1e9 => int(Some(x)),
-                Some(x) if x.abs() >= 100.0 => num(Some(x), 0),
+                Some(x) if x.abs() >= 1000.0 => num(Some(x), 0),
+                Some(x) if x.abs() >= 100.0 => num(Some(x), 1),
                 other => num(other, 2),
             }
         };
@@ -317,13 +318,22 @@ pub fn comparison_table(s: &Value) -> Option<Table> {
     Some(t)
 }
 
+/// Errors and warnings of the transport runs, each prefixed with its case.
 fn problems(s: &Value) -> Vec<String> {
-    let mut out = Vec::new();
+    let (mut e, w) = problems_split(s);
+    e.extend(w);
+    e
+}
+
+/// (errors, warnings) of the transport runs.
+fn problems_split(s: &Value) -> (Vec<String>, Vec<String>) {
+    let (mut errs, mut warns) = (Vec::new(), Vec::new());
     for (kind, key) in [("throughput", "throughput"), ("rtt", "rtt")] {
         for r in arr(s, key) {
             for side in ["ours", "bare"] {
                 let Some(x) = r.get(side).filter(|x| !x.is_null()) else { continue };
                 for list in ["errors", "warnings"] {
+                    let out = if list == "errors" { &mut errs } else { &mut warns };
                     for e in arr(x, list).iter().filter_map(Value::as_str) {
                         out.push(format!(
                             "{kind} {} · {} · QoS {} · {side}: {e}",
@@ -336,7 +346,7 @@ fn problems(s: &Value) -> Vec<String> {
             }
         }
     }
-    out
+    (errs, warns)
 }
 
 /// Render the mqtt section of a results file (empty when there is none).
@@ -455,6 +465,26 @@ fn csv(s: &Value) -> String {
 // ---------------------------------------------------------------------------------------------
 // HTML
 
+/// Palette colour `i`, skipping the one reserved for published figures.
+fn format_color(i: usize) -> &'static str {
+    let c = color(i);
+    if c == PUBLISHED {
+        color(i + 3)
+    } else {
+        c
+    }
+}
+
+/// A short chart label for a transport case: `mosquitto · uadp-json-dv 3f · QoS 1`.
+fn short_case(r: &Value) -> String {
+    let broker = str_at(r, "broker").split_whitespace().next().unwrap_or("");
+    let payload = match f64_at(r, &["fields"]) {
+        Some(n) => format!("{} {}f", str_at(r, "format"), fixed(n, 0)),
+        None => str_at(r, "payload").to_string(),
+    };
+    format!("{broker} · {payload} · QoS {}", int(f64_at(r, &["qos"])))
+}
+
 fn figure(svg: String, caption: &str) -> String {
     format!("<figure class=\"chart\">{svg}<figcaption>{}</figcaption></figure>\n", esc(caption))
 }
@@ -511,7 +541,7 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         let formats = size_formats(s);
         let mut si = 0;
         for f in formats.iter().filter(|f| !f.contains("json")) {
-            chart = chart.series(Bars::new(&format!("{f} (ours)"), fields.iter().map(|&n| size_of(s, f, n)).collect()).color(color(si)));
+            chart = chart.series(Bars::new(&format!("{f} (ours)"), fields.iter().map(|&n| size_of(s, f, n)).collect()).color(format_color(si)));
             si += 1;
             if f == "uadp" && !pubs.is_empty() {
                 chart = chart.series(
@@ -530,7 +560,7 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
             .log_y(true);
         for (i, f) in formats.iter().enumerate() {
             let pts: Vec<(f64, f64)> = fields.iter().filter_map(|&n| Some((n as f64, size_of(s, f, n)?))).collect();
-            lc = lc.line(Line::new(f, pts).markers(true).color(color(i)));
+            lc = lc.line(Line::new(f, pts).markers(true).color(format_color(i)));
         }
         if !pubs.is_empty() {
             lc = lc.line(Line::new("thesis UADP (published)", pubs.iter().map(|p| (p.0 as f64, p.2)).collect()).dashed(true).markers(true).color(PUBLISHED));
@@ -561,8 +591,7 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     let thr = arr(s, "throughput");
     if !thr.is_empty() {
         b.push_str("<h3>Throughput with delivery</h3>\n");
-        let cats: Vec<String> =
-            thr.iter().map(|r| format!("{} · {} · QoS {}", str_at(r, "broker"), str_at(r, "payload"), int(f64_at(r, &["qos"])))).collect();
+        let cats: Vec<String> = thr.iter().map(short_case).collect();
         let ours: Vec<Option<f64>> = thr.iter().map(|r| f64_at(r, &["ours", "msgs_per_s"])).collect();
         let bare: Vec<Option<f64>> = thr.iter().map(|r| f64_at(r, &["bare", "msgs_per_s"])).collect();
         let mut chart = BarChart::new(&ctx.chart_id("throughput"), "Messages per second at the subscriber", cats.clone())
@@ -647,13 +676,25 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         b.push_str("<h3>The thesis beside ours</h3>\n");
         b.push_str(&table(&t));
     }
-    let probs = problems(s);
-    if !probs.is_empty() {
-        b.push_str("<div class=\"warn\" role=\"note\"><b>Errors and warnings</b><ul>");
-        for p in probs.iter().take(200) {
+    let (errs, warns) = problems_split(s);
+    if !errs.is_empty() {
+        b.push_str("<div class=\"warn\" role=\"note\"><b>Errors</b><ul>");
+        for p in errs.iter().take(200) {
             let _ = write!(b, "<li>{}</li>", esc(p));
         }
         b.push_str("</ul></div>\n");
+    }
+    if !warns.is_empty() {
+        let _ = write!(
+            b,
+            "<details><summary>{} run warning{} (harness- or machine-bound runs, stalls)</summary><ul class=\"notes\">",
+            warns.len(),
+            if warns.len() == 1 { "" } else { "s" }
+        );
+        for p in warns.iter().take(500) {
+            let _ = write!(b, "<li>{}</li>", esc(p));
+        }
+        b.push_str("</ul></details>\n");
     }
     let notes: Vec<&str> = arr(s, "notes").iter().filter_map(Value::as_str).collect();
     if !notes.is_empty() {
@@ -778,6 +819,14 @@ mod tests {
         assert!(b.contains("&lt;b&gt;"), "results text is escaped");
         assert!(!b.contains("<script") && !b.contains("http://") && !b.contains("https://"));
         assert!(b.contains("<b>44 / 54 B</b> (39 + 5·N)"), "{b}");
+        assert!(b.contains(">rumqttd · uadp 3f · QoS 1<"), "short chart labels: {b}");
+        // Errors are shown; warnings fold into a details element.
+        let mut bad = results();
+        bad.other.get_mut("mqtt").unwrap()["throughput"][0]["ours"]["errors"] = json!(["publisher connection: connection reset by peer"]);
+        bad.other.get_mut("mqtt").unwrap()["rtt"][0]["bare"]["warnings"] = json!(["harness-bound"]);
+        let b = html_section(&bad, &ctx).unwrap().body;
+        assert!(b.contains("<b>Errors</b><ul><li>throughput rumqttd 0.20 (embedded) · uadp, 3 fields · QoS 1 · ours: publisher connection: connection reset by peer</li>"), "{b}");
+        assert!(b.contains("<summary>1 run warning (harness- or machine-bound runs, stalls)</summary>"), "{b}");
         // The whole page renders with it.
         let page = crate::html::render(&[&r], "t");
         assert!(page.contains("<section id=\"mqtt\">"));
