@@ -806,7 +806,7 @@ fn cdf_us(samples_ns: &[u64]) -> Vec<(f64, f64)> {
     pcts.sort_by(|a, b| a.total_cmp(b));
     pcts.iter()
         .map(|&p| {
-            let rank = ((p / 100.0) * v.len() as f64).ceil().max(1.0) as usize;
+            let rank = ((p / 100.0) * v.len() as f64 - 1e-9).ceil().max(1.0) as usize;
             (round3(v[rank.min(v.len()) - 1]), p)
         })
         .collect()
