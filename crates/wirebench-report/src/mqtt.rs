@@ -539,10 +539,8 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
             .axis_label("bytes per NetworkMessage (MQTT payload)")
             .value_format(bytes_label);
         let formats = size_formats(s);
-        let mut si = 0;
-        for f in formats.iter().filter(|f| !f.contains("json")) {
+        for (si, f) in formats.iter().filter(|f| !f.contains("json")).enumerate() {
             chart = chart.series(Bars::new(&format!("{f} (ours)"), fields.iter().map(|&n| size_of(s, f, n)).collect()).color(format_color(si)));
-            si += 1;
             if f == "uadp" && !pubs.is_empty() {
                 chart = chart.series(
                     Bars::new("thesis UADP (published)", fields.iter().map(|&n| pubs.iter().find(|p| p.0 == n).map(|p| p.2)).collect())
