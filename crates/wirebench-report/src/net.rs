@@ -115,6 +115,16 @@ fn notes_html(title: &str, lines: &[String], class: &str) -> String {
 // ---------------------------------------------------------------------------------------------
 // HTTP (seed 002)
 
+/// link, harness or peer: the generator's verdict, sharpened by the whole harness's CPU (a
+/// collector that used the machine makes the run harness-bound too).
+fn verdict(r: &Value) -> &str {
+    if text(&r["harness"], "verdict").starts_with("harness-bound") {
+        "harness"
+    } else {
+        text(&r["ours"], "bound")
+    }
+}
+
 /// The runs table of the `http` section.
 pub fn http_table(s: &Value) -> Table {
     let mut t = Table::new(
@@ -137,7 +147,7 @@ pub fn http_table(s: &Value) -> Table {
             f0(num(o, &["requests_per_sec"])),
             pct(num(o, &["link", "ratio"])),
             pct(num(o, &["cpu", "per_thread"])),
-            text(o, "bound").into(),
+            verdict(r).into(),
             f0(num(r, &["wrk", "requests_per_sec"])),
             f2(num(r, &["ours_vs_wrk"])),
             f0(num(r, &["collector", "valid"])),
@@ -158,7 +168,10 @@ pub fn http_table(s: &Value) -> Table {
 fn http_notes(s: &Value) -> Vec<(String, Vec<String>)> {
     let mut verdicts = Vec::new();
     for r in arr(s, "runs") {
-        let d = text(&r["ours"], "bound_detail");
+        let d = match text(&r["harness"], "verdict") {
+            "" => text(&r["ours"], "bound_detail"),
+            v => v,
+        };
         if !d.is_empty() {
             verdicts.push(format!("{} {}: {d}", text(r, "link"), text(r, "format")));
         }
@@ -235,7 +248,7 @@ pub fn http_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         let ratios: Vec<f64> = linked.iter().filter_map(|r| num(r, &["ours", "link", "ratio"])).collect();
         let lo = ratios.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = ratios.iter().copied().fold(0.0, f64::max);
-        let harness = runs.iter().filter(|r| text(&r["ours"], "bound") == "harness").count();
+        let harness = runs.iter().filter(|r| verdict(r) == "harness").count();
         let _ = writeln!(
             b,
             "<p class=\"keyline\">Link runs: {} · ours at <b>{}–{}</b> of the link ceiling · harness-bound runs: <b>{harness}</b></p>",
@@ -698,6 +711,7 @@ mod tests {
                 {"link": "50mbit", "rate_bps": 50000000, "path": "lab-tbf", "format": "json",
                  "ours": {"body_bytes": 1004.0, "requests_per_sec": 5200.0, "link": {"ceiling_rps": 5240.0, "ratio": 0.992},
                           "cpu": {"per_thread": 0.5}, "bound": "link", "bound_detail": "link-bound", "errors": {}},
+                 "harness": {"verdict": "harness-bound (our collector): this process used 1.95 of 2 cores"},
                  "collector": {"valid": 15600, "invalid": 0, "first_error": "bad <body>"},
                  "seed": {"requests_per_sec": 310.73}, "ours_vs_seed": 16.7}
             ],
@@ -713,6 +727,8 @@ mod tests {
         assert!(t.contains("HTTP POST throughput (lab-tbf path"), "{t}");
         assert!(t.contains("99.6 %") && t.contains("16.7×") && t.contains("310.7"), "{t}");
         assert!(t.contains("plateau is the generator") && t.contains("avro not run"), "{t}");
+        assert!(t.contains("50mbit json: harness-bound (our collector): this process used 1.95 of 2 cores"), "{t}");
+        assert!(t.contains("  link  ") && t.contains("  harness  "), "verdict column: {t}");
         let md = render_http(&r, Output::Markdown);
         assert!(md.starts_with("## HTTP POST") && md.contains("| 1mbit | lab-tbf | json |"), "{md}");
         let csv = render_http(&r, Output::Csv);
@@ -721,6 +737,7 @@ mod tests {
         let ctx = Ctx { id: "http".into(), file: 1, files: 1 };
         let s = http_section(&r, &ctx).unwrap();
         assert!(s.body.contains("<svg") && s.body.contains("seed 002") && s.body.contains("99.2 %"), "{}", s.body);
+        assert!(s.body.contains("harness-bound runs: <b>1</b>"), "{}", s.body);
         assert!(s.body.contains("bad &lt;body&gt;"), "escaped");
         // Deterministic.
         assert_eq!(s.body, http_section(&r, &ctx).unwrap().body);

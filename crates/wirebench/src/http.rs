@@ -31,6 +31,8 @@ use wirebench_net::loadgen::{self, LoadConfig, LoadMode};
 use wirebench_net::profile::{format_rate, parse_rate, Burst, LabProfile};
 use wirebench_net::wire::http_request_ceiling;
 use wirebench_net::workload::{codec_ids, content_type, Workload};
+use wirebench_net::cpu::process_cpu_seconds;
+use wirebench_net::loadgen::{Bound, LoadReport};
 use wirebench_net::{published, wrk, NetError};
 
 use crate::common::*;
@@ -353,7 +355,10 @@ pub fn measure(opts: &StudyOpts) -> Result<Json> {
                 cfg.netns = netns.clone();
                 cfg.link_rate_bps = *rate;
                 let before = collector.as_ref().map(Collector::stats);
+                let (p0, w0) = (process_cpu_seconds(), Instant::now());
                 let ours = loadgen::run(&cfg).map_err(net)?;
+                let (p1, w1) = (process_cpu_seconds(), w0.elapsed().as_secs_f64());
+                let harness = harness_use(&ours, p1 - p0, w1, path, rate.is_some());
                 std::thread::sleep(Duration::from_millis(300));
                 let after = collector.as_ref().map(Collector::stats);
                 let col = before.zip(after).map(|(b, a)| delta(&a, &b, f));
@@ -394,6 +399,7 @@ pub fn measure(opts: &StudyOpts) -> Result<Json> {
                     "format": f,
                     "content_type": ct,
                     "ours": ours,
+                    "harness": harness,
                     "collector": col,
                     "wrk": wrk_report.as_ref().map(|(w, _)| w),
                     "wrk_collector": wrk_report.as_ref().and_then(|(_, c)| c.clone()),
@@ -437,6 +443,40 @@ pub fn measure(opts: &StudyOpts) -> Result<Json> {
             "notes": published::seed002_notes(),
         },
     }))
+}
+
+/// The whole harness's CPU during a run (generator, collector, emulator: all in this process),
+/// and a verdict line that names the side that limited the run, with numbers.
+fn harness_use(r: &LoadReport, process_cpu_s: f64, wall_s: f64, path: Path, linked: bool) -> Json {
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) as f64;
+    let process = process_cpu_s / wall_s.max(1e-9);
+    let generator = r.cpu.cores;
+    let rest = (process - generator).max(0.0);
+    let rest_name = match path {
+        Path::Emulator if linked => "collector + link emulator",
+        Path::External => "rest of this process",
+        _ => "collector",
+    };
+    let verdict = match r.bound {
+        Bound::Link => r.bound_detail.clone(),
+        Bound::Harness => format!("{}; the rest of the harness ({rest_name}) used {rest:.2} cores", r.bound_detail),
+        Bound::Peer if path != Path::External && process >= 0.9 * cores => format!(
+            "harness-bound (our {rest_name}): this process used {process:.2} of {cores:.0} cores ({rest:.2} for the              {rest_name}, {generator:.2} for the generator){}",
+            r.link.as_ref().map(|l| format!(" while the link carried {:.1} % of its ceiling", l.ratio * 100.0)).unwrap_or_default()
+        ),
+        Bound::Peer => format!(
+            "{}; {rest_name} used {rest:.2} cores, this process {process:.2} of {cores:.0}",
+            r.bound_detail
+        ),
+    };
+    json!({
+        "process_cores": process,
+        "generator_cores": generator,
+        "server_side_cores": rest,
+        "server_side": rest_name,
+        "machine_cores": cores,
+        "verdict": verdict,
+    })
 }
 
 fn profile(rate: Option<u64>, plan: &Plan, loss: Option<f64>) -> Result<LabProfile> {
