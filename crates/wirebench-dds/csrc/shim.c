@@ -58,6 +58,18 @@ int32_t wbdds_reader(int32_t participant, int32_t topic, int32_t reliable, int32
   return r;
 }
 
+int32_t wbdds_reader_listener(int32_t participant, int32_t topic, int32_t reliable, int32_t depth,
+                              void (*on_data)(int32_t reader, void *arg), void *arg)
+{
+  dds_qos_t *q = qos_for(reliable, depth);
+  dds_listener_t *l = dds_create_listener(arg);
+  dds_lset_data_available(l, (dds_on_data_available_fn)on_data);
+  dds_entity_t r = dds_create_reader(participant, topic, q, l);
+  dds_delete_listener(l); /* the reader keeps its own copy */
+  dds_delete_qos(q);
+  return r;
+}
+
 int32_t wbdds_waitset(int32_t participant, int32_t reader)
 {
   dds_entity_t ws = dds_create_waitset(participant);

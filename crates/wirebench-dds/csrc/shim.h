@@ -22,6 +22,9 @@ int32_t wbdds_participant(uint32_t domain);
 int32_t wbdds_topic(int32_t participant, const char *name);
 int32_t wbdds_writer(int32_t participant, int32_t topic, int32_t reliable, int32_t depth);
 int32_t wbdds_reader(int32_t participant, int32_t topic, int32_t reliable, int32_t depth);
+/* A reader whose data-available listener calls on_data(reader, arg) on Cyclone's receive thread. */
+int32_t wbdds_reader_listener(int32_t participant, int32_t topic, int32_t reliable, int32_t depth,
+                              void (*on_data)(int32_t reader, void *arg), void *arg);
 int32_t wbdds_waitset(int32_t participant, int32_t reader);
 int32_t wbdds_wait(int32_t waitset, int64_t timeout_ns);
 int32_t wbdds_write(int32_t writer, uint32_t seq, uint32_t keyval, const uint8_t *data, uint32_t len);

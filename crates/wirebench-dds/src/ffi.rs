@@ -4,6 +4,7 @@
 //! its domain (when it created it) and deletes the participant and everything under it on drop.
 
 use std::ffi::{c_char, c_void, CStr, CString};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::DdsError;
@@ -28,6 +29,14 @@ extern "C" {
     fn wbdds_topic(participant: i32, name: *const c_char) -> i32;
     fn wbdds_writer(participant: i32, topic: i32, reliable: i32, depth: i32) -> i32;
     fn wbdds_reader(participant: i32, topic: i32, reliable: i32, depth: i32) -> i32;
+    fn wbdds_reader_listener(
+        participant: i32,
+        topic: i32,
+        reliable: i32,
+        depth: i32,
+        on_data: extern "C" fn(i32, *mut c_void),
+        arg: *mut c_void,
+    ) -> i32;
     fn wbdds_waitset(participant: i32, reader: i32) -> i32;
     fn wbdds_wait(waitset: i32, timeout_ns: i64) -> i32;
     fn wbdds_write(writer: i32, seq: u32, keyval: u32, data: *const u8, len: u32) -> i32;
@@ -121,7 +130,90 @@ impl Participant {
         let r = check("dds_create_reader", unsafe { wbdds_reader(self.pp, t, i32::from(reliable), depth as i32) })?;
         // SAFETY: handles only.
         let ws = check("dds_create_waitset", unsafe { wbdds_waitset(self.pp, r) })?;
-        Ok(Reader { r, ws, loans: vec![std::ptr::null_mut(); MAX_TAKE], raw: vec![RAW_ZERO; MAX_TAKE] })
+        Ok(Reader { ws, taker: Taker::new(r) })
+    }
+
+    /// A reader whose `handler` runs on Cyclone's receive thread whenever data arrives (a
+    /// data-available listener, ddsperf's default triggering): it should take everything.
+    pub fn listened_reader(
+        &self,
+        topic: &str,
+        reliable: bool,
+        depth: u32,
+        handler: Box<dyn FnMut(&mut Taker) + Send>,
+    ) -> Result<ListenedReader, DdsError> {
+        let t = self.topic(topic)?;
+        let ctx = Box::into_raw(Box::new(ListenCtx { inner: Mutex::new((Taker::new(0), handler)) }));
+        // SAFETY: ctx stays valid until the reader is deleted (ListenedReader::drop deletes the
+        // reader first, which waits for running listener calls, then frees ctx).
+        let r = unsafe { wbdds_reader_listener(self.pp, t, i32::from(reliable), depth as i32, on_data, ctx.cast()) };
+        match check("dds_create_reader", r) {
+            Ok(r) => {
+                // SAFETY: ctx is live; the taker learns its reader under the lock.
+                if let Ok(mut g) = unsafe { &*ctx }.inner.lock() {
+                    g.0.r = r;
+                }
+                Ok(ListenedReader { r, ctx })
+            }
+            Err(e) => {
+                // SAFETY: no reader was created, so nothing else refers to ctx.
+                drop(unsafe { Box::from_raw(ctx) });
+                Err(e)
+            }
+        }
+    }
+}
+
+type Handler = Box<dyn FnMut(&mut Taker) + Send>;
+
+struct ListenCtx {
+    inner: Mutex<(Taker, Handler)>,
+}
+
+extern "C" fn on_data(_reader: i32, arg: *mut c_void) {
+    // SAFETY: arg is the ListenCtx of a live ListenedReader (see listened_reader).
+    let ctx = unsafe { &*(arg as *const ListenCtx) };
+    // Never unwind into C.
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if let Ok(mut g) = ctx.inner.lock() {
+            let (taker, handler) = &mut *g;
+            if taker.r > 0 {
+                handler(taker);
+            }
+        }
+    }));
+}
+
+/// A reader served by a listener; deleting it waits for a running listener call.
+pub struct ListenedReader {
+    r: i32,
+    ctx: *mut ListenCtx,
+}
+
+// SAFETY: ctx is only touched under its mutex, or after the reader is gone (drop).
+unsafe impl Send for ListenedReader {}
+
+impl std::fmt::Debug for ListenedReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ListenedReader").field("r", &self.r).finish()
+    }
+}
+
+impl ListenedReader {
+    pub fn matched(&self) -> Result<u32, DdsError> {
+        // SAFETY: handle only.
+        check("dds_get_subscription_matched_status", unsafe { wbdds_matched(self.r, 0) }).map(|n| n as u32)
+    }
+}
+
+impl Drop for ListenedReader {
+    fn drop(&mut self) {
+        // SAFETY: delete the reader (Cyclone waits for listener calls in progress), then free
+        // the context nothing refers to any more.
+        unsafe {
+            wbdds_delete(self.r);
+            drop(Box::from_raw(self.ctx));
+        }
     }
 }
 
@@ -140,7 +232,7 @@ impl Drop for Participant {
 const RAW_ZERO: RawSample = RawSample { seq: 0, keyval: 0, data: std::ptr::null(), len: 0, valid: 0, source_ts: 0 };
 
 /// A KeyedSeq writer (deleted with its participant).
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct Writer {
     w: i32,
 }
@@ -176,17 +268,23 @@ pub struct Sample<'a> {
     pub source_ts: i64,
 }
 
-/// A KeyedSeq reader with its waitset.
+/// Takes samples from a reader with loans (scratch space for up to [`MAX_TAKE`]).
 #[derive(Debug)]
-pub struct Reader {
+pub struct Taker {
     r: i32,
-    ws: i32,
     loans: Vec<*mut c_void>,
     raw: Vec<RawSample>,
 }
 
 // SAFETY: the raw pointers are only scratch space for loans, used under &mut self.
-unsafe impl Send for Reader {}
+unsafe impl Send for Taker {}
+
+/// A KeyedSeq reader with its waitset.
+#[derive(Debug)]
+pub struct Reader {
+    ws: i32,
+    taker: Taker,
+}
 
 impl Reader {
     /// Wait for data up to `timeout`; true when data may be there.
@@ -199,17 +297,28 @@ impl Reader {
     /// Writers matched now.
     pub fn matched(&self) -> Result<u32, DdsError> {
         // SAFETY: handle only.
-        check("dds_get_subscription_matched_status", unsafe { wbdds_matched(self.r, 0) }).map(|n| n as u32)
+        check("dds_get_subscription_matched_status", unsafe { wbdds_matched(self.taker.r, 0) }).map(|n| n as u32)
+    }
+
+    /// See [`Taker::take`].
+    pub fn take<E>(&mut self, f: impl FnMut(Sample<'_>) -> Result<(), E>) -> Result<usize, TakeError<E>> {
+        self.taker.take(f)
+    }
+}
+
+impl Taker {
+    fn new(r: i32) -> Taker {
+        Taker { r, loans: vec![std::ptr::null_mut(); MAX_TAKE], raw: vec![RAW_ZERO; MAX_TAKE] }
     }
 
     /// Take up to [`MAX_TAKE`] samples and call `f` on each one with data; the loan is returned
-    /// afterwards. Returns how many samples with data there were.
+    /// afterwards. Returns how many samples were taken (with or without data): taking clears
+    /// the data-available status, so call again until it returns 0.
     pub fn take<E>(&mut self, mut f: impl FnMut(Sample<'_>) -> Result<(), E>) -> Result<usize, TakeError<E>> {
         // SAFETY: loans and raw have MAX_TAKE slots; the shim fills at most that many.
         let n = unsafe { wbdds_take(self.r, self.raw.as_mut_ptr(), self.loans.as_mut_ptr(), MAX_TAKE as u32) };
         let n = check("dds_take", n).map_err(TakeError::Dds)? as usize;
         let mut result = Ok(0);
-        let mut count = 0;
         for raw in &self.raw[..n] {
             if raw.valid == 0 {
                 continue;
@@ -220,7 +329,6 @@ impl Reader {
                 // SAFETY: the loan keeps `len` bytes at `data` alive until wbdds_return below.
                 unsafe { std::slice::from_raw_parts(raw.data, raw.len as usize) }
             };
-            count += 1;
             if let Err(e) = f(Sample { seq: raw.seq, keyval: raw.keyval, baggage, source_ts: raw.source_ts }) {
                 result = Err(TakeError::Callback(e));
                 break;
@@ -229,7 +337,7 @@ impl Reader {
         // SAFETY: returning exactly the n loans we got.
         let rc = unsafe { wbdds_return(self.r, self.loans.as_mut_ptr(), n as i32) };
         check("dds_return_loan", rc).map_err(TakeError::Dds)?;
-        result.map(|_: usize| count)
+        result.map(|_: usize| n)
     }
 }
 

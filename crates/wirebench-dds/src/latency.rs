@@ -7,10 +7,14 @@
 //! DataWriter → DataReader latency of the seed with marshalling on both sides. Pings go back to
 //! back (the next one when the pong is in), like `ddsperf ping` without a rate.
 //!
+//! Both ends take in a data-available listener on Cyclone's receive thread and answer from
+//! there, like ddsperf (which uses listeners by default).
+//!
 //! Reliable, KEEP_LAST 1 per instance on both topics. A ping with no pong within
 //! `resend_after` is sent again and not recorded (counted as a retry; after `max_retries` the
 //! run fails): so a lost first ping during discovery can never hang the run.
 
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -19,7 +23,7 @@ use crate::config::loopback_xml;
 use crate::marshal::{KeyedOctets, Marshal};
 use crate::peer::{Peer, PeerMode, PeerOpts, PeerReport, Role};
 use crate::stats::{cdf, Summary};
-use crate::{DdsError, Participant, KEYEDSEQ_FIXED, PING_TOPIC, PONG_TOPIC};
+use crate::{DdsError, Participant, Taker, Writer, KEYEDSEQ_FIXED, PING_TOPIC, PONG_TOPIC};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LatencyOpts {
@@ -101,11 +105,123 @@ pub struct LatencyResult {
     pub peer: PeerReport,
 }
 
+/// The ping side's state, shared by the main thread and the pong listener.
+struct PingState {
+    seq: u32,
+    key: u32,
+    t0: Instant,
+    /// The current ping was sent more than once: not recorded.
+    resent: bool,
+    warmup_left: u32,
+    half: Vec<f64>,
+    total: u64,
+    sample: KeyedOctets,
+    buf: Vec<u8>,
+    error: Option<DdsError>,
+    done: bool,
+}
+
+impl PingState {
+    fn send(&mut self, writer: &Writer, marshal: Marshal) -> Result<(), DdsError> {
+        self.t0 = Instant::now();
+        marshal.encode(&self.sample, &mut self.buf)?;
+        writer.write(self.seq, self.key, &self.buf)?;
+        writer.flush()
+    }
+
+    fn next(&mut self, instances: u32) {
+        self.seq = self.seq.wrapping_add(1);
+        self.key = self.seq % instances;
+        self.sample.set_key(self.key);
+        self.resent = false;
+    }
+}
+
 /// Run a ping-pong against a pong started in `mode`.
+///
+/// Pongs are taken by a data-available listener on Cyclone's receive thread, which records the
+/// round trip and sends the next ping right there (ddsperf's default triggering); the main
+/// thread only starts the run, resends a ping lost during discovery, and waits for the end.
 pub fn run(opts: &LatencyOpts, mode: PeerMode) -> Result<LatencyResult, DdsError> {
     let pp = Participant::new(opts.domain, &loopback_xml())?;
     let writer = pp.writer(PING_TOPIC, true, 1)?;
-    let mut reader = pp.reader(PONG_TOPIC, true, 1)?;
+    let instances = opts.instances.max(1);
+    let total = opts.round_trips();
+    let mut sample = KeyedOctets::new(opts.size, 0x5eed);
+    sample.set_key(0);
+    let mut buf = Vec::with_capacity(opts.size * 4 + 64);
+    opts.marshal.encode(&sample, &mut buf)?;
+    let baggage_bytes = buf.len();
+    let shared = Arc::new((
+        Mutex::new(PingState {
+            seq: 0,
+            key: 0,
+            t0: Instant::now(),
+            resent: false,
+            warmup_left: opts.warmup,
+            half: Vec::with_capacity(total as usize),
+            total,
+            sample,
+            buf,
+            error: None,
+            done: false,
+        }),
+        Condvar::new(),
+    ));
+    let (marshal, size) = (opts.marshal, opts.size);
+    let sh = Arc::clone(&shared);
+    let handler = Box::new(move |t: &mut Taker| {
+        let (lock, cvar) = &*sh;
+        let Ok(mut st) = lock.lock() else { return };
+        if st.done {
+            let _ = t.take(|_| Ok::<(), DdsError>(()));
+            return;
+        }
+        let (seq, key) = (st.seq, st.key);
+        let mut got = false;
+        let r = t.take(|s| {
+            if s.seq != seq {
+                return Ok(()); // a late pong of an earlier, resent ping
+            }
+            let v = marshal.decode(s.baggage)?;
+            if v.value_field.len() != size || s.keyval != key {
+                return Err(DdsError::Marshal(format!(
+                    "pong {seq}: {} octets for key {}, expected {size} for key {key}",
+                    v.value_field.len(),
+                    s.keyval
+                )));
+            }
+            got = true;
+            Ok(())
+        });
+        if let Err(e) = r {
+            st.error = Some(e.into());
+            st.done = true;
+            cvar.notify_all();
+            return;
+        }
+        if !got {
+            return;
+        }
+        let us = st.t0.elapsed().as_secs_f64() * 1e6 / 2.0;
+        if st.warmup_left > 0 {
+            st.warmup_left -= 1;
+        } else if !st.resent {
+            st.half.push(us);
+        }
+        if st.half.len() as u64 >= st.total {
+            st.done = true;
+            cvar.notify_all();
+            return;
+        }
+        st.next(instances);
+        if let Err(e) = st.send(&writer, marshal) {
+            st.error = Some(e);
+            st.done = true;
+            cvar.notify_all();
+        }
+    });
+    let reader = pp.listened_reader(PONG_TOPIC, true, 1, handler)?;
     let count_in_peer = opts.count_allocs && matches!(mode, PeerMode::Process(_));
     let peer_opts = PeerOpts {
         role: Role::Pong,
@@ -127,101 +243,66 @@ pub fn run(opts: &LatencyOpts, mode: PeerMode) -> Result<LatencyResult, DdsError
         std::thread::sleep(Duration::from_millis(5));
     }
 
-    let instances = opts.instances.max(1);
-    let mut sample = KeyedOctets::new(opts.size, 0x5eed);
-    let mut buf = Vec::with_capacity(opts.size * 4 + 64);
-    opts.marshal.encode(&sample, &mut buf)?;
-    let baggage_bytes = buf.len();
-    let total = opts.round_trips();
-    let mut half = Vec::with_capacity(total as usize);
+    let (lock, cvar) = &*shared;
+    let lock_err = || DdsError::Peer("ping state poisoned".into());
     let mut retries = 0u64;
-    let mut seq: u32 = 0;
-
-    // One round trip; Ok(Some(µs)) when it went through without a resend.
-    let mut round_trip = |seq: u32, retries: &mut u64| -> Result<Option<f64>, DdsError> {
-        let key = seq % instances;
-        sample.set_key(key);
-        let mut first = true;
+    let mut warm_retries = 0u64;
+    let mut start = Instant::now();
+    let mut body = || -> Result<(), DdsError> {
+        let mut st = lock.lock().map_err(|_| lock_err())?;
+        st.send(&writer, marshal)?;
+        let mut warm = st.warmup_left > 0;
+        let mut last = (st.seq, st.warmup_left);
         loop {
-            let t0 = Instant::now();
-            opts.marshal.encode(&sample, &mut buf)?;
-            writer.write(seq, key, &buf)?;
-            writer.flush()?;
-            let resend_at = t0 + opts.resend_after;
-            loop {
-                let now = Instant::now();
-                if now >= resend_at {
-                    break;
-                }
-                if !reader.wait(resend_at - now)? {
-                    continue;
-                }
-                let mut got = false;
-                reader.take(|s| {
-                    if s.seq != seq {
-                        return Ok(()); // a late pong of an earlier, resent ping
-                    }
-                    let v = opts.marshal.decode(s.baggage)?;
-                    if v.value_field.len() != opts.size || s.keyval != key {
-                        return Err(DdsError::Marshal(format!(
-                            "pong {seq}: {} octets for key {}, expected {} for key {key}",
-                            v.value_field.len(),
-                            s.keyval,
-                            opts.size
-                        )));
-                    }
-                    got = true;
-                    Ok(())
-                })?;
-                if got {
-                    let us = t0.elapsed().as_secs_f64() * 1e6 / 2.0;
-                    return Ok(if first { Some(us) } else { None });
-                }
+            let (g, _) = cvar.wait_timeout(st, opts.resend_after / 4).map_err(|_| lock_err())?;
+            st = g;
+            if st.done {
+                return Ok(());
             }
-            *retries += 1;
-            first = false;
-            if *retries > u64::from(opts.max_retries) {
-                return Err(DdsError::Timeout(format!(
-                    "no pong for ping {seq} after {} resends of {:?}",
-                    opts.max_retries, opts.resend_after
-                )));
+            if warm && st.warmup_left == 0 {
+                warm = false;
+                warm_retries = retries;
+                start = Instant::now();
+            }
+            if (st.seq, st.warmup_left) != last {
+                last = (st.seq, st.warmup_left);
+                continue;
+            }
+            if st.t0.elapsed() >= opts.resend_after {
+                retries += 1;
+                if retries > u64::from(opts.max_retries) {
+                    return Err(DdsError::Timeout(format!(
+                        "no pong for ping {} after {} resends of {:?}",
+                        st.seq, opts.max_retries, opts.resend_after
+                    )));
+                }
+                st.resent = true;
+                st.send(&writer, marshal)?;
             }
         }
     };
-
-    for _ in 0..opts.warmup {
-        round_trip(seq, &mut retries)?;
-        seq = seq.wrapping_add(1);
-    }
-    let warm_retries = retries;
-    let start = Instant::now();
-    let mut failure = None;
-    let mut body = || {
-        while (half.len() as u64) < total {
-            match round_trip(seq, &mut retries) {
-                Ok(Some(us)) => half.push(us),
-                Ok(None) => {}
-                Err(e) => {
-                    failure = Some(e);
-                    return;
-                }
-            }
-            seq = seq.wrapping_add(1);
-        }
-    };
-    let allocs = if opts.count_allocs { wirebench_measure::alloc::measure(1, &mut body) } else {
-        body();
+    let mut outcome = Ok(());
+    let allocs = if opts.count_allocs {
+        wirebench_measure::alloc::measure(1, || outcome = body())
+    } else {
+        outcome = body();
         None
     };
     let secs = start.elapsed().as_secs_f64();
-    if let Some(e) = failure {
+    // Stop the listener before reading the results.
+    drop(reader);
+    outcome?;
+    let mut st = lock.lock().map_err(|_| lock_err())?;
+    if let Some(e) = st.error.take() {
         return Err(e);
     }
+    let mut half_sorted = std::mem::take(&mut st.half);
+    drop(st);
     let peer_report = peer.stop(Duration::from_secs(10))?;
-    let n = half.len().max(1) as f64;
-    let mut half_sorted = half;
+    let n = (half_sorted.len() as f64 + f64::from(opts.warmup)).max(1.0);
     let summary = Summary::of(&mut half_sorted);
     // Per sample: our side did one marshal + one unmarshal per round trip, so did the pong.
+    // (Counting covers the warm-up round trips too, hence n includes them.)
     let ours = allocs.map(|a| (a.allocs_per_op / n, a.bytes_per_op / n));
     let (allocs_per_sample, alloc_bytes_per_sample) = match (ours, mode_counted(count_in_peer, &peer_report)) {
         (Some((a, b)), Some((pa, pb))) => (Some((a + pa) / 2.0), Some((b + pb) / 2.0)),

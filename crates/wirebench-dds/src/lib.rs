@@ -15,6 +15,7 @@
 //! - [`config`]: every participant is confined to the loopback interface with unicast discovery
 //!   to 127.0.0.1 (no multicast, nothing on other interfaces).
 
+pub mod bench;
 pub mod config;
 pub mod ddsperf;
 mod ffi;
@@ -23,9 +24,10 @@ pub mod marshal;
 pub mod peer;
 pub mod published;
 pub mod stats;
+pub mod study;
 pub mod throughput;
 
-pub use ffi::{cyclone_version, retcode_text, set_batch, Participant, Reader, Sample, Writer, MAX_TAKE};
+pub use ffi::{cyclone_version, retcode_text, set_batch, ListenedReader, Participant, Reader, Sample, TakeError, Taker, Writer, MAX_TAKE};
 pub use marshal::{KeyedOctets, Marshal};
 
 /// Topic of ddsperf's reliable KeyedSeq data (what `ddsperf pub` / `sub` use).

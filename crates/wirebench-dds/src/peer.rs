@@ -10,6 +10,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -82,6 +83,11 @@ pub enum Event {
     Failed(String),
 }
 
+struct PongState {
+    handled: u64,
+    error: Option<DdsError>,
+}
+
 const MATCH_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// Run the peer until `Stop` (or the end of the control channel).
@@ -89,46 +95,66 @@ pub fn serve(opts: &PeerOpts, ctl: &Receiver<Ctl>, events: &mut dyn FnMut(Event)
     let pp = Participant::new(opts.domain, &loopback_xml())?;
     match opts.role {
         Role::Pong => {
-            let mut reader = pp.reader(PING_TOPIC, true, 1)?;
+            // Answered on Cyclone's receive thread by a data-available listener, like ddsperf.
             let writer = pp.writer(PONG_TOPIC, true, 1)?;
-            events(Event::Ready);
-            let mut buf = Vec::with_capacity(opts.size + 64);
-            let mut handled = 0u64;
-            let mut failure: Option<DdsError> = None;
-            let start = Instant::now();
-            let mut body = || loop {
-                match ctl.try_recv() {
-                    Ok(Ctl::Stop) | Err(mpsc::TryRecvError::Disconnected) => return,
-                    _ => {}
-                }
-                match reader.wait(Duration::from_millis(50)) {
-                    Ok(false) => continue,
-                    Ok(true) => {}
-                    Err(e) => {
-                        failure = Some(e);
-                        return;
+            let state = Arc::new(Mutex::new(PongState { handled: 0, error: None }));
+            let st = Arc::clone(&state);
+            let marshal = opts.marshal;
+            let mut buf = Vec::with_capacity(opts.size * 4 + 64);
+            let handler = Box::new(move |t: &mut crate::Taker| {
+                let mut handled = 0u64;
+                let r = loop {
+                    match t.take(|s| {
+                        let v = marshal.decode(s.baggage)?;
+                        marshal.encode(&v, &mut buf)?;
+                        writer.write(s.seq, s.keyval, &buf)?;
+                        writer.flush()?;
+                        handled += 1;
+                        Ok::<(), DdsError>(())
+                    }) {
+                        Ok(0) => break Ok(0),
+                        Ok(_) => {}
+                        Err(e) => break Err(e),
+                    }
+                };
+                if let Ok(mut g) = st.lock() {
+                    g.handled += handled;
+                    if let Err(e) = r {
+                        g.error.get_or_insert(e.into());
                     }
                 }
-                let r = reader.take(|s| {
-                    let v = opts.marshal.decode(s.baggage)?;
-                    opts.marshal.encode(&v, &mut buf)?;
-                    writer.write(s.seq, s.keyval, &buf)?;
-                    writer.flush()?;
-                    handled += 1;
-                    Ok::<(), DdsError>(())
-                });
-                if let Err(e) = r {
-                    failure = Some(e.into());
-                    return;
+            });
+            let start = Instant::now();
+            let mut handler: Option<Box<dyn FnMut(&mut crate::Taker) + Send>> = Some(handler);
+            let mut body = || -> Result<crate::ListenedReader, DdsError> {
+                let h = handler.take().ok_or_else(|| DdsError::Peer("pong started twice".into()))?;
+                let reader = pp.listened_reader(PING_TOPIC, true, 1, h)?;
+                events(Event::Ready);
+                loop {
+                    match ctl.recv_timeout(Duration::from_millis(200)) {
+                        Ok(Ctl::Stop) | Err(RecvTimeoutError::Disconnected) => break,
+                        _ => {}
+                    }
+                    if state.lock().map(|g| g.error.is_some()).unwrap_or(true) {
+                        break;
+                    }
                 }
+                Ok(reader)
             };
-            let allocs = if opts.count_allocs { wirebench_measure::alloc::measure(1, &mut body) } else {
-                body();
+            let mut out = None;
+            let allocs = if opts.count_allocs {
+                wirebench_measure::alloc::measure(1, || out = Some(body()))
+            } else {
+                out = Some(body());
                 None
             };
-            if let Some(e) = failure {
+            // Delete the reader (waits for a running listener call) before reading the state.
+            drop(out.unwrap_or_else(|| Err(DdsError::Peer("pong did not run".into())))?);
+            let mut g = state.lock().map_err(|_| DdsError::Peer("pong state poisoned".into()))?;
+            if let Some(e) = g.error.take() {
                 return Err(e);
             }
+            let handled = g.handled;
             let per = |x: f64| if handled > 0 { Some(x / handled as f64) } else { None };
             Ok(PeerReport {
                 handled,
@@ -251,7 +277,7 @@ pub fn child_main(opts_json: &str) -> i32 {
 /// How to run the peer.
 #[derive(Debug)]
 pub enum PeerMode {
-    /// A thread of this process (the same Cyclone instance: local delivery, for tests).
+    /// A thread of this process (the same Cyclone instance: local delivery; the publisher only).
     Thread,
     /// A child process: this command plus one argument, the [`PeerOpts`] JSON; the command
     /// must end up in [`child_main`].
@@ -274,6 +300,13 @@ impl Peer {
     pub fn start(opts: &PeerOpts, mode: PeerMode) -> Result<Peer, DdsError> {
         let (etx, erx) = mpsc::channel();
         let control = match mode {
+            PeerMode::Thread if opts.role == Role::Pong => {
+                return Err(DdsError::Config(
+                    "the pong must run in another process: within one process Cyclone delivers locally, \
+                     synchronously in the writer's thread, so ping and pong listeners would call each other"
+                        .into(),
+                ))
+            }
             PeerMode::Thread => {
                 let (ctx, crx) = mpsc::channel();
                 let opts = opts.clone();

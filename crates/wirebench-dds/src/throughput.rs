@@ -97,6 +97,22 @@ impl Delivery {
     }
 }
 
+/// Take until nothing is left (one take returns at most [`crate::MAX_TAKE`] and clears the
+/// data-available status, so a single take per wake-up would strand samples).
+fn take_all<E>(
+    reader: &mut crate::Reader,
+    mut f: impl FnMut(crate::Sample<'_>) -> Result<(), E>,
+) -> Result<usize, crate::TakeError<E>> {
+    let mut total = 0;
+    loop {
+        let n = reader.take(&mut f)?;
+        if n == 0 {
+            return Ok(total);
+        }
+        total += n;
+    }
+}
+
 /// Receive from a publisher started in `mode`.
 pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, DdsError> {
     if opts.samples == 0 || opts.samples > u64::from(u32::MAX) {
@@ -148,7 +164,7 @@ pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, Dd
                     return;
                 }
             }
-            let r = reader.take(|s| {
+            let r = take_all(&mut reader, |s| {
                 let v = opts.marshal.decode(s.baggage)?;
                 if v.value_field.len() != opts.size {
                     return Err(DdsError::Marshal(format!(
@@ -242,7 +258,7 @@ pub fn receive_any(domain: u32, want: u64, timeout: Duration) -> Result<Received
         if !reader.wait(Duration::from_millis(100))? {
             continue;
         }
-        reader.take(|s| {
+        take_all(&mut reader, |s| {
             got.samples += 1;
             if !got.baggage_lengths.contains(&s.baggage.len()) {
                 got.baggage_lengths.push(s.baggage.len());

@@ -1,5 +1,6 @@
-//! A real ping-pong and a real pub/sub through libddsc, peer in a thread of this process (the
-//! CLI tests run the peer as a child process). No timing assertions: delivery and content only.
+//! A real ping-pong and a real pub/sub through libddsc over RTPS on loopback, the peer in a child
+//! process (this crate's `wirebench-dds-peer`), plus pub/sub with the publisher in a thread
+//! (Cyclone's local delivery). No timing assertions: delivery and content only.
 
 use std::time::Duration;
 
@@ -21,7 +22,7 @@ fn ping_pong_cdr_and_json_every_round_trip_recorded() {
         o.samples = 4;
         o.iterations = 2;
         o.warmup = 5;
-        let r = latency::run(&o, PeerMode::Thread).unwrap();
+        let r = latency::run(&o, peer_process()).unwrap();
         assert_eq!(r.round_trips, 40, "{marshal:?}");
         assert_eq!(r.peer.handled, 45 + r.retries, "{marshal:?}: the pong answered every ping");
         let s = &r.half_rtt_us;
@@ -35,14 +36,18 @@ fn ping_pong_cdr_and_json_every_round_trip_recorded() {
     }
 }
 
+fn peer_process() -> PeerMode {
+    PeerMode::Process(std::process::Command::new(env!("CARGO_BIN_EXE_wirebench-dds-peer")))
+}
+
 #[test]
 fn pub_sub_delivers_every_sample_in_order() {
-    for (marshal, batch) in [(Marshal::Cdr, true), (Marshal::Json, false)] {
+    for (marshal, batch, process) in [(Marshal::Cdr, true, true), (Marshal::Json, false, true), (Marshal::Cdr, true, false)] {
         let mut o = ThroughputOpts::new(domain(1), 8192, marshal, 3000);
         o.instances = 10;
         o.batch = batch;
-        let r = throughput::run(&o, PeerMode::Thread).unwrap();
-        assert_eq!((r.sent, r.received, r.lost, r.duplicated), (3000, 3000, 0, 0), "{marshal:?}");
+        let r = throughput::run(&o, if process { peer_process() } else { PeerMode::Thread }).unwrap();
+        assert_eq!((r.sent, r.received, r.lost, r.duplicated), (3000, 3000, 0, 0), "{marshal:?} process {process}");
         assert!(!r.stalled);
         assert_eq!(r.peer.handled, 3000);
         assert!(r.samples_per_s > 0.0 && r.mb_per_s > 0.0);
@@ -53,6 +58,13 @@ fn pub_sub_delivers_every_sample_in_order() {
 fn bad_options_are_errors_not_hangs() {
     let o = ThroughputOpts::new(domain(2), 16, Marshal::Cdr, 0);
     assert!(throughput::run(&o, PeerMode::Thread).is_err());
+    // A pong in this process would deadlock with Cyclone's synchronous local delivery: refused.
+    let l = LatencyOpts::new(domain(2), 16, Marshal::Cdr);
+    let e = latency::run(&l, PeerMode::Thread).unwrap_err();
+    assert!(e.to_string().contains("another process"), "{e}");
+    // A peer that cannot start is an error, not a hang.
+    let bad = PeerMode::Process(std::process::Command::new("/nonexistent/wirebench-dds-peer"));
+    assert!(latency::run(&l, bad).is_err());
     // A domain id Cyclone rejects.
     assert!(wirebench_dds::Participant::new(100_000, &wirebench_dds::config::loopback_xml()).is_err());
     // Nothing publishes: receive_any returns what it has when the time is up.

@@ -1,0 +1,110 @@
+//! Marshalling alone, without DDS: encode and decode time per sample, bytes, allocations, for
+//! each marshalling of the same [`KeyedOctets`] sample. This is where "JSON vs CDR" is measured
+//! rather than assumed; the transport runs show what it does to latency and throughput.
+//!
+//! Method: calibrate a batch to ≥ 2 ms, take `batches` batches, report the median ns per
+//! operation (and min/max over batches); `black_box` on inputs and outputs; the round trip is
+//! checked before timing.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::marshal::{KeyedOctets, Marshal};
+use crate::stats::percentile;
+use crate::DdsError;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MarshalBench {
+    pub size: usize,
+    pub marshal: Marshal,
+    /// Marshalled bytes.
+    pub bytes: usize,
+    pub encode_ns: f64,
+    pub decode_ns: f64,
+    pub encode_ns_range: (f64, f64),
+    pub decode_ns_range: (f64, f64),
+    /// Heap allocations per encode (into a reused buffer) and per decode (a fresh value).
+    pub encode_allocs: Option<f64>,
+    pub decode_allocs: Option<f64>,
+}
+
+fn time_per_op(batches: usize, f: &mut dyn FnMut()) -> (f64, f64, f64) {
+    let mut iters = 1u64;
+    loop {
+        let t = Instant::now();
+        for _ in 0..iters {
+            f();
+        }
+        if t.elapsed().as_micros() >= 2000 || iters >= 1 << 24 {
+            break;
+        }
+        iters *= 2;
+    }
+    let mut per: Vec<f64> = (0..batches.max(3))
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..iters {
+                f();
+            }
+            t.elapsed().as_nanos() as f64 / iters as f64
+        })
+        .collect();
+    per.sort_by(|a, b| a.total_cmp(b));
+    (percentile(&per, 0.5), per[0], per[per.len() - 1])
+}
+
+/// Benchmark one marshalling at one payload size.
+pub fn run(size: usize, marshal: Marshal, batches: usize) -> Result<MarshalBench, DdsError> {
+    let mut sample = KeyedOctets::new(size, 0x5eed);
+    sample.set_key(123);
+    let mut buf = Vec::with_capacity(size * 4 + 64);
+    marshal.encode(&sample, &mut buf)?;
+    let back = marshal.decode(&buf)?;
+    let expect = if marshal == Marshal::Raw { &sample.value_field } else { &back.value_field };
+    if back.value_field != *expect || (marshal != Marshal::Raw && back != sample) {
+        return Err(DdsError::Marshal(format!("{} does not round-trip", marshal.name())));
+    }
+    let bytes = buf.len();
+    let (e, emin, emax) = time_per_op(batches, &mut || {
+        let _ = marshal.encode(black_box(&sample), &mut buf);
+        black_box(&buf);
+    });
+    let wire = buf.clone();
+    let (d, dmin, dmax) = time_per_op(batches, &mut || {
+        let _ = black_box(marshal.decode(black_box(&wire)));
+    });
+    let encode_allocs = wirebench_measure::alloc::measure(100, || {
+        let _ = marshal.encode(black_box(&sample), &mut buf);
+    })
+    .map(|a| a.allocs_per_op);
+    let decode_allocs = wirebench_measure::alloc::measure(100, || {
+        let _ = black_box(marshal.decode(black_box(&wire)));
+    })
+    .map(|a| a.allocs_per_op);
+    Ok(MarshalBench {
+        size,
+        marshal,
+        bytes,
+        encode_ns: e,
+        decode_ns: d,
+        encode_ns_range: (emin, emax),
+        decode_ns_range: (dmin, dmax),
+        encode_allocs,
+        decode_allocs,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn bench_reports_sizes_and_times() {
+        let c = super::run(512, crate::Marshal::Cdr, 3).unwrap();
+        let j = super::run(512, crate::Marshal::Json, 3).unwrap();
+        assert_eq!(c.bytes, 4 + 8 + 4 + 512);
+        assert!(j.bytes > c.bytes);
+        assert!(c.encode_ns > 0.0 && c.decode_ns > 0.0 && j.encode_ns > 0.0 && j.decode_ns > 0.0);
+        assert!(c.encode_ns_range.0 <= c.encode_ns && c.encode_ns <= c.encode_ns_range.1);
+    }
+}
