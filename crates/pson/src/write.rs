@@ -21,6 +21,15 @@ pub trait Write {
         self.write_byte(header)?;
         self.write_all(body)
     }
+
+    /// Append the low `n` bytes of `word` in little-endian order (`n` at most 16): a header
+    /// with its varint or float body assembled in a register. A `Vec` stores all 16 bytes
+    /// at once and keeps `n` of them.
+    #[inline]
+    fn write_le(&mut self, word: u128, n: usize) -> Result<(), Error> {
+        let bytes = word.to_le_bytes();
+        self.write_all(&bytes[..n.min(16)])
+    }
 }
 
 impl Write for Vec<u8> {
@@ -43,6 +52,15 @@ impl Write for Vec<u8> {
         self.extend_from_slice(body);
         Ok(())
     }
+
+    #[inline]
+    fn write_le(&mut self, word: u128, n: usize) -> Result<(), Error> {
+        // One capacity check and one 16-byte store; the bytes past `n` are dropped again.
+        let len = self.len();
+        self.extend_from_slice(&word.to_le_bytes());
+        self.truncate(len + n.min(16));
+        Ok(())
+    }
 }
 
 impl<W: Write + ?Sized> Write for &mut W {
@@ -59,6 +77,11 @@ impl<W: Write + ?Sized> Write for &mut W {
     #[inline]
     fn write_prefixed(&mut self, header: u8, body: &[u8]) -> Result<(), Error> {
         (**self).write_prefixed(header, body)
+    }
+
+    #[inline]
+    fn write_le(&mut self, word: u128, n: usize) -> Result<(), Error> {
+        (**self).write_le(word, n)
     }
 }
 

@@ -210,7 +210,8 @@ impl<W: pson::Write> Serializer<W> {
 
     #[inline]
     fn compound(&mut self, len: usize) -> Compound<'_, W> {
-        Compound { ser: self, left: len }
+        // A length above isize::MAX cannot be serialized: its elements would not fit in memory.
+        Compound { ser: self, left: len.min(isize::MAX as usize) as isize }
     }
 
     /// An item header. The one-byte form is written as a fixed one-byte slice (much cheaper
@@ -225,10 +226,9 @@ impl<W: pson::Write> Serializer<W> {
         }
     }
 
-    /// A header with payload 31 and the LEB128 value. Header and varint are packed into one
-    /// register and written as fixed-size pieces of it: bytes stored one by one to a stack
-    /// buffer and read back wider stall the CPU (failed store-to-load forwarding), and a
-    /// variable-length write costs a `memcpy` call.
+    /// A header with payload 31 and the LEB128 value. Header and varint are assembled in one
+    /// register and written with one `write_le` (bytes stored one by one to a stack buffer
+    /// and read back wider stall the CPU, and a variable-length write costs a `memcpy` call).
     #[inline]
     fn head_escaped(&mut self, wire: u8, value: u64) -> Result<(), Error> {
         let n = pson::varint_len(value); // 1..=10
@@ -248,25 +248,50 @@ impl<W: pson::Write> Serializer<W> {
             | (v >> 35 & 0x7f) << 40
             | (v >> 42 & 0x7f) << 48;
         let more = 0x0080_8080_8080_8080u64 & ((1u64 << (8 * (n - 1))) - 1);
-        let mut word = u64::from(wire << 5 | 0x1f) | (groups | more) << 8;
-        // n + 1 (2..=8) bytes as 4-, 2- and 1-byte pieces (a switch over whole lengths
-        // is turned back into a memcpy call by the optimizer).
-        let len = n + 1;
-        if len == 8 {
-            return self.raw(&word.to_le_bytes());
-        }
-        if len & 4 != 0 {
-            self.raw(&(word as u32).to_le_bytes())?;
-            word >>= 32;
-        }
-        if len & 2 != 0 {
-            self.raw(&(word as u16).to_le_bytes())?;
-            word >>= 16;
-        }
-        if len & 1 != 0 {
-            self.raw(&[word as u8])?;
-        }
+        let word = u64::from(wire << 5 | 0x1f) | (groups | more) << 8;
+        pson::Write::write_le(self.enc.writer(), u128::from(word), n + 1)?;
         Ok(())
+    }
+
+    /// A float32 item: header and body as one write from a register.
+    #[inline(always)]
+    fn f32_body(&mut self, f: f32) -> Result<(), Error> {
+        let word = u128::from(f.to_bits()) << 8 | 0x40;
+        pson::Write::write_le(self.enc.writer(), word, 5)?;
+        Ok(())
+    }
+
+    /// A float64 item: header and body as one write from a register pair.
+    #[inline(always)]
+    fn f64_body(&mut self, v: f64) -> Result<(), Error> {
+        let word = u128::from(v.to_bits()) << 8 | 0x41;
+        pson::Write::write_le(self.enc.writer(), word, 9)?;
+        Ok(())
+    }
+
+    /// The float rule for the values the fast tests leave: whole numbers, NaN, infinities and
+    /// |v| >= 2^24.
+    #[inline(never)]
+    fn f64_general(&mut self, v: f64) -> Result<(), Error> {
+        const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+        // `as i64` saturates (NaN → 0, ±inf and |v| >= 2^63 → MIN/MAX): only values in
+        // [-2^63, 2^63) that are whole come back equal, given the upper bound check.
+        let i = v as i64;
+        if i as f64 == v && v < TWO_63 {
+            return if i >= 0 {
+                self.head(pson::wire_type::UINT, i as u64)
+            } else {
+                self.head(pson::wire_type::NEG_INT, i.unsigned_abs())
+            };
+        }
+        let f = v as f32;
+        if f as f64 == v {
+            self.f32_body(f)
+        } else if v.is_nan() {
+            self.raw(&[0x41, 0, 0, 0, 0, 0, 0, 0xf8, 0x7f])
+        } else {
+            self.f64_body(v)
+        }
     }
 
     #[inline(always)]
@@ -283,7 +308,13 @@ impl<W: pson::Write> Serializer<W> {
             pson::Write::write_prefixed(w, pson::wire_type::STR << 5 | s.len() as u8, s.as_bytes())?;
             return Ok(());
         }
-        self.head(pson::wire_type::STR, s.len() as u64)?;
+        self.long_string(s)
+    }
+
+    /// A string of 31 bytes or more: out of line, so that the short case inlines everywhere.
+    #[inline(never)]
+    fn long_string(&mut self, s: &str) -> Result<(), Error> {
+        self.head_escaped(pson::wire_type::STR, s.len() as u64)?;
         self.raw(s.as_bytes())
     }
 }
@@ -376,54 +407,37 @@ impl<'a, W: pson::Write> ser::Serializer for &'a mut Serializer<W> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn serialize_f32(self, v: f32) -> Result<(), Error> {
         // Widened to f64, then the same rule (as pson::Encoder::f32).
         self.serialize_f64(v as f64)
     }
 
-    #[inline]
+    #[inline(always)]
     fn serialize_f64(self, v: f64) -> Result<(), Error> {
-        // The §1.5 rule, the same decisions as pson::classify_f64 (tested against it), in
-        // fewer steps: integral and in [-2^63, 2^63) → integer (-0.0 → 0); NaN → the
-        // canonical NaN; exact in binary32 → f32; else f64. Bodies are fixed-size writes.
-        const TWO_63: f64 = 9_223_372_036_854_775_808.0;
-        // Fast path on the bits for the common case, a normal value with a fraction:
-        // 1 <= |v| < 2^52 with fraction bits set is not whole; exact in binary32 iff its
-        // exponent is in binary32's normal range and the low 29 mantissa bits are zero.
-        let bits = v.to_bits();
-        let exp = ((bits >> 52) & 0x7ff) as i32 - 1023;
-        if (0..52).contains(&exp) && bits & ((1u64 << (52 - exp)) - 1) != 0 {
-            let w = self.enc.writer();
-            if bits & 0x1fff_ffff == 0 {
-                // |v| >= 1 and < 2^52: inside binary32's normal exponent range.
-                let f = ((bits >> 32) as u32 & 0x8000_0000) | (((exp + 127) as u32) << 23) | ((bits >> 29) as u32 & 0x7f_ffff);
-                pson::Write::write_prefixed(w, 0x40, &f.to_le_bytes())?;
+        // The §1.5 rule, the same decisions as pson::classify_f64 (tested against it): integral
+        // and in [-2^63, 2^63) → integer (-0.0 → 0); NaN → the canonical NaN; exact in
+        // binary32 → f32; else f64. The common cases are decided with float arithmetic only
+        // (no shifts by a variable amount, no saturating integer conversion):
+        //  - |v| < 2^24 and not exact in binary32: not integral (every integer below 2^24 is
+        //    exact in binary32), so f64;
+        //  - |v| < 2^24 and exact in binary32: integral iff rounding to an integer (adding and
+        //    subtracting 1.5 * 2^52) gives v back.
+        // Everything else (NaN, infinities, |v| >= 2^24) takes the general path.
+        const TWO_24: f64 = 16_777_216.0;
+        const ROUND: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52
+        // One write for both float widths keeps the inlined code small.
+        let f = v as f32;
+        if v.abs() < TWO_24 && (f as f64 != v || (v + ROUND) - ROUND != v) {
+            let (word, n) = if f as f64 != v {
+                (u128::from(v.to_bits()) << 8 | 0x41, 9)
             } else {
-                pson::Write::write_prefixed(w, 0x41, &bits.to_le_bytes())?;
-            }
+                (u128::from(f.to_bits()) << 8 | 0x40, 5)
+            };
+            pson::Write::write_le(self.enc.writer(), word, n)?;
             return Ok(());
         }
-        // `as i64` saturates (NaN → 0, ±inf and |v| >= 2^63 → MIN/MAX): only values in
-        // [-2^63, 2^63) that are whole come back equal, given the upper bound check.
-        let i = v as i64;
-        if i as f64 == v && v < TWO_63 {
-            return if i >= 0 {
-                self.head(pson::wire_type::UINT, i as u64)
-            } else {
-                self.head(pson::wire_type::NEG_INT, i.unsigned_abs())
-            };
-        }
-        let f = v as f32;
-        let w = self.enc.writer();
-        if f as f64 == v {
-            pson::Write::write_prefixed(w, 0x40, &f.to_le_bytes())?;
-        } else if v.is_nan() {
-            self.raw(&[0x41, 0, 0, 0, 0, 0, 0, 0xf8, 0x7f])?;
-        } else {
-            pson::Write::write_prefixed(w, 0x41, &v.to_le_bytes())?;
-        }
-        Ok(())
+        self.f64_general(v)
     }
 
     #[inline]
@@ -548,11 +562,13 @@ impl<'a, W: pson::Write> ser::Serializer for &'a mut Serializer<W> {
 
 /// The state of a sequence, tuple, map or struct being serialized: the elements still due.
 /// A `Serialize` impl that writes more or fewer elements than it announced gets an error
-/// instead of a corrupt encoding.
+/// instead of a corrupt encoding. The count is checked once, at the end (a decrement per
+/// element instead of a test and branch); the output of a failed serialization is not used.
 #[derive(Debug)]
 pub struct Compound<'a, W: pson::Write> {
     ser: &'a mut Serializer<W>,
-    left: usize,
+    /// Elements still due; negative once more were written than announced.
+    left: isize,
 }
 
 #[cold]
@@ -572,19 +588,17 @@ fn too_few(left: usize) -> Error {
 impl<W: pson::Write> Compound<'_, W> {
     #[inline(always)]
     fn tick(&mut self) -> Result<(), Error> {
-        if self.left == 0 {
-            return Err(too_many());
-        }
-        self.left -= 1;
+        self.left = self.left.wrapping_sub(1);
         Ok(())
     }
 
     #[inline]
     fn done(self) -> Result<(), Error> {
-        if self.left != 0 {
-            return Err(too_few(self.left));
+        match self.left {
+            0 => Ok(()),
+            n if n < 0 => Err(too_many()),
+            n => Err(too_few(n as usize)),
         }
-        Ok(())
     }
 
     #[inline(always)]

@@ -974,6 +974,9 @@ fn numbers_and_lengths_match_the_pson_encoder() {
         4_503_599_627_370_497.0, f64::MAX, f64::MIN, f64::MIN_POSITIVE, f64::EPSILON, f64::INFINITY,
         f64::NEG_INFINITY, f64::NAN, -f64::NAN, f64::from_bits(0x7ff0_0000_0000_0001), f64::from_bits(1),
         f32::MAX as f64, f32::MIN_POSITIVE as f64, 1e-45f32 as f64, 16_777_217.0, 0.1, -0.1,
+        // Around the serializer's fast-path bound (2^24) and its rounding test.
+        16_777_216.0, -16_777_216.0, 16_777_215.0, -16_777_215.0, 16_777_215.5, -16_777_215.5,
+        8_388_608.5, 8_388_607.5, 4_194_303.75, 0.25, -0.75, 1e-7, 3.0e7, 2.5e-320,
     ];
     let mut rng = XorShift(0x1234_5678_9abc_def1);
     for _ in 0..20_000 {
