@@ -113,8 +113,14 @@ struct SpeedArgs {
 
 #[derive(clap::Args)]
 struct RunArgs {
-    /// The study file (TOML), e.g. studies/seed001-pson-paper.toml.
-    study: PathBuf,
+    /// The study file (TOML), e.g. studies/seed001-pson-paper.toml. Without one, `--samples`
+    /// runs the size, speed and link parts on your payloads.
+    #[arg(required_unless_present = "samples")]
+    study: Option<PathBuf>,
+    /// Your JSON/NDJSON samples (files or directories): replace the corpus of the size, speed
+    /// and link parts (schema inferred). Transport parts keep their own messages.
+    #[arg(long, num_args = 1..)]
+    samples: Vec<PathBuf>,
     /// Where the results file and the reports go (default: out/<study name>).
     #[arg(long)]
     out: Option<PathBuf>,

@@ -106,12 +106,79 @@ pub fn read_study(path: &Path) -> Result<Study> {
     Ok(study)
 }
 
+/// The study `run --samples PATH` runs when no study file is given: every codec's size, a
+/// speed run of every codec (dynamic path), and the link models, all on the user's samples.
+pub fn samples_study(samples: &[PathBuf]) -> Study {
+    let names: Vec<String> = samples.iter().map(|p| p.display().to_string()).collect();
+    Study {
+        study: Meta {
+            name: "samples".into(),
+            title: format!("Your payloads ({}): size, speed and links per format", names.join(", ")),
+            description: "Encoded size (raw, zstd, deflate) with round-trip fidelity, encode/decode time on the \
+                          dynamic path, and bytes on air / airtime / messages per day per link, for every codec \
+                          on the given samples (schema inferred)."
+                .into(),
+            reproduces: None,
+        },
+        size: Some(SizeOpts { samples: samples.to_vec(), ..Default::default() }),
+        speed: Some(SpeedOpts {
+            samples: samples.to_vec(),
+            samples_per_case: 30,
+            sample_ms: 0.3,
+            warmup_ms: 5.0,
+            ..Default::default()
+        }),
+        link: Some(crate::link::StudyOpts {
+            samples: samples.to_vec(),
+            formats: vec!["all".into()],
+            ..Default::default()
+        }),
+        mqtt: None,
+        http: None,
+        tcp: None,
+        dds: None,
+    }
+}
+
+/// `--samples` given with a study file: the payload-driven parts measure the samples instead
+/// of their corpus.
+fn use_samples(study: &mut Study, samples: &[PathBuf]) {
+    if let Some(o) = &mut study.size {
+        o.corpus = None;
+        o.samples = samples.to_vec();
+    }
+    if let Some(o) = &mut study.speed {
+        o.corpus = None;
+        o.samples = samples.to_vec();
+    }
+    if let Some(o) = &mut study.link {
+        o.corpus = None;
+        o.payload_bytes.clear();
+        o.samples = samples.to_vec();
+    }
+}
+
 pub fn run(args: RunArgs) -> Result<()> {
-    let study = read_study(&args.study)?;
+    for p in &args.samples {
+        if !p.exists() {
+            return Err(bad(format!("{}: no such file or directory", p.display())));
+        }
+    }
+    let (study, source) = match &args.study {
+        Some(path) => {
+            let mut study = read_study(path)?;
+            if !args.samples.is_empty() {
+                use_samples(&mut study, &args.samples);
+            }
+            (study, path.display().to_string())
+        }
+        None => (samples_study(&args.samples), "(built in: run --samples)".to_string()),
+    };
     let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from("out").join(&study.study.name));
     std::fs::create_dir_all(&out_dir).map_err(|e| bad(format!("{}: {e}", out_dir.display())))?;
     let config = serde_json::json!({
-        "study": args.study.display().to_string(),
+        "study": source,
+        "samples": args.samples.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         "definition": serde_json::to_value(&study)?,
     });
     let seed = study.speed.as_ref().map(|s| s.seed).unwrap_or(0);
