@@ -55,6 +55,14 @@ step "cross-language differential test (Rust, C, Python)"
 cargo build --locked -q -p wirebench
 python3 scripts/differential.py --wirebench target/debug/wirebench --pson-tool c/build/pson_tool --count 200
 
+step "HTML report in headless Chromium: no console errors, charts visible, not blank"
+report_dir=$(mktemp -d)
+trap 'rm -rf "$report_dir"' EXIT
+target/debug/wirebench run studies/quickstart.toml --out "$report_dir" >/dev/null
+target/debug/wirebench report "$report_dir/results.json" -o html > "$report_dir/again.html"
+cmp "$report_dir/report.html" "$report_dir/again.html"   # re-rendering gives the same page
+scripts/screenshot-report.sh "$report_dir/report.html" "$report_dir/shot.png"
+
 step "fuzz smoke: Rust PSON and Protoson decoders (bounded)"
 FUZZ_RUNS="${FUZZ_RUNS:-200000}" FUZZ_TIME="${FUZZ_TIME:-30}" crates/pson/fuzz/smoke.sh
 
