@@ -92,7 +92,15 @@ const MATCH_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// Run the peer until `Stop` (or the end of the control channel).
 pub fn serve(opts: &PeerOpts, ctl: &Receiver<Ctl>, events: &mut dyn FnMut(Event)) -> Result<PeerReport, DdsError> {
+    if opts.role == Role::Pub {
+        // Cyclone 0.10 applies the batching switch to domains that exist when it is called;
+        // call it before and after creating ours (a domain shared in-process may exist already).
+        crate::set_batch(opts.batch);
+    }
     let pp = Participant::new(opts.domain, &loopback_xml())?;
+    if opts.role == Role::Pub {
+        crate::set_batch(opts.batch);
+    }
     match opts.role {
         Role::Pong => {
             // Answered on Cyclone's receive thread by a data-available listener, like ddsperf.
@@ -179,7 +187,6 @@ pub fn serve(opts: &PeerOpts, ctl: &Receiver<Ctl>, events: &mut dyn FnMut(Event)
                     Ok(Ctl::Stop) | Err(_) => return Ok(PeerReport::default()),
                 }
             }
-            crate::set_batch(opts.batch);
             let instances = opts.instances.max(1);
             let mut sample = KeyedOctets::new(opts.size, 0x5eed);
             let mut buf = Vec::with_capacity(opts.size * 4 + 64);

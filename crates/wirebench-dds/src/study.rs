@@ -154,7 +154,7 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
                             _ => case.throughput_samples,
                         };
                         let mut o = ThroughputOpts::new(domain(), size, m, n);
-                        o.instances = case.instances.max(1);
+                        o.instances = 1; // the seed's throughput runs name no instance count; ddsperf pub uses one key
                         o.batch = plan.batch;
                         o.count_allocs = plan.count_allocs;
                         match throughput::run(&o, peer()) {

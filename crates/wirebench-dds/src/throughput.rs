@@ -1,11 +1,15 @@
 //! Throughput: a publisher writes N samples flat out on DATA_TOPIC (reliable, KEEP_ALL,
 //! writes batched and flushed at the end unless told otherwise); we take them (loans, up to 256
-//! per take), unmarshal each one and count.
+//! per take, until none is left), unmarshal each one and count.
+//!
+//! Samples are taken by a data-available listener on Cyclone's receive thread (ddsperf sub's
+//! default triggering).
 //!
 //! The clock runs from `go` (both ends matched) to the last sample taken and unmarshalled, like
 //! the seed's "time until the reader has all N". Delivery accounting: received, lost (never
 //! seen), duplicated, out of order.
 
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -59,6 +63,13 @@ pub struct ThroughputResult {
     /// True when the run stopped on a stall (`lost` > 0).
     pub stalled: bool,
     pub peer: PeerReport,
+}
+
+struct SubState {
+    d: Delivery,
+    baggage_bytes: usize,
+    last_arrival: Instant,
+    error: Option<DdsError>,
 }
 
 /// Counts delivery of sequence numbers 0..n.
@@ -119,7 +130,50 @@ pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, Dd
         return Err(DdsError::Config(format!("samples must be 1..=2^32-1, not {}", opts.samples)));
     }
     let pp = Participant::new(opts.domain, &loopback_xml())?;
-    let mut reader = pp.reader(DATA_TOPIC, true, 0)?;
+    // Samples are taken and unmarshalled by a data-available listener on Cyclone's receive
+    // thread (ddsperf sub's default), not by a thread woken through a waitset.
+    let shared = Arc::new((
+        Mutex::new(SubState {
+            d: Delivery::new(opts.samples),
+            baggage_bytes: 0,
+            last_arrival: Instant::now(),
+            error: None,
+        }),
+        Condvar::new(),
+    ));
+    let sh = Arc::clone(&shared);
+    let (marshal, size) = (opts.marshal, opts.size);
+    let handler = Box::new(move |t: &mut crate::Taker| {
+        let (lock, cvar) = &*sh;
+        let Ok(mut g) = lock.lock() else { return };
+        let st = &mut *g;
+        let r = loop {
+            match t.take(|s| {
+                let v = marshal.decode(s.baggage)?;
+                if v.value_field.len() != size {
+                    return Err(DdsError::Marshal(format!(
+                        "sample {}: {} octets, expected {size}",
+                        s.seq,
+                        v.value_field.len()
+                    )));
+                }
+                st.baggage_bytes = s.baggage.len();
+                st.d.note(s.seq);
+                Ok(())
+            }) {
+                Ok(0) => break Ok(()),
+                Ok(_) => st.last_arrival = Instant::now(),
+                Err(e) => break Err(e),
+            }
+        };
+        if let Err(e) = r {
+            st.error.get_or_insert(e.into());
+        }
+        if st.error.is_some() || st.d.complete() {
+            cvar.notify_all();
+        }
+    });
+    let reader = pp.listened_reader(DATA_TOPIC, true, 0, handler)?;
     let count_in_peer = opts.count_allocs && matches!(mode, PeerMode::Process(_));
     let peer_opts = PeerOpts {
         role: Role::Pub,
@@ -140,61 +194,43 @@ pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, Dd
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    let mut d = Delivery::new(opts.samples);
-    let mut baggage_bytes = 0usize;
     let stall = Duration::from_secs_f64(opts.stall_secs.max(0.1));
+    let (lock, cvar) = &*shared;
+    let lock_err = || DdsError::Peer("subscriber state poisoned".into());
     let t0 = Instant::now();
+    lock.lock().map_err(|_| lock_err())?.last_arrival = t0;
     peer.go()?;
-    let mut last_arrival = t0;
-    let mut failure = None;
     let mut stalled = false;
-    let mut body = || {
-        while !d.complete() {
-            match reader.wait(Duration::from_millis(100)) {
-                Ok(true) => {}
-                Ok(false) => {
-                    if last_arrival.elapsed() > stall {
-                        stalled = true;
-                        return;
-                    }
-                    continue;
-                }
-                Err(e) => {
-                    failure = Some(e);
-                    return;
-                }
+    let mut body = || -> Result<(), DdsError> {
+        let mut g = lock.lock().map_err(|_| lock_err())?;
+        loop {
+            if g.error.is_some() || g.d.complete() {
+                return Ok(());
             }
-            let r = take_all(&mut reader, |s| {
-                let v = opts.marshal.decode(s.baggage)?;
-                if v.value_field.len() != opts.size {
-                    return Err(DdsError::Marshal(format!(
-                        "sample {}: {} octets, expected {}",
-                        s.seq,
-                        v.value_field.len(),
-                        opts.size
-                    )));
-                }
-                baggage_bytes = s.baggage.len();
-                d.note(s.seq);
-                Ok(())
-            });
-            match r {
-                Ok(n) if n > 0 => last_arrival = Instant::now(),
-                Ok(_) => {}
-                Err(e) => {
-                    failure = Some(e.into());
-                    return;
-                }
+            if g.last_arrival.elapsed() > stall {
+                stalled = true;
+                return Ok(());
             }
+            g = cvar.wait_timeout(g, Duration::from_millis(100)).map_err(|_| lock_err())?.0;
         }
     };
-    let allocs = if opts.count_allocs { wirebench_measure::alloc::measure(1, &mut body) } else {
-        body();
+    let mut outcome = Ok(());
+    let allocs = if opts.count_allocs {
+        wirebench_measure::alloc::measure(1, || outcome = body())
+    } else {
+        outcome = body();
         None
     };
-    if let Some(e) = failure {
+    outcome?;
+    // Stop the listener, then read the counts.
+    drop(reader);
+    let mut g = lock.lock().map_err(|_| lock_err())?;
+    if let Some(e) = g.error.take() {
         return Err(e);
     }
+    let (last_arrival, baggage_bytes) = (g.last_arrival, g.baggage_bytes);
+    let d = std::mem::replace(&mut g.d, Delivery::new(0));
+    drop(g);
     let secs = (last_arrival - t0).as_secs_f64().max(1e-9);
     let peer_report = match peer.wait_done(Duration::from_secs(30)) {
         Ok(r) => r,
