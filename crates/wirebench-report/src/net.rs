@@ -327,7 +327,7 @@ pub fn http_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     }
     b.push_str(&table(&http_table(s)));
     for (title, lines) in http_notes(s) {
-        let class = if title.starts_with("Warnings") { "warn" } else { "note" };
+        let class = if title.contains("arnings") { "warn" } else { "note" };
         b.push_str(&notes_html(&title, &lines, class));
     }
     Some(Section {
@@ -451,7 +451,7 @@ fn tcp_notes(s: &Value) -> Vec<(String, Vec<String>)> {
     }
     vec![
         ("Constrained links: measured against the model".into(), links),
-        ("Warnings".into(), warn),
+        ("Notes and warnings".into(), warn),
         (format!("Seed 003 beside ours ({})", text(&s["published"], "source")), strings(&s["published"], "notes")),
     ]
 }
@@ -553,7 +553,7 @@ pub fn tcp_section(r: &Results, ctx: &Ctx) -> Option<Section> {
                     Compare the PB/JSON ratios, not absolute µs.</p>\n");
     }
     for (title, lines) in tcp_notes(s) {
-        let class = if title.starts_with("Warnings") { "warn" } else { "note" };
+        let class = if title.contains("arnings") { "warn" } else { "note" };
         b.push_str(&notes_html(&title, &lines, class));
     }
     Some(Section {

@@ -200,6 +200,14 @@ pub fn measure(opts: &StudyOpts) -> Result<Json> {
     let workload =
         Workload::pick(&opts.samples, opts.corpus.as_deref(), opts.messages.unwrap_or(64).clamp(1, 10_000), 7).map_err(net)?;
     let mut notes: Vec<String> = Vec::new();
+    if opts.echo_bytes.is_none() {
+        notes.push(
+            "encode/decode times are the dynamic path (schema-directed codecs on a wirebench value, as for user \
+             samples), per message at the cadence (cold caches); generated types (the seed's protoc Dart classes) are \
+             usually faster — `wirebench speed` measures the typed path for the built-in corpora"
+                .into(),
+        );
+    }
     let lab_ok = lab::available();
     let mut runs = Vec::new();
     let mut failed = Vec::new();
