@@ -118,8 +118,11 @@ fn notes_html(title: &str, lines: &[String], class: &str) -> String {
 /// link, harness or peer: the generator's verdict, sharpened by the whole harness's CPU (a
 /// collector that used the machine makes the run harness-bound too).
 fn verdict(r: &Value) -> &str {
-    if text(&r["harness"], "verdict").starts_with("harness-bound") {
+    let v = text(&r["harness"], "verdict");
+    if v.starts_with("harness-bound") {
         "harness"
+    } else if v.starts_with("host-bound") {
+        "host"
     } else {
         text(&r["ours"], "bound")
     }
@@ -729,6 +732,9 @@ mod tests {
         assert!(t.contains("plateau is the generator") && t.contains("avro not run"), "{t}");
         assert!(t.contains("50mbit json: harness-bound (our collector): this process used 1.95 of 2 cores"), "{t}");
         assert!(t.contains("  link  ") && t.contains("  harness  "), "verdict column: {t}");
+        let mut h = http();
+        h["runs"][0]["harness"] = json!({"verdict": "host-bound: the machine was busy"});
+        assert!(render_http(&results("http", h), Output::Table).contains("  host  "));
         let md = render_http(&r, Output::Markdown);
         assert!(md.starts_with("## HTTP POST") && md.contains("| 1mbit | lab-tbf | json |"), "{md}");
         let csv = render_http(&r, Output::Csv);

@@ -355,10 +355,11 @@ pub fn measure(opts: &StudyOpts) -> Result<Json> {
                 cfg.netns = netns.clone();
                 cfg.link_rate_bps = *rate;
                 let before = collector.as_ref().map(Collector::stats);
-                let (p0, w0) = (process_cpu_seconds(), Instant::now());
+                let (p0, w0, m0) = (process_cpu_seconds(), Instant::now(), machine_ticks());
                 let ours = loadgen::run(&cfg).map_err(net)?;
-                let (p1, w1) = (process_cpu_seconds(), w0.elapsed().as_secs_f64());
-                let harness = harness_use(&ours, p1 - p0, w1, path, rate.is_some());
+                let (p1, w1, m1) = (process_cpu_seconds(), w0.elapsed().as_secs_f64(), machine_ticks());
+                let busy = m0.zip(m1).and_then(|((b0, t0), (b1, t1))| (t1 > t0).then(|| (b1 - b0) as f64 / (t1 - t0) as f64));
+                let harness = harness_use(&ours, p1 - p0, w1, busy, path, rate.is_some());
                 std::thread::sleep(Duration::from_millis(300));
                 let after = collector.as_ref().map(Collector::stats);
                 let col = before.zip(after).map(|(b, a)| delta(&a, &b, f));
@@ -447,9 +448,12 @@ pub fn measure(opts: &StudyOpts) -> Result<Json> {
 
 /// The whole harness's CPU during a run (generator, collector, emulator: all in this process),
 /// and a verdict line that names the side that limited the run, with numbers.
-fn harness_use(r: &LoadReport, process_cpu_s: f64, wall_s: f64, path: Path, linked: bool) -> Json {
+fn harness_use(r: &LoadReport, process_cpu_s: f64, wall_s: f64, busy: Option<f64>, path: Path, linked: bool) -> Json {
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) as f64;
     let process = process_cpu_s / wall_s.max(1e-9);
+    // The whole machine's busy share (/proc/stat), and what other processes took of it.
+    let machine = busy.map(|b| b * cores);
+    let others = machine.map(|m| (m - process).max(0.0));
     let generator = r.cpu.cores;
     let rest = (process - generator).max(0.0);
     let rest_name = match path {
@@ -464,6 +468,13 @@ fn harness_use(r: &LoadReport, process_cpu_s: f64, wall_s: f64, path: Path, link
             "harness-bound (our {rest_name}): this process used {process:.2} of {cores:.0} cores ({rest:.2} for the              {rest_name}, {generator:.2} for the generator){}",
             r.link.as_ref().map(|l| format!(" while the link carried {:.1} % of its ceiling", l.ratio * 100.0)).unwrap_or_default()
         ),
+        Bound::Peer if machine.is_some_and(|m| m >= 0.9 * cores) => format!(
+            "host-bound: the machine was busy ({:.2} of {cores:.0} cores, {:.2} of them outside this process: other jobs, kernel network work; this \
+             process {process:.2}: generator {generator:.2}, {rest_name} {rest:.2}){}",
+            machine.unwrap_or(0.0),
+            others.unwrap_or(0.0),
+            r.link.as_ref().map(|l| format!(" while the link carried {:.1} % of its ceiling", l.ratio * 100.0)).unwrap_or_default()
+        ),
         Bound::Peer => format!(
             "{}; {rest_name} used {rest:.2} cores, this process {process:.2} of {cores:.0}",
             r.bound_detail
@@ -475,8 +486,23 @@ fn harness_use(r: &LoadReport, process_cpu_s: f64, wall_s: f64, path: Path, link
         "server_side_cores": rest,
         "server_side": rest_name,
         "machine_cores": cores,
+        "machine_busy_cores": machine,
+        "other_processes_cores": others,
         "verdict": verdict,
     })
+}
+
+/// (busy, total) jiffies of all CPUs from /proc/stat (busy = total − idle − iowait).
+fn machine_ticks() -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = stat.lines().next()?.strip_prefix("cpu ")?;
+    let v: Vec<u64> = line.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+    if v.len() < 5 {
+        return None;
+    }
+    // user nice system idle iowait irq softirq steal (guest time is inside user).
+    let total: u64 = v.iter().take(8).sum();
+    Some((total - v[3] - v[4], total))
 }
 
 fn profile(rate: Option<u64>, plan: &Plan, loss: Option<f64>) -> Result<LabProfile> {
@@ -507,4 +533,42 @@ pub fn run(args: Args) -> Result<()> {
         o => wirebench_report::net::render_http(&results, o.into()),
     };
     write_stdout(text.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(bound: &str, ratio: f64, cores: f64) -> LoadReport {
+        serde_json::from_value(json!({
+            "tool": "wirebench", "url": "http://x/", "content_type": "application/json", "mode": "closed",
+            "connections": 1, "threads": 1, "body_bytes": 1.0, "request_bytes": 1.0, "duration_s": 1.0,
+            "requests": 1, "requests_per_sec": 1.0, "body_mb_per_sec": 0.0, "request_mb_per_sec": 0.0,
+            "response_mb_per_sec": 0.0, "errors": {"connect": 0, "read": 0, "write": 0, "timeout": 0, "protocol": 0, "status": 0},
+            "latency": {"count": 0}, "cpu": {"generator_cpu_s": cores, "wall_s": 1.0, "cores": cores, "per_thread": cores},
+            "link": {"rate_bps": 1000000, "header_bytes": 102, "ceiling_rps": 100.0, "ratio": ratio},
+            "bound": bound, "bound_detail": format!("{bound}-detail"), "warnings": []
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn verdicts_name_the_side_that_limited_the_run() {
+        let n = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) as f64;
+        let v = harness_use(&report("link", 0.99, 0.1), 0.5, 1.0, Some(0.3), Path::Lab, true);
+        assert_eq!(v["verdict"], "link-detail");
+        // The machine fully busy, mostly by others: host-bound, with the numbers.
+        let v = harness_use(&report("peer", 0.4, 0.1), 0.2, 1.0, Some(1.0), Path::Lab, true);
+        let t = v["verdict"].as_str().unwrap();
+        assert!(t.starts_with("host-bound") && t.contains("40.0 %"), "{t}");
+        assert!((v["other_processes_cores"].as_f64().unwrap() - (n - 0.2)).abs() < 1e-9);
+        // This process used the machine: our own collector limited it.
+        let v = harness_use(&report("peer", 0.4, 0.3), n, 1.0, Some(1.0), Path::Emulator, true);
+        let t = v["verdict"].as_str().unwrap();
+        assert!(t.starts_with("harness-bound (our collector + link emulator)"), "{t}");
+        let v = harness_use(&report("harness", 0.4, 0.95), 1.0, 1.0, None, Path::Loopback, false);
+        assert!(v["verdict"].as_str().unwrap().contains("harness-detail; the rest of the harness (collector)"));
+        let (busy, total) = machine_ticks().expect("/proc/stat on Linux");
+        assert!(busy <= total && total > 0);
+    }
 }
