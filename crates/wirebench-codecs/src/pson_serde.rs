@@ -61,16 +61,21 @@ pub const MAX_DEPTH: usize = 128;
 // =============================================================================================
 // Error
 
-/// Why a value could not be serialized or deserialized.
+/// Why a value could not be serialized or deserialized: one pointer, so `Result<(), Error>`
+/// is returned in a register and the hot encode and decode paths test it with one
+/// instruction (an inline 16-byte enum was returned through memory). Errors are rare; the
+/// allocation happens only on the error path.
+#[derive(Clone, PartialEq)]
+pub struct Error(Box<ErrorCode>);
+
+/// What went wrong (see [`Error::code`]).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Error {
+pub enum ErrorCode {
     /// The PSON layer failed: malformed input when decoding (with the byte offset), or the
     /// writer failed when encoding (e.g. a full [`pson::SliceWriter`]).
     Pson(pson::Error),
     /// A serde-level problem (a type mismatch, a missing field, a value out of range, ...).
-    /// Boxed, so `Result<_, Error>` stays two words and is returned in registers on the hot
-    /// encode and decode paths.
-    Message(Box<Message>),
+    Message(Message),
     /// A sequence or map was serialized without a known length; PSON writes the element
     /// count before the elements (e.g. `#[serde(flatten)]` or a `serialize_seq(None)`).
     UnknownLength,
@@ -84,20 +89,50 @@ pub struct Message {
 }
 
 impl Error {
+    /// What went wrong.
+    pub fn code(&self) -> &ErrorCode {
+        &self.0
+    }
+
+    /// The PSON-layer error, if that is what this is.
+    pub fn pson(&self) -> Option<pson::Error> {
+        match *self.0 {
+            ErrorCode::Pson(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// Whether a sequence or map was serialized without a length.
+    pub fn is_unknown_length(&self) -> bool {
+        *self.0 == ErrorCode::UnknownLength
+    }
+
     /// The byte offset of the problem, when known (always known for decode errors).
     pub fn offset(&self) -> Option<usize> {
-        match self {
-            Error::Pson(e) => Some(e.offset),
-            Error::Message(m) => m.offset,
-            Error::UnknownLength => None,
+        match &*self.0 {
+            ErrorCode::Pson(e) => Some(e.offset),
+            ErrorCode::Message(m) => m.offset,
+            ErrorCode::UnknownLength => None,
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub fn unknown_length() -> Error {
+        Error(Box::new(ErrorCode::UnknownLength))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn pson_at(kind: ErrorKind, offset: usize) -> Error {
+        Error(Box::new(ErrorCode::Pson(pson::Error::new(kind, offset))))
     }
 
     /// Attach `offset` in place to a message that does not have one yet.
     #[cold]
     #[inline(never)]
     fn fix(&mut self, at: usize) {
-        if let Error::Message(m) = self {
+        if let ErrorCode::Message(m) = &mut *self.0 {
             if m.offset.is_none() {
                 m.offset = Some(at);
             }
@@ -107,26 +142,32 @@ impl Error {
     #[cold]
     #[inline(never)]
     fn msg_at(msg: String, offset: usize) -> Error {
-        Error::Message(Box::new(Message { msg, offset: Some(offset) }))
+        Error(Box::new(ErrorCode::Message(Message { msg, offset: Some(offset) })))
     }
 
     #[cold]
     #[inline(never)]
     fn msg(msg: String) -> Error {
-        Error::Message(Box::new(Message { msg, offset: None }))
+        Error(Box::new(ErrorCode::Message(Message { msg, offset: None })))
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
+        match &*self.0 {
             // pson::Error's Display is one line ending in "at byte N".
-            Error::Pson(e) => write!(f, "{e}"),
-            Error::Message(m) => match m.offset {
+            ErrorCode::Pson(e) => write!(f, "{e}"),
+            ErrorCode::Message(m) => match m.offset {
                 Some(o) => write!(f, "{} at byte {o}", m.msg),
                 None => f.write_str(&m.msg),
             },
-            Error::UnknownLength => f.write_str(
+            ErrorCode::UnknownLength => f.write_str(
                 "PSON needs the length of every sequence and map up front (serialized without a length)",
             ),
         }
@@ -135,17 +176,18 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Pson(e) => Some(e),
+        match &*self.0 {
+            ErrorCode::Pson(e) => Some(e),
             _ => None,
         }
     }
 }
 
 impl From<pson::Error> for Error {
-    #[inline]
+    #[cold]
+    #[inline(never)]
     fn from(e: pson::Error) -> Self {
-        Error::Pson(e)
+        Error(Box::new(ErrorCode::Pson(e)))
     }
 }
 
@@ -269,9 +311,20 @@ impl<W: pson::Write> Serializer<W> {
         Ok(())
     }
 
-    /// The float rule for the values the fast tests leave: whole numbers, NaN, infinities and
-    /// |v| >= 2^24.
+    /// The float rule for what the inlined test leaves: exact in binary32 below 2^24 (a whole
+    /// number or a float32), or anything at or above 2^24, NaN and infinities.
     #[inline(never)]
+    fn f64_rest(&mut self, v: f64) -> Result<(), Error> {
+        const TWO_24: f64 = 16_777_216.0;
+        const ROUND: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52
+        if v.abs() < TWO_24 && (v + ROUND) - ROUND != v {
+            return self.f32_body(v as f32);
+        }
+        self.f64_general(v)
+    }
+
+    /// The general float rule: whole numbers, NaN, infinities and |v| >= 2^24.
+    #[inline]
     fn f64_general(&mut self, v: f64) -> Result<(), Error> {
         const TWO_63: f64 = 9_223_372_036_854_775_808.0;
         // `as i64` saturates (NaN → 0, ±inf and |v| >= 2^63 → MIN/MAX): only values in
@@ -420,24 +473,21 @@ impl<'a, W: pson::Write> ser::Serializer for &'a mut Serializer<W> {
         // binary32 → f32; else f64. The common cases are decided with float arithmetic only
         // (no shifts by a variable amount, no saturating integer conversion):
         //  - |v| < 2^24 and not exact in binary32: not integral (every integer below 2^24 is
-        //    exact in binary32), so f64;
+        //    exact in binary32), so f64 (here);
         //  - |v| < 2^24 and exact in binary32: integral iff rounding to an integer (adding and
-        //    subtracting 1.5 * 2^52) gives v back.
+        //    subtracting 1.5 * 2^52) gives v back (in `f64_rest`).
         // Everything else (NaN, infinities, |v| >= 2^24) takes the general path.
         const TWO_24: f64 = 16_777_216.0;
-        const ROUND: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52
-        // One write for both float widths keeps the inlined code small.
+        // Inlined: only the commonest case, a value that needs binary64 (most decimal
+        // fractions); everything else is one call away, which keeps `f64::serialize` small
+        // enough for LLVM to inline it into sequence loops and structs.
         let f = v as f32;
-        if v.abs() < TWO_24 && (f as f64 != v || (v + ROUND) - ROUND != v) {
-            let (word, n) = if f as f64 != v {
-                (u128::from(v.to_bits()) << 8 | 0x41, 9)
-            } else {
-                (u128::from(f.to_bits()) << 8 | 0x40, 5)
-            };
-            pson::Write::write_le(self.enc.writer(), word, n)?;
+        if v.abs() < TWO_24 && f as f64 != v {
+            let word = u128::from(v.to_bits()) << 8 | 0x41;
+            pson::Write::write_le(self.enc.writer(), word, 9)?;
             return Ok(());
         }
-        self.f64_general(v)
+        self.f64_rest(v)
     }
 
     #[inline]
@@ -502,7 +552,7 @@ impl<'a, W: pson::Write> ser::Serializer for &'a mut Serializer<W> {
 
     #[inline]
     fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'a, W>, Error> {
-        let len = len.ok_or(Error::UnknownLength)?;
+        let len = len.ok_or_else(Error::unknown_length)?;
         self.head(pson::wire_type::ARRAY, len as u64)?;
         Ok(self.compound(len))
     }
@@ -534,7 +584,7 @@ impl<'a, W: pson::Write> ser::Serializer for &'a mut Serializer<W> {
 
     #[inline]
     fn serialize_map(self, len: Option<usize>) -> Result<Compound<'a, W>, Error> {
-        let len = len.ok_or(Error::UnknownLength)?;
+        let len = len.ok_or_else(Error::unknown_length)?;
         self.head(pson::wire_type::MAP, len as u64)?;
         Ok(self.compound(len))
     }
@@ -942,7 +992,7 @@ pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T, Error
     if let Some(e) = de.deferred.take() {
         r = Err(e);
     } else if r.is_ok() && de.pos < bytes.len() {
-        r = Err(Error::Pson(pson::Error::new(ErrorKind::TrailingBytes, de.pos)));
+        r = Err(Error::pson_at(ErrorKind::TrailingBytes, de.pos));
     }
     if let Err(e) = &mut r {
         e.fix(de.last);
@@ -1124,7 +1174,7 @@ impl<'de> Deserializer<'de> {
             return Err(e);
         }
         if self.pos < self.input.len() {
-            return Err(Error::Pson(pson::Error::new(ErrorKind::TrailingBytes, self.pos)));
+            return Err(Error::pson_at(ErrorKind::TrailingBytes, self.pos));
         }
         Ok(())
     }
@@ -1156,7 +1206,7 @@ impl<'de> Deserializer<'de> {
         match self.slow_item(true)? {
             Item::Str(s) => Ok(s),
             // unreachable: Decoder::key returns strings only
-            _ => Err(Error::Pson(pson::Error::new(ErrorKind::NonStringKey, self.pos))),
+            _ => Err(Error::pson_at(ErrorKind::NonStringKey, self.pos)),
         }
     }
 
@@ -1175,7 +1225,7 @@ impl<'de> Deserializer<'de> {
         match self.slow_item(true)? {
             Item::Str(s) => Ok(KeyDeserializer { raw: s.as_bytes(), body: at, ascii: false }),
             // unreachable: Decoder::key returns strings only
-            _ => Err(Error::Pson(pson::Error::new(ErrorKind::NonStringKey, at))),
+            _ => Err(Error::pson_at(ErrorKind::NonStringKey, at)),
         }
     }
 
@@ -1192,14 +1242,14 @@ impl<'de> Deserializer<'de> {
                 self.pos = base + dec.position();
                 Ok(item)
             }
-            Err(e) => Err(Error::Pson(pson::Error::new(e.kind, base.saturating_add(e.offset)))),
+            Err(e) => Err(Error::pson_at(e.kind, base.saturating_add(e.offset))),
         }
     }
 
     #[inline]
     fn enter(&mut self, at: usize) -> Result<(), Error> {
         if self.depth_left == 0 {
-            return Err(Error::Pson(pson::Error::new(ErrorKind::DepthLimit, at)));
+            return Err(Error::pson_at(ErrorKind::DepthLimit, at));
         }
         self.depth_left -= 1;
         Ok(())
@@ -1799,10 +1849,7 @@ impl<'de> KeyDeserializer<'de> {
     fn str(&self) -> Result<&'de str, Error> {
         match std::str::from_utf8(self.raw) {
             Ok(s) => Ok(s),
-            Err(e) => Err(Error::Pson(pson::Error::new(
-                ErrorKind::InvalidUtf8,
-                self.body.saturating_add(e.valid_up_to()),
-            ))),
+            Err(e) => Err(Error::pson_at(ErrorKind::InvalidUtf8, self.body.saturating_add(e.valid_up_to()))),
         }
     }
 }
