@@ -12,7 +12,7 @@ static INFO: CodecInfo = CodecInfo {
     library: "serde_yaml_ng",
     schema: SchemaUse::None,
     media_type: "application/yaml",
-    fidelity_notes: &["bytes become a sequence of integers", "float32 is read back as float64 (same value)"],
+    fidelity_notes: &["bytes are not supported: serde_yaml_ng refuses to encode them", "float32 is read back as float64 (same value)"],
 };
 
 impl Codec for Yaml {

@@ -223,7 +223,8 @@ fn rank(args: &Args, radio: Option<&wirebench_net::airtime::Radio>, aggs: &[Size
             SchemaUse::None => reasons.push("self-describing".into()),
         }
         if a.lossy > 0 {
-            reasons.push(format!("lossy: {}", a.first_issue.clone().unwrap_or_default()));
+            // first_issue reads "<payload>: lossy: <what>".
+            reasons.push(a.first_issue.clone().unwrap_or_else(|| "lossy".into()));
         }
         ranked.push(Ranked {
             rank: 0,
@@ -238,7 +239,7 @@ fn rank(args: &Args, radio: Option<&wirebench_net::airtime::Radio>, aggs: &[Size
                 SchemaUse::Optional => "optional",
                 SchemaUse::None => "none",
             },
-            mcu: format!("{min_class}+ ({what})"),
+            mcu: format!("{min_class} and up: {what}"),
             fidelity: if a.lossy > 0 { format!("lossy in {}/{}", a.lossy, a.records) } else { "exact".into() },
             reasons,
         });
@@ -295,7 +296,7 @@ fn render(rec: &Recommendation, md: bool) -> String {
     }
     out.push_str(&if md { t.to_markdown() } else { t.to_text() });
     if let Some(best) = rec.ranked.first() {
-        out.push_str(&format!("\nBest fit: {} (runs on {}).\n", best.codec, best.mcu));
+        out.push_str(&format!("\nBest fit: {} (device classes {}).\n", best.codec, best.mcu));
     }
     if !rec.excluded.is_empty() {
         out.push_str(if md { "\n## Excluded\n\n" } else { "\nExcluded\n" });

@@ -359,6 +359,13 @@ pub fn measure(args: &SpeedOpts) -> Result<(SpeedSection, serde_json::Value)> {
     for s in &skipped {
         section.warnings.push(format!("{} / {}: not timed: {}", s.payload, s.codec, s.reason));
     }
+    if cfg!(debug_assertions) {
+        section.warnings.push(
+            "this wirebench binary is a debug build (our crates unoptimised): times are not representative; \
+             build with `cargo build --release` or run `cargo run --release -p wirebench -- ...`"
+                .into(),
+        );
+    }
     if args.instructions {
         let dir = std::env::temp_dir().join(format!("wirebench-callgrind-{}", std::process::id()));
         let exe = std::env::current_exe()?;

@@ -143,6 +143,8 @@ pub fn samples_study(samples: &[PathBuf]) -> Study {
 /// `--samples` given with a study file: the payload-driven parts measure the samples instead
 /// of their corpus.
 fn use_samples(study: &mut Study, samples: &[PathBuf]) {
+    let names: Vec<String> = samples.iter().map(|p| p.display().to_string()).collect();
+    study.study.title = format!("{} — on your samples ({})", study.study.title, names.join(", "));
     if let Some(o) = &mut study.size {
         o.corpus = None;
         o.samples = samples.to_vec();
