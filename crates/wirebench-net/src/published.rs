@@ -215,7 +215,13 @@ pub struct LoraRow {
     pub per_day_ttn: f64,
 }
 
-const fn l(payload: usize, sf: u8, airtime_ms: f64, per_day_1pct: f64, per_day_ttn: f64) -> LoraRow {
+const fn l(
+    payload: usize,
+    sf: u8,
+    airtime_ms: f64,
+    per_day_1pct: f64,
+    per_day_ttn: f64,
+) -> LoraRow {
     LoraRow {
         payload,
         sf,
@@ -257,7 +263,9 @@ pub const SPEC_LORA_SOURCE: &str =
 
 /// The spec's row for `payload` bytes at `sf`, if the table has one.
 pub fn spec_lora(payload: usize, sf: u8) -> Option<&'static LoraRow> {
-    SPEC_LORA.iter().find(|r| r.payload == payload && r.sf == sf)
+    SPEC_LORA
+        .iter()
+        .find(|r| r.payload == payload && r.sf == sf)
 }
 
 #[cfg(test)]
@@ -282,14 +290,17 @@ mod tests {
         }
         let j = seed002_wire_bytes_per_request("json").unwrap();
         assert!((j - 4980.0).abs() < 1.0, "{j}");
-        assert!(seed002_notes()[0].contains("1255"), "{}", seed002_notes()[0]);
+        assert!(
+            seed002_notes()[0].contains("1255"),
+            "{}",
+            seed002_notes()[0]
+        );
         // Seed 003: throughput ≈ size × 20/s in KiB/s (within 1 %).
-        for t in [SEED003_FINAL] {
-            let size = t.iter().find(|m| m.metric == "size").unwrap();
-            let thr = t.iter().find(|m| m.metric == "throughput").unwrap();
-            assert!((size.json * 20.0 / 1024.0 / thr.json - 1.0).abs() < 0.01);
-            assert!((size.protobuf * 20.0 / 1024.0 / thr.protobuf - 1.0).abs() < 0.01);
-        }
+        let t = SEED003_FINAL;
+        let size = t.iter().find(|m| m.metric == "size").unwrap();
+        let thr = t.iter().find(|m| m.metric == "throughput").unwrap();
+        assert!((size.json * 20.0 / 1024.0 / thr.json - 1.0).abs() < 0.01);
+        assert!((size.protobuf * 20.0 / 1024.0 / thr.protobuf - 1.0).abs() < 0.01);
         assert_eq!(SPEC_LORA.len(), 23);
         assert!(spec_lora(51, 12).is_some() && spec_lora(222, 12).is_none());
     }

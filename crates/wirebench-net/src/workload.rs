@@ -55,13 +55,20 @@ impl Workload {
 
     /// Samples from files (.json: one; .ndjson/.jsonl: one per line), at most [`MAX_MESSAGES`].
     pub fn samples(paths: &[PathBuf]) -> Result<Workload, NetError> {
-        let stream = SampleStream::open(paths).map_err(|e| NetError::invalid("samples", e.to_string()))?;
+        let stream =
+            SampleStream::open(paths).map_err(|e| NetError::invalid("samples", e.to_string()))?;
         let mut messages = Vec::new();
         for item in stream.take(MAX_MESSAGES) {
-            messages.push(item.map_err(|e| NetError::invalid("samples", e.to_string()))?.value);
+            messages.push(
+                item.map_err(|e| NetError::invalid("samples", e.to_string()))?
+                    .value,
+            );
         }
         if messages.is_empty() {
-            return Err(NetError::invalid("samples", "no sample found in the given files"));
+            return Err(NetError::invalid(
+                "samples",
+                "no sample found in the given files",
+            ));
         }
         let schema = Schema::infer(messages.iter());
         Ok(Workload {
@@ -72,7 +79,12 @@ impl Workload {
     }
 
     /// Pick the source: samples if any, else a corpus name, else the EV series of `n`.
-    pub fn pick(samples: &[PathBuf], corpus: Option<&str>, n: usize, seed: u64) -> Result<Workload, NetError> {
+    pub fn pick(
+        samples: &[PathBuf],
+        corpus: Option<&str>,
+        n: usize,
+        seed: u64,
+    ) -> Result<Workload, NetError> {
         if !samples.is_empty() {
             Workload::samples(samples)
         } else if let Some(c) = corpus {
@@ -158,7 +170,10 @@ mod tests {
         assert!(content_type("nope").is_err());
         let all = codec_ids(&["all".into()]).unwrap();
         assert_eq!(all.len(), wirebench_codecs::registry().len());
-        assert_eq!(codec_ids(&["json".into(), "json".into()]).unwrap(), vec!["json"]);
+        assert_eq!(
+            codec_ids(&["json".into(), "json".into()]).unwrap(),
+            vec!["json"]
+        );
         assert!(codec_ids(&["warp".into()]).is_err());
     }
 
@@ -167,7 +182,11 @@ mod tests {
         let w = Workload::ev(4, 1);
         assert_eq!(w.messages.len(), 4);
         let b = w.encode_all("protobuf").unwrap();
-        assert!(b.iter().all(|m| (200..350).contains(&m.len())), "{:?}", b.iter().map(Vec::len).collect::<Vec<_>>());
+        assert!(
+            b.iter().all(|m| (200..350).contains(&m.len())),
+            "{:?}",
+            b.iter().map(Vec::len).collect::<Vec<_>>()
+        );
         assert!(Workload::corpus("pson-paper", 1, 1).unwrap().messages.len() == 10);
         assert!(Workload::corpus("nope", 1, 1).is_err());
         assert!(Workload::samples(&[PathBuf::from("/nonexistent.json")]).is_err());
