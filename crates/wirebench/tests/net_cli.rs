@@ -247,3 +247,59 @@ fn http_through_the_lab_or_the_emulator() {
     assert!(["link", "harness", "peer"].contains(&run["ours"]["bound"].as_str().unwrap()));
     assert_eq!(run["collector"]["invalid"], 0);
 }
+
+/// The id `wirebench_net::lab::unique_id` gives the first lab of process `pid`.
+fn first_lab_id(pid: u32) -> String {
+    let mut v = (pid as u64 % 1_000_000) * 64 % 36u64.pow(5);
+    let mut s = String::new();
+    for _ in 0..5 {
+        s.insert(0, char::from_digit((v % 36) as u32, 36).unwrap());
+        v /= 36;
+    }
+    format!("t{s}")
+}
+
+#[test]
+fn ctrl_c_during_a_lab_run_tears_the_lab_down() {
+    if !is_root() {
+        eprintln!("skipped: the netns lab needs root");
+        return;
+    }
+    let bin = assert_cmd::cargo::cargo_bin("wirebench");
+    let mut child = std::process::Command::new(bin)
+        .args(["http", "--rate", "1mbit", "--formats", "json", "--duration", "20", "--connections", "2"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let id = first_lab_id(child.id());
+    struct Cleanup(String);
+    impl Drop for Cleanup {
+        fn drop(&mut self) {
+            let _ = wirebench_net::lab::down(&self.0);
+        }
+    }
+    let _cleanup = Cleanup(id.clone());
+    let t0 = std::time::Instant::now();
+    while !wirebench_net::lab::list().unwrap().contains(&id) {
+        assert!(t0.elapsed() < Duration::from_secs(20), "lab {id} never came up");
+        assert!(child.try_wait().unwrap().is_none(), "wirebench ended before its lab came up");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500)); // inside the run
+    let st = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(st.success());
+    let t1 = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if t1.elapsed() > Duration::from_secs(15) {
+            let _ = child.kill();
+            panic!("wirebench did not end within 15 s of SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(!status.success(), "interrupted: {status:?}");
+    assert!(!wirebench_net::lab::list().unwrap().contains(&id), "lab {id} left behind after SIGINT");
+}
