@@ -1,6 +1,6 @@
 //! The two-host network lab: namespaces `wb_<id>_a` and `wb_<id>_b` joined by a veth pair,
 //! addresses 10.250.0.1/24 (A) and 10.250.0.2/24 (B) that exist only inside the namespaces,
-//! TBF rate shaping per direction (on each end's egress) and i.i.d. loss with nftables
+//! TBF (or HTB) rate shaping per direction (on each end's egress) and i.i.d. loss with nftables
 //! `numgen random` in the receiving namespace (spec §1.1–1.2; netem is not in the kernel).
 //!
 //! Setup is the spec's command list (`ip`, `tc`, `nft`, each under a deadline):
@@ -36,7 +36,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::cmd;
-use crate::profile::{LabProfile, Shape};
+use crate::profile::{LabProfile, Shape, Shaper};
 use crate::NetError;
 
 /// Prefix of every namespace and interface the lab creates.
@@ -416,31 +416,51 @@ impl Drop for Lab {
 
 fn shape(ns: &str, dev: &str, s: &Shape, p: &LabProfile) -> Result<(), NetError> {
     let tc = tc()?;
-    match s.rate_bps {
-        Some(rate) => {
+    let run = |a: &[&str]| cmd::run_ok(&tc, &args(a), CMD_TIMEOUT);
+    match (s.rate_bps, p.shaper) {
+        (Some(rate), Shaper::Tbf) => {
             let burst = p.burst.bytes(rate);
-            cmd::run_ok(
-                &tc,
-                &args(&[
-                    "-n",
-                    ns,
-                    "qdisc",
-                    "replace",
-                    "dev",
-                    dev,
-                    "root",
-                    "tbf",
-                    "rate",
-                    &format!("{rate}bit"),
-                    "burst",
-                    &format!("{burst}b"),
-                    "latency",
-                    TBF_LATENCY,
-                ]),
-                CMD_TIMEOUT,
-            )?;
+            run(&[
+                "-n",
+                ns,
+                "qdisc",
+                "replace",
+                "dev",
+                dev,
+                "root",
+                "tbf",
+                "rate",
+                &format!("{rate}bit"),
+                "burst",
+                &format!("{burst}b"),
+                "latency",
+                TBF_LATENCY,
+            ])?;
         }
-        None => {
+        (Some(rate), Shaper::Htb) => {
+            // One class that everything goes to; the bucket as for TBF. A root that is not
+            // HTB yet (tbf or the default) is replaced first.
+            let burst = p.burst.bytes(rate);
+            let have_htb = cmd::run(
+                &tc,
+                &args(&["-n", ns, "qdisc", "show", "dev", dev, "root"]),
+                CMD_TIMEOUT,
+            )
+            .map(|f| f.stdout.contains("htb 1:"))
+            .unwrap_or(false);
+            if !have_htb {
+                run(&[
+                    "-n", ns, "qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb",
+                    "default", "10",
+                ])?;
+            }
+            let (r, b) = (format!("{rate}bit"), format!("{burst}b"));
+            run(&[
+                "-n", ns, "class", "replace", "dev", dev, "parent", "1:", "classid", "1:10", "htb",
+                "rate", &r, "ceil", &r, "burst", &b, "cburst", &b,
+            ])?;
+        }
+        (None, _) => {
             // Back to the default qdisc; "no qdisc to delete" is fine.
             let _ = cmd::run(
                 &tc,

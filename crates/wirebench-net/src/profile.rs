@@ -54,6 +54,17 @@ impl Burst {
     }
 }
 
+/// The qdisc that shapes the rate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Shaper {
+    /// `tbf rate R burst B latency 50ms` (spec §1.2).
+    #[default]
+    Tbf,
+    /// `htb` root with one default class `rate R ceil R burst B` (same bucket size).
+    Htb,
+}
+
 /// Shaping of one direction.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Shape {
@@ -70,6 +81,9 @@ pub struct LabProfile {
     pub up: Shape,
     pub down: Shape,
     pub burst: Burst,
+    /// TBF (default) or HTB.
+    #[serde(default)]
+    pub shaper: Shaper,
 }
 
 /// Named presets: (name, up rate, down rate, description).
@@ -106,7 +120,7 @@ pub fn known_profiles() -> String {
     v.extend(SEED_LADDER.iter().map(|s| s.to_string()));
     v.push("<rate> (e.g. 2.5mbit)".into());
     v.push(
-        "up=<rate>,down=<rate>,loss=<pct>,loss_up=..,loss_down=..,burst=sized|seed|<bytes>".into(),
+        "up=<rate>,down=<rate>,loss=<pct>,loss_up=..,loss_down=..,burst=sized|seed|<bytes>,shaper=tbf|htb".into(),
     );
     v.join(", ")
 }
@@ -202,6 +216,7 @@ impl LabProfile {
                 loss_pct: 0.0,
             },
             burst: Burst::Sized,
+            shaper: Shaper::Tbf,
         })
     }
 
@@ -211,6 +226,7 @@ impl LabProfile {
             up: Shape::default(),
             down: Shape::default(),
             burst: Burst::Sized,
+            shaper: Shaper::Tbf,
         }
     }
 
@@ -245,6 +261,18 @@ impl LabProfile {
                     }
                     "loss_up" => p.up.loss_pct = parse_loss(v)?,
                     "loss_down" => p.down.loss_pct = parse_loss(v)?,
+                    "shaper" => {
+                        p.shaper = match v.to_ascii_lowercase().as_str() {
+                            "tbf" => Shaper::Tbf,
+                            "htb" => Shaper::Htb,
+                            _ => {
+                                return Err(NetError::invalid(
+                                    "shaper",
+                                    format!("{v:?}: use tbf or htb"),
+                                ))
+                            }
+                        }
+                    }
                     "burst" => {
                         p.burst = match v.to_ascii_lowercase().as_str() {
                             "sized" => Burst::Sized,
@@ -375,6 +403,12 @@ mod tests {
             (Some(62_000), 5.0, 0.0)
         );
         assert!(LabProfile::parse("unshaped").unwrap().up.rate_bps.is_none());
+        assert_eq!(
+            LabProfile::parse("10mbit,shaper=htb").unwrap().shaper,
+            Shaper::Htb
+        );
+        assert_eq!(LabProfile::parse("10mbit").unwrap().shaper, Shaper::Tbf);
+        assert!(LabProfile::parse("10mbit,shaper=cake").is_err());
         let e = LabProfile::parse("warp-drive").unwrap_err().to_string();
         assert!(
             e.contains("unknown lab profile") && e.contains("nb-iot"),

@@ -28,7 +28,7 @@ use wirebench_net::collector::{Collector, CollectorConfig, CollectorStats};
 use wirebench_net::emu::{EmuConfig, Emulator, LinkParams};
 use wirebench_net::lab::{self, Lab};
 use wirebench_net::loadgen::{self, LoadConfig, LoadMode};
-use wirebench_net::profile::{format_rate, parse_rate, Burst, LabProfile};
+use wirebench_net::profile::{format_rate, parse_rate, Burst, LabProfile, Shaper};
 use wirebench_net::wire::http_request_ceiling;
 use wirebench_net::workload::{codec_ids, content_type, Workload};
 use wirebench_net::cpu::process_cpu_seconds;
@@ -93,6 +93,9 @@ pub struct StudyOpts {
     /// TBF burst: sized (default: max(rate/250, 4000 B)), seed (32 kbit) or a byte count.
     #[arg(long)]
     pub burst: Option<String>,
+    /// Lab qdisc: tbf (default) or htb.
+    #[arg(long)]
+    pub shaper: Option<String>,
     /// I.i.d. loss in percent on both directions (lab only: nftables).
     #[arg(long)]
     pub loss: Option<f64>,
@@ -160,6 +163,7 @@ struct Plan {
     duration: Duration,
     mode: LoadMode,
     burst: Burst,
+    shaper: Shaper,
 }
 
 fn plan(opts: &StudyOpts) -> Result<Plan> {
@@ -200,6 +204,10 @@ fn plan(opts: &StudyOpts) -> Result<Plan> {
         None => Burst::Sized,
         Some(b) => LabProfile::parse(&format!("unshaped,burst={b}")).map_err(net)?.burst,
     };
+    let shaper = match opts.shaper.as_deref() {
+        None => Shaper::Tbf,
+        Some(s) => LabProfile::parse(&format!("unshaped,shaper={s}")).map_err(net)?.shaper,
+    };
     if let Some(l) = opts.loss {
         if !(0.0..=100.0).contains(&l) {
             return Err(bad(format!("loss {l} %: use 0-100")));
@@ -210,7 +218,7 @@ fn plan(opts: &StudyOpts) -> Result<Plan> {
             return Err(bad(format!("collector workers {w}: use 1-64")));
         }
     }
-    Ok(Plan { sweeps, connections, threads, duration: Duration::from_secs_f64(secs), mode, burst })
+    Ok(Plan { sweeps, connections, threads, duration: Duration::from_secs_f64(secs), mode, burst, shaper })
 }
 
 fn delta(after: &CollectorStats, before: &CollectorStats, codec: &str) -> Json {
@@ -303,6 +311,7 @@ pub fn measure(opts: &StudyOpts) -> Result<Json> {
         ),
     };
 
+    let path_name = if path == Path::Lab && plan.shaper == Shaper::Htb { "lab-htb" } else { path.name() };
     let mut runs: Vec<Json> = Vec::new();
     let mut failed: Vec<Json> = Vec::new();
     let total: usize = plan.sweeps.iter().map(|s| s.0.len() * s.1.len()).sum();
@@ -396,7 +405,7 @@ pub fn measure(opts: &StudyOpts) -> Result<Json> {
                 runs.push(json!({
                     "link": rate.map(format_rate).unwrap_or_else(|| "loopback".into()),
                     "rate_bps": rate,
-                    "path": if rate.is_none() && path != Path::External { "loopback" } else { path.name() },
+                    "path": if rate.is_none() && path != Path::External { "loopback" } else { path_name },
                     "format": f,
                     "content_type": ct,
                     "ours": ours,
@@ -425,10 +434,11 @@ pub fn measure(opts: &StudyOpts) -> Result<Json> {
         l.down().map_err(net)?;
     }
     Ok(json!({
-        "path": path.name(),
+        "path": path_name,
         "notes": notes,
         "lab_id": lab_id,
         "burst": plan.burst,
+        "shaper": plan.shaper,
         "connections": plan.connections,
         "threads": plan.threads,
         "duration_s": plan.duration.as_secs_f64(),
@@ -511,6 +521,7 @@ fn profile(rate: Option<u64>, plan: &Plan, loss: Option<f64>) -> Result<LabProfi
         None => LabProfile::unshaped(),
     };
     p.burst = plan.burst;
+    p.shaper = plan.shaper;
     if let Some(l) = loss {
         p.up.loss_pct = l;
         p.down.loss_pct = l;

@@ -222,6 +222,13 @@ fn lab_up_status_down_as_root() {
     expect_bad_input(&["lab", "up", "--id", &id], &["already up"]);
     let apply = json_of(&["lab", "apply", "--profile", "50mbit", "--id", &id, "-o", "json"]);
     assert!(apply["status"]["qdisc_a"].as_str().unwrap().contains("50Mbit"), "{apply}");
+    let apply = json_of(&["lab", "apply", "--profile", "20mbit,shaper=htb", "--id", &id, "-o", "json"]);
+    assert!(apply["status"]["qdisc_a"].as_str().unwrap().contains("htb"), "{apply}");
+    let classes = std::process::Command::new("tc")
+        .args(["-n", &format!("wb_{id}_a"), "class", "show", "dev", &format!("wb_{id}_va")])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&classes.stdout).contains("rate 20Mbit"), "{classes:?}");
     let down = json_of(&["lab", "down", "--id", &id, "-o", "json"]);
     assert_eq!(down["removed"][0], id.as_str());
     assert!(!wirebench_net::lab::list().unwrap().contains(&id));
