@@ -53,6 +53,9 @@ pub struct ThroughputResult {
     /// From `go` to the last sample unmarshalled.
     pub secs: f64,
     pub samples_per_s: f64,
+    /// Steady state: samples after the first tenth arrived ÷ the time since (the start of a
+    /// short run is a ramp-up; ddsperf's windows drop it too).
+    pub steady_samples_per_s: Option<f64>,
     /// Payload octets per second, 10⁶.
     pub mb_per_s: f64,
     /// KeyedSeq payload bytes (baggage + 12) per second, 10⁶.
@@ -67,6 +70,8 @@ pub struct ThroughputResult {
 
 struct SubState {
     d: Delivery,
+    /// When the first tenth of the samples had arrived (start of the steady-state stretch).
+    warm_at: Option<(u64, Instant)>,
     baggage_bytes: usize,
     last_arrival: Instant,
     error: Option<DdsError>,
@@ -135,6 +140,7 @@ pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, Dd
     let shared = Arc::new((
         Mutex::new(SubState {
             d: Delivery::new(opts.samples),
+            warm_at: None,
             baggage_bytes: 0,
             last_arrival: Instant::now(),
             error: None,
@@ -143,6 +149,7 @@ pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, Dd
     ));
     let sh = Arc::clone(&shared);
     let (marshal, size) = (opts.marshal, opts.size);
+    let warm_count = (opts.samples / 10).max(1);
     let handler = Box::new(move |t: &mut crate::Taker| {
         let (lock, cvar) = &*sh;
         let Ok(mut g) = lock.lock() else { return };
@@ -162,7 +169,12 @@ pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, Dd
                 Ok(())
             }) {
                 Ok(0) => break Ok(()),
-                Ok(_) => st.last_arrival = Instant::now(),
+                Ok(_) => {
+                    st.last_arrival = Instant::now();
+                    if st.warm_at.is_none() && st.d.received >= warm_count {
+                        st.warm_at = Some((st.d.received, st.last_arrival));
+                    }
+                }
                 Err(e) => break Err(e),
             }
         };
@@ -228,7 +240,7 @@ pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, Dd
     if let Some(e) = g.error.take() {
         return Err(e);
     }
-    let (last_arrival, baggage_bytes) = (g.last_arrival, g.baggage_bytes);
+    let (last_arrival, baggage_bytes, warm_at) = (g.last_arrival, g.baggage_bytes, g.warm_at);
     let d = std::mem::replace(&mut g.d, Delivery::new(0));
     drop(g);
     let secs = (last_arrival - t0).as_secs_f64().max(1e-9);
@@ -264,6 +276,10 @@ pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, Dd
         reordered: d.reordered,
         secs,
         samples_per_s: received as f64 / secs,
+        steady_samples_per_s: warm_at.and_then(|(n, t)| {
+            let dt = (last_arrival - t).as_secs_f64();
+            (received > n && dt > 0.0).then(|| (received - n) as f64 / dt)
+        }),
         mb_per_s: received as f64 * opts.size as f64 / secs / 1e6,
         wire_mb_per_s: received as f64 * (baggage_bytes + KEYEDSEQ_FIXED) as f64 / secs / 1e6,
         allocs_per_sample,

@@ -234,8 +234,8 @@ pub fn throughput_table(d: &Value) -> Option<Table> {
         return None;
     }
     let mut t = Table::new(
-        "DDS throughput (MB = 10⁶ B of payload; ddsperf: median of 1-s windows)",
-        &["size", "round", "who", "samples/s", "MB/s", "received", "sent", "lost", "allocs/sample"],
+        "DDS throughput (MB = 10⁶ B of payload; samples/s: all N from go to the last; steady: after the first tenth; ddsperf: median of 1-s windows)",
+        &["size", "round", "who", "samples/s", "steady samples/s", "MB/s", "received", "sent", "lost", "allocs/sample"],
     )
     .numeric_from(3);
     for size in sizes(d) {
@@ -248,6 +248,7 @@ pub fn throughput_table(d: &Value) -> Option<Table> {
                     size_label(size),
                     u(r, "round").map(|x| x.to_string()).unwrap_or_default(),
                     "ddsperf".into(),
+                    "-".into(),
                     num(sps, 0),
                     num(sps.map(|x| x * size as f64 / 1e6), 1),
                     num(f(r, &["total"]), 0),
@@ -265,6 +266,7 @@ pub fn throughput_table(d: &Value) -> Option<Table> {
                     u(r, "round").map(|x| x.to_string()).unwrap_or_default(),
                     who(s(r, "marshal")),
                     num(f(r, &["samples_per_s"]), 0),
+                    num(f(r, &["steady_samples_per_s"]), 0),
                     num(f(r, &["mb_per_s"]), 1),
                     num(f(r, &["received"]), 0),
                     num(f(r, &["sent"]), 0),
@@ -285,6 +287,7 @@ pub fn throughput_table(d: &Value) -> Option<Table> {
                 "seed".into(),
                 format!("seed {} (published)", s(r, "method").replace("OpenDDSharp ", "").replace("OpenDDS ", "")),
                 num(n.zip(ms).map(|(n, ms)| n / (ms / 1e3)), 0),
+                "-".into(),
                 num(seed_mb(d, size, s(r, "method")), 1),
                 num(n, 0),
                 num(n, 0),

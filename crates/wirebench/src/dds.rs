@@ -155,9 +155,16 @@ fn positive(name: &str, v: u64) -> Result<()> {
     Ok(())
 }
 
-/// Each run's peer: this binary, `dds peer <json>`.
+/// Each run's peer: this binary, `dds peer <json>`. On Linux through /proc/self/exe, which
+/// still runs this very binary when its file has been replaced meanwhile (a rebuild in a shared
+/// target directory during a long study).
 fn child_peer() -> PeerMode {
-    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("wirebench"));
+    let proc_exe = PathBuf::from("/proc/self/exe");
+    let exe = if proc_exe.exists() {
+        proc_exe
+    } else {
+        std::env::current_exe().unwrap_or_else(|_| PathBuf::from("wirebench"))
+    };
     let mut cmd = std::process::Command::new(exe);
     cmd.args(["dds", "peer"]);
     PeerMode::Process(cmd)

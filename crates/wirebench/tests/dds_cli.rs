@@ -1,0 +1,149 @@
+//! `wirebench dds ...` as a user meets it: a short real ping-pong and pub/sub between two
+//! processes (the binary starts itself as the peer), interop with Cyclone's ddsperf, a study
+//! file with a [dds] part, and one-line errors with exit code 2 for bad input. No timing
+//! assertions: delivery, shapes and exit codes only. Needs libddsc and ddsperf
+//! (cyclonedds-dev, cyclonedds-tools). Each test has its own DDS domains.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use assert_cmd::Command;
+
+fn wb() -> Command {
+    let mut c = Command::cargo_bin("wirebench").unwrap();
+    c.timeout(Duration::from_secs(240));
+    c
+}
+
+/// Domain ids of this test process: `k` separates tests running in parallel.
+fn domain(k: u32) -> String {
+    (100 + (std::process::id() % 10) * 8 + k).to_string()
+}
+
+fn tmpdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("wb-dds-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn expect_bad_input(cmd: &mut Command, needles: &[&str]) {
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "{n:?} not in {stderr}");
+    }
+    assert!(out.stdout.is_empty(), "no partial output on stdout");
+}
+
+#[test]
+fn latency_cdr_and_json_between_two_processes() {
+    let dir = tmpdir("lat");
+    let file = dir.join("r.json");
+    let out = wb()
+        .args(["dds", "latency", "--size", "2k", "--marshal", "cdr,json", "--instances", "4", "--samples", "5"])
+        .args(["--warmup", "10", "--domain", &domain(0), "--out", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("ours CDR") && text.contains("ours JSON"), "{text}");
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let d = &r["dds"];
+    assert_eq!(d["failures"].as_array().unwrap().len(), 0, "{}", d["failures"]);
+    let runs = d["latency"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    for run in runs {
+        assert_eq!(run["round_trips"], 20, "{run}");
+        // Every ping of the run (warm-up included) was answered by the pong process.
+        assert_eq!(run["peer"]["handled"].as_u64().unwrap(), 30 + run["retries"].as_u64().unwrap());
+        // The binary's counting allocator measured both ends.
+        assert!(run["allocs_per_sample"].as_f64().is_some(), "{run}");
+        let s = &run["half_rtt_us"];
+        assert!(s["p50"].as_f64().unwrap() <= s["p99"].as_f64().unwrap());
+    }
+    assert!(d["published"]["latency_ms"].as_array().is_some_and(|a| !a.is_empty()));
+    // The report renders from the results file alone.
+    let rep = wb().args(["report", file.to_str().unwrap(), "-o", "html"]).output().unwrap();
+    assert!(rep.status.success());
+    let html = String::from_utf8_lossy(&rep.stdout);
+    assert!(html.contains("id=\"dds\"") && html.contains("seed native p50 (published)"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn throughput_delivers_every_sample_between_two_processes() {
+    let out = wb()
+        .args(["dds", "throughput", "--size", "4k", "--marshal", "cdr,json", "--count", "2000", "--domain", &domain(2)])
+        .args(["-o", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let runs = r["dds"]["throughput"].as_array().unwrap();
+    assert_eq!(runs.len(), 2, "{}", r["dds"]["failures"]);
+    for run in runs {
+        assert_eq!((run["sent"].as_u64(), run["received"].as_u64(), run["lost"].as_u64()), (Some(2000), Some(2000), Some(0)));
+        assert_eq!(run["duplicated"], 0);
+        assert_eq!(run["peer"]["handled"], 2000);
+    }
+}
+
+#[test]
+fn interop_with_ddsperf_both_ways() {
+    let out = wb().args(["dds", "interop", "--domain", &domain(4), "--count", "1000"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("ddsperf pub -> wirebench reader") && text.contains("ddsperf counted 1000: ok"), "{text}");
+}
+
+#[test]
+fn a_study_with_a_dds_part_writes_results_and_reports() {
+    let dir = tmpdir("study");
+    let study = dir.join("s.toml");
+    std::fs::write(
+        &study,
+        format!(
+            "[study]\nname = \"t\"\ntitle = \"t\"\n[dds]\nrounds = 1\ndomain = {}\nddsperf = true\nddsperf_secs = 2\n\
+             marshal = [\"cdr\"]\n[[dds.cases]]\nsizes = [\"2k\"]\ninstances = 2\nsamples = 5\nthroughput_samples = 500\n",
+            domain(6)
+        ),
+    )
+    .unwrap();
+    let out = wb().args(["run", study.to_str().unwrap(), "--out", dir.join("o").to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("o/results.json")).unwrap()).unwrap();
+    let d = &r["dds"];
+    assert_eq!(d["failures"].as_array().unwrap().len(), 0, "{}", d["failures"]);
+    assert_eq!(d["ddsperf_latency"].as_array().unwrap().len(), 1);
+    assert_eq!(d["ddsperf_throughput"].as_array().unwrap().len(), 1);
+    // Both must-hold comparisons at 2 KB are computed (pass or fail is not asserted: timing).
+    assert_eq!(d["checks"].as_array().unwrap().len(), 2, "{}", d["checks"]);
+    let md = std::fs::read_to_string(dir.join("o/report.md")).unwrap();
+    assert!(md.contains("Must hold") && md.contains("seed native (published)"), "{md}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    expect_bad_input(wb().args(["dds", "latency", "--size", "2q"]), &["bad size", "2q"]);
+    expect_bad_input(wb().args(["dds", "latency", "--size", "0"]), &["bad size"]);
+    expect_bad_input(wb().args(["dds", "throughput", "--marshal", "xml"]), &["bad marshalling", "xml"]);
+    expect_bad_input(wb().args(["dds", "throughput", "--count", "0"]), &["throughput samples must be at least 1"]);
+    expect_bad_input(wb().args(["dds", "latency", "--domain", "500"]), &["domain 500 too large"]);
+    expect_bad_input(wb().args(["dds", "latency", "--instances", "0"]), &["instances must be at least 1"]);
+    expect_bad_input(
+        wb().args(["dds", "latency", "--size", "2k", "--out", "/nonexistent-dir/r.json"]),
+        &["does not exist"],
+    );
+    let dir = tmpdir("bad");
+    let study = dir.join("s.toml");
+    std::fs::write(&study, "[study]\nname = \"t\"\ntitle = \"t\"\n[dds]\nrounds = 1\nfrobnicate = 1\n").unwrap();
+    expect_bad_input(wb().args(["run", study.to_str().unwrap()]), &["s.toml:", "frobnicate"]);
+    std::fs::write(&study, "[study]\nname = \"t\"\ntitle = \"t\"\n[dds]\nrounds = 1\n").unwrap();
+    expect_bad_input(wb().args(["run", study.to_str().unwrap(), "--out", dir.join("o").to_str().unwrap()]), &["[[dds.cases]]"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
