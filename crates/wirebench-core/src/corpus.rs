@@ -50,12 +50,20 @@ const PSON_PAPER: &[(&str, &str)] = &[
 ];
 
 /// Every built-in corpus.
-pub const BUILTIN: &[BuiltinCorpus] = &[BuiltinCorpus {
-    name: "pson-paper",
-    description: "Test01-Test10 of the PSON paper (seed 001)",
-    source: "Sensors 2021, 21, 4559, section 4 (payload listing)",
-    payloads: PSON_PAPER,
-}];
+pub const BUILTIN: &[BuiltinCorpus] = &[
+    BuiltinCorpus {
+        name: "pson-paper",
+        description: "Test01-Test10 of the PSON paper (seed 001)",
+        source: "Sensors 2021, 21, 4559, section 4 (payload listing)",
+        payloads: PSON_PAPER,
+    },
+    BuiltinCorpus {
+        name: "ev-telemetry",
+        description: "EV telemetry message of seed 003 (about 1 KB as JSON, about 280 B as Protobuf)",
+        source: "crates/wirebench-net/data/ev_telemetry.json (designed for seed 003; the seed's .proto is not public)",
+        payloads: &[("ev-telemetry", include_str!("../../wirebench-net/data/ev_telemetry.json"))],
+    },
+];
 
 /// Look up a built-in corpus by name.
 pub fn builtin(name: &str) -> Option<&'static BuiltinCorpus> {
