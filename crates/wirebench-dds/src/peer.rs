@@ -83,6 +83,8 @@ pub enum Event {
     Failed(String),
 }
 
+type Handler = Box<dyn FnMut(&mut crate::Taker) + Send>;
+
 struct PongState {
     handled: u64,
     error: Option<DdsError>,
@@ -133,7 +135,7 @@ pub fn serve(opts: &PeerOpts, ctl: &Receiver<Ctl>, events: &mut dyn FnMut(Event)
                 }
             });
             let start = Instant::now();
-            let mut handler: Option<Box<dyn FnMut(&mut crate::Taker) + Send>> = Some(handler);
+            let mut handler: Option<Handler> = Some(handler);
             let mut body = || -> Result<crate::ListenedReader, DdsError> {
                 let h = handler.take().ok_or_else(|| DdsError::Peer("pong started twice".into()))?;
                 let reader = pp.listened_reader(PING_TOPIC, true, 1, h)?;
@@ -181,11 +183,9 @@ pub fn serve(opts: &PeerOpts, ctl: &Receiver<Ctl>, events: &mut dyn FnMut(Event)
                 std::thread::sleep(Duration::from_millis(5));
             }
             events(Event::Ready);
-            loop {
-                match ctl.recv() {
-                    Ok(Ctl::Go) => break,
-                    Ok(Ctl::Stop) | Err(_) => return Ok(PeerReport::default()),
-                }
+            match ctl.recv() {
+                Ok(Ctl::Go) => {}
+                Ok(Ctl::Stop) | Err(_) => return Ok(PeerReport::default()),
             }
             let instances = opts.instances.max(1);
             let mut sample = KeyedOctets::new(opts.size, 0x5eed);

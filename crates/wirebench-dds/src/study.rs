@@ -235,7 +235,8 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     Some(crate::stats::percentile(&v, 0.5))
 }
 
-/// JSON relative to CDR per size: marshalling alone and in the transport (medians over rounds).
+/// JSON relative to CDR per size: marshalling alone and in the transport (medians over rounds;
+/// throughput in steady state).
 fn ratios(c: &Collected) -> Vec<Value> {
     let mut sizes: Vec<usize> = c.marshal.iter().map(|m| m.size).collect();
     sizes.extend(c.latency.iter().map(|l| l.inner.size));
@@ -249,7 +250,13 @@ fn ratios(c: &Collected) -> Vec<Value> {
             median(c.latency.iter().filter(|l| l.inner.size == size && l.inner.marshal == m).map(|l| l.inner.half_rtt_us.p50).collect())
         };
         let thr = |m: Marshal| {
-            median(c.throughput.iter().filter(|t| t.inner.size == size && t.inner.marshal == m).map(|t| t.inner.samples_per_s).collect())
+            median(
+                c.throughput
+                    .iter()
+                    .filter(|t| t.inner.size == size && t.inner.marshal == m)
+                    .map(|t| t.inner.steady_samples_per_s.unwrap_or(t.inner.samples_per_s))
+                    .collect(),
+            )
         };
         let (cj, cc) = (mb(Marshal::Json), mb(Marshal::Cdr));
         out.push(json!({

@@ -244,10 +244,7 @@ pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, Dd
     let d = std::mem::replace(&mut g.d, Delivery::new(0));
     drop(g);
     let secs = (last_arrival - t0).as_secs_f64().max(1e-9);
-    let peer_report = match peer.wait_done(Duration::from_secs(30)) {
-        Ok(r) => r,
-        Err(e) => return Err(e),
-    };
+    let peer_report = peer.wait_done(Duration::from_secs(30))?;
     drop(peer.stop(Duration::from_secs(10)));
     let n = d.received.max(1) as f64;
     let ours = allocs.map(|a| (a.allocs_per_op / n, a.bytes_per_op / n));

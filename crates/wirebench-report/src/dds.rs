@@ -28,8 +28,11 @@ use crate::svg::{color, esc, fixed, BarChart, Bars, Line, LineChart};
 use crate::table::Table;
 use crate::Output;
 
-/// Colour of the seed's published figures.
-const PUBLISHED: &str = "#D55E00";
+/// The seed's series (method, label, colour): hatched, in the colour of our counterpart (native:
+/// ddsperf's grey; CDR and JSON: ours in the usual cdr, json order).
+fn seed_series() -> [(&'static str, &'static str, &'static str); 3] {
+    [("OpenDDS Native", "seed native", NATIVE), ("OpenDDSharp CDR", "seed CDR", color(0)), ("OpenDDSharp JSON", "seed JSON", color(1))]
+}
 /// Colour of Cyclone's ddsperf (the native anchor).
 const NATIVE: &str = "#555555";
 /// ddsperf's `size` includes KeyedSeq's fixed 12 bytes.
@@ -64,7 +67,7 @@ fn num(v: Option<f64>, decimals: usize) -> String {
 }
 
 fn size_label(n: u64) -> String {
-    if n >= 1024 && n % 1024 == 0 {
+    if n >= 1024 && n & 1023 == 0 {
         format!("{} KB", n / 1024)
     } else {
         format!("{n} B")
@@ -383,13 +386,16 @@ pub fn ratio_table(d: &Value) -> Option<Table> {
 /// CDR relative to the native anchor: ours against ddsperf, the seed's against OpenDDS native.
 pub fn native_table(d: &Value) -> Option<Table> {
     let mut t = Table::new(
-        "CDR ÷ native (ours: CDR ÷ ddsperf, same run; seed: OpenDDSharp CDR ÷ OpenDDS native)",
+        "CDR ÷ native (ours: CDR ÷ ddsperf, same run, throughput in steady state; seed: OpenDDSharp CDR ÷ OpenDDS native)",
         &["size", "latency p50", "seed latency p50", "throughput", "seed throughput"],
     )
     .numeric_from(1);
     for size in sizes(d) {
         let lat = ours(d, "latency", size, "cdr", &["half_rtt_us", "p50"]).zip(native(d, "ddsperf_latency", size, &["p50"]));
-        let thr = ours(d, "throughput", size, "cdr", &["samples_per_s"]).zip(native(d, "ddsperf_throughput", size, &["samples_per_s"]));
+        let steady = ours(d, "throughput", size, "cdr", &["steady_samples_per_s"]);
+        let thr = steady
+            .or_else(|| ours(d, "throughput", size, "cdr", &["samples_per_s"]))
+            .zip(native(d, "ddsperf_throughput", size, &["samples_per_s"]));
         let seed_lat = seed_latency_us(d, size, "OpenDDSharp CDR", "p50_ms").zip(seed_latency_us(d, size, "OpenDDS Native", "p50_ms"));
         let seed_thr = seed_mb(d, size, "OpenDDSharp CDR").zip(seed_mb(d, size, "OpenDDS Native"));
         if lat.is_none() && thr.is_none() && seed_lat.is_none() {
@@ -658,11 +664,11 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
             all.extend(nat.iter().copied());
             series.push(Bars::new("ddsperf p50", nat).color(NATIVE));
         }
-        for (method, label) in [("OpenDDS Native", "seed native"), ("OpenDDSharp CDR", "seed CDR"), ("OpenDDSharp JSON", "seed JSON")] {
+        for (method, label, col) in seed_series() {
             let v: Vec<Option<f64>> = sz.iter().map(|n| seed_latency_us(d, *n, method, "p50_ms")).collect();
             if v.iter().any(Option::is_some) {
                 all.extend(v.iter().copied());
-                series.push(Bars::new(&format!("{label} p50 (published)"), v).hatched(true).color(PUBLISHED));
+                series.push(Bars::new(&format!("{label} p50 (published)"), v).hatched(true).color(col));
             }
         }
         let log = spans(&all, 8.0);
@@ -700,11 +706,11 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
             all.extend(nat.iter().copied());
             series.push(Bars::new("ddsperf", nat).color(NATIVE));
         }
-        for (method, label) in [("OpenDDS Native", "seed native"), ("OpenDDSharp CDR", "seed CDR"), ("OpenDDSharp JSON", "seed JSON")] {
+        for (method, label, col) in seed_series() {
             let v: Vec<Option<f64>> = sz.iter().map(|n| seed_mb(d, *n, method)).collect();
             if v.iter().any(Option::is_some) {
                 all.extend(v.iter().copied());
-                series.push(Bars::new(&format!("{label} (published)"), v).hatched(true).color(PUBLISHED));
+                series.push(Bars::new(&format!("{label} (published)"), v).hatched(true).color(col));
             }
         }
         let log = spans(&all, 8.0);

@@ -143,7 +143,13 @@ fn bad_input_is_one_line_and_exit_2() {
     let study = dir.join("s.toml");
     std::fs::write(&study, "[study]\nname = \"t\"\ntitle = \"t\"\n[dds]\nrounds = 1\nfrobnicate = 1\n").unwrap();
     expect_bad_input(wb().args(["run", study.to_str().unwrap()]), &["s.toml:", "frobnicate"]);
+    // Checked when the part starts (after `run`'s progress line): exit 2, the error on the last line.
     std::fs::write(&study, "[study]\nname = \"t\"\ntitle = \"t\"\n[dds]\nrounds = 1\n").unwrap();
-    expect_bad_input(wb().args(["run", study.to_str().unwrap(), "--out", dir.join("o").to_str().unwrap()]), &["[[dds.cases]]"]);
+    let out = wb().args(["run", study.to_str().unwrap(), "--out", dir.join("o").to_str().unwrap()]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.trim_end().lines().last().unwrap().contains("[[dds.cases]]"), "{stderr}");
+    assert!(!stderr.contains("panicked"));
+    assert!(!dir.join("o/results.json").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
