@@ -143,10 +143,13 @@ impl PingState {
 /// round trip and sends the next ping right there (ddsperf's default triggering); the main
 /// thread only starts the run, resends a ping lost during discovery, and waits for the end.
 pub fn run(opts: &LatencyOpts, mode: PeerMode) -> Result<LatencyResult, DdsError> {
+    let total = opts.round_trips();
+    if total == 0 || total > 100_000_000 {
+        return Err(DdsError::Config(format!("round trips must be 1..=10^8, not {total}")));
+    }
     let pp = Participant::new(opts.domain, &loopback_xml())?;
     let writer = pp.writer(PING_TOPIC, true, 1)?;
     let instances = opts.instances.max(1);
-    let total = opts.round_trips();
     let mut sample = KeyedOctets::new(opts.size, 0x5eed);
     sample.set_key(0);
     let mut buf = Vec::with_capacity(opts.size * 4 + 64);

@@ -131,8 +131,8 @@ fn take_all<E>(
 
 /// Receive from a publisher started in `mode`.
 pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, DdsError> {
-    if opts.samples == 0 || opts.samples > u64::from(u32::MAX) {
-        return Err(DdsError::Config(format!("samples must be 1..=2^32-1, not {}", opts.samples)));
+    if opts.samples == 0 || opts.samples > 1_000_000_000 {
+        return Err(DdsError::Config(format!("samples must be 1..=10^9, not {}", opts.samples)));
     }
     let pp = Participant::new(opts.domain, &loopback_xml())?;
     // Samples are taken and unmarshalled by a data-available listener on Cyclone's receive

@@ -15,9 +15,11 @@ fn wb() -> Command {
     c
 }
 
-/// Domain ids of this test process: `k` separates tests running in parallel.
+/// The first domain id of test `k` (0..=4) of this process. A run uses the ids after the one
+/// given (`--domain D`: D+1, D+2, ...; interop D and D+1), so tests running in parallel are 6
+/// apart; the largest id given is 184 (the CLI accepts up to 190).
 fn domain(k: u32) -> String {
-    (100 + (std::process::id() % 10) * 8 + k).to_string()
+    (40 + (std::process::id() % 5) * 30 + k * 6).to_string()
 }
 
 fn tmpdir(tag: &str) -> PathBuf {
@@ -77,7 +79,7 @@ fn latency_cdr_and_json_between_two_processes() {
 #[test]
 fn throughput_delivers_every_sample_between_two_processes() {
     let out = wb()
-        .args(["dds", "throughput", "--size", "4k", "--marshal", "cdr,json", "--count", "2000", "--domain", &domain(2)])
+        .args(["dds", "throughput", "--size", "4k", "--marshal", "cdr,json", "--count", "2000", "--domain", &domain(1)])
         .args(["-o", "json"])
         .output()
         .unwrap();
@@ -94,7 +96,7 @@ fn throughput_delivers_every_sample_between_two_processes() {
 
 #[test]
 fn interop_with_ddsperf_both_ways() {
-    let out = wb().args(["dds", "interop", "--domain", &domain(4), "--count", "1000"]).output().unwrap();
+    let out = wb().args(["dds", "interop", "--domain", &domain(2), "--count", "1000"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(text.contains("ddsperf pub -> wirebench reader") && text.contains("ddsperf counted 1000: ok"), "{text}");
@@ -109,7 +111,7 @@ fn a_study_with_a_dds_part_writes_results_and_reports() {
         format!(
             "[study]\nname = \"t\"\ntitle = \"t\"\n[dds]\nrounds = 1\ndomain = {}\nddsperf = true\nddsperf_secs = 2\n\
              marshal = [\"cdr\"]\n[[dds.cases]]\nsizes = [\"2k\"]\ninstances = 2\nsamples = 5\nthroughput_samples = 500\n",
-            domain(6)
+            domain(3)
         ),
     )
     .unwrap();
@@ -135,6 +137,8 @@ fn bad_input_is_one_line_and_exit_2() {
     expect_bad_input(wb().args(["dds", "throughput", "--count", "0"]), &["throughput samples must be at least 1"]);
     expect_bad_input(wb().args(["dds", "latency", "--domain", "500"]), &["domain 500 too large"]);
     expect_bad_input(wb().args(["dds", "latency", "--instances", "0"]), &["instances must be at least 1"]);
+    expect_bad_input(wb().args(["dds", "throughput", "--count", "100000001"]), &["at most 100000000"]);
+    expect_bad_input(wb().args(["dds", "latency", "--samples", "100000", "--iterations", "1000"]), &["too many"]);
     expect_bad_input(
         wb().args(["dds", "latency", "--size", "2k", "--out", "/nonexistent-dir/r.json"]),
         &["does not exist"],
