@@ -95,8 +95,9 @@ const MATCH_TIMEOUT: Duration = Duration::from_secs(20);
 /// Run the peer until `Stop` (or the end of the control channel).
 pub fn serve(opts: &PeerOpts, ctl: &Receiver<Ctl>, events: &mut dyn FnMut(Event)) -> Result<PeerReport, DdsError> {
     if opts.role == Role::Pub {
-        // Cyclone 0.10 applies the batching switch to domains that exist when it is called;
-        // call it before and after creating ours (a domain shared in-process may exist already).
+        // Measured with 0.10.2: called only after the participant existed, batching did not take
+        // effect (one datagram per sample); called before the domain is created, it does. Call it
+        // before and after (a domain shared in-process may exist already).
         crate::set_batch(opts.batch);
     }
     let pp = Participant::new(opts.domain, &loopback_xml())?;
