@@ -2,18 +2,9 @@
 
 use std::path::PathBuf;
 
-use assert_cmd::Command;
 
-fn wb() -> Command {
-    Command::cargo_bin("wirebench").unwrap()
-}
-
-fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("wb-byo-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+mod common;
+use common::*;
 
 /// 40 sensor records: floats with fractions, integers, a string, a nested object, an array.
 fn samples(dir: &std::path::Path) -> PathBuf {
@@ -29,14 +20,6 @@ fn samples(dir: &std::path::Path) -> PathBuf {
     let p = dir.join("my.ndjson");
     std::fs::write(&p, text).unwrap();
     p
-}
-
-fn expect_bad(cmd: &mut Command, needle: &str) {
-    let out = cmd.output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-    assert!(stderr.contains(needle), "{needle:?} not in {stderr}");
 }
 
 #[test]
@@ -91,7 +74,7 @@ fn run_samples_with_a_study_replaces_its_corpus() {
 fn run_without_study_or_samples_and_missing_samples_are_errors() {
     let out = wb().arg("run").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    expect_bad(wb().args(["run", "--samples", "/nonexistent/x.ndjson"]), "/nonexistent/x.ndjson");
+    expect_bad_input(wb().args(["run", "--samples", "/nonexistent/x.ndjson"]), &["/nonexistent/x.ndjson"]);
 }
 
 #[test]
@@ -130,8 +113,8 @@ fn recommend_ranks_by_airtime_and_explains_exclusions() {
 
 #[test]
 fn recommend_bad_input() {
-    expect_bad(wb().args(["recommend", "--link", "lora-sf99"]), "lora-sf99");
-    expect_bad(wb().args(["recommend", "--mcu", "z80"]), "z80");
-    expect_bad(wb().args(["recommend", "--budget", "0"]), "budget");
-    expect_bad(wb().args(["recommend", "-o", "pdf"]), "pdf");
+    expect_bad_input(wb().args(["recommend", "--link", "lora-sf99"]), &["lora-sf99"]);
+    expect_bad_input(wb().args(["recommend", "--mcu", "z80"]), &["z80"]);
+    expect_bad_input(wb().args(["recommend", "--budget", "0"]), &["budget"]);
+    expect_bad_input(wb().args(["recommend", "-o", "pdf"]), &["pdf"]);
 }

@@ -1,35 +1,12 @@
 //! The command line as a user meets it: outputs, round trips through every codec, and the
 //! one-line errors with exit code 2 for bad input.
 
-use std::path::PathBuf;
 
-use assert_cmd::Command;
 use wirebench_core::fidelity::compare;
 use wirebench_core::Value;
 
-fn wb() -> Command {
-    Command::cargo_bin("wirebench").unwrap()
-}
-
-fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("wb-cli-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// Run and expect exit code 2 with exactly one stderr line that contains every `needle`.
-fn expect_bad_input(cmd: &mut Command, needles: &[&str]) {
-    let out = cmd.output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    for n in needles {
-        assert!(stderr.contains(n), "{n:?} not in {stderr}");
-    }
-    assert!(out.stdout.is_empty(), "no partial output on stdout");
-}
+mod common;
+use common::*;
 
 const TEST10: &str = r#"{"string":"test","double":1.03,"long":1351824120,"pos":1,"neg":-2,"bool":true,"array":[48.75,2.3]}"#;
 

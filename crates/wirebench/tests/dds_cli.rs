@@ -4,41 +4,16 @@
 //! assertions: delivery, shapes and exit codes only. Needs libddsc and ddsperf
 //! (cyclonedds-dev, cyclonedds-tools). Each test has its own DDS domains.
 
-use std::path::PathBuf;
-use std::time::Duration;
 
-use assert_cmd::Command;
 
-fn wb() -> Command {
-    let mut c = Command::cargo_bin("wirebench").unwrap();
-    c.timeout(Duration::from_secs(240));
-    c
-}
+mod common;
+use common::*;
 
 /// The first domain id of test `k` (0..=4) of this process. A run uses the ids after the one
 /// given (`--domain D`: D+1, D+2, ...; interop D and D+1), so tests running in parallel are 6
 /// apart; the largest id given is 184 (the CLI accepts up to 190).
 fn domain(k: u32) -> String {
     (40 + (std::process::id() % 5) * 30 + k * 6).to_string()
-}
-
-fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("wb-dds-cli-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn expect_bad_input(cmd: &mut Command, needles: &[&str]) {
-    let out = cmd.output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    for n in needles {
-        assert!(stderr.contains(n), "{n:?} not in {stderr}");
-    }
-    assert!(out.stdout.is_empty(), "no partial output on stdout");
 }
 
 #[test]

@@ -4,49 +4,14 @@
 //! Every run is bounded in count and time; brokers are killed and temp dirs removed. No timing
 //! assertions (the machine is shared): the figures are printed by the benchmark commands.
 
-use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
 use serde_json::Value;
 use wirebench_mqtt::Mosquitto;
 
-fn wb() -> Command {
-    let mut c = Command::cargo_bin("wirebench").unwrap();
-    c.timeout(Duration::from_secs(120));
-    c
-}
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let d = std::env::temp_dir().join(format!("wb-mqtt-cli-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        TempDir(d)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Exit code 2, exactly one stderr line containing every needle, nothing on stdout.
-fn expect_bad_input(args: &[&str], needles: &[&str]) {
-    let out = wb().args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: one line: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    for n in needles {
-        assert!(stderr.contains(n), "{args:?}: {n:?} not in {stderr}");
-    }
-    assert!(out.stdout.is_empty(), "{args:?}: no output on stdout");
-}
+mod common;
+use common::*;
 
 /// Run and parse the `-o json` results; returns the `mqtt` section.
 fn run_json(args: &[&str]) -> Value {
@@ -84,29 +49,29 @@ fn bad_input_is_one_line_and_exit_2() {
     std::fs::write(&json, br#"{"MessageId":1}"#).unwrap();
     let t = truncated.to_str().unwrap();
     let j = json.to_str().unwrap();
-    expect_bad_input(&["mqtt", "throughput", "--message", t], &[t, "UADP NetworkMessage", "at byte 4"]);
-    expect_bad_input(&["mqtt", "rtt", "--message", j], &[j, "JSON NetworkMessage", "at byte"]);
-    expect_bad_input(&["mqtt", "throughput", "--broker", "mqtt://127.0.0.1:1", "--count", "10"], &[
+    expect_bad_args(&["mqtt", "throughput", "--message", t], &[t, "UADP NetworkMessage", "at byte 4"]);
+    expect_bad_args(&["mqtt", "rtt", "--message", j], &[j, "JSON NetworkMessage", "at byte"]);
+    expect_bad_args(&["mqtt", "throughput", "--broker", "mqtt://127.0.0.1:1", "--count", "10"], &[
         "cannot connect to mqtt://127.0.0.1:1",
         "connection refused",
     ]);
-    expect_bad_input(&["mqtt", "rtt", "--broker", "mqtt://127.0.0.1:1", "--count", "10"], &["cannot connect"]);
-    expect_bad_input(&["mqtt", "throughput", "--topic", "plant/#"], &["invalid topic \"plant/#\"", "wildcard \"#\" at byte 6"]);
-    expect_bad_input(&["mqtt", "rtt", "--topic", "a/+/b"], &["invalid topic \"a/+/b\"", "\"+\" at byte 2"]);
-    expect_bad_input(&["mqtt", "throughput", "--topic="], &["invalid topic \"\""]);
-    expect_bad_input(&["mqtt", "throughput", "--format", "xml"], &["--format \"xml\"", "unknown format"]);
-    expect_bad_input(&["mqtt", "throughput", "--format", "bytes:0"], &["bytes:N"]);
-    expect_bad_input(&["mqtt", "throughput", "--broker", "http://127.0.0.1:1883"], &["unsupported scheme"]);
-    expect_bad_input(&["mqtt", "throughput", "--qos", "2"], &["--qos"]);
-    expect_bad_input(&["mqtt", "sizes", "--fields", "0"], &["fields: 0"]);
-    expect_bad_input(&["mqtt", "throughput", "--timeout", "0"], &["--timeout"]);
+    expect_bad_args(&["mqtt", "rtt", "--broker", "mqtt://127.0.0.1:1", "--count", "10"], &["cannot connect"]);
+    expect_bad_args(&["mqtt", "throughput", "--topic", "plant/#"], &["invalid topic \"plant/#\"", "wildcard \"#\" at byte 6"]);
+    expect_bad_args(&["mqtt", "rtt", "--topic", "a/+/b"], &["invalid topic \"a/+/b\"", "\"+\" at byte 2"]);
+    expect_bad_args(&["mqtt", "throughput", "--topic="], &["invalid topic \"\""]);
+    expect_bad_args(&["mqtt", "throughput", "--format", "xml"], &["--format \"xml\"", "unknown format"]);
+    expect_bad_args(&["mqtt", "throughput", "--format", "bytes:0"], &["bytes:N"]);
+    expect_bad_args(&["mqtt", "throughput", "--broker", "http://127.0.0.1:1883"], &["unsupported scheme"]);
+    expect_bad_args(&["mqtt", "throughput", "--qos", "2"], &["--qos"]);
+    expect_bad_args(&["mqtt", "sizes", "--fields", "0"], &["fields: 0"]);
+    expect_bad_args(&["mqtt", "throughput", "--timeout", "0"], &["--timeout"]);
     let missing = dir.0.join("missing.uadp");
-    expect_bad_input(&["mqtt", "throughput", "--message", missing.to_str().unwrap()], &["missing.uadp"]);
+    expect_bad_args(&["mqtt", "throughput", "--message", missing.to_str().unwrap()], &["missing.uadp"]);
 
     // A study whose [mqtt] part has an unknown key.
     let study = dir.0.join("bad.toml");
     std::fs::write(&study, "[study]\nname = \"x\"\ntitle = \"x\"\n[mqtt]\nmesages = 10\n").unwrap();
-    expect_bad_input(&["run", study.to_str().unwrap(), "--out", dir.0.join("o").to_str().unwrap()], &[
+    expect_bad_args(&["run", study.to_str().unwrap(), "--out", dir.0.join("o").to_str().unwrap()], &[
         "bad.toml:5:1",
         "unknown field `mesages`",
     ]);

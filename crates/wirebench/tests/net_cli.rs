@@ -6,37 +6,12 @@
 //! timing or throughput (the machine is shared) — the must-hold figures are benchmarks:
 //! `cargo test --release -p wirebench-net --test bench -- --ignored --nocapture --test-threads=1`.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn wb() -> Command {
-    let mut c = Command::cargo_bin("wirebench").unwrap();
-    c.timeout(Duration::from_secs(120));
-    c
-}
-
-fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("wb-netcli-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// Run and expect exit code 2 with exactly one stderr line that contains every `needle`.
-fn expect_bad_input(args: &[&str], needles: &[&str]) {
-    let out = wb().args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: stderr: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: one line: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    for n in needles {
-        assert!(stderr.contains(n), "{args:?}: {n:?} not in {stderr}");
-    }
-    assert!(out.stdout.is_empty(), "no partial output on stdout");
-}
+mod common;
+use common::*;
 
 fn json_of(args: &[&str]) -> Value {
     let out = wb().args(args).output().unwrap();
@@ -51,28 +26,28 @@ fn is_root() -> bool {
 #[test]
 fn bad_input_is_one_line_and_exit_code_2() {
     // Unknown profile / radio / protocol / format / link.
-    expect_bad_input(&["lab", "up", "--profile", "warp-drive", "--id", "zz9"], &["unknown lab profile", "nb-iot"]);
-    expect_bad_input(&["link", "--radios", "lora-sf6"], &["unknown radio profile", "lora-sf7"]);
-    expect_bad_input(&["link", "--protocols", "smtp"], &["unknown protocol", "mqtt-sn"]);
-    expect_bad_input(&["http", "--formats", "jsn", "--duration", "0.2"], &["unknown codec", "json"]);
-    expect_bad_input(&["tcp", "--link", "carrier-pigeon"], &["unknown link", "tbf:<rate>"]);
+    expect_bad_args(&["lab", "up", "--profile", "warp-drive", "--id", "zz9"], &["unknown lab profile", "nb-iot"]);
+    expect_bad_args(&["link", "--radios", "lora-sf6"], &["unknown radio profile", "lora-sf7"]);
+    expect_bad_args(&["link", "--protocols", "smtp"], &["unknown protocol", "mqtt-sn"]);
+    expect_bad_args(&["http", "--formats", "jsn", "--duration", "0.2"], &["unknown codec", "json"]);
+    expect_bad_args(&["tcp", "--link", "carrier-pigeon"], &["unknown link", "tbf:<rate>"]);
     // Rate out of range.
-    expect_bad_input(&["http", "--rate", "20gbit", "--duration", "0.2"], &["out of range", "10 Gbit/s"]);
-    expect_bad_input(&["tcp", "--link", "0.5kbit", "--count", "1"], &["out of range", "1 kbit/s"]);
-    expect_bad_input(&["lab", "up", "--profile", "rate=0"], &["out of range"]);
+    expect_bad_args(&["http", "--rate", "20gbit", "--duration", "0.2"], &["out of range", "10 Gbit/s"]);
+    expect_bad_args(&["tcp", "--link", "0.5kbit", "--count", "1"], &["out of range", "1 kbit/s"]);
+    expect_bad_args(&["lab", "up", "--profile", "rate=0"], &["out of range"]);
     // Unreachable collector.
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
-    expect_bad_input(
+    expect_bad_args(
         &["http", "--url", &format!("http://127.0.0.1:{port}/ingest"), "--duration", "0.3", "--connections", "2"],
         &["cannot connect", &format!("127.0.0.1:{port}")],
     );
     // Nonsense numbers.
-    expect_bad_input(&["http", "--duration", "0"], &["duration"]);
-    expect_bad_input(&["tcp", "--cadence-ms=-5", "--count", "1"], &["cadence"]);
-    expect_bad_input(&["lab", "down", "--id", "Bad-Id"], &["invalid lab id"]);
+    expect_bad_args(&["http", "--duration", "0"], &["duration"]);
+    expect_bad_args(&["tcp", "--cadence-ms=-5", "--count", "1"], &["cadence"]);
+    expect_bad_args(&["lab", "down", "--id", "Bad-Id"], &["invalid lab id"]);
 }
 
 #[test]
@@ -219,7 +194,7 @@ fn lab_up_status_down_as_root() {
     let st = wb().args(["lab", "status", "--id", &id]).output().unwrap();
     let text = String::from_utf8(st.stdout).unwrap();
     assert!(text.contains(&format!("wb_{id}_a")) && text.contains("10.250.0.1") && text.contains("numgen"), "{text}");
-    expect_bad_input(&["lab", "up", "--id", &id], &["already up"]);
+    expect_bad_args(&["lab", "up", "--id", &id], &["already up"]);
     let apply = json_of(&["lab", "apply", "--profile", "50mbit", "--id", &id, "-o", "json"]);
     assert!(apply["status"]["qdisc_a"].as_str().unwrap().contains("50Mbit"), "{apply}");
     let apply = json_of(&["lab", "apply", "--profile", "20mbit,shaper=htb", "--id", &id, "-o", "json"]);
@@ -232,7 +207,7 @@ fn lab_up_status_down_as_root() {
     let down = json_of(&["lab", "down", "--id", &id, "-o", "json"]);
     assert_eq!(down["removed"][0], id.as_str());
     assert!(!wirebench_net::lab::list().unwrap().contains(&id));
-    expect_bad_input(&["lab", "down", "--id", &id], &["is not up"]);
+    expect_bad_args(&["lab", "down", "--id", &id], &["is not up"]);
 }
 
 #[test]
