@@ -671,21 +671,13 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
                 series.push(Bars::new(&format!("{label} p50 (published)"), v).hatched(true).color(col));
             }
         }
-        let log = spans(&all, 8.0);
-        let mut chart = BarChart::new(&ctx.chart_id("latency"), "Latency p50 per payload size", cats.clone())
-            .axis_label("half round trip (seed: one-way), µs")
-            .log(log)
-            .value_format(us_fmt)
-            .missing_label("not run");
-        for sr in series {
-            chart = chart.series(sr);
-        }
-        b.push_str(&figure(
-            chart.render(),
-            &format!(
-                "Median over rounds of each run's pooled p50{}. The seed's figures are one-way inside one process on another machine: compare ratios, not bars.",
-                if log { "; log axis" } else { "" }
-            ),
+        b.push_str(&size_chart(
+            BarChart::new(&ctx.chart_id("latency"), "Latency p50 per payload size", cats.clone())
+                .axis_label("half round trip (seed: one-way), µs")
+                .value_format(us_fmt),
+            series,
+            &all,
+            ("Median over rounds of each run's pooled p50", ". The seed's figures are one-way inside one process on another machine: compare ratios, not bars."),
         ));
     }
     if let Some(t) = latency_table(d) {
@@ -713,21 +705,13 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
                 series.push(Bars::new(&format!("{label} (published)"), v).hatched(true).color(col));
             }
         }
-        let log = spans(&all, 8.0);
-        let mut chart = BarChart::new(&ctx.chart_id("throughput"), "Throughput per payload size", cats.clone())
-            .axis_label("MB/s of payload (10⁶ B/s)")
-            .log(log)
-            .value_format(mb_fmt)
-            .missing_label("not run");
-        for sr in series {
-            chart = chart.series(sr);
-        }
-        b.push_str(&figure(
-            chart.render(),
-            &format!(
-                "Median over rounds. The seed printed MiB/s; converted to 10⁶ B/s here{}.",
-                if log { "; log axis" } else { "" }
-            ),
+        b.push_str(&size_chart(
+            BarChart::new(&ctx.chart_id("throughput"), "Throughput per payload size", cats.clone())
+                .axis_label("MB/s of payload (10⁶ B/s)")
+                .value_format(mb_fmt),
+            series,
+            &all,
+            ("Median over rounds. The seed printed MiB/s; converted to 10⁶ B/s here", "."),
         ));
     }
     if let Some(t) = throughput_table(d) {
@@ -891,4 +875,16 @@ mod tests {
         assert_eq!(render(&r, Output::Table), "");
         assert!(html_section(&r, &Ctx { id: "dds".into(), file: 1, files: 1 }).is_none());
     }
+}
+
+/// A per-size bar chart with its series (ours, ddsperf, the seed's hatched), on a log axis when
+/// the values span more than 8×, in a figure whose caption is `caption.0` + the axis note +
+/// `caption.1`.
+fn size_chart(chart: BarChart, series: Vec<Bars>, all: &[Option<f64>], caption: (&str, &str)) -> String {
+    let log = spans(all, 8.0);
+    let mut chart = chart.log(log).missing_label("not run");
+    for sr in series {
+        chart = chart.series(sr);
+    }
+    figure(chart.render(), &format!("{}{}{}", caption.0, if log { "; log axis" } else { "" }, caption.1))
 }
