@@ -367,7 +367,19 @@ impl<W: pson::Write> Serializer<W> {
     /// A string of 31 bytes or more: out of line, so that the short case inlines everywhere.
     #[inline(never)]
     fn long_string(&mut self, s: &str) -> Result<(), Error> {
-        self.head_escaped(pson::wire_type::STR, s.len() as u64)?;
+        let len = s.len();
+        if len < 1 << 14 {
+            // Header (payload 31) and a one- or two-byte LEB128 length from one register.
+            let head = u128::from(pson::wire_type::STR << 5 | 0x1f);
+            let (word, n) = if len < 128 {
+                (head | (len as u128) << 8, 2)
+            } else {
+                (head | ((len as u128 & 0x7f) | 0x80) << 8 | (len as u128 >> 7) << 16, 3)
+            };
+            pson::Write::write_le(self.enc.writer(), word, n)?;
+            return self.raw(s.as_bytes());
+        }
+        self.head_escaped(pson::wire_type::STR, len as u64)?;
         self.raw(s.as_bytes())
     }
 }
