@@ -4,7 +4,8 @@
 //! its domain (when it created it) and deletes the participant and everything under it on drop.
 
 use std::ffi::{c_char, c_void, CStr, CString};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::DdsError;
@@ -143,7 +144,10 @@ impl Participant {
         handler: Box<dyn FnMut(&mut Taker) + Send>,
     ) -> Result<ListenedReader, DdsError> {
         let t = self.topic(topic)?;
-        let ctx = Box::into_raw(Box::new(ListenCtx { inner: Mutex::new((Taker::new(0), handler)) }));
+        let closing = Arc::new(AtomicBool::new(false));
+        let mut taker = Taker::new(0);
+        taker.closing = Some(Arc::clone(&closing));
+        let ctx = Box::into_raw(Box::new(ListenCtx { inner: Mutex::new((taker, handler)), closing }));
         // SAFETY: ctx stays valid until the reader is deleted (ListenedReader::drop deletes the
         // reader first, which waits for running listener calls, then frees ctx).
         let r = unsafe { wbdds_reader_listener(self.pp, t, i32::from(reliable), depth as i32, on_data, ctx.cast()) };
@@ -168,6 +172,10 @@ type Handler = Box<dyn FnMut(&mut Taker) + Send>;
 
 struct ListenCtx {
     inner: Mutex<(Taker, Handler)>,
+    /// Set before the reader is deleted: a listener call still running then may find its
+    /// reader handle already invalid (Cyclone answers BAD_PARAMETER); that is our teardown,
+    /// not an error of the run.
+    closing: Arc<AtomicBool>,
 }
 
 extern "C" fn on_data(_reader: i32, arg: *mut c_void) {
@@ -177,7 +185,7 @@ extern "C" fn on_data(_reader: i32, arg: *mut c_void) {
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         if let Ok(mut g) = ctx.inner.lock() {
             let (taker, handler) = &mut *g;
-            if taker.r > 0 {
+            if taker.r > 0 && !ctx.closing.load(Ordering::Acquire) {
                 handler(taker);
             }
         }
@@ -211,6 +219,7 @@ impl Drop for ListenedReader {
         // SAFETY: delete the reader (Cyclone waits for listener calls in progress), then free
         // the context nothing refers to any more.
         unsafe {
+            (*self.ctx).closing.store(true, Ordering::Release);
             wbdds_delete(self.r);
             drop(Box::from_raw(self.ctx));
         }
@@ -274,6 +283,8 @@ pub struct Taker {
     r: i32,
     loans: Vec<*mut c_void>,
     raw: Vec<RawSample>,
+    /// For a listened reader: set while the reader is being deleted.
+    closing: Option<Arc<AtomicBool>>,
 }
 
 // SAFETY: the raw pointers are only scratch space for loans, used under &mut self.
@@ -308,7 +319,7 @@ impl Reader {
 
 impl Taker {
     fn new(r: i32) -> Taker {
-        Taker { r, loans: vec![std::ptr::null_mut(); MAX_TAKE], raw: vec![RAW_ZERO; MAX_TAKE] }
+        Taker { r, loans: vec![std::ptr::null_mut(); MAX_TAKE], raw: vec![RAW_ZERO; MAX_TAKE], closing: None }
     }
 
     /// Take up to [`MAX_TAKE`] samples and call `f` on each one with data; the loan is returned
@@ -317,6 +328,9 @@ impl Taker {
     pub fn take<E>(&mut self, mut f: impl FnMut(Sample<'_>) -> Result<(), E>) -> Result<usize, TakeError<E>> {
         // SAFETY: loans and raw have MAX_TAKE slots; the shim fills at most that many.
         let n = unsafe { wbdds_take(self.r, self.raw.as_mut_ptr(), self.loans.as_mut_ptr(), MAX_TAKE as u32) };
+        if n < 0 && self.is_closing() {
+            return Ok(0);
+        }
         let n = check("dds_take", n).map_err(TakeError::Dds)? as usize;
         let mut result = Ok(0);
         for raw in &self.raw[..n] {
@@ -336,8 +350,16 @@ impl Taker {
         }
         // SAFETY: returning exactly the n loans we got.
         let rc = unsafe { wbdds_return(self.r, self.loans.as_mut_ptr(), n as i32) };
+        if rc < 0 && self.is_closing() {
+            // The reader is being deleted under this call; the loan goes with it.
+            return result.map(|_: usize| 0);
+        }
         check("dds_return_loan", rc).map_err(TakeError::Dds)?;
         result.map(|_: usize| n)
+    }
+
+    fn is_closing(&self) -> bool {
+        self.closing.as_ref().is_some_and(|c| c.load(Ordering::Acquire))
     }
 }
 
