@@ -1025,6 +1025,14 @@ fn data_set_message(
     if members.len() > u16::MAX as usize {
         return Err(Error::new(ErrorKind::LengthLimit, d.at));
     }
+    // Field names identify fields (the DataSetMetaData looks them up by name): a name given
+    // twice is ambiguous and would not read back the same, so it is refused at the second one.
+    let mut seen = alloc::collections::BTreeSet::new();
+    for (name, node) in members {
+        if !seen.insert(name.as_str()) {
+            return Err(Error::new(ErrorKind::JsonValue, node.at));
+        }
+    }
     // DataValue fields: status/timestamp members, or an untyped `{"Value":…}`.
     let untyped_form = out.form == JsonForm::NonReversible;
     let as_data_value = members.iter().any(|(_, v)| {

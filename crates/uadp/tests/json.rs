@@ -218,3 +218,22 @@ fn reader_errors() {
         Some(PublisherId::String("4711".into()))
     );
 }
+
+/// Found by the fuzzer: a Payload naming field "b" twice was accepted, written with both
+/// fields, and the written JSON did not read back. A repeated field name is refused, at the
+/// repetition; what is accepted is written in a form that reads back to the same JSON (here a
+/// year-0000 timestamp, written as the clamped minimum).
+#[test]
+fn repeated_field_names_are_refused_and_accepted_json_reads_back() {
+    let dup = r#"{"MessageId":"1","MessageType":"ua-data","Messages":[{"Payload":{"b":{"SourceTimestamp":"0000-10-01T00:00:15Z"},"b":42}}]}"#;
+    let e = from_json(dup, &JsonDecodeOptions::default()).unwrap_err();
+    assert_eq!((e.kind, e.offset), (ErrorKind::JsonValue, dup.rfind("42").unwrap()), "{e:?}");
+
+    let text = r#"{"MessageId":"1","MessageType":"ua-data","Messages":[{"Payload":{"b":{"SourceTimestamp":"0000-10-01T00:00:15Z"},"c":42}}]}"#;
+    let jm = from_json(text, &JsonDecodeOptions::default()).unwrap();
+    let out = to_json(&jm.message, &jm.options()).unwrap();
+    assert!(out.contains("0001-01-01T00:00:00Z"), "{out}");
+    let back = from_json(&out, &JsonDecodeOptions { metadata: &jm.metadata, ..Default::default() })
+        .unwrap_or_else(|e| panic!("written JSON reads back: {e:?}\n{out}"));
+    assert_eq!(to_json(&back.message, &back.options()).unwrap(), out);
+}
