@@ -1035,11 +1035,18 @@ fn data_set_message(
     }
     // DataValue fields: status/timestamp members, or an untyped `{"Value":…}`.
     let untyped_form = out.form == JsonForm::NonReversible;
-    let as_data_value = members.iter().any(|(_, v)| {
+    // A scalar StatusCode field per the metadata: untyped JSON writes Good as `{}`.
+    let good_status = |name: &str| {
+        meta_in.is_some_and(|md| {
+            md.fields.iter().any(|f| f.name == name && f.built_in_type == BuiltInType::StatusCode && !f.array)
+        })
+    };
+    let as_data_value = members.iter().any(|(name, v)| {
         v.has_any(&DATA_VALUE_KEYS)
             || (v.get("Value").is_some() && v.get("UaType").is_none())
-            // Untyped JSON writes a null Variant as `null`, so `{}` is an empty DataValue.
-            || (untyped_form && matches!(&v.v, Jv::Obj(m) if m.is_empty()))
+            // Untyped JSON writes a null Variant as `null`, so `{}` is an empty DataValue,
+            // unless the metadata says the field is a StatusCode (Good is written `{}`).
+            || (untyped_form && matches!(&v.v, Jv::Obj(m) if m.is_empty()) && !good_status(name))
     });
     m.field_encoding = if as_data_value { FieldEncoding::DataValue } else { FieldEncoding::Variant };
     let mut fields: Vec<(Option<usize>, Field)> = Vec::with_capacity(members.len());

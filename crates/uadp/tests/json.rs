@@ -237,3 +237,18 @@ fn repeated_field_names_are_refused_and_accepted_json_reads_back() {
         .unwrap_or_else(|e| panic!("written JSON reads back: {e:?}\n{out}"));
     assert_eq!(to_json(&back.message, &back.options()).unwrap(), out);
 }
+
+/// Found by the fuzzer: a Good StatusCode field in untyped JSON is written `{}`, which read back
+/// without metadata looks like an empty DataValue. With the metadata of the first read, the
+/// written JSON reads back to the same JSON.
+#[test]
+fn good_status_code_field_in_untyped_json_reads_back_with_its_metadata() {
+    let text = r#"{"MessageId":"1","MessageType":"ua-data","Messages":[{"SequenceNumber":1,"Payload":{"a":{"Symbol":10,"Valu3":25.5},"b":42}}]}"#;
+    let jm = from_json(text, &JsonDecodeOptions::default()).unwrap();
+    let out = to_json(&jm.message, &jm.options()).unwrap();
+    assert!(out.contains(r#""a":{}"#), "{out}");
+    let back = from_json(&out, &JsonDecodeOptions { metadata: &jm.metadata, ..Default::default() }).unwrap();
+    assert_eq!(back.message.messages[0].field_encoding, FieldEncoding::Variant);
+    assert_eq!(to_json(&back.message, &back.options()).unwrap(), out);
+}
+
