@@ -23,8 +23,12 @@ command -v wrk >/dev/null 2>&1 || need+=(wrk)
 command -v nft >/dev/null 2>&1 || need+=(nftables)
 command -v mosquitto >/dev/null 2>&1 || need+=(mosquitto)
 dpkg -s cyclonedds-dev >/dev/null 2>&1 || need+=(cyclonedds-dev)
-command -v ddsperf >/dev/null 2>&1 || need+=(cyclonedds-tools)
+command -v ddsperf >/dev/null 2>&1 && command -v idlc >/dev/null 2>&1 || need+=(cyclonedds-tools)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+# The netns lab: ip and tc (iproute2), setpriv and unshare (util-linux).
+command -v ip >/dev/null 2>&1 && command -v tc >/dev/null 2>&1 || need+=(iproute2)
+command -v setpriv >/dev/null 2>&1 || need+=(util-linux)
+command -v python3 >/dev/null 2>&1 || need+=(python3 python3-pip)
 if [ ${#need[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
         apt-get update -qq
@@ -34,8 +38,13 @@ if [ ${#need[@]} -gt 0 ]; then
         exit 1
     fi
 fi
-step "Python packages (the CDR oracle)"
-python3 -c 'import cyclonedds' >/dev/null 2>&1 || python3 -m pip install --quiet cyclonedds==11.0.1
+step "Python packages: the CDR oracle (cyclonedds) and pytest"
+pip_install() {
+    # A Debian system Python refuses plain pip installs (PEP 668); fall back to --user.
+    python3 -m pip install --quiet "$@" || python3 -m pip install --quiet --user --break-system-packages "$@"
+}
+python3 -c 'import cyclonedds' >/dev/null 2>&1 || pip_install cyclonedds==11.0.1
+python3 -c 'import pytest' >/dev/null 2>&1 || pip_install pytest
 export CDR_ORACLE_REQUIRED=1
 
 if ! command -v cargo-fuzz >/dev/null 2>&1; then
