@@ -677,65 +677,32 @@ impl<W: pson::Write> Compound<'_, W> {
     }
 }
 
-impl<W: pson::Write> ser::SerializeSeq for Compound<'_, W> {
-    type Ok = ();
-    type Error = Error;
+/// The sequence-like traits: every element goes through [`Compound::element`].
+macro_rules! element_impls {
+    ($($tr:ident::$method:ident),*) => {$(
+        impl<W: pson::Write> ser::$tr for Compound<'_, W> {
+            type Ok = ();
+            type Error = Error;
 
-    #[inline]
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
+            #[inline]
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+                self.element(value)
+            }
 
-    #[inline]
-    fn end(self) -> Result<(), Error> {
-        self.done()
-    }
+            #[inline]
+            fn end(self) -> Result<(), Error> {
+                self.done()
+            }
+        }
+    )*};
 }
 
-impl<W: pson::Write> ser::SerializeTuple for Compound<'_, W> {
-    type Ok = ();
-    type Error = Error;
-
-    #[inline]
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-
-    #[inline]
-    fn end(self) -> Result<(), Error> {
-        self.done()
-    }
-}
-
-impl<W: pson::Write> ser::SerializeTupleStruct for Compound<'_, W> {
-    type Ok = ();
-    type Error = Error;
-
-    #[inline]
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-
-    #[inline]
-    fn end(self) -> Result<(), Error> {
-        self.done()
-    }
-}
-
-impl<W: pson::Write> ser::SerializeTupleVariant for Compound<'_, W> {
-    type Ok = ();
-    type Error = Error;
-
-    #[inline]
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-
-    #[inline]
-    fn end(self) -> Result<(), Error> {
-        self.done()
-    }
-}
+element_impls!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl<W: pson::Write> ser::SerializeMap for Compound<'_, W> {
     type Ok = ();
@@ -758,35 +725,27 @@ impl<W: pson::Write> ser::SerializeMap for Compound<'_, W> {
     }
 }
 
-impl<W: pson::Write> ser::SerializeStruct for Compound<'_, W> {
-    type Ok = ();
-    type Error = Error;
+/// The struct-like traits: every field goes through [`Compound::field`].
+macro_rules! field_impls {
+    ($($tr:ident),*) => {$(
+        impl<W: pson::Write> ser::$tr for Compound<'_, W> {
+            type Ok = ();
+            type Error = Error;
 
-    #[inline(always)]
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
-        self.field(key, value)
-    }
+            #[inline(always)]
+            fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
+                self.field(key, value)
+            }
 
-    #[inline]
-    fn end(self) -> Result<(), Error> {
-        self.done()
-    }
+            #[inline]
+            fn end(self) -> Result<(), Error> {
+                self.done()
+            }
+        }
+    )*};
 }
 
-impl<W: pson::Write> ser::SerializeStructVariant for Compound<'_, W> {
-    type Ok = ();
-    type Error = Error;
-
-    #[inline(always)]
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
-        self.field(key, value)
-    }
-
-    #[inline]
-    fn end(self) -> Result<(), Error> {
-        self.done()
-    }
-}
+field_impls!(SerializeStruct, SerializeStructVariant);
 
 /// Decimal text of an integer in a stack buffer (map keys); returns the used tail.
 #[inline]
