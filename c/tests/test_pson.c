@@ -13,6 +13,7 @@
  * Exit status 0 iff every check passed.
  */
 #include "pson.h"
+#include "harness.h"
 
 #include <float.h>
 #include <math.h>
@@ -27,26 +28,6 @@
 /* Harness                                                              */
 /* ------------------------------------------------------------------ */
 
-static unsigned long n_checks, n_failed;
-static const char *context = "";
-
-static int check_(int ok, const char *file, int line, const char *fmt, ...)
-{
-    n_checks++;
-    if (!ok) {
-        va_list ap;
-        n_failed++;
-        if (n_failed <= 200) {
-            fprintf(stderr, "FAIL %s:%d [%s] ", file, line, context);
-            va_start(ap, fmt);
-            vfprintf(stderr, fmt, ap);
-            va_end(ap);
-            fputc('\n', stderr);
-        }
-    }
-    return ok;
-}
-#define CHECK(cond, ...) check_((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
 
 static void *xmalloc(size_t n)
 {
@@ -58,34 +39,7 @@ static void *xmalloc(size_t n)
     return p;
 }
 
-static const char *hexs(const uint8_t *p, size_t n)
-{
-    static char buf[4][256];
-    static int k;
-    char *s = buf[k++ & 3];
-    size_t i, o = 0;
-    for (i = 0; i < n && o + 3 < sizeof buf[0] - 4; i++) {
-        o += (size_t)sprintf(s + o, "%02x", p[i]);
-    }
-    if (i < n) {
-        strcpy(s + o, "...");
-    } else {
-        s[o] = 0;
-    }
-    return s;
-}
 
-static size_t unhex(const char *h, uint8_t *out)
-{
-    size_t n = 0;
-    while (h[0] && h[1]) {
-        unsigned v;
-        sscanf(h, "%2x", &v);
-        out[n++] = (uint8_t)v;
-        h += 2;
-    }
-    return n;
-}
 
 /* ------------------------------------------------------------------ */
 /* Events                                                               */

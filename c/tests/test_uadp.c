@@ -22,6 +22,7 @@
  * Exit status 0 iff every check passed.
  */
 #include "uadp.h"
+#include "harness.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,60 +49,13 @@ typedef struct uadp_vec {
 /* Harness                                                              */
 /* ------------------------------------------------------------------ */
 
-static unsigned long n_checks, n_failed;
-static const char *context = "";
 
-static int check_(int ok, const char *file, int line, const char *fmt, ...)
-{
-    n_checks++;
-    if (!ok) {
-        va_list ap;
-        n_failed++;
-        if (n_failed <= 200) {
-            fprintf(stderr, "FAIL %s:%d [%s] ", file, line, context);
-            va_start(ap, fmt);
-            vfprintf(stderr, fmt, ap);
-            va_end(ap);
-            fputc('\n', stderr);
-        }
-    }
-    return ok;
-}
-#define CHECK(cond, ...) check_((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
-
-static const char *hexs(const uint8_t *p, size_t n)
-{
-    static char buf[4][512];
-    static int k;
-    char *s = buf[k++ & 3];
-    size_t i, o = 0;
-    for (i = 0; i < n && o + 3 < sizeof buf[0] - 4; i++) {
-        o += (size_t)sprintf(s + o, "%02x", p[i]);
-    }
-    if (i < n) {
-        strcpy(s + o, "...");
-    } else {
-        s[o] = 0;
-    }
-    return s;
-}
 
 typedef struct bytes_t {
     uint8_t b[600];
     size_t n;
 } bytes_t;
 
-static size_t unhex(const char *h, uint8_t *out)
-{
-    size_t n = 0;
-    while (h[0] && h[1]) {
-        unsigned v;
-        sscanf(h, "%2x", &v);
-        out[n++] = (uint8_t)v;
-        h += 2;
-    }
-    return n;
-}
 
 static bytes_t B(const char *hex)
 {
