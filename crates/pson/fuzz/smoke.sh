@@ -6,19 +6,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
-if ! command -v cargo-fuzz >/dev/null 2>&1; then
-    echo "smoke.sh: cargo-fuzz required: cargo install cargo-fuzz" >&2
-    exit 2
-fi
-# Nightly gives AddressSanitizer; without it, stable with the sanitizer off still fuzzes
-# with libFuzzer's coverage guidance and catches every panic.
-if rustup run nightly rustc --version >/dev/null 2>&1; then
-    fuzz=(cargo +nightly fuzz run)
-else
-    echo "smoke.sh: no nightly toolchain; fuzzing on stable without a sanitizer" >&2
-    export RUSTC_BOOTSTRAP=1
-    fuzz=(cargo fuzz run --sanitizer none)
-fi
+# shellcheck source=../../../scripts/cargo-fuzz.sh
+source "$here/../../../scripts/cargo-fuzz.sh"
 mkdir -p corpus/decode
 # Seed corpus: a few valid PSON v2 / Protoson v1 items.
 printf '\xc3\x86sensor\x83gps\x84time\x1f\xf8\xe5\xcc\x84\x05\x84data\xe2\x40\x00\x00\x43\x42\x41\x66\x66\x66\x66\x66\x66\x02\x40' > corpus/decode/seed_test01
