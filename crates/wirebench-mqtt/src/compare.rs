@@ -51,6 +51,31 @@ pub struct EchoComparison {
     pub meets_goal: bool,
 }
 
+/// Run `ours` and `bare` `reps` times each (at least once), interleaved A B B A …, so a drift
+/// of the machine touches both alike.
+fn interleave<T>(
+    reps: usize,
+    mut ours: impl FnMut() -> Result<T, MqttError>,
+    mut bare: impl FnMut() -> Result<T, MqttError>,
+) -> Result<(Vec<T>, Vec<T>), MqttError> {
+    let (mut o, mut b) = (Vec::new(), Vec::new());
+    for i in 0..reps.max(1) {
+        if i % 2 == 0 {
+            o.push(ours()?);
+            b.push(bare()?);
+        } else {
+            b.push(bare()?);
+            o.push(ours()?);
+        }
+    }
+    Ok((o, b))
+}
+
+/// Ours ÷ bare per repetition (NaN where bare is 0).
+fn ratios(ours: &[f64], bare: &[f64]) -> Vec<f64> {
+    ours.iter().zip(bare).map(|(o, b)| if *b > 0.0 { o / b } else { f64::NAN }).collect()
+}
+
 /// Run ours and the bare pair `reps` times each, interleaved.
 pub fn compare_throughput(
     broker: &impl MqttBroker,
@@ -58,23 +83,10 @@ pub fn compare_throughput(
     cfg: &ThroughputConfig,
     reps: usize,
 ) -> Result<ThroughputComparison, MqttError> {
-    let (mut ours, mut bare) = (Vec::new(), Vec::new());
-    for i in 0..reps.max(1) {
-        if i % 2 == 0 {
-            ours.push(throughput(broker, payloads, cfg)?);
-            bare.push(baseline_throughput(broker, payloads, cfg)?);
-        } else {
-            bare.push(baseline_throughput(broker, payloads, cfg)?);
-            ours.push(throughput(broker, payloads, cfg)?);
-        }
-    }
+    let (ours, bare) = interleave(reps, || throughput(broker, payloads, cfg), || baseline_throughput(broker, payloads, cfg))?;
     let o: Vec<f64> = ours.iter().map(|r| r.subscriber.msgs_per_s).collect();
     let b: Vec<f64> = bare.iter().map(|r| r.subscriber.msgs_per_s).collect();
-    let ratios: Vec<f64> = o
-        .iter()
-        .zip(&b)
-        .map(|(o, b)| if *b > 0.0 { o / b } else { f64::NAN })
-        .collect();
+    let ratios = ratios(&o, &b);
     let ratio = median(&ratios);
     Ok(ThroughputComparison {
         ours_msgs_per_s: median(&o),
@@ -103,23 +115,10 @@ pub fn compare_echo_rtt(
     cfg: &EchoConfig,
     reps: usize,
 ) -> Result<EchoComparison, MqttError> {
-    let (mut ours, mut bare) = (Vec::new(), Vec::new());
-    for i in 0..reps.max(1) {
-        if i % 2 == 0 {
-            ours.push(echo_rtt(broker, payload, cfg)?);
-            bare.push(baseline_echo_rtt(broker, payload, cfg)?);
-        } else {
-            bare.push(baseline_echo_rtt(broker, payload, cfg)?);
-            ours.push(echo_rtt(broker, payload, cfg)?);
-        }
-    }
+    let (ours, bare) = interleave(reps, || echo_rtt(broker, payload, cfg), || baseline_echo_rtt(broker, payload, cfg))?;
     let o: Vec<f64> = ours.iter().map(|r| r.rtt.p50_us).collect();
     let b: Vec<f64> = bare.iter().map(|r| r.rtt.p50_us).collect();
-    let ratios: Vec<f64> = o
-        .iter()
-        .zip(&b)
-        .map(|(o, b)| if *b > 0.0 { o / b } else { f64::NAN })
-        .collect();
+    let ratios = ratios(&o, &b);
     let ratio = median(&ratios);
     Ok(EchoComparison {
         ours_p50_us: median(&o),
