@@ -54,3 +54,26 @@ def unhex(s):
 
 def hexs(b):
     return binascii.hexlify(bytes(b)).decode()
+
+
+def _test_name(i, name):
+    s = []
+    for c in str(name):
+        s.append(c if (c.isalpha() or c.isdigit()) and ord(c) < 128 else "_")
+    return "test_vector_%03d_%s" % (i, "".join(s))
+
+
+def register_vector_tests(namespace, vectors, check):
+    """One test function per vector, named after it, in the test module's `namespace`
+    (its globals()), so pytest and the MicroPython runner list each vector on its own."""
+    if not vectors:
+        return
+
+    def make(entry):
+        def t():
+            check(entry)
+
+        return t
+
+    for i, e in enumerate(vectors):
+        namespace[_test_name(i, e.get("name", "unnamed"))] = make(e)

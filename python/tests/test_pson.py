@@ -19,7 +19,7 @@ import binascii
 import struct
 import sys
 
-from _testkit import CPYTHON, SkipTest, _getenv, _HERE, _IMPL, _PYROOT, _skip, hexs, unhex  # noqa: F401
+from _testkit import CPYTHON, SkipTest, _getenv, _HERE, _IMPL, _PYROOT, _skip, hexs, register_vector_tests, unhex  # noqa: F401
 
 from wirebench_device import jsonio, pson  # noqa: E402
 from wirebench_device.pson import F32, Pairs, PsonError, dumps, encoded_len, load_prefix, loads  # noqa: E402
@@ -245,24 +245,7 @@ def check_vector(e):
         raise AssertionError("unknown kind %r" % (kind,))
 
 
-def _test_name(i, name):
-    s = []
-    for c in str(name):
-        s.append(c if (c.isalpha() or c.isdigit()) and ord(c) < 128 else "_")
-    return "test_vector_%03d_%s" % (i, "".join(s))
-
-
-def _make_vector_test(entry):
-    def t():
-        check_vector(entry)
-
-    return t
-
-
-if VECTORS:
-    _g = globals()
-    for _i, _e in enumerate(VECTORS):
-        _g[_test_name(_i, _e.get("name", "unnamed"))] = _make_vector_test(_e)
+register_vector_tests(globals(), VECTORS, check_vector)
 
 
 def test_vectors_file():

@@ -23,7 +23,7 @@ import binascii
 import struct
 import sys
 
-from _testkit import CPYTHON, SkipTest, _getenv, _HERE, _IMPL, _PYROOT, _skip, hexs, unhex  # noqa: F401
+from _testkit import CPYTHON, SkipTest, _getenv, _HERE, _IMPL, _PYROOT, _skip, hexs, register_vector_tests, unhex  # noqa: F401
 
 from wirebench_device import jsonio, uadp, uadp_json  # noqa: E402
 from wirebench_device.pson import MapType, Pairs  # noqa: E402
@@ -513,24 +513,7 @@ def check_vector(v):
         raise AssertionError("unknown encoding %r" % (enc,))
 
 
-def _test_name(i, name):
-    s = []
-    for c in str(name):
-        s.append(c if (c.isalpha() or c.isdigit()) and ord(c) < 128 else "_")
-    return "test_vector_%03d_%s" % (i, "".join(s))
-
-
-def _make_vector_test(entry):
-    def t():
-        check_vector(entry)
-
-    return t
-
-
-if VECTORS:
-    _g = globals()
-    for _i, _e in enumerate(VECTORS):
-        _g[_test_name(_i, _e.get("name", "unnamed"))] = _make_vector_test(_e)
+register_vector_tests(globals(), VECTORS, check_vector)
 
 
 def test_vectors_file():
