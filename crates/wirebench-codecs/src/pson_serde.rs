@@ -298,8 +298,9 @@ impl<W: pson::Write> Serializer<W> {
     /// A float32 item: header and body as one write from a register.
     #[inline(always)]
     fn f32_body(&mut self, f: f32) -> Result<(), Error> {
-        let word = u128::from(f.to_bits()) << 8 | 0x40;
-        pson::Write::write_le(self.enc.writer(), word, 5)?;
+        let word = u64::from(f.to_bits()) << 8 | 0x40;
+        // A fixed-length write: inlined as two stores, no length arithmetic.
+        pson::Write::write_all(self.enc.writer(), &word.to_le_bytes()[..5])?;
         Ok(())
     }
 
@@ -307,7 +308,8 @@ impl<W: pson::Write> Serializer<W> {
     #[inline(always)]
     fn f64_body(&mut self, v: f64) -> Result<(), Error> {
         let word = u128::from(v.to_bits()) << 8 | 0x41;
-        pson::Write::write_le(self.enc.writer(), word, 9)?;
+        // A fixed-length write: inlined as two stores, no length arithmetic.
+        pson::Write::write_all(self.enc.writer(), &word.to_le_bytes()[..9])?;
         Ok(())
     }
 
@@ -362,6 +364,22 @@ impl<W: pson::Write> Serializer<W> {
             return Ok(());
         }
         self.long_string(s)
+    }
+
+    /// A struct field name: a string item known at compile time. Up to 15 bytes, header and
+    /// name are assembled in a fixed array that folds to a constant, and written with one
+    /// fixed-length write (one capacity check and immediate stores, no `memcpy` call).
+    #[inline(always)]
+    fn key(&mut self, key: &'static str) -> Result<(), Error> {
+        let n = key.len();
+        if n < 16 {
+            let mut item = [0u8; 16];
+            item[0] = pson::wire_type::STR << 5 | n as u8;
+            item[1..1 + n].copy_from_slice(key.as_bytes());
+            pson::Write::write_all(self.enc.writer(), &item[..1 + n])?;
+            return Ok(());
+        }
+        self.string(key)
     }
 
     /// A string of 31 bytes or more: out of line, so that the short case inlines everywhere.
@@ -495,9 +513,7 @@ impl<'a, W: pson::Write> ser::Serializer for &'a mut Serializer<W> {
         // enough for LLVM to inline it into sequence loops and structs.
         let f = v as f32;
         if v.abs() < TWO_24 && f as f64 != v {
-            let word = u128::from(v.to_bits()) << 8 | 0x41;
-            pson::Write::write_le(self.enc.writer(), word, 9)?;
-            return Ok(());
+            return self.f64_body(v);
         }
         self.f64_rest(v)
     }
@@ -672,7 +688,7 @@ impl<W: pson::Write> Compound<'_, W> {
     #[inline(always)]
     fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
         self.tick()?;
-        self.ser.string(key)?;
+        self.ser.key(key)?;
         value.serialize(&mut *self.ser)
     }
 }

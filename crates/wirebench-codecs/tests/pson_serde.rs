@@ -943,6 +943,35 @@ fn field_names_and_keys() {
 }
 
 #[test]
+fn field_names_at_the_length_boundaries_match_the_pson_encoder() {
+    // Field names up to 15 bytes take the fixed-array path, longer ones the string path;
+    // one-byte string headers end at 30 bytes.
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Names {
+        #[serde(rename = "")]
+        n0: u8,
+        #[serde(rename = "a")]
+        n1: u8,
+        #[serde(rename = "fifteen_bytes__")]
+        n15: u8,
+        #[serde(rename = "sixteen_bytes___")]
+        n16: u8,
+        #[serde(rename = "thirty_bytes__________________")]
+        n30: u8,
+        #[serde(rename = "thirty_one_bytes_______________")]
+        n31: u8,
+    }
+    let v = Names { n0: 0, n1: 1, n15: 15, n16: 16, n30: 30, n31: 31 };
+    let bytes = roundtrip_any(&v);
+    let mut e = pson::Encoder::new(Vec::new());
+    e.header(pson::wire_type::MAP, 6).unwrap();
+    for name in ["", "a", "fifteen_bytes__", "sixteen_bytes___", "thirty_bytes__________________", "thirty_one_bytes_______________"] {
+        e.str(name).unwrap().u64(name.len() as u64).unwrap();
+    }
+    assert_eq!(hex(&bytes), hex(&e.into_inner()));
+}
+
+#[test]
 fn numbers_and_lengths_match_the_pson_encoder() {
     // The serializer writes headers and floats itself; every form must be pson::Encoder's.
     fn pson_bytes(f: impl FnOnce(&mut pson::Encoder<Vec<u8>>) -> Result<(), pson::Error>) -> String {
