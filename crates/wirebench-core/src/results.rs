@@ -243,6 +243,20 @@ pub struct SpeedSection {
     /// Whether instruction counts were taken (valgrind callgrind).
     #[serde(default)]
     pub instructions: bool,
+    /// A fixed workload timed in every round beside the cases: its median tells the host's
+    /// speed during this run, so two runs can be told apart from a change of the host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_reference: Option<HostReference>,
+}
+
+/// The host reference of a speed run (see [`SpeedSection::host_reference`]).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct HostReference {
+    /// What the workload does.
+    pub workload: String,
+    pub iters_per_sample: u64,
+    pub ns_per_op: Summary,
+    pub samples_ns: Vec<f64>,
 }
 
 /// What the clock can resolve and what the harness costs, measured at the start of a run.

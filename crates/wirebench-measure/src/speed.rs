@@ -11,7 +11,7 @@
 //!    outliers (counted, not dropped); the ratio to the baseline codec with its bootstrap CI.
 //! 5. Allocations per operation are counted apart from the timed samples.
 
-use wirebench_core::results::{SpeedCase, SpeedSection, TimerInfo};
+use wirebench_core::results::{HostReference, SpeedCase, SpeedSection, TimerInfo};
 
 use crate::stats::{ratio_ci, summarize, Rng};
 use crate::timer::time;
@@ -68,6 +68,8 @@ pub fn run(
     progress: &mut dyn FnMut(usize, usize),
 ) -> SpeedSection {
     let target = cfg.target_sample_ns.max(100.0 * timer.precision_ns);
+    // The host reference runs as one more case, last, and is taken out again below.
+    cases.push(host_reference_case());
     // Warm-up and calibration.
     let mut iters: Vec<u64> = Vec::with_capacity(cases.len());
     for c in cases.iter_mut() {
@@ -100,6 +102,15 @@ pub fn run(
         }
         progress(round + 1, cfg.samples);
     }
+    let reference_samples = samples.pop().unwrap_or_default();
+    let reference_iters = iters.pop().unwrap_or(1);
+    cases.pop();
+    let host_reference = HostReference {
+        workload: HOST_REFERENCE_WORKLOAD.into(),
+        iters_per_sample: reference_iters,
+        ns_per_op: summarize(&reference_samples, cfg.seed ^ 0x4f57),
+        samples_ns: reference_samples,
+    };
     // Allocations, apart from timing.
     let allocs: Vec<_> = cases.iter_mut().map(|c| crate::alloc::measure(200, || (c.run)(1))).collect();
 
@@ -180,6 +191,36 @@ pub fn run(
         cases: out,
         warnings,
         instructions: false,
+        host_reference: Some(host_reference),
+    }
+}
+
+/// What [`host_reference_case`] does, as recorded in the results.
+pub const HOST_REFERENCE_WORKLOAD: &str =
+    "512 steps of a 64-bit LCG indexing a 4 KiB table (multiply, load, rotate, xor): integer and L1 work only";
+
+/// The host reference: fixed integer and L1-cache work, no allocation and no system call,
+/// so its time changes only when the host does (frequency, other load, a busy sibling core).
+fn host_reference_case() -> CaseSpec<'static> {
+    let table: Vec<u32> = (0..1024u32).map(|i| i.wrapping_mul(0x9e37_79b9).rotate_left(7)).collect();
+    CaseSpec {
+        payload: String::new(),
+        codec: "host reference".into(),
+        op: "reference",
+        path: "",
+        buffer: "",
+        bytes: 0,
+        run: Box::new(move |n| {
+            for i in 0..n {
+                let mut x = std::hint::black_box(i);
+                let mut acc = 0u64;
+                for _ in 0..512 {
+                    x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                    acc = acc.rotate_left(5) ^ u64::from(table[(x >> 54) as usize]);
+                }
+                std::hint::black_box(acc);
+            }
+        }),
     }
 }
 

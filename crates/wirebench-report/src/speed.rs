@@ -212,6 +212,13 @@ pub fn render(results: &Results, output: Output) -> String {
                 s.timer.now_overhead_ns,
                 s.timer.harness_overhead_ns_per_op
             ));
+            if let Some(h) = &s.host_reference {
+                out.push_str(&format!(
+                    "Host reference (fixed integer work timed in every round; compare it between runs): {} ns per op, robust spread {:.1}%\n",
+                    ns(h.ns_per_op.median),
+                    100.0 * 1.4826 * h.ns_per_op.mad / h.ns_per_op.median.max(f64::MIN_POSITIVE)
+                ));
+            }
             out
         }
     }

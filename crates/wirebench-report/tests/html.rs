@@ -138,6 +138,7 @@ fn speed_results(corpus: &str, payloads: &[&str], codecs: &[&str]) -> Results {
         seed: 1,
         cases,
         warnings: vec!["3 of 4 cases are noisy & the machine is busy".into()],
+        host_reference: None,
         instructions: false,
     });
     r
