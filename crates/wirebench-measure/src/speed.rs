@@ -14,7 +14,7 @@
 use wirebench_core::results::{HostReference, SpeedCase, SpeedSection, TimerInfo};
 
 use crate::stats::{ratio_ci, summarize, Rng};
-use crate::timer::time;
+use crate::timer::{time, time_spread};
 
 /// One case to time: what it is, and a closure that runs the operation `n` times.
 pub struct CaseSpec<'a> {
@@ -97,7 +97,7 @@ pub fn run(
     for round in 0..cfg.samples {
         rng.shuffle(&mut order);
         for &i in &order {
-            let t = time(&mut cases[i].run, iters[i]);
+            let t = time_spread(&mut cases[i].run, iters[i]);
             samples[i].push(t / iters[i] as f64);
         }
         progress(round + 1, cfg.samples);
