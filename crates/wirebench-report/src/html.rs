@@ -664,6 +664,14 @@ fn render_speed(s: &SpeedSection, ctx: &Ctx) -> Section {
         fixed(s.timer.now_overhead_ns, 0),
         fixed(s.timer.harness_overhead_ns_per_op, 2),
     );
+    if let Some(h) = &s.host_reference {
+        let _ = writeln!(
+            b,
+            "<p class=\"intro\">Host reference (fixed integer work timed in every round; compare it between runs \
+             to tell a slower host from slower code): {} ns per operation.</p>",
+            fixed(h.ns_per_op.median, 0),
+        );
+    }
     if !s.warnings.is_empty() {
         b.push_str("<div class=\"warn\" role=\"note\"><b>Warnings</b><ul>");
         for w in &s.warnings {

@@ -3,7 +3,7 @@
 use wirebench_core::fidelity::Fidelity;
 use wirebench_core::published::PSON_PAPER_ESP32;
 use wirebench_core::results::{
-    Machine, Provenance, Results, RunStats, SizeAggregate, SizeRow, SizeSection, SpeedCase, SpeedSection, Summary,
+    HostReference, Machine, Provenance, Results, RunStats, SizeAggregate, SizeRow, SizeSection, SpeedCase, SpeedSection, Summary,
     TimerInfo,
 };
 use wirebench_report::html::{self, generic_section};
@@ -138,7 +138,12 @@ fn speed_results(corpus: &str, payloads: &[&str], codecs: &[&str]) -> Results {
         seed: 1,
         cases,
         warnings: vec!["3 of 4 cases are noisy & the machine is busy".into()],
-        host_reference: None,
+        host_reference: Some(HostReference {
+            workload: "fixed integer work".into(),
+            iters_per_sample: 1000,
+            ns_per_op: summary(531.4),
+            samples_ns: vec![531.4; 20],
+        }),
         instructions: false,
     });
     r
@@ -291,6 +296,7 @@ fn every_chart_is_one_svg_with_a_title() {
     assert!(page.contains("<td class=\"num lossy\" title=\"lossy: $.data[1]: float64 rounded to float32\">"));
     // Warnings are listed.
     assert!(page.contains("3 of 4 cases are noisy &amp; the machine is busy"));
+    assert!(page.contains("to tell a slower host from slower code): 531 ns per operation."));
     assert!(page.contains("noisy: &lt;spread&gt; 25%"));
 }
 
