@@ -28,7 +28,8 @@ command -v chromium >/dev/null 2>&1 || need+=(chromium)
 # The netns lab: ip and tc (iproute2), setpriv and unshare (util-linux).
 command -v ip >/dev/null 2>&1 && command -v tc >/dev/null 2>&1 || need+=(iproute2)
 command -v setpriv >/dev/null 2>&1 || need+=(util-linux)
-command -v python3 >/dev/null 2>&1 || need+=(python3 python3-pip)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 if [ ${#need[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
         apt-get update -qq
