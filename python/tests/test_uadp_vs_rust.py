@@ -20,39 +20,21 @@ For a few records:
 
 import os
 import subprocess
-import sys
 import tempfile
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-_PYROOT = os.path.dirname(_HERE)
-_REPO = os.path.dirname(_PYROOT)
-if _PYROOT not in sys.path:
-    sys.path.insert(0, _PYROOT)
+from _testkit import CPYTHON, _skip  # also puts the package on sys.path
+
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from wirebench_device import jsonio, uadp  # noqa: E402
 from wirebench_device.uadp import data_set_message, message, variant  # noqa: E402
-
-_IMPL = getattr(getattr(sys, "implementation", None), "name", "cpython")
-
-
-class SkipTest(Exception):
-    pass
-
-
-def _skip(msg):
-    try:
-        import pytest
-    except ImportError:
-        raise SkipTest(msg)
-    pytest.skip(msg)
-
 
 _BIN = []  # cached: [path or None, reason]
 
 
 def wirebench():
     """The wirebench binary with the uadp codecs, or skip (with the reason)."""
-    if _IMPL != "cpython":
+    if not CPYTHON:
         _skip("the Rust cross-check runs on CPython only")
     if not _BIN:
         env = os.environ.get("WIREBENCH_BIN")

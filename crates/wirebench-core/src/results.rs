@@ -223,6 +223,16 @@ impl Summary {
             self.stddev / self.mean
         }
     }
+
+    /// Robust relative spread: 1.4826 × MAD / median, the standard deviation a normal
+    /// distribution with that MAD would have, relative to the median.
+    pub fn robust_cv(&self) -> f64 {
+        if self.median > 0.0 {
+            1.4826 * self.mad / self.median
+        } else {
+            0.0
+        }
+    }
 }
 
 /// The encode/decode speed measurement.

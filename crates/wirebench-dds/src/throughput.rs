@@ -36,6 +36,20 @@ impl ThroughputOpts {
     pub fn new(domain: u32, size: usize, marshal: Marshal, samples: u64) -> ThroughputOpts {
         ThroughputOpts { domain, size, marshal, samples, instances: 1, batch: true, stall_secs: 10.0, count_allocs: false }
     }
+
+    /// The publishing peer of this run.
+    fn publisher(&self, count_allocs: bool) -> PeerOpts {
+        PeerOpts {
+            role: Role::Pub,
+            domain: self.domain,
+            marshal: self.marshal,
+            size: self.size,
+            samples: self.samples,
+            instances: self.instances.max(1),
+            batch: self.batch,
+            count_allocs,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -187,16 +201,7 @@ pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, Dd
     });
     let reader = pp.listened_reader(DATA_TOPIC, true, 0, handler)?;
     let count_in_peer = opts.count_allocs && matches!(mode, PeerMode::Process(_));
-    let peer_opts = PeerOpts {
-        role: Role::Pub,
-        domain: opts.domain,
-        marshal: opts.marshal,
-        size: opts.size,
-        samples: opts.samples,
-        instances: opts.instances.max(1),
-        batch: opts.batch,
-        count_allocs: count_in_peer,
-    };
+    let peer_opts = opts.publisher(count_in_peer);
     let mut peer = Peer::start(&peer_opts, mode)?;
     peer.wait_ready(Duration::from_secs(25))?;
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -324,16 +329,7 @@ pub fn receive_any(domain: u32, want: u64, timeout: Duration) -> Result<Received
 /// reader matches first (e.g. `ddsperf sub`), then keep the writer for `linger` so a reliable
 /// reader can catch up.
 pub fn publish(opts: &ThroughputOpts, linger: Duration) -> Result<PeerReport, DdsError> {
-    let peer_opts = PeerOpts {
-        role: Role::Pub,
-        domain: opts.domain,
-        marshal: opts.marshal,
-        size: opts.size,
-        samples: opts.samples,
-        instances: opts.instances.max(1),
-        batch: opts.batch,
-        count_allocs: false,
-    };
+    let peer_opts = opts.publisher(false);
     let mut peer = Peer::start(&peer_opts, PeerMode::Thread)?;
     peer.wait_ready(Duration::from_secs(25))?;
     peer.go()?;

@@ -50,13 +50,9 @@ impl Default for SpeedConfig {
 /// that a few interrupted samples (counted as outliers) do not mark a steady case noisy.
 pub const NOISY_CV: f64 = 0.10;
 
-/// 1.4826 × MAD / median.
+/// 1.4826 × MAD / median ([`Summary::robust_cv`](wirebench_core::results::Summary::robust_cv)).
 pub fn robust_cv(s: &wirebench_core::results::Summary) -> f64 {
-    if s.median > 0.0 {
-        1.4826 * s.mad / s.median
-    } else {
-        0.0
-    }
+    s.robust_cv()
 }
 
 /// Run every case; `progress(done, total)` is called after each round.

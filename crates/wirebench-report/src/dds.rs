@@ -652,25 +652,13 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     }
     // Latency per size.
     if !arr(d, "latency").is_empty() || !arr(d, "ddsperf_latency").is_empty() {
-        let mut series: Vec<Bars> = Vec::new();
-        let mut all: Vec<Option<f64>> = Vec::new();
-        for (i, m) in ms.iter().enumerate() {
-            let v: Vec<Option<f64>> = sz.iter().map(|n| ours(d, "latency", *n, m, &["half_rtt_us", "p50"])).collect();
-            all.extend(v.iter().copied());
-            series.push(Bars::new(&format!("{} p50", who(m)), v).color(color(i)));
-        }
-        let nat: Vec<Option<f64>> = sz.iter().map(|n| native(d, "ddsperf_latency", *n, &["p50"])).collect();
-        if nat.iter().any(Option::is_some) {
-            all.extend(nat.iter().copied());
-            series.push(Bars::new("ddsperf p50", nat).color(NATIVE));
-        }
-        for (method, label, col) in seed_series() {
-            let v: Vec<Option<f64>> = sz.iter().map(|n| seed_latency_us(d, *n, method, "p50_ms")).collect();
-            if v.iter().any(Option::is_some) {
-                all.extend(v.iter().copied());
-                series.push(Bars::new(&format!("{label} p50 (published)"), v).hatched(true).color(col));
-            }
-        }
+        let (series, all) = size_series(
+            &ms,
+            &sz,
+            (|n, m| ours(d, "latency", n, m, &["half_rtt_us", "p50"]), " p50"),
+            (|n| native(d, "ddsperf_latency", n, &["p50"]), "ddsperf p50"),
+            (|n, method| seed_latency_us(d, n, method, "p50_ms"), " p50 (published)"),
+        );
         b.push_str(&size_chart(
             BarChart::new(&ctx.chart_id("latency"), "Latency p50 per payload size", cats.clone())
                 .axis_label("half round trip (seed: one-way), µs")
@@ -685,26 +673,13 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     }
     // Throughput per size.
     if !arr(d, "throughput").is_empty() || !arr(d, "ddsperf_throughput").is_empty() {
-        let mut series: Vec<Bars> = Vec::new();
-        let mut all: Vec<Option<f64>> = Vec::new();
-        for (i, m) in ms.iter().enumerate() {
-            let v: Vec<Option<f64>> = sz.iter().map(|n| ours(d, "throughput", *n, m, &["mb_per_s"])).collect();
-            all.extend(v.iter().copied());
-            series.push(Bars::new(&who(m), v).color(color(i)));
-        }
-        let nat: Vec<Option<f64>> =
-            sz.iter().map(|n| native(d, "ddsperf_throughput", *n, &["samples_per_s"]).map(|x| x * *n as f64 / 1e6)).collect();
-        if nat.iter().any(Option::is_some) {
-            all.extend(nat.iter().copied());
-            series.push(Bars::new("ddsperf", nat).color(NATIVE));
-        }
-        for (method, label, col) in seed_series() {
-            let v: Vec<Option<f64>> = sz.iter().map(|n| seed_mb(d, *n, method)).collect();
-            if v.iter().any(Option::is_some) {
-                all.extend(v.iter().copied());
-                series.push(Bars::new(&format!("{label} (published)"), v).hatched(true).color(col));
-            }
-        }
+        let (series, all) = size_series(
+            &ms,
+            &sz,
+            (|n, m| ours(d, "throughput", n, m, &["mb_per_s"]), ""),
+            (|n| native(d, "ddsperf_throughput", n, &["samples_per_s"]).map(|x| x * n as f64 / 1e6), "ddsperf"),
+            (|n, method| seed_mb(d, n, method), " (published)"),
+        );
         b.push_str(&size_chart(
             BarChart::new(&ctx.chart_id("throughput"), "Throughput per payload size", cats.clone())
                 .axis_label("MB/s of payload (10⁶ B/s)")
@@ -880,6 +855,38 @@ mod tests {
 /// A per-size bar chart with its series (ours, ddsperf, the seed's hatched), on a log axis when
 /// the values span more than 8×, in a figure whose caption is `caption.0` + the axis note +
 /// `caption.1`.
+/// The bars of a per-size chart and every value in them (for the axis): ours per marshalling
+/// (always), ddsperf's and the seed's published ones (hatched) where there are any. Each part
+/// is a value per (size[, marshalling or seed method]) and a label suffix (ddsperf: the label).
+fn size_series(
+    ms: &[String],
+    sz: &[u64],
+    ours: (impl Fn(u64, &str) -> Option<f64>, &str),
+    native: (impl Fn(u64) -> Option<f64>, &str),
+    published: (impl Fn(u64, &str) -> Option<f64>, &str),
+) -> (Vec<Bars>, Vec<Option<f64>>) {
+    let mut series: Vec<Bars> = Vec::new();
+    let mut all: Vec<Option<f64>> = Vec::new();
+    for (i, m) in ms.iter().enumerate() {
+        let v: Vec<Option<f64>> = sz.iter().map(|n| ours.0(*n, m)).collect();
+        all.extend(v.iter().copied());
+        series.push(Bars::new(&format!("{}{}", who(m), ours.1), v).color(color(i)));
+    }
+    let nat: Vec<Option<f64>> = sz.iter().map(|n| native.0(*n)).collect();
+    if nat.iter().any(Option::is_some) {
+        all.extend(nat.iter().copied());
+        series.push(Bars::new(native.1, nat).color(NATIVE));
+    }
+    for (method, label, col) in seed_series() {
+        let v: Vec<Option<f64>> = sz.iter().map(|n| published.0(*n, method)).collect();
+        if v.iter().any(Option::is_some) {
+            all.extend(v.iter().copied());
+            series.push(Bars::new(&format!("{label}{}", published.1), v).hatched(true).color(col));
+        }
+    }
+    (series, all)
+}
+
 fn size_chart(chart: BarChart, series: Vec<Bars>, all: &[Option<f64>], caption: (&str, &str)) -> String {
     let log = spans(all, 8.0);
     let mut chart = chart.log(log).missing_label("not run");

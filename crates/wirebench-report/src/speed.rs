@@ -216,7 +216,7 @@ pub fn render(results: &Results, output: Output) -> String {
                 out.push_str(&format!(
                     "Host reference (fixed integer work timed in every round; compare it between runs): {} ns per op, robust spread {:.1}%\n",
                     ns(h.ns_per_op.median),
-                    100.0 * 1.4826 * h.ns_per_op.mad / h.ns_per_op.median.max(f64::MIN_POSITIVE)
+                    100.0 * h.ns_per_op.robust_cv()
                 ));
             }
             out
