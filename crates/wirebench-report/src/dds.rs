@@ -27,6 +27,7 @@ use crate::html::{table, Ctx, Section};
 use crate::svg::{color, esc, fixed, BarChart, Bars, Line, LineChart};
 use crate::table::Table;
 use crate::Output;
+use crate::json::{arr, f64_at as f, str_at as s};
 
 /// The seed's series (method, label, colour): hatched, in the colour of our counterpart (native:
 /// ddsperf's grey; CDR and JSON: ours in the usual cdr, json order).
@@ -42,24 +43,8 @@ fn section(r: &Results) -> Option<&Value> {
     r.other.get("dds").filter(|v| v.is_object())
 }
 
-fn arr<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
-}
-
-fn f(v: &Value, path: &[&str]) -> Option<f64> {
-    let mut cur = v;
-    for k in path {
-        cur = cur.get(k)?;
-    }
-    cur.as_f64()
-}
-
 fn u(v: &Value, key: &str) -> Option<u64> {
     v.get(key).and_then(Value::as_u64)
-}
-
-fn s<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
 fn num(v: Option<f64>, decimals: usize) -> String {

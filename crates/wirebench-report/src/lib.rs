@@ -7,6 +7,7 @@
 pub mod csv;
 pub mod dds;
 pub mod html;
+mod json;
 pub mod mqtt;
 pub mod net;
 pub mod size;

@@ -24,6 +24,7 @@ use crate::html::{table, Ctx, Section};
 use crate::svg::{color, esc, fixed, BarChart, Bars, Line, LineChart};
 use crate::table::Table;
 use crate::Output;
+use crate::json::{arr, f64_at, str_at};
 
 /// Colour of figures printed in the seed report (not measured here).
 const PUBLISHED: &str = "#D55E00";
@@ -35,22 +36,6 @@ fn section(r: &Results) -> Option<&Value> {
 /// `v[key]` unless it is missing or null.
 fn obj<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
     v.get(key).filter(|x| !x.is_null())
-}
-
-fn arr<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
-}
-
-fn f64_at(v: &Value, path: &[&str]) -> Option<f64> {
-    let mut cur = v;
-    for k in path {
-        cur = cur.get(k)?;
-    }
-    cur.as_f64()
-}
-
-fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
 fn num(v: Option<f64>, decimals: usize) -> String {

@@ -14,25 +14,10 @@ use crate::html::{table, Ctx, Section};
 use crate::svg::{color, compact, esc, fixed, BarChart, Bars, Line, LineChart};
 use crate::table::Table;
 use crate::Output;
+use crate::json::{arr, f64_at as num, str_at as text};
 
 // ---------------------------------------------------------------------------------------------
 // Reading the JSON
-
-fn num(v: &Value, path: &[&str]) -> Option<f64> {
-    let mut cur = v;
-    for k in path {
-        cur = cur.get(k)?;
-    }
-    cur.as_f64()
-}
-
-fn text<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-fn arr<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
-}
 
 fn strings(v: &Value, key: &str) -> Vec<String> {
     arr(v, key).iter().filter_map(|s| s.as_str().map(str::to_string)).collect()
