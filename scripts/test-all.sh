@@ -47,6 +47,9 @@ pip_install() {
 python3 -c 'import cyclonedds' >/dev/null 2>&1 || pip_install cyclonedds==11.0.1
 python3 -c 'import pytest' >/dev/null 2>&1 || pip_install pytest
 export CDR_ORACLE_REQUIRED=1
+# The normal build must have DDS (Cyclone is installed above): a build that silently left it out
+# would skip every DDS test.
+export WIREBENCH_DDS=require
 
 if ! command -v cargo-fuzz >/dev/null 2>&1; then
     cargo install --locked cargo-fuzz
@@ -81,5 +84,8 @@ FUZZ_RUNS="${FUZZ_RUNS:-200000}" FUZZ_TIME="${FUZZ_TIME:-30}" crates/uadp/fuzz/s
 
 step "fuzz smoke: CDR decoder and IDL reader (bounded)"
 FUZZ_RUNS="${FUZZ_RUNS:-200000}" FUZZ_TIME="${FUZZ_TIME:-20}" crates/cdr/fuzz/smoke.sh
+
+step "fresh machine: release binary without Cyclone DDS, the main job from outside the checkout"
+scripts/fresh-machine-check.sh
 
 step "all tests passed"

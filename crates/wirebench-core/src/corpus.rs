@@ -60,10 +60,13 @@ pub const BUILTIN: &[BuiltinCorpus] = &[
     BuiltinCorpus {
         name: "ev-telemetry",
         description: "EV telemetry message of seed 003 (about 1 KB as JSON, about 280 B as Protobuf)",
-        source: "crates/wirebench-net/data/ev_telemetry.json (designed for seed 003; the seed's .proto is not public)",
-        payloads: &[("ev-telemetry", include_str!("../../wirebench-net/data/ev_telemetry.json"))],
+        source: "crates/wirebench-core/data/ev_telemetry.json (designed for seed 003; the seed's .proto is not public)",
+        payloads: &[("ev-telemetry", EV_TELEMETRY_JSON)],
     },
 ];
+
+/// The EV telemetry message of seed 003 (pretty-printed JSON; key order is the field order).
+pub const EV_TELEMETRY_JSON: &str = include_str!("../data/ev_telemetry.json");
 
 /// Look up a built-in corpus by name.
 pub fn builtin(name: &str) -> Option<&'static BuiltinCorpus> {

@@ -30,6 +30,19 @@ pub mod throughput;
 pub use ffi::{cyclone_version, retcode_text, set_batch, ListenedReader, Participant, Reader, Sample, TakeError, Taker, Writer, MAX_TAKE};
 pub use marshal::{KeyedOctets, Marshal};
 
+/// Whether this build can use DDS: `Err` says why not and what to install. The crate always
+/// builds; without Cyclone DDS at build time (see build.rs) every entity call fails, so callers
+/// check this first and tell the user.
+pub fn available() -> Result<(), String> {
+    match option_env!("WIREBENCH_DDS_ABSENT") {
+        None => Ok(()),
+        Some(why) => Err(format!(
+            "this wirebench was built without DDS ({why}): install Cyclone DDS 0.10 \
+             (apt-get install cyclonedds-dev cyclonedds-tools) and rebuild"
+        )),
+    }
+}
+
 /// Topic of ddsperf's reliable KeyedSeq data (what `ddsperf pub` / `sub` use).
 pub const DATA_TOPIC: &str = "DDSPerfRDataKS";
 /// Our ping and pong topics (no partitions, so any DDS can answer).

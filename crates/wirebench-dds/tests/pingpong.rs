@@ -16,6 +16,10 @@ fn domain(k: u32) -> u32 {
 
 #[test]
 fn ping_pong_cdr_and_json_every_round_trip_recorded() {
+    if let Err(why) = wirebench_dds::available() {
+        eprintln!("skipped: {why}");
+        return;
+    }
     for (k, marshal) in [(0, Marshal::Cdr), (0, Marshal::Json)] {
         let mut o = LatencyOpts::new(domain(k), 2048, marshal);
         o.instances = 5;
@@ -42,6 +46,10 @@ fn peer_process() -> PeerMode {
 
 #[test]
 fn pub_sub_delivers_every_sample_in_order() {
+    if let Err(why) = wirebench_dds::available() {
+        eprintln!("skipped: {why}");
+        return;
+    }
     for (marshal, batch, process) in [(Marshal::Cdr, true, true), (Marshal::Json, false, true), (Marshal::Cdr, true, false)] {
         let mut o = ThroughputOpts::new(domain(1), 8192, marshal, 3000);
         o.instances = 10;
@@ -56,6 +64,10 @@ fn pub_sub_delivers_every_sample_in_order() {
 
 #[test]
 fn bad_options_are_errors_not_hangs() {
+    if let Err(why) = wirebench_dds::available() {
+        eprintln!("skipped: {why}");
+        return;
+    }
     let o = ThroughputOpts::new(domain(2), 16, Marshal::Cdr, 0);
     assert!(throughput::run(&o, PeerMode::Thread).is_err());
     // A pong in this process would deadlock with Cyclone's synchronous local delivery: refused.

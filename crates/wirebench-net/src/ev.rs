@@ -13,7 +13,7 @@ use wirebench_core::{Schema, Value};
 use crate::rng::SplitMix64;
 
 /// The message, pretty-printed JSON (key order is the field order).
-pub const EV_TELEMETRY_JSON: &str = include_str!("../data/ev_telemetry.json");
+pub use wirebench_core::corpus::EV_TELEMETRY_JSON;
 
 /// The message as a value.
 pub fn ev_telemetry() -> Value {

@@ -94,12 +94,17 @@ struct InteropArgs {
     count: u64,
 }
 
+/// DDS runs need Cyclone DDS in this build: the one-line answer (exit 2) when it is missing.
+fn need_dds() -> Result<()> {
+    wirebench_dds::available().map_err(bad)
+}
+
 pub fn run(args: Args) -> Result<()> {
     match args.cmd {
         Cmd::Peer { json } => std::process::exit(wirebench_dds::peer::child_main(&json)),
-        Cmd::Interop(a) => interop(a),
-        Cmd::Latency(a) => measure_cmd(a, Kind::Latency),
-        Cmd::Throughput(a) => measure_cmd(a, Kind::Throughput),
+        Cmd::Interop(a) => need_dds().and_then(|()| interop(a)),
+        Cmd::Latency(a) => need_dds().and_then(|()| measure_cmd(a, Kind::Latency)),
+        Cmd::Throughput(a) => need_dds().and_then(|()| measure_cmd(a, Kind::Throughput)),
         Cmd::Marshal(a) => measure_cmd(a, Kind::Marshal),
     }
 }
@@ -409,6 +414,16 @@ fn plan_of(o: &StudyOpts) -> Result<Plan> {
     };
     check_plan(&plan)?;
     Ok(plan)
+}
+
+/// Check this part of a study before anything runs: its plan, and that this build has DDS when
+/// the part needs it (latency, throughput or ddsperf; the marshalling bench alone does not).
+pub fn validate(opts: &StudyOpts) -> Result<()> {
+    plan_of(opts)?;
+    if opts.latency || opts.throughput || opts.ddsperf {
+        need_dds().map_err(|e| bad(format!("[dds]: {e}")))?;
+    }
+    Ok(())
 }
 
 /// Run this part of a study; the value becomes the results section of the same name.

@@ -3,6 +3,10 @@
 //! way seed 001 measures binary-size increase) and counts instructions per encode/decode of
 //! each pson-paper payload under valgrind (host build). The C side does the building
 //! (`make -C c size-arm instr`); this command runs it, reads its CSV files, and reports.
+//!
+//! The C sources it builds are compiled into this binary ([`SOURCES`]) and written out to a
+//! cache folder, so the command works from any directory and after `cargo install`;
+//! `--c-dir` builds a checkout's own `c/` folder instead.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,6 +17,64 @@ use wirebench_report::table::Table;
 
 use crate::common::*;
 use crate::DeviceArgs;
+
+/// The files `make size-arm instr` needs, by their path in the repository.
+const SOURCES: &[(&str, &[u8])] = &[
+    ("c/Makefile", include_bytes!("../../../c/Makefile")),
+    ("c/include/pson.h", include_bytes!("../../../c/include/pson.h")),
+    ("c/include/uadp.h", include_bytes!("../../../c/include/uadp.h")),
+    ("c/include/cdr.h", include_bytes!("../../../c/include/cdr.h")),
+    ("c/src/pson.c", include_bytes!("../../../c/src/pson.c")),
+    ("c/src/uadp.c", include_bytes!("../../../c/src/uadp.c")),
+    ("c/src/cdr.c", include_bytes!("../../../c/src/cdr.c")),
+    ("c/src/wb_utf8.h", include_bytes!("../../../c/src/wb_utf8.h")),
+    ("c/size/app.c", include_bytes!("../../../c/size/app.c")),
+    ("c/size/app_uadp.c", include_bytes!("../../../c/size/app_uadp.c")),
+    ("c/size/app_cdr.c", include_bytes!("../../../c/size/app_cdr.c")),
+    ("c/size/startup.c", include_bytes!("../../../c/size/startup.c")),
+    ("c/size/link.ld", include_bytes!("../../../c/size/link.ld")),
+    ("c/size/size_arm.sh", include_bytes!("../../../c/size/size_arm.sh")),
+    ("c/tools/instr.sh", include_bytes!("../../../c/tools/instr.sh")),
+    ("c/tools/instr_pson.c", include_bytes!("../../../c/tools/instr_pson.c")),
+    ("c/tests/gen_instr_payloads.py", include_bytes!("../../../c/tests/gen_instr_payloads.py")),
+    ("c/tests/gen_vectors.py", include_bytes!("../../../c/tests/gen_vectors.py")),
+    ("vectors/pson.json", include_bytes!("../../../vectors/pson.json")),
+];
+
+/// The programs the build needs, with the Debian packages that bring them.
+const TOOLS: &[(&str, &str)] = &[
+    ("make", "make"),
+    ("cc", "gcc"),
+    ("python3", "python3"),
+    ("arm-none-eabi-gcc", "gcc-arm-none-eabi libnewlib-arm-none-eabi"),
+    ("valgrind", "valgrind"),
+];
+
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
+        .unwrap_or(false)
+}
+
+/// Write the compiled-in sources under the user's cache folder (a file is rewritten only when
+/// its content changed, so `make` stays incremental) and return its `c/` folder.
+fn unpack_sources() -> Result<PathBuf> {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .ok_or_else(|| anyhow::anyhow!("neither XDG_CACHE_HOME nor HOME is set: pass --c-dir with a checkout's c/ folder"))?;
+    let root = cache.join("wirebench").join(format!("device-{}", env!("CARGO_PKG_VERSION")));
+    for (rel, bytes) in SOURCES {
+        let path = root.join(rel);
+        if std::fs::read(&path).ok().as_deref() == Some(*bytes) {
+            continue;
+        }
+        let dir = path.parent().expect("a relative path with a folder");
+        std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+        std::fs::write(&path, bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    }
+    Ok(root.join("c"))
+}
 
 /// Read a CSV file of plain fields (no quoting) into header + rows.
 fn read_csv(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>)> {
@@ -39,10 +101,23 @@ fn to_json(header: &[String], rows: &[Vec<String>]) -> serde_json::Value {
 }
 
 pub fn device(args: DeviceArgs) -> Result<()> {
-    let dir: PathBuf = args.c_dir.clone();
-    if !dir.join("Makefile").is_file() {
-        return Err(bad(format!("{}: no Makefile here (pass --c-dir pointing at the repository's c/ folder)", dir.display())));
+    let missing: Vec<&(&str, &str)> = TOOLS.iter().filter(|(program, _)| !on_path(program)).collect();
+    if !missing.is_empty() {
+        let programs: Vec<&str> = missing.iter().map(|(p, _)| *p).collect();
+        let packages: Vec<&str> = missing.iter().map(|(_, pkg)| *pkg).collect();
+        return Err(anyhow::anyhow!(
+            "wirebench device builds C with {}, which are not on PATH (Debian/Ubuntu: apt-get install {})",
+            programs.join(", "),
+            packages.join(" ")
+        ));
     }
+    let dir: PathBuf = match &args.c_dir {
+        Some(dir) if !dir.join("Makefile").is_file() => {
+            return Err(bad(format!("{}: no Makefile here (--c-dir names a checkout's c/ folder)", dir.display())))
+        }
+        Some(dir) => dir.clone(),
+        None => unpack_sources()?,
+    };
     let status = Command::new("make")
         .arg("-s")
         .arg("-C")

@@ -32,8 +32,23 @@ use common::BadInput;
 #[global_allocator]
 static ALLOC: wirebench_measure::alloc::CountingAlloc = wirebench_measure::alloc::CountingAlloc;
 
+/// `--version`: the version, the git commit it was built from, the compiler, and which optional
+/// parts this build has (DDS needs Cyclone DDS at build time).
+static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    let dds = match wirebench_dds::available() {
+        Ok(()) => format!("dds (Cyclone DDS {})", wirebench_dds::cyclone_version()),
+        Err(why) => format!("no dds: {why}"),
+    };
+    format!(
+        "{} (commit {}, {})\nfeatures: size, speed, link, mqtt, http, tcp, device; {dds}",
+        env!("CARGO_PKG_VERSION"),
+        env!("WIREBENCH_GIT_COMMIT"),
+        env!("WIREBENCH_RUSTC")
+    )
+});
+
 #[derive(Parser)]
-#[command(name = "wirebench", version, about = "How many bytes, how fast, over which link: wire formats measured reproducibly")]
+#[command(name = "wirebench", version, long_version = VERSION.as_str(), about = "How many bytes, how fast, over which link: wire formats measured reproducibly")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -78,6 +93,12 @@ enum Command {
         #[arg(long, short = 'o', value_enum, default_value_t = OutputArg::Table)]
         output: OutputArg,
     },
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
+    Completions {
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) of wirebench: `wirebench man > wirebench.1`.
+    Man,
     /// Infer a schema from JSON/NDJSON samples and print it (or write it with --out).
     Schema {
         /// Sample files or directories (.json: one sample; .ndjson/.jsonl: one per line).
@@ -144,9 +165,10 @@ struct TranscodeArgs {
 
 #[derive(clap::Args)]
 struct DeviceArgs {
-    /// The repository's c/ folder.
-    #[arg(long, default_value = "c")]
-    c_dir: PathBuf,
+    /// Build this checkout's c/ folder (default: the C sources compiled into this binary,
+    /// written to ~/.cache/wirebench).
+    #[arg(long)]
+    c_dir: Option<PathBuf>,
     /// Also write the results file here, atomically.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -251,6 +273,16 @@ fn run(cli: Cli) -> Result<()> {
         Command::Decode(args) => codec_cmds::decode(args),
         Command::Codecs { output } => codec_cmds::codecs(output.into()),
         Command::Schema { samples, out } => codec_cmds::schema(&samples, out.as_deref()),
+        Command::Completions { shell } => {
+            let mut text = Vec::new();
+            clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "wirebench", &mut text);
+            common::write_stdout(&text)
+        }
+        Command::Man => {
+            let mut text = Vec::new();
+            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command()).render(&mut text)?;
+            common::write_stdout(&text)
+        }
     }
 }
 

@@ -50,6 +50,37 @@ pub struct Study {
 }
 
 impl Study {
+    /// Make every relative file path in the study (samples, schemas) relative to `base`, the
+    /// folder of the study file.
+    fn resolve_paths(&mut self, base: &Path) {
+        let mut lists: Vec<&mut Vec<PathBuf>> = Vec::new();
+        let mut single: Vec<&mut Option<PathBuf>> = Vec::new();
+        if let Some(o) = &mut self.size {
+            lists.push(&mut o.samples);
+            single.push(&mut o.schema);
+        }
+        if let Some(o) = &mut self.speed {
+            lists.push(&mut o.samples);
+            single.push(&mut o.schema);
+        }
+        if let Some(o) = &mut self.link {
+            lists.push(&mut o.samples);
+        }
+        if let Some(o) = &mut self.http {
+            lists.push(&mut o.samples);
+        }
+        if let Some(o) = &mut self.tcp {
+            lists.push(&mut o.samples);
+        }
+        let fix = |p: &mut PathBuf| {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        };
+        lists.into_iter().flatten().for_each(fix);
+        single.into_iter().flatten().for_each(fix);
+    }
+
     /// The names of the parts this study runs, in run order.
     pub fn parts(&self) -> Vec<&'static str> {
         let mut v = Vec::new();
@@ -84,10 +115,57 @@ pub struct Meta {
     pub reproduces: Option<String>,
 }
 
-/// Read and check a study file; errors name the file, line and column.
-pub fn read_study(path: &Path) -> Result<Study> {
-    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
-    let study: Study = toml::from_str(&text).map_err(|e| {
+/// The studies built into the binary, so `wirebench run seed001` works from any directory and
+/// after `cargo install`: (short name, file name, text).
+pub const BUILT_IN: &[(&str, &str, &str)] = &[
+    ("quickstart", "quickstart.toml", include_str!("../../../studies/quickstart.toml")),
+    ("seed000", "seed000-opcua-mqtt.toml", include_str!("../../../studies/seed000-opcua-mqtt.toml")),
+    ("seed001", "seed001-pson-paper.toml", include_str!("../../../studies/seed001-pson-paper.toml")),
+    ("seed002", "seed002-http-bandwidth.toml", include_str!("../../../studies/seed002-http-bandwidth.toml")),
+    ("seed003", "seed003-ev-telemetry.toml", include_str!("../../../studies/seed003-ev-telemetry.toml")),
+    ("seed004", "seed004-dds-cdr-json.toml", include_str!("../../../studies/seed004-dds-cdr-json.toml")),
+];
+
+/// The built-in study a name means: its short name (`seed001`), its file stem
+/// (`seed001-pson-paper`) or its file name.
+pub fn built_in(name: &str) -> Option<(&'static str, &'static str)> {
+    BUILT_IN
+        .iter()
+        .find(|(short, file, _)| name == *short || name == *file || Some(name) == file.strip_suffix(".toml"))
+        .map(|(_, file, text)| (*file, *text))
+}
+
+/// Read and check a study: a file, or else the name of a built-in study. Errors name the file,
+/// line and column. Relative paths inside a study file resolve against the file's folder, so a
+/// study runs the same from any working directory. Also returns where the study came from.
+pub fn read_study(path: &Path) -> Result<(Study, String)> {
+    let (text, base, source) = if path.is_file() {
+        let text = std::fs::read_to_string(path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+        (text, path.parent().map(Path::to_path_buf), path.display().to_string())
+    } else if let Some((file, text)) = path.to_str().and_then(built_in) {
+        (text.to_string(), None, format!("built in: studies/{file}"))
+    } else if let Some((file, text)) = path.file_name().and_then(|n| n.to_str()).and_then(built_in) {
+        // `wirebench run studies/seed001-pson-paper.toml` outside a checkout: the same study.
+        eprintln!("{}: no such file here; running the built-in {file}", path.display());
+        (text.to_string(), None, format!("built in: studies/{file}"))
+    } else {
+        let names: Vec<&str> = BUILT_IN.iter().map(|(short, _, _)| *short).collect();
+        return Err(bad(format!(
+            "{}: no such study file, nor a built-in study (built in: {})",
+            path.display(),
+            names.join(", ")
+        )));
+    };
+    let mut study = parse_study(&text, path)?;
+    if let Some(base) = base {
+        study.resolve_paths(&base);
+    }
+    Ok((study, source))
+}
+
+/// Parse and check the text of a study; `path` names it in errors.
+fn parse_study(text: &str, path: &Path) -> Result<Study> {
+    let study: Study = toml::from_str(text).map_err(|e| {
         let (line, col) = e
             .span()
             .map(|s| {
@@ -102,6 +180,9 @@ pub fn read_study(path: &Path) -> Result<Study> {
             "{}: the study names no part to run (add [size], [speed], [link], [mqtt], [http], [tcp] or [dds])",
             path.display()
         )));
+    }
+    if let Some(dds) = &study.dds {
+        crate::dds::validate(dds).map_err(|e| bad(format!("{}: {e}", path.display())))?;
     }
     Ok(study)
 }
@@ -168,11 +249,11 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     let (study, source) = match &args.study {
         Some(path) => {
-            let mut study = read_study(path)?;
+            let (mut study, source) = read_study(path)?;
             if !args.samples.is_empty() {
                 use_samples(&mut study, &args.samples);
             }
-            (study, path.display().to_string())
+            (study, source)
         }
         None => (samples_study(&args.samples), "(built in: run --samples)".to_string()),
     };
@@ -285,4 +366,33 @@ pub fn report(args: ReportArgs) -> Result<()> {
         other => return Err(bad(format!("unknown output {other:?} (table, md, csv, json, html)"))),
     };
     write_stdout(text.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every built-in study parses and passes validation; in a build without DDS the DDS study
+    /// is refused with the reason before anything runs.
+    #[test]
+    fn built_in_studies_parse() {
+        for (short, file, _) in BUILT_IN {
+            let parsed = read_study(Path::new(short));
+            match (parsed, wirebench_dds::available()) {
+                (Ok((study, source)), _) => {
+                    assert_eq!(source, format!("built in: studies/{file}"));
+                    assert!(file.starts_with(&study.study.name), "{file}: name {}", study.study.name);
+                }
+                (Err(e), Err(_)) if study_has_dds(file) => assert!(e.to_string().contains("built without DDS"), "{e}"),
+                (Err(e), _) => panic!("{file}: {e}"),
+            }
+        }
+        assert_eq!(built_in("seed001-pson-paper").map(|b| b.0), Some("seed001-pson-paper.toml"));
+        assert_eq!(built_in("seed001-pson-paper.toml").map(|b| b.0), Some("seed001-pson-paper.toml"));
+        assert!(built_in("seed01").is_none());
+    }
+
+    fn study_has_dds(file: &str) -> bool {
+        BUILT_IN.iter().any(|(_, f, text)| *f == file && text.contains("\n[dds]"))
+    }
 }

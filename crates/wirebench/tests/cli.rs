@@ -276,14 +276,43 @@ warmup_ms = 0.0
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A study file's relative paths resolve against the file's folder, whatever the working
+/// directory; built-in studies run by name from anywhere; an unknown name lists them.
+#[test]
+fn studies_run_from_any_directory() {
+    let dir = TempDir::new("anydir");
+    let study_dir = dir.0.join("study");
+    let cwd = dir.0.join("elsewhere");
+    std::fs::create_dir_all(study_dir.join("data")).unwrap();
+    std::fs::create_dir_all(&cwd).unwrap();
+    std::fs::write(study_dir.join("data/r.ndjson"), "{\"t\":21.5,\"id\":7}\n{\"t\":22.0,\"id\":8}\n").unwrap();
+    std::fs::write(
+        study_dir.join("s.toml"),
+        "[study]\nname = \"rel\"\ntitle = \"relative samples\"\n[size]\nsamples = [\"data/r.ndjson\"]\nformats = [\"json\", \"pson\"]\n",
+    )
+    .unwrap();
+    let o = wb().current_dir(&cwd).args(["run", "../study/s.toml", "--out", "o"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(cwd.join("o/results.json")).unwrap()).unwrap();
+    assert_eq!(r["size"]["aggregates"][0]["records"], 2, "{}", r["size"]);
+    // A built-in study by its short name, from a folder with no studies/ in it.
+    let o = wb().current_dir(&cwd).args(["run", "quickstart", "--out", "q"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(cwd.join("q/results.json")).unwrap()).unwrap();
+    assert_eq!(r["config"]["study"], "built in: studies/quickstart.toml");
+    assert!(r["size"].is_object() && r["speed"].is_object());
+    expect_bad_input(wb().current_dir(&cwd).args(["run", "seed999"]), &["seed999", "built in: quickstart, seed000"]);
+}
+
 /// `device` builds the C codecs for Cortex-M and counts instructions; the figures are real
 /// (non-zero) and land in the results file.
 #[test]
 fn device_reports_code_size_and_instructions() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // From a folder outside the checkout: the C sources come from the binary, unpacked into the
+    // cache folder.
     let dir = tmpdir("device");
     let out = dir.join("d.json");
-    let o = wb().current_dir(&root).args(["device", "--out", out.to_str().unwrap()]).output().unwrap();
+    let o = wb().current_dir(&dir).env("XDG_CACHE_HOME", dir.join("cache")).args(["device", "--out", out.to_str().unwrap()]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(text.contains("cortex-m0plus") && text.contains("Test10"), "{text}");
@@ -294,6 +323,7 @@ fn device_reports_code_size_and_instructions() {
     let instr = r["device"]["instructions"].as_array().unwrap();
     assert_eq!(instr.len(), 10);
     assert!(instr.iter().all(|x| x["encode_instr"].as_i64().unwrap() > 50));
+    assert!(dir.join("cache/wirebench").read_dir().unwrap().next().is_some(), "sources unpacked under XDG_CACHE_HOME");
     expect_bad_input(wb().args(["device", "--c-dir", dir.to_str().unwrap()]), &["no Makefile"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }

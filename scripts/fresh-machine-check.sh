@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# fresh-machine-check.sh - wirebench as a user without Cyclone DDS meets it: `cargo install` of
+# the release binary with Cyclone hidden (scripts/without-cyclone.sh; as root), then, from a
+# folder outside the checkout, the README's main job by name (`wirebench run seed001`) and the
+# one-line refusals of the DDS parts. Prints the time of each step and the binary's size.
+# env: FRESH_TARGET_DIR (default target/no-dds: its own, so the normal build keeps its DDS).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+target="${FRESH_TARGET_DIR:-$root/target/no-dds}"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "fresh-machine-check: $*" >&2; exit 1; }
+
+hide=()
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1; then
+    hide=("$root/scripts/without-cyclone.sh")
+else
+    echo "fresh-machine-check: not root, Cyclone stays visible; building with WIREBENCH_DDS=off instead"
+fi
+mode=auto
+[ ${#hide[@]} -eq 0 ] && mode=off
+
+t0=$(date +%s)
+# One release build: cargo install into a scratch root (the user's ~/.cargo/bin is left alone).
+WIREBENCH_DDS=$mode "${hide[@]}" cargo install --quiet --locked --path "$root/crates/wirebench" \
+    --root "$work/root" --target-dir "$target"
+t1=$(date +%s)
+wb="$work/root/bin/wirebench"
+echo "release build (cargo install --locked, no Cyclone DDS): $((t1 - t0)) s; binary $(stat -c %s "$wb") bytes"
+
+"$wb" --version | tee "$work/version"
+grep -q "no dds: this wirebench was built without DDS" "$work/version" || fail "--version does not say the build has no DDS"
+
+mkdir -p "$work/elsewhere"
+cd "$work/elsewhere"
+t2=$(date +%s)
+"$wb" run seed001 >"$work/run.out" 2>"$work/run.err" || { cat "$work/run.err" >&2; fail "wirebench run seed001 failed"; }
+t3=$(date +%s)
+for f in results.json report.md report.html; do
+    [ -s "out/seed001-pson-paper/$f" ] || fail "out/seed001-pson-paper/$f was not written"
+done
+grep -q '"study": "built in: studies/seed001-pson-paper.toml"' out/seed001-pson-paper/results.json \
+    || fail "results.json does not name the built-in study"
+echo "wirebench run seed001 from $PWD: $((t3 - t2)) s"
+
+# The DDS parts: one line, exit 2, nothing measured or written.
+set +e
+"$wb" dds latency >/dev/null 2>"$work/dds.err"; rc=$?
+"$wb" run seed004 --out "$work/s4" >/dev/null 2>"$work/s4.err"; rc4=$?
+set -e
+[ "$rc" = 2 ] && [ "$(wc -l <"$work/dds.err")" = 1 ] && grep -q "built without DDS" "$work/dds.err" \
+    || fail "wirebench dds latency: exit $rc, $(cat "$work/dds.err")"
+[ "$rc4" = 2 ] && [ "$(wc -l <"$work/s4.err")" = 1 ] && grep -q "built without DDS" "$work/s4.err" && [ ! -e "$work/s4" ] \
+    || fail "wirebench run seed004: exit $rc4, $(cat "$work/s4.err")"
+echo "without DDS: $(cat "$work/s4.err")"
+echo "fresh-machine-check: ok"
