@@ -5,7 +5,7 @@
 //! do not know.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -26,9 +26,21 @@ pub struct Results {
     pub size: Option<SizeSection>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speed: Option<SpeedSection>,
+    /// Parts of a study that did not finish: the part that failed (with its error) and the
+    /// parts after it, which did not run. The sections of the parts before it are kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_parts: Vec<FailedPart>,
     /// Sections this version has no type for (from newer measurements); kept on read and write.
     #[serde(flatten)]
     pub other: std::collections::BTreeMap<String, serde_json::Value>,
+}
+
+/// A part of a study that has no section: it failed, or it did not run after another failed.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FailedPart {
+    pub part: String,
+    /// The error, or why it did not run.
+    pub error: String,
 }
 
 /// Where a number came from: enough to regenerate it.
@@ -322,7 +334,7 @@ pub fn peak_rss_kib() -> Option<u64> {
 
 impl Results {
     pub fn new(provenance: Provenance, config: serde_json::Value) -> Results {
-        Results { schema: RESULTS_SCHEMA.into(), provenance, config, size: None, speed: None, other: Default::default() }
+        Results { schema: RESULTS_SCHEMA.into(), provenance, config, size: None, speed: None, failed_parts: Vec::new(), other: Default::default() }
     }
 
     /// Read a results file, checking its schema tag.
@@ -364,6 +376,113 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// A set of output files (a results file and its reports) that replaces the previous set in one
+/// step: the files are written into a new folder beside the target, which is then exchanged
+/// with the target folder (Linux `renameat2(RENAME_EXCHANGE)`; elsewhere two renames), so a
+/// reader sees the old set or the new one, never a mix. Created before measuring, it also
+/// proves the target writable. Dropped without [`OutputSet::commit`], it removes its folder.
+#[derive(Debug)]
+pub struct OutputSet {
+    target: PathBuf,
+    staging: PathBuf,
+    committed: bool,
+}
+
+impl OutputSet {
+    /// Start a set for folder `target`, which holds `names` and nothing else. A `target` that
+    /// exists must be a folder holding only files of those names (a previous set): anything
+    /// else there is refused, never replaced.
+    pub fn begin(target: &Path, names: &[&str]) -> std::io::Result<OutputSet> {
+        use std::io::{Error, ErrorKind};
+        if target.exists() {
+            if !target.is_dir() {
+                return Err(Error::new(ErrorKind::AlreadyExists, "exists and is not a folder"));
+            }
+            for entry in std::fs::read_dir(target)? {
+                let name = entry?.file_name();
+                if !names.iter().any(|n| name == std::ffi::OsStr::new(n)) {
+                    return Err(Error::new(
+                        ErrorKind::AlreadyExists,
+                        format!(
+                            "holds {:?}, which is not part of a wirebench results set; name a new or empty folder",
+                            name
+                        ),
+                    ));
+                }
+            }
+        }
+        let name = target
+            .file_name()
+            .filter(|n| *n != "..")
+            .ok_or_else(|| Error::new(ErrorKind::InvalidInput, "name a folder, not . or .."))?
+            .to_string_lossy()
+            .into_owned();
+        let parent = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        std::fs::create_dir_all(parent)?;
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+        let staging = parent.join(format!(".{name}.new-{}-{nanos}", std::process::id()));
+        // create_dir fails on anything already there, a symbolic link included.
+        std::fs::create_dir(&staging)?;
+        Ok(OutputSet { target: target.to_path_buf(), staging, committed: false })
+    }
+
+    /// Write one file of the set (synced).
+    pub fn write(&self, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+        let mut f = std::fs::File::create_new(self.staging.join(name))?;
+        f.write_all(bytes)?;
+        f.sync_all()
+    }
+
+    /// Put the new set in place of the old one in one step.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        if self.target.exists() {
+            if !exchange(&self.staging, &self.target)? {
+                let old = self.staging.with_extension("old");
+                std::fs::rename(&self.target, &old)?;
+                std::fs::rename(&self.staging, &self.target)?;
+                std::fs::rename(&old, &self.staging)?;
+            }
+            // The staging folder now holds the old set.
+            std::fs::remove_dir_all(&self.staging)?;
+        } else {
+            std::fs::rename(&self.staging, &self.target)?;
+        }
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for OutputSet {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_dir_all(&self.staging);
+        }
+    }
+}
+
+/// Swap two paths atomically; `Ok(false)` where the system or file system cannot.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
+    use std::os::unix::ffi::OsStrExt;
+    let ca = std::ffi::CString::new(a.as_os_str().as_bytes())?;
+    let cb = std::ffi::CString::new(b.as_os_str().as_bytes())?;
+    // SAFETY: two valid NUL-terminated paths, relative to the working directory.
+    let rc = unsafe { libc::renameat2(libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE) };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EINVAL) | Some(libc::ENOSYS) => Ok(false),
+        _ => Err(e),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> std::io::Result<bool> {
+    Ok(false)
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -419,5 +538,43 @@ mod tests {
         assert_eq!(a.ratio_to_json, Some(0.6));
         assert_eq!((a.exact, a.lossy, a.unsupported), (1, 1, 1));
         assert_eq!(a.first_issue.as_deref(), Some("p: lossy: x"));
+    }
+
+    #[test]
+    fn output_sets_replace_the_old_set_in_one_step() {
+        let base = std::env::temp_dir().join(format!("wb-outset-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(&base).unwrap();
+        let target = base.join("out");
+        let names = ["results.json", "report.md"];
+        // A new folder.
+        let set = OutputSet::begin(&target, &names).unwrap();
+        set.write("results.json", b"1").unwrap();
+        set.write("report.md", b"one").unwrap();
+        assert!(!target.exists(), "nothing in place before the commit");
+        set.commit().unwrap();
+        assert_eq!(std::fs::read(target.join("results.json")).unwrap(), b"1");
+        // Replaced as a whole: a file of the old set that the new one lacks is gone.
+        let set = OutputSet::begin(&target, &names).unwrap();
+        set.write("results.json", b"2").unwrap();
+        assert_eq!(std::fs::read(target.join("report.md")).unwrap(), b"one", "the old set stays until the commit");
+        set.commit().unwrap();
+        assert_eq!(std::fs::read(target.join("results.json")).unwrap(), b"2");
+        assert!(!target.join("report.md").exists());
+        // Dropped without commit: the old set stays and no staging folder is left.
+        let set = OutputSet::begin(&target, &names).unwrap();
+        set.write("results.json", b"3").unwrap();
+        drop(set);
+        assert_eq!(std::fs::read(target.join("results.json")).unwrap(), b"2");
+        let left: Vec<_> = std::fs::read_dir(&base).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("out")], "only the target remains");
+        // A folder holding anything else is refused, never replaced.
+        std::fs::write(target.join("notes.txt"), b"mine").unwrap();
+        let e = OutputSet::begin(&target, &names).unwrap_err();
+        assert!(e.to_string().contains("notes.txt"), "{e}");
+        let e = OutputSet::begin(&target.join("results.json"), &names).unwrap_err();
+        assert!(e.to_string().contains("not a folder"), "{e}");
+        assert!(OutputSet::begin(Path::new(".."), &names).is_err());
+        std::fs::remove_dir_all(&base).unwrap();
     }
 }

@@ -16,6 +16,15 @@ pub fn record<S: AsRef<str>>(fields: &[S]) -> String {
     line
 }
 
+/// A table as CSV: its headers, then its rows.
+pub fn table(t: &crate::table::Table) -> String {
+    let mut out = record(&t.headers);
+    for r in &t.rows {
+        out.push_str(&record(r));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

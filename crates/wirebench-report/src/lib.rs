@@ -6,6 +6,7 @@
 
 pub mod csv;
 pub mod dds;
+pub mod failed;
 pub mod html;
 mod json;
 pub mod mqtt;

@@ -31,6 +31,31 @@ pub fn find_codec(id: &str) -> Result<&'static dyn Codec> {
         .ok_or_else(|| bad(format!("unknown format {id:?} (known: {})", wirebench_codecs::ids())))
 }
 
+/// The built-in corpus of this name, or a one-line error listing the known ones.
+pub fn find_corpus(name: &str) -> Result<&'static corpus::BuiltinCorpus> {
+    corpus::builtin(name).ok_or_else(|| {
+        let known: Vec<_> = corpus::BUILTIN.iter().map(|c| c.name).collect();
+        bad(format!("unknown corpus {name:?} (built in: {})", known.join(", ")))
+    })
+}
+
+/// Check a part's payload source before anything runs: the corpus is built in, every sample
+/// path exists, the schema file reads.
+pub fn check_payloads(corpus: Option<&str>, samples: &[std::path::PathBuf], schema: Option<&Path>) -> Result<()> {
+    if let Some(name) = corpus {
+        find_corpus(name)?;
+    }
+    for p in samples {
+        if !p.exists() {
+            return Err(bad(format!("{}: no such file or directory", p.display())));
+        }
+    }
+    if let Some(s) = schema {
+        read_schema(s)?;
+    }
+    Ok(())
+}
+
 pub fn read_schema(path: &Path) -> Result<Schema> {
     let text = std::fs::read_to_string(path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
     Schema::from_json_str(&text)

@@ -235,15 +235,21 @@ fn delta(after: &CollectorStats, before: &CollectorStats, codec: &str) -> Json {
 }
 
 /// Run the part; the value becomes the `http` results section.
+/// Check the options before anything runs (also the `[http]` part of a study).
+pub fn validate(opts: &StudyOpts) -> Result<()> {
+    let plan = plan(opts)?;
+    if plan.sweeps.iter().any(|s| s.2) && !wirebench_net::have_program("wrk") {
+        return Err(bad("--wrk needs wrk: apt-get install wrk"));
+    }
+    check_payloads(opts.corpus.as_deref(), &opts.samples, None)
+}
+
 pub fn measure(opts: &StudyOpts) -> Result<Json> {
+    validate(opts)?;
     let plan = plan(opts)?;
     let workload =
         Workload::pick(&opts.samples, opts.corpus.as_deref(), opts.messages.unwrap_or(16).clamp(1, 10_000), 3).map_err(net)?;
     let needs_link = plan.sweeps.iter().any(|(r, ..)| r.iter().any(Option::is_some));
-    let any_wrk = plan.sweeps.iter().any(|s| s.2);
-    if any_wrk && !wirebench_net::have_program("wrk") {
-        return Err(bad("--wrk needs wrk: apt-get install wrk"));
-    }
     let mut notes: Vec<String> = Vec::new();
     let path = if opts.url.is_some() {
         Path::External

@@ -133,7 +133,27 @@ fn payload_sets(opts: &StudyOpts) -> Result<(String, Vec<(String, String, Vec<us
 }
 
 /// Run the models; the value becomes the `link` results section.
+/// Check the options before anything runs (also the `[link]` part of a study).
+pub fn validate(opts: &StudyOpts) -> Result<()> {
+    for r in &opts.radios {
+        Radio::parse(r).map_err(|e| bad(e.to_string()))?;
+    }
+    let topic = opts.topic_bytes.unwrap_or(4);
+    if topic > 65_535 {
+        return Err(bad("an MQTT topic is at most 65,535 bytes"));
+    }
+    for p in &opts.protocols {
+        protocol(p, topic)?;
+    }
+    if opts.payload_bytes.iter().any(|b| *b > 1 << 20) {
+        return Err(bad("payload sizes above 1 MiB are not link messages"));
+    }
+    codec_ids(&opts.formats).map_err(|e| bad(e.to_string()))?;
+    check_payloads(opts.corpus.as_deref(), &opts.samples, None)
+}
+
 pub fn measure(opts: &StudyOpts) -> Result<Json> {
+    validate(opts)?;
     let radio_names: Vec<String> = if opts.radios.is_empty() {
         DEFAULT_RADIOS.iter().map(|s| s.to_string()).collect()
     } else {

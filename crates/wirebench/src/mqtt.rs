@@ -954,7 +954,8 @@ impl Default for StudyOpts {
 }
 
 /// Run the `[mqtt]` part of a study; the value becomes `results["mqtt"]`.
-pub fn measure(opts: &StudyOpts) -> Result<Value> {
+/// The checked options of the `[mqtt]` part: size formats, QoS levels, transport payloads.
+fn plan(opts: &StudyOpts) -> Result<(Vec<StudyFormat>, Vec<Qos>, Vec<PayloadSpec>)> {
     let formats = parse_formats(&opts.size_formats)?;
     check_fields(&opts.fields)?;
     check_fields(&[opts.transport_fields])?;
@@ -970,6 +971,16 @@ pub fn measure(opts: &StudyOpts) -> Result<Value> {
         .iter()
         .map(|f| PayloadSpec::parse(f, opts.transport_fields).map_err(|e| bad(format!("[mqtt] transport_formats: {e}"))))
         .collect::<Result<_>>()?;
+    Ok((formats, qos, payloads))
+}
+
+/// Check the `[mqtt]` part of a study before anything runs.
+pub fn validate(opts: &StudyOpts) -> Result<()> {
+    plan(opts).map(|_| ())
+}
+
+pub fn measure(opts: &StudyOpts) -> Result<Value> {
+    let (formats, qos, payloads) = plan(opts)?;
     let started = Instant::now();
     let mut section = Section::new();
     eprintln!("  sizes: {} formats × {} field counts", formats.len(), opts.fields.len());

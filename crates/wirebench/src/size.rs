@@ -50,6 +50,14 @@ pub fn size(args: SizeArgs) -> Result<()> {
 }
 
 /// Run the size measurement; the section and the configuration it ran with.
+/// Check the options before anything runs (also the `[size]` part of a study).
+pub fn validate(args: &SizeOpts) -> Result<()> {
+    for f in &args.formats {
+        find_codec(f.trim())?;
+    }
+    check_payloads(args.corpus.as_deref(), &args.samples, args.schema.as_deref())
+}
+
 pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value)> {
     let codecs: Vec<&'static dyn Codec> = if args.formats.is_empty() {
         wirebench_codecs::registry().to_vec()
@@ -70,10 +78,7 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value)> {
     });
     let section = if args.samples.is_empty() {
         let name = args.corpus.as_deref().unwrap_or("pson-paper");
-        let corpus = corpus::builtin(name).ok_or_else(|| {
-            let known: Vec<_> = corpus::BUILTIN.iter().map(|c| c.name).collect();
-            bad(format!("unknown corpus {name:?} (built in: {})", known.join(", ")))
-        })?;
+        let corpus = find_corpus(name)?;
         let source = match given_schema {
             Some(s) => SchemaSource::Fixed(s),
             None => SchemaSource::PerPayload,

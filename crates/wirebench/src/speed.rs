@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use wirebench_codecs::typed::pson_paper_case;
 use wirebench_codecs::{Codec, SchemaUse};
-use wirebench_core::corpus::{self, Payload, SampleStream};
+use wirebench_core::corpus::{Payload, SampleStream};
 use wirebench_core::fidelity::compare;
 use wirebench_core::results::{Results, SpeedSection};
 use wirebench_core::Schema;
@@ -106,10 +106,7 @@ struct Workload {
 fn load(args: &SpeedOpts) -> Result<Workload> {
     if args.samples.is_empty() {
         let name = args.corpus.as_deref().unwrap_or("pson-paper");
-        let c = corpus::builtin(name).ok_or_else(|| {
-            let known: Vec<_> = corpus::BUILTIN.iter().map(|c| c.name).collect();
-            bad(format!("unknown corpus {name:?} (built in: {})", known.join(", ")))
-        })?;
+        let c = find_corpus(name)?;
         let payloads = c.payloads().into_iter().map(|p| (p.name.clone(), vec![p])).collect();
         return Ok(Workload { corpus: name.into(), payloads, schema: None, builtin: true });
     }
@@ -364,16 +361,23 @@ pub fn speed(args: SpeedArgs) -> Result<()> {
 }
 
 /// Run the speed measurement; the section and the configuration it ran with.
-pub fn measure(args: &SpeedOpts) -> Result<(SpeedSection, serde_json::Value)> {
-    let codecs = codecs_of(args)?;
-    let baseline = args.baseline.clone().unwrap_or_else(|| "json".into());
-    find_codec(&baseline)?;
+/// Check the options before anything runs (also the `[speed]` part of a study).
+pub fn validate(args: &SpeedOpts) -> Result<()> {
+    codecs_of(args)?;
+    find_codec(args.baseline.as_deref().unwrap_or("json"))?;
     if args.samples_per_case < 10 {
         return Err(bad(format!("--samples-per-case {} is too few for the statistics (at least 10; 30 or more recommended)", args.samples_per_case)));
     }
     if args.instructions && !wirebench_measure::callgrind::available() {
         return Err(bad("--instructions needs valgrind (apt-get install valgrind)"));
     }
+    check_payloads(args.corpus.as_deref(), &args.samples, args.schema.as_deref())
+}
+
+pub fn measure(args: &SpeedOpts) -> Result<(SpeedSection, serde_json::Value)> {
+    validate(args)?;
+    let codecs = codecs_of(args)?;
+    let baseline = args.baseline.clone().unwrap_or_else(|| "json".into());
     let w = load(args)?;
     let mut skipped = Vec::new();
     let cases = build_cases(&w, &codecs, &mut skipped);

@@ -19,8 +19,8 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
-use wirebench_core::results::Results;
+use anyhow::Result;
+use wirebench_core::results::{FailedPart, OutputSet, Results};
 use wirebench_report::Output;
 
 use crate::common::*;
@@ -81,24 +81,73 @@ impl Study {
         single.into_iter().flatten().for_each(fix);
     }
 
-    /// The names of the parts this study runs, in run order.
-    pub fn parts(&self) -> Vec<&'static str> {
+    /// The parts this study runs, in run order.
+    pub fn parts(&self) -> Vec<Part<'_>> {
         let mut v = Vec::new();
-        let have = [
-            ("size", self.size.is_some()),
-            ("speed", self.speed.is_some()),
-            ("link", self.link.is_some()),
-            ("mqtt", self.mqtt.is_some()),
-            ("http", self.http.is_some()),
-            ("tcp", self.tcp.is_some()),
-            ("dds", self.dds.is_some()),
-        ];
-        for (name, on) in have {
-            if on {
-                v.push(name);
-            }
-        }
+        v.extend(self.size.as_ref().map(Part::Size));
+        v.extend(self.speed.as_ref().map(Part::Speed));
+        v.extend(self.link.as_ref().map(Part::Link));
+        v.extend(self.mqtt.as_ref().map(Part::Mqtt));
+        v.extend(self.http.as_ref().map(Part::Http));
+        v.extend(self.tcp.as_ref().map(Part::Tcp));
+        v.extend(self.dds.as_ref().map(Part::Dds));
         v
+    }
+}
+
+/// One part of a study with its options: checked before any part runs, then run into its
+/// results section.
+pub enum Part<'a> {
+    Size(&'a SizeOpts),
+    Speed(&'a SpeedOpts),
+    Link(&'a crate::link::StudyOpts),
+    Mqtt(&'a crate::mqtt::StudyOpts),
+    Http(&'a crate::http::StudyOpts),
+    Tcp(&'a crate::tcp::StudyOpts),
+    Dds(&'a crate::dds::StudyOpts),
+}
+
+impl Part<'_> {
+    /// The part's table in a study file and its section in the results file.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Part::Size(_) => "size",
+            Part::Speed(_) => "speed",
+            Part::Link(_) => "link",
+            Part::Mqtt(_) => "mqtt",
+            Part::Http(_) => "http",
+            Part::Tcp(_) => "tcp",
+            Part::Dds(_) => "dds",
+        }
+    }
+
+    /// Check every option (formats, corpora, paths, ranges, the tools it needs) without
+    /// measuring anything.
+    pub fn validate(&self) -> Result<()> {
+        match self {
+            Part::Size(o) => crate::size::validate(o),
+            Part::Speed(o) => crate::speed::validate(o),
+            Part::Link(o) => crate::link::validate(o),
+            Part::Mqtt(o) => crate::mqtt::validate(o),
+            Part::Http(o) => crate::http::validate(o),
+            Part::Tcp(o) => crate::tcp::validate(o),
+            Part::Dds(o) => crate::dds::validate(o),
+        }
+    }
+
+    /// Measure, and put the section into `results`.
+    fn run(&self, results: &mut Results) -> Result<()> {
+        let name = self.name().to_string();
+        match self {
+            Part::Size(o) => results.size = Some(crate::size::measure(o)?.0),
+            Part::Speed(o) => results.speed = Some(crate::speed::measure(o)?.0),
+            Part::Link(o) => drop(results.other.insert(name, crate::link::measure(o)?)),
+            Part::Mqtt(o) => drop(results.other.insert(name, crate::mqtt::measure(o)?)),
+            Part::Http(o) => drop(results.other.insert(name, crate::http::measure(o)?)),
+            Part::Tcp(o) => drop(results.other.insert(name, crate::tcp::measure(o)?)),
+            Part::Dds(o) => drop(results.other.insert(name, crate::dds::measure(o)?)),
+        }
+        Ok(())
     }
 }
 
@@ -181,9 +230,6 @@ fn parse_study(text: &str, path: &Path) -> Result<Study> {
             path.display()
         )));
     }
-    if let Some(dds) = &study.dds {
-        crate::dds::validate(dds).map_err(|e| bad(format!("{}: {e}", path.display())))?;
-    }
     Ok(study)
 }
 
@@ -257,8 +303,13 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
         None => (samples_study(&args.samples), "(built in: run --samples)".to_string()),
     };
+    // Every part is checked before the first one runs: a typo in the last part costs nothing.
+    for part in study.parts() {
+        part.validate().map_err(|e| bad(format!("{source}: [{}]: {e:#}", part.name())))?;
+    }
     let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from("out").join(&study.study.name));
-    std::fs::create_dir_all(&out_dir).map_err(|e| bad(format!("{}: {e}", out_dir.display())))?;
+    // The output folder is claimed (and so proved writable) before measuring.
+    let set = OutputSet::begin(&out_dir, &SET_FILES).map_err(|e| bad(format!("{}: {e}", out_dir.display())))?;
     let config = serde_json::json!({
         "study": source,
         "samples": args.samples.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
@@ -266,44 +317,41 @@ pub fn run(args: RunArgs) -> Result<()> {
     });
     let seed = study.speed.as_ref().map(|s| s.seed).unwrap_or(0);
     let mut results = Results::new(provenance(seed), config);
-    let parts = study.parts().len();
-    let mut n = 0;
-    let mut say = |what: &str| {
-        n += 1;
-        eprintln!("[{n}/{parts}] {what}");
-    };
-    if let Some(opts) = &study.size {
-        say("size");
-        results.size = Some(crate::size::measure(opts)?.0);
+    let parts = study.parts();
+    // A part that fails ends the run; the parts before it keep their sections, and the results
+    // set is written with the failure recorded.
+    let mut failure = None;
+    for (i, part) in parts.iter().enumerate() {
+        if failure.is_some() {
+            results.failed_parts.push(FailedPart { part: part.name().into(), error: "not run: an earlier part failed".into() });
+            continue;
+        }
+        eprintln!("[{}/{}] {}", i + 1, parts.len(), part.name());
+        if let Err(e) = part.run(&mut results) {
+            results.failed_parts.push(FailedPart { part: part.name().into(), error: format!("{e:#}") });
+            failure = Some(e.context(format!("[{}]", part.name())));
+        }
     }
-    if let Some(opts) = &study.speed {
-        say("speed");
-        results.speed = Some(crate::speed::measure(opts)?.0);
-    }
-    // Transport and link parts: each writes the results section of its own name.
-    if let Some(opts) = &study.link {
-        say("link");
-        results.other.insert("link".into(), crate::link::measure(opts)?);
-    }
-    if let Some(opts) = &study.mqtt {
-        say("mqtt");
-        results.other.insert("mqtt".into(), crate::mqtt::measure(opts)?);
-    }
-    if let Some(opts) = &study.http {
-        say("http");
-        results.other.insert("http".into(), crate::http::measure(opts)?);
-    }
-    if let Some(opts) = &study.tcp {
-        say("tcp");
-        results.other.insert("tcp".into(), crate::tcp::measure(opts)?);
-    }
-    if let Some(opts) = &study.dds {
-        say("dds");
-        results.other.insert("dds".into(), crate::dds::measure(opts)?);
+    let text = serde_json::to_string_pretty(&results).expect("results serialize");
+    let md = format!("# {}\n\n{}", study.study.title, render_all(&results, Output::Markdown));
+    let html = wirebench_report::html::render(&[&results], &study.study.title);
+    let written = set
+        .write("results.json", text.as_bytes())
+        .and_then(|()| set.write("report.md", md.as_bytes()))
+        .and_then(|()| set.write("report.html", html.as_bytes()))
+        .and_then(|()| set.commit());
+    if let Err(e) = written {
+        let e = anyhow::anyhow!("writing the results set in {}: {e}", out_dir.display());
+        return Err(match failure {
+            Some(f) => f.context(e.to_string()),
+            None => e,
+        });
     }
     let results_path = out_dir.join("results.json");
-    results.write_atomic(&results_path).map_err(|e| bad(e.to_string()))?;
-    write_reports(&results, &study.study.title, &out_dir)?;
+    if let Some(f) = failure {
+        eprintln!("results of the parts that finished: {}", results_path.display());
+        return Err(f);
+    }
     let mut text = render_all(&results, Output::Table);
     text.push_str(&format!(
         "\nresults: {}\nreports: {}, {}\n",
@@ -314,6 +362,9 @@ pub fn run(args: RunArgs) -> Result<()> {
     write_stdout(text.as_bytes())
 }
 
+/// The files of a results set, the only ones `run` replaces in its output folder.
+const SET_FILES: [&str; 3] = ["results.json", "report.md", "report.html"];
+
 /// Every section of a results file in one output kind (not HTML).
 pub fn render_all(results: &Results, output: Output) -> String {
     if output == Output::Json {
@@ -321,6 +372,7 @@ pub fn render_all(results: &Results, output: Output) -> String {
     }
     let mut out = String::new();
     for part in [
+        wirebench_report::failed::render(results, output),
         wirebench_report::size::render(results, output),
         wirebench_report::speed::render(results, output),
         wirebench_report::net::render_link(results, output),
@@ -337,14 +389,6 @@ pub fn render_all(results: &Results, output: Output) -> String {
         }
     }
     out
-}
-
-fn write_reports(results: &Results, title: &str, dir: &Path) -> Result<()> {
-    let md = format!("# {title}\n\n{}", render_all(results, Output::Markdown));
-    wirebench_core::results::write_atomic(&dir.join("report.md"), md.as_bytes()).context("writing report.md")?;
-    let html = wirebench_report::html::render(&[results], title);
-    wirebench_core::results::write_atomic(&dir.join("report.html"), html.as_bytes()).context("writing report.html")?;
-    Ok(())
 }
 
 pub fn report(args: ReportArgs) -> Result<()> {

@@ -149,7 +149,18 @@ struct Route {
 }
 
 /// Run the part; the value becomes the `tcp` results section.
-pub fn measure(opts: &StudyOpts) -> Result<Json> {
+/// The checked options: cadence, propagation delay, warm-up, and the sweeps (links, formats,
+/// count).
+struct Plan {
+    cadence_ms: f64,
+    cadence: Duration,
+    delay_ms: f64,
+    delay: Duration,
+    warmup: usize,
+    sweeps: Vec<(Vec<Link>, Vec<String>, usize)>,
+}
+
+fn plan(opts: &StudyOpts) -> Result<Plan> {
     let cadence_ms = opts.cadence_ms.unwrap_or(50.0);
     if !(0.0..=60_000.0).contains(&cadence_ms) {
         return Err(bad(format!("cadence {cadence_ms} ms: use 0-60000")));
@@ -197,6 +208,17 @@ pub fn measure(opts: &StudyOpts) -> Result<Json> {
         check_count(n)?;
         sweeps.push((links(&s.links)?, fmts(&s.formats)?, n));
     }
+    check_payloads(opts.corpus.as_deref(), &opts.samples, None)?;
+    Ok(Plan { cadence_ms, cadence, delay_ms, delay, warmup, sweeps })
+}
+
+/// Check the options before anything runs (also the `[tcp]` part of a study).
+pub fn validate(opts: &StudyOpts) -> Result<()> {
+    plan(opts).map(|_| ())
+}
+
+pub fn measure(opts: &StudyOpts) -> Result<Json> {
+    let Plan { cadence_ms, cadence, delay_ms, delay, warmup, sweeps } = plan(opts)?;
     let workload =
         Workload::pick(&opts.samples, opts.corpus.as_deref(), opts.messages.unwrap_or(64).clamp(1, 10_000), 7).map_err(net)?;
     let mut notes: Vec<String> = Vec::new();

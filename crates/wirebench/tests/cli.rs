@@ -276,6 +276,62 @@ warmup_ms = 0.0
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A study is checked whole before its first part runs; the output folder is claimed before
+/// measuring; a part that fails at run time keeps the sections of the parts before it.
+#[test]
+fn studies_are_checked_whole_and_written_as_a_set() {
+    let dir = TempDir::new("studyset");
+    let study = dir.0.join("s.toml");
+    let out = dir.0.join("o");
+    let head = "[study]\nname = \"t\"\ntitle = \"t\"\n[size]\nformats = [\"json\", \"pson\"]\n";
+    // A bad last part: one line, exit 2, the first part never starts, nothing written.
+    for (last, needle) in [
+        ("[tcp]\nformats = [\"jsn\"]\n", "[tcp]"),
+        ("[link]\nradios = [\"lora-sf99\"]\n", "[link]"),
+        ("[mqtt]\nqos = [7]\n", "[mqtt]"),
+        ("[http]\nconnections = 0\n", "[http]"),
+        ("[speed]\nsamples_per_case = 3\n", "[speed]"),
+        ("[tcp]\nsamples = [\"missing.ndjson\"]\n", "missing.ndjson"),
+    ] {
+        std::fs::write(&study, format!("{head}{last}")).unwrap();
+        let o = wb().args(["run", study.to_str().unwrap(), "--out", out.to_str().unwrap()]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{last}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{last}: {stderr}");
+        assert!(stderr.contains(needle) && stderr.contains("s.toml"), "{last}: {stderr}");
+        assert!(!stderr.contains("[1/"), "no part started: {stderr}");
+        assert!(!out.exists(), "{last}: nothing written");
+    }
+    // An output folder that cannot be claimed is refused before measuring.
+    std::fs::write(&study, head).unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("mine.txt"), "x").unwrap();
+    expect_bad_input(wb().args(["run", study.to_str().unwrap(), "--out", out.to_str().unwrap()]), &["mine.txt"]);
+    expect_bad_input(
+        wb().args(["run", study.to_str().unwrap(), "--out", "/proc/wirebench-cannot-write-here"]),
+        &["/proc/wirebench-cannot-write-here"],
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+    // A part that fails while running (no broker listens on port 1): the size section and the
+    // failure are written, the run exits non-zero.
+    std::fs::write(&study, format!("{head}[mqtt]\nbrokers = [\"mqtt://127.0.0.1:1\"]\nfields = [1]\n")).unwrap();
+    let o = wb().args(["run", study.to_str().unwrap(), "--out", out.to_str().unwrap()]).output().unwrap();
+    assert!(!o.status.success());
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert!(r["size"].is_object(), "the finished part is kept");
+    assert_eq!(r["failed_parts"][0]["part"], "mqtt", "{}", r["failed_parts"]);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("Parts that did not finish") && md.contains("| mqtt |"), "{md}");
+    // A rerun replaces the set as a whole.
+    std::fs::write(&study, head).unwrap();
+    let o = wb().args(["run", study.to_str().unwrap(), "--out", out.to_str().unwrap()]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert!(r.get("failed_parts").is_none(), "{r}");
+    let names: Vec<_> = std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    assert!(names.iter().all(|n| !n.contains(".new-")), "no staging folder left: {names:?}");
+}
+
 /// A study file's relative paths resolve against the file's folder, whatever the working
 /// directory; built-in studies run by name from anywhere; an unknown name lists them.
 #[test]

@@ -1,0 +1,38 @@
+//! The parts of a study that did not finish, first in every report that has them.
+
+use wirebench_core::results::Results;
+
+use crate::table::Table;
+use crate::Output;
+
+pub fn render(results: &Results, output: Output) -> String {
+    if results.failed_parts.is_empty() || output == Output::Json {
+        return String::new();
+    }
+    let mut t = Table::new("Parts that did not finish (the sections below are those of the parts that did)", &["part", "error"]);
+    for f in &results.failed_parts {
+        t.push(vec![f.part.clone(), f.error.clone()]);
+    }
+    match output {
+        Output::Markdown => t.to_markdown(),
+        Output::Csv => crate::csv::table(&t),
+        _ => t.to_text(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wirebench_core::results::{FailedPart, Provenance};
+
+    #[test]
+    fn failed_parts_are_listed_and_absent_without_failures() {
+        let mut r = Results::new(Provenance::default(), serde_json::json!({}));
+        assert_eq!(render(&r, Output::Table), "");
+        r.failed_parts.push(FailedPart { part: "http".into(), error: "wrk not found".into() });
+        r.failed_parts.push(FailedPart { part: "tcp".into(), error: "not run: an earlier part failed".into() });
+        let text = render(&r, Output::Table);
+        assert!(text.contains("http  wrk not found") && text.contains("tcp   not run"), "{text}");
+        assert!(render(&r, Output::Markdown).contains("| http | wrk not found |"));
+    }
+}
