@@ -5,12 +5,14 @@
 //! - [`corpus`]: the built-in corpora and streamed user samples.
 //! - [`fidelity`]: what a round trip through a codec kept and lost.
 //! - [`results`]: the one results schema, with provenance, written atomically.
+//! - [`sections`]: the typed results sections of the link and transport parts.
 
 pub mod corpus;
 pub mod fidelity;
 pub mod published;
 pub mod results;
 pub mod schema;
+pub mod sections;
 pub mod value;
 
 pub use fidelity::Fidelity;

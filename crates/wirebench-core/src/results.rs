@@ -26,6 +26,17 @@ pub struct Results {
     pub size: Option<SizeSection>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speed: Option<SpeedSection>,
+    // The link and transport sections, in the order a results file has always listed them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dds: Option<crate::sections::dds::DdsSection>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<crate::sections::net::HttpSection>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<crate::sections::link::LinkSection>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mqtt: Option<crate::sections::mqtt::MqttSection>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<crate::sections::net::TcpSection>,
     /// Parts of a study that did not finish: the part that failed (with its error) and the
     /// parts after it, which did not run. The sections of the parts before it are kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -334,7 +345,7 @@ pub fn peak_rss_kib() -> Option<u64> {
 
 impl Results {
     pub fn new(provenance: Provenance, config: serde_json::Value) -> Results {
-        Results { schema: RESULTS_SCHEMA.into(), provenance, config, size: None, speed: None, failed_parts: Vec::new(), other: Default::default() }
+        Results { schema: RESULTS_SCHEMA.into(), provenance, config, size: None, speed: None, dds: None, http: None, link: None, mqtt: None, tcp: None, failed_parts: Vec::new(), other: Default::default() }
     }
 
     /// Read a results file, checking its schema tag.

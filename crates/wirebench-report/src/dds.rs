@@ -40,7 +40,7 @@ const NATIVE: &str = "#555555";
 const FIXED: u64 = 12;
 
 fn section(r: &Results) -> Option<&Value> {
-    r.other.get("dds").filter(|v| v.is_object())
+    r.dds.as_ref().filter(|v| v.is_object())
 }
 
 fn u(v: &Value, key: &str) -> Option<u64> {
@@ -761,8 +761,7 @@ mod tests {
                    "half_rtt_us": {"count": 100, "avg": p50, "stddev": 1.0, "min": 1.0, "p50": p50, "p90": p50 * 1.1, "p99": p50 * 2.0, "max": p50 * 3.0},
                    "cdf": [[p50 * 0.5, 0.01], [p50, 0.5], [p50 * 3.0, 1.0]], "allocs_per_sample": 2.0})
         };
-        r.other.insert(
-            "dds".into(),
+        r.dds = Some(
             json!({
                 "transport": "Cyclone DDS 0.10.2 <lo>",
                 "latency": [lat("cdr", 20.0), lat("json", 60.0)],
@@ -831,7 +830,7 @@ mod tests {
     #[test]
     fn nothing_without_the_section() {
         let mut r = results();
-        r.other.clear();
+        r.dds = None;
         assert_eq!(render(&r, Output::Table), "");
         assert!(html_section(&r, &Ctx { id: "dds".into(), file: 1, files: 1 }).is_none());
     }

@@ -30,7 +30,7 @@ use crate::json::{arr, f64_at, str_at};
 const PUBLISHED: &str = "#D55E00";
 
 fn section(r: &Results) -> Option<&Value> {
-    r.other.get("mqtt").filter(|v| v.is_object())
+    r.mqtt.as_ref().filter(|v| v.is_object())
 }
 
 /// `v[key]` unless it is missing or null.
@@ -721,8 +721,7 @@ mod tests {
                 "cdf": [[p50 * 0.5, 0.0], [p50, 50.0], [p50 * 3.0, 100.0]],
             })
         };
-        r.other.insert(
-            "mqtt".into(),
+        r.mqtt = Some(
             json!({
                 "version": 1,
                 "sizes": [
@@ -766,8 +765,8 @@ mod tests {
         assert!(md.contains("| uadp | 44 | 54 |"), "{md}");
         // Parts that are null (a throughput-only run) are left out.
         let mut only = results();
-        only.other.get_mut("mqtt").unwrap()["layout"] = Value::Null;
-        only.other.get_mut("mqtt").unwrap()["published"] = Value::Null;
+        only.mqtt.as_mut().unwrap()["layout"] = Value::Null;
+        only.mqtt.as_mut().unwrap()["published"] = Value::Null;
         let t = render(&only, Output::Table);
         assert!(!t.contains("Seed layout") && !t.contains("thesis UADP"), "{t}");
         // No section: nothing.
@@ -805,8 +804,8 @@ mod tests {
         assert!(b.contains(">rumqttd · uadp 3f · QoS 1<"), "short chart labels: {b}");
         // Errors are shown; warnings fold into a details element.
         let mut bad = results();
-        bad.other.get_mut("mqtt").unwrap()["throughput"][0]["ours"]["errors"] = json!(["publisher connection: connection reset by peer"]);
-        bad.other.get_mut("mqtt").unwrap()["rtt"][0]["bare"]["warnings"] = json!(["harness-bound"]);
+        bad.mqtt.as_mut().unwrap()["throughput"][0]["ours"]["errors"] = json!(["publisher connection: connection reset by peer"]);
+        bad.mqtt.as_mut().unwrap()["rtt"][0]["bare"]["warnings"] = json!(["harness-bound"]);
         let b = html_section(&bad, &ctx).unwrap().body;
         assert!(b.contains("<b>Errors</b><ul><li>throughput rumqttd 0.20 (embedded) · uadp, 3 fields · QoS 1 · ours: publisher connection: connection reset by peer</li>"), "{b}");
         assert!(b.contains("<summary>1 run warning (harness- or machine-bound runs, stalls)</summary>"), "{b}");

@@ -197,7 +197,7 @@ fn http_heading(s: &Value) -> String {
 }
 
 pub fn render_http(r: &Results, output: Output) -> String {
-    let Some(s) = r.other.get("http") else { return String::new() };
+    let Some(s) = r.http.as_ref() else { return String::new() };
     match output {
         Output::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
         Output::Csv => csv_tables(&[http_table(s)]),
@@ -217,7 +217,7 @@ fn formats_of(runs: &[Value]) -> Vec<String> {
 }
 
 pub fn http_section(r: &Results, ctx: &Ctx) -> Option<Section> {
-    let s = r.other.get("http")?;
+    let s = r.http.as_ref()?;
     let runs = arr(s, "runs");
     let mut b = String::new();
     let _ = writeln!(
@@ -445,7 +445,7 @@ fn tcp_notes(s: &Value) -> Vec<(String, Vec<String>)> {
 }
 
 pub fn render_tcp(r: &Results, output: Output) -> String {
-    let Some(s) = r.other.get("tcp") else { return String::new() };
+    let Some(s) = r.tcp.as_ref() else { return String::new() };
     let mut tables = vec![tcp_table(s)];
     tables.extend(tcp_seed_table(s));
     match output {
@@ -463,7 +463,7 @@ pub fn render_tcp(r: &Results, output: Output) -> String {
 }
 
 pub fn tcp_section(r: &Results, ctx: &Ctx) -> Option<Section> {
-    let s = r.other.get("tcp")?;
+    let s = r.tcp.as_ref()?;
     let runs = arr(s, "runs");
     let mut b = String::new();
     let _ = writeln!(
@@ -606,7 +606,7 @@ fn link_notes(s: &Value) -> Vec<(String, Vec<String>)> {
 }
 
 pub fn render_link(r: &Results, output: Output) -> String {
-    let Some(s) = r.other.get("link") else { return String::new() };
+    let Some(s) = r.link.as_ref() else { return String::new() };
     match output {
         Output::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
         Output::Csv => csv_tables(&[link_table(s)]),
@@ -620,7 +620,7 @@ pub fn render_link(r: &Results, output: Output) -> String {
 }
 
 pub fn link_section(r: &Results, ctx: &Ctx) -> Option<Section> {
-    let s = r.other.get("link")?;
+    let s = r.link.as_ref()?;
     let rows = arr(s, "rows");
     let mut b = String::new();
     let _ = writeln!(
@@ -678,9 +678,9 @@ mod tests {
     use wirebench_core::results::Provenance;
 
     fn results(key: &str, v: Value) -> Results {
-        let mut r = Results::new(Provenance::default(), json!({}));
-        r.other.insert(key.into(), v);
-        r
+        let mut j = serde_json::to_value(Results::new(Provenance::default(), json!({}))).unwrap();
+        j[key] = v;
+        serde_json::from_value(j).unwrap()
     }
 
     fn http() -> Value {

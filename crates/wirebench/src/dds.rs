@@ -211,7 +211,7 @@ fn measure_cmd(a: RunArgs, kind: Kind) -> Result<()> {
     let value = wirebench_dds::study::run(&plan, &child_peer, &mut progress);
     let config = serde_json::json!({ "command": "dds", "plan": plan });
     let mut results = Results::new(provenance(0), config);
-    results.other.insert("dds".into(), value);
+    results.dds = Some(value);
     if let Some(out) = &a.out {
         results.write_atomic(out).map_err(|e| bad(e.to_string()))?;
     }

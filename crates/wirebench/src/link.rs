@@ -246,7 +246,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     let section = measure(&args.opts)?;
     let mut results = Results::new(provenance(0), json!({"measurement": "link", "options": &args.opts}));
-    results.other.insert("link".into(), section);
+    results.link = Some(section);
     if let Some(out) = &args.out {
         results.write_atomic(out).map_err(|e| bad(e.to_string()))?;
     }

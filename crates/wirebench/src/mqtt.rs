@@ -227,7 +227,7 @@ fn transport(t: &TransportArgs, rtt: Option<(u64, Option<f64>)>) -> Result<()> {
 /// Render (and optionally write) a section as a results file.
 fn finish(section: Section, out: &OutArgs, config: Value) -> Result<()> {
     let mut results = Results::new(provenance(0), config);
-    results.other.insert("mqtt".into(), section.into_value());
+    results.mqtt = Some(section.into_value());
     if let Some(p) = &out.out {
         results.write_atomic(p).map_err(|e| bad(e.to_string()))?;
     }

@@ -137,15 +137,14 @@ impl Part<'_> {
 
     /// Measure, and put the section into `results`.
     fn run(&self, results: &mut Results) -> Result<()> {
-        let name = self.name().to_string();
         match self {
             Part::Size(o) => results.size = Some(crate::size::measure(o)?.0),
             Part::Speed(o) => results.speed = Some(crate::speed::measure(o)?.0),
-            Part::Link(o) => drop(results.other.insert(name, crate::link::measure(o)?)),
-            Part::Mqtt(o) => drop(results.other.insert(name, crate::mqtt::measure(o)?)),
-            Part::Http(o) => drop(results.other.insert(name, crate::http::measure(o)?)),
-            Part::Tcp(o) => drop(results.other.insert(name, crate::tcp::measure(o)?)),
-            Part::Dds(o) => drop(results.other.insert(name, crate::dds::measure(o)?)),
+            Part::Link(o) => results.link = Some(crate::link::measure(o)?),
+            Part::Mqtt(o) => results.mqtt = Some(crate::mqtt::measure(o)?),
+            Part::Http(o) => results.http = Some(crate::http::measure(o)?),
+            Part::Tcp(o) => results.tcp = Some(crate::tcp::measure(o)?),
+            Part::Dds(o) => results.dds = Some(crate::dds::measure(o)?),
         }
         Ok(())
     }

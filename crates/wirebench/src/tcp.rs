@@ -430,7 +430,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     let section = measure(&args.opts)?;
     let mut results = Results::new(provenance(0), json!({"measurement": "tcp", "options": &args.opts}));
-    results.other.insert("tcp".into(), section);
+    results.tcp = Some(section);
     if let Some(out) = &args.out {
         results.write_atomic(out).map_err(|e| bad(e.to_string()))?;
     }

@@ -1,0 +1,8 @@
+//! The typed results sections of the link and transport parts: data only. The parts that fill
+//! them live in their transport crates (`wirebench-net`, `wirebench-mqtt`, `wirebench-dds`); the
+//! report crate renders them. Size and speed sections are in [`crate::results`].
+
+pub mod dds;
+pub mod link;
+pub mod mqtt;
+pub mod net;
