@@ -27,6 +27,8 @@ mod decode;
 mod encode;
 mod error;
 pub mod protoson;
+#[cfg(feature = "serde")]
+pub mod serde;
 mod value;
 mod write;
 

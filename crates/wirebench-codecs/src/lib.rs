@@ -14,7 +14,7 @@ pub mod cdr;
 mod json;
 mod msgpack;
 pub mod protobuf;
-pub mod pson_serde;
+
 mod pson;
 mod thrift;
 pub mod typed;

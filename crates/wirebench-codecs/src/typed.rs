@@ -105,7 +105,7 @@ impl SerdeFormat {
                 Ok(())
             }
             SerdeFormat::Yaml => serde_yaml_ng::to_writer(out, v).map_err(|x| e(&x)),
-            SerdeFormat::Pson => crate::pson_serde::to_writer(out, v).map_err(|x| e(&x)),
+            SerdeFormat::Pson => pson::serde::to_writer(out, v).map_err(|x| e(&x)),
         }
     }
 
@@ -118,7 +118,7 @@ impl SerdeFormat {
             SerdeFormat::MsgPack => rmp_serde::from_slice(bytes).map_err(|x| e(&x)),
             SerdeFormat::Bson => bson::deserialize_from_slice(bytes).map_err(|x| e(&x)),
             SerdeFormat::Yaml => serde_yaml_ng::from_slice(bytes).map_err(|x| e(&x)),
-            SerdeFormat::Pson => crate::pson_serde::from_slice(bytes).map_err(|x| e(&x)),
+            SerdeFormat::Pson => pson::serde::from_slice(bytes).map_err(|x| e(&x)),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! `wirebench_codecs::pson_serde`: derived types straight to and from PSON v2.
+//! `pson::serde`: derived types straight to and from PSON v2.
 //!
 //! * the PSON-paper payloads as derived structs give exactly the bytes of `vectors/pson.json`,
 //!   the same bytes as the dynamic `pson` codec, and decode back to equal structs;
@@ -14,7 +14,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use serde::de::{DeserializeOwned, IgnoredAny, Visitor};
 use serde::ser::{SerializeSeq, SerializeStruct};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use wirebench_codecs::pson_serde::{self, from_slice, to_vec, to_writer, Error, ErrorCode};
+use pson::serde::{self as pson_serde, from_slice, to_vec, to_writer, Error, ErrorCode};
 use wirebench_core::Value;
 
 // ---------------------------------------------------------------------------------------------
