@@ -121,7 +121,7 @@ fn validate(ty: &Type) -> Result<(), CodecError> {
 }
 
 fn cdr_err(e: ::cdr::Error) -> CodecError {
-    CodecError::decode(format!("invalid CDR: {}", e.kind.description()), Some(e.offset))
+    CodecError::decode_kind(format!("invalid CDR: {}", e.kind.description()), e.kind.name(), e.offset)
 }
 
 fn unsupported(ty: &Type) -> CodecError {

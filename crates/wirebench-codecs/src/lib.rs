@@ -74,14 +74,37 @@ pub enum CodecError {
     Schema(#[from] SchemaMismatch),
     #[error("encode failed: {0}")]
     Encode(String),
-    /// Malformed input; `offset` is the byte where the problem was found, when known.
+    /// Malformed input; `offset` is the byte where the problem was found, when known;
+    /// `kind` is the decoder's error kind for our own codecs (PSON, Protoson, UADP, CDR): the
+    /// stable snake_case name that the Rust, C and Python ports share (e.g. `unexpected_end`).
     #[error("{msg}{}", offset.map(|o| format!(" at byte {o}")).unwrap_or_default())]
-    Decode { msg: String, offset: Option<usize> },
+    Decode { msg: String, offset: Option<usize>, kind: Option<&'static str> },
 }
 
 impl CodecError {
     pub fn decode(msg: impl Into<String>, offset: Option<usize>) -> CodecError {
-        CodecError::Decode { msg: msg.into(), offset }
+        CodecError::Decode { msg: msg.into(), offset, kind: None }
+    }
+
+    /// A decode error of one of our codecs, with its shared error kind.
+    pub fn decode_kind(msg: impl Into<String>, kind: &'static str, offset: usize) -> CodecError {
+        CodecError::Decode { msg: msg.into(), offset: Some(offset), kind: Some(kind) }
+    }
+
+    /// The byte offset of a decode error, when known.
+    pub fn offset(&self) -> Option<usize> {
+        match self {
+            CodecError::Decode { offset, .. } => *offset,
+            _ => None,
+        }
+    }
+
+    /// The shared error kind of a decode error of our own codecs.
+    pub fn kind(&self) -> Option<&'static str> {
+        match self {
+            CodecError::Decode { kind, .. } => *kind,
+            _ => None,
+        }
     }
 }
 

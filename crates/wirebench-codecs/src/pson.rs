@@ -41,7 +41,7 @@ static PROTOSON_INFO: CodecInfo = CodecInfo {
 const MAX_DEPTH: usize = 128;
 
 fn pson_err(e: pson::Error) -> CodecError {
-    CodecError::decode(format!("invalid PSON: {}", e.kind.description()), Some(e.offset))
+    CodecError::decode_kind(format!("invalid PSON: {}", e.kind.description()), e.kind.name(), e.offset)
 }
 
 /// Encode a [`Value`] with the PSON streaming encoder.
@@ -176,7 +176,7 @@ impl Codec for Protoson {
 
     fn decode(&self, bytes: &[u8], _: Option<&Schema>) -> Result<Value, CodecError> {
         let (v, used) = pson::protoson::decode(bytes)
-            .map_err(|e| CodecError::decode(format!("invalid Protoson: {}", e.kind.description()), Some(e.offset)))?;
+            .map_err(|e| CodecError::decode_kind(format!("invalid Protoson: {}", e.kind.description()), e.kind.name(), e.offset))?;
         if used != bytes.len() {
             return Err(CodecError::decode("trailing bytes after the Protoson item", Some(used)));
         }

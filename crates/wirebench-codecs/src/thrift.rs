@@ -74,8 +74,8 @@ impl Codec for ThriftCompact {
             pos: &pos,
         };
         let v = d.read_struct(fields, 0).map_err(|e| match e {
-            CodecError::Decode { msg, offset } => {
-                CodecError::Decode { msg: msg.replacen(" (in ", " (at $", 1), offset }
+            CodecError::Decode { msg, offset, kind } => {
+                CodecError::Decode { msg: msg.replacen(" (in ", " (at $", 1), offset, kind }
             }
             other => other,
         })?;
@@ -536,13 +536,13 @@ impl Decoder<'_> {
 /// Add a field name or index to a decode error's message.
 fn in_field(e: CodecError, seg: &str) -> CodecError {
     match e {
-        CodecError::Decode { msg, offset } if !msg.contains(" (in ") => {
-            CodecError::Decode { msg: format!("{msg} (in {seg})"), offset }
+        CodecError::Decode { msg, offset, kind } if !msg.contains(" (in ") => {
+            CodecError::Decode { msg: format!("{msg} (in {seg})"), offset, kind }
         }
-        CodecError::Decode { msg, offset } => {
+        CodecError::Decode { msg, offset, kind } => {
             // Prepend this level to the path already named.
             let msg = msg.replacen(" (in ", &format!(" (in {seg}"), 1);
-            CodecError::Decode { msg, offset }
+            CodecError::Decode { msg, offset, kind }
         }
         other => other,
     }

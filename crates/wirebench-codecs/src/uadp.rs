@@ -378,7 +378,7 @@ fn prepare<'s>(schema: Option<&'s Schema>, id: &'static str) -> Result<Vec<Leaf<
 }
 
 fn uadp_err(e: uadp::Error) -> CodecError {
-    CodecError::decode(format!("invalid UADP: {} ({})", e.kind.description(), e.kind.name()), Some(e.offset))
+    CodecError::decode_kind(format!("invalid UADP: {} ({})", e.kind.description(), e.kind.name()), e.kind.name(), e.offset)
 }
 
 /// Field names and types for the JSON mapping (dotted paths).
@@ -432,7 +432,7 @@ fn json_decode(id: &'static str, bytes: &[u8], schema: Option<&Schema>) -> Resul
         .map_err(|e| CodecError::decode("invalid UTF-8 in JSON", Some(e.valid_up_to())))?;
     let meta = metadata(&leaves)?;
     let jm = from_json(text, &JsonDecodeOptions { metadata: &meta, ..JsonDecodeOptions::default() })
-        .map_err(|e| CodecError::decode(format!("invalid JSON NetworkMessage: {} ({})", e.kind.description(), e.kind.name()), Some(e.offset)))?;
+        .map_err(|e| CodecError::decode_kind(format!("invalid JSON NetworkMessage: {} ({})", e.kind.description(), e.kind.name()), e.kind.name(), e.offset))?;
     // JSON names the fields: they must be the schema's, in its order (the reader sorts by the metadata).
     let names: Vec<&str> = jm.metadata.first().map(|m| m.fields.iter().map(|f| f.name.as_str()).collect()).unwrap_or_default();
     let want: Vec<String> = leaves.iter().map(|l| l.path.join(".")).collect();
