@@ -41,7 +41,6 @@ mod encode;
 mod error;
 mod header;
 pub mod idl;
-mod md5;
 mod stream;
 mod types;
 mod value;
@@ -61,5 +60,6 @@ pub use write::{SliceWriter, Write};
 /// MD5 (RFC 1321) of `data`; used for `@hashid` member ids and exposed for
 /// key hashes of keys longer than 16 bytes.
 pub fn md5(data: &[u8]) -> [u8; 16] {
-    md5::digest(data)
+    use md5::Digest;
+    md5::Md5::digest(data).into()
 }

@@ -278,7 +278,7 @@ impl Member {
 /// `@hashid` member id (XTypes 1.3 §7.3.1.2.1.1): the first four bytes of
 /// MD5(name), little-endian, with the top four bits cleared.
 pub fn hashed_member_id(name: &str) -> u32 {
-    let d = crate::md5::digest(name.as_bytes());
+    let d = crate::md5(name.as_bytes());
     u32::from_le_bytes([d[0], d[1], d[2], d[3]]) & 0x0fff_ffff
 }
 
