@@ -4,7 +4,9 @@
 pub mod alloc;
 pub mod callgrind;
 pub mod compress;
+pub mod progress;
 pub mod size;
 pub mod speed;
 pub mod stats;
+pub mod study;
 pub mod timer;

@@ -8,7 +8,9 @@ use anyhow::{Context, Result};
 use wirebench_codecs::{Codec, CodecError};
 use wirebench_core::corpus;
 use wirebench_core::results::{Machine, Provenance};
+use wirebench_core::part::PartError;
 use wirebench_core::Schema;
+use wirebench_measure::study::inputs;
 
 /// An error caused by the user's input: exit code 2.
 #[derive(Debug)]
@@ -26,40 +28,25 @@ pub fn bad(msg: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(BadInput(msg.into()))
 }
 
+/// A part's error as the CLI reports it: bad input exits with code 2.
+pub fn part_error(e: PartError) -> anyhow::Error {
+    match e {
+        PartError::BadInput(m) => bad(m),
+        PartError::Failed(m) => anyhow::anyhow!(m),
+    }
+}
+
 pub fn find_codec(id: &str) -> Result<&'static dyn Codec> {
-    wirebench_codecs::find(id)
-        .ok_or_else(|| bad(format!("unknown format {id:?} (known: {})", wirebench_codecs::ids())))
+    inputs::find_codec(id).map_err(part_error)
 }
 
-/// The built-in corpus of this name, or a one-line error listing the known ones.
-pub fn find_corpus(name: &str) -> Result<&'static corpus::BuiltinCorpus> {
-    corpus::builtin(name).ok_or_else(|| {
-        let known: Vec<_> = corpus::BUILTIN.iter().map(|c| c.name).collect();
-        bad(format!("unknown corpus {name:?} (built in: {})", known.join(", ")))
-    })
-}
-
-/// Check a part's payload source before anything runs: the corpus is built in, every sample
-/// path exists, the schema file reads.
+/// Check a part's payload source before anything runs (corpus, sample paths, schema file).
 pub fn check_payloads(corpus: Option<&str>, samples: &[std::path::PathBuf], schema: Option<&Path>) -> Result<()> {
-    if let Some(name) = corpus {
-        find_corpus(name)?;
-    }
-    for p in samples {
-        if !p.exists() {
-            return Err(bad(format!("{}: no such file or directory", p.display())));
-        }
-    }
-    if let Some(s) = schema {
-        read_schema(s)?;
-    }
-    Ok(())
+    inputs::check_payloads(corpus, samples, schema).map_err(part_error)
 }
 
 pub fn read_schema(path: &Path) -> Result<Schema> {
-    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
-    Schema::from_json_str(&text)
-        .map_err(|e| bad(format!("{}:{}:{}: not a wirebench schema: {e}", path.display(), e.line(), e.column())))
+    inputs::read_schema(path).map_err(part_error)
 }
 
 pub fn read_input(path: Option<&Path>) -> Result<(String, Vec<u8>)> {

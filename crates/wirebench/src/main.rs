@@ -18,7 +18,6 @@ mod http;
 mod lab;
 mod link;
 mod mqtt;
-mod progress;
 mod recommend;
 mod size;
 mod speed;

@@ -147,7 +147,7 @@ pub fn run(args: Args) -> Result<()> {
         formats: args.formats.clone(),
         ..Default::default()
     };
-    let (section, _) = crate::size::measure(&opts)?;
+    let (section, _) = crate::size::measure_with_config(&opts)?;
     let rec = rank(&args, radio.as_ref(), &section.aggregates)?;
     let text = match args.output.as_str() {
         "json" => serde_json::to_string_pretty(&rec)? + "\n",

@@ -1,46 +1,17 @@
-//! `size`: encoded size per payload and codec.
-
-use std::path::PathBuf;
+//! `size`: encoded size per payload and codec (the measurement is `wirebench_measure::study::size`).
 
 use anyhow::Result;
-use wirebench_codecs::{Codec, SchemaUse};
-use wirebench_core::corpus::{self, SampleStream};
 use wirebench_core::results::{Results, SizeSection};
-use wirebench_core::Schema;
-use wirebench_measure::size::{SchemaSource, SizeMeter};
+pub use wirebench_measure::study::size::SizeOpts;
 
 use crate::common::*;
 use crate::SizeArgs;
-
-/// Samples measured per batch when streaming files.
-const SAMPLE_BATCH: usize = 1024;
-
-/// What the size measurement measures (command-line options, or a study's `[size]` table).
-#[derive(clap::Args, serde::Deserialize, serde::Serialize, Clone, Debug, Default)]
-#[serde(default, deny_unknown_fields)]
-pub struct SizeOpts {
-    /// A built-in corpus (default: pson-paper).
-    #[arg(long, conflicts_with = "samples")]
-    pub corpus: Option<String>,
-    /// Sample files or directories (.json: one sample; .ndjson/.jsonl: one per line), streamed.
-    #[arg(long, num_args = 1..)]
-    pub samples: Vec<PathBuf>,
-    /// Comma-separated codec ids (default: all). See `wirebench codecs`.
-    #[arg(long, short = 'f', value_delimiter = ',')]
-    pub formats: Vec<String>,
-    /// Schema for the schema-driven codecs (default: inferred from the samples).
-    #[arg(long)]
-    pub schema: Option<PathBuf>,
-    /// Keep one row per sample (default for --samples: aggregates only, flat memory).
-    #[arg(long)]
-    pub per_record: bool,
-}
 
 pub fn size(args: SizeArgs) -> Result<()> {
     if let Some(out) = &args.out {
         check_writable(out)?;
     }
-    let (section, config) = measure(&args.opts)?;
+    let (section, config) = measure_with_config(&args.opts)?;
     let mut results = Results::new(provenance(0), config);
     results.size = Some(section);
     if let Some(out) = &args.out {
@@ -49,72 +20,12 @@ pub fn size(args: SizeArgs) -> Result<()> {
     write_stdout(wirebench_report::size::render(&results, args.output.into()).as_bytes())
 }
 
-/// Run the size measurement; the section and the configuration it ran with.
 /// Check the options before anything runs (also the `[size]` part of a study).
-pub fn validate(args: &SizeOpts) -> Result<()> {
-    for f in &args.formats {
-        find_codec(f.trim())?;
-    }
-    check_payloads(args.corpus.as_deref(), &args.samples, args.schema.as_deref())
+pub fn validate(opts: &SizeOpts) -> Result<()> {
+    wirebench_measure::study::size::validate(opts).map_err(part_error)
 }
 
-pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value)> {
-    let codecs: Vec<&'static dyn Codec> = if args.formats.is_empty() {
-        wirebench_codecs::registry().to_vec()
-    } else {
-        args.formats.iter().map(|f| find_codec(f.trim())).collect::<Result<_>>()?
-    };
-    let given_schema = args.schema.as_deref().map(read_schema).transpose()?;
-    let needs_schema = codecs.iter().any(|c| c.info().schema != SchemaUse::None);
-    let config = serde_json::json!({
-        "measurement": "size",
-        "corpus": args.corpus,
-        "samples": args.samples,
-        "formats": codecs.iter().map(|c| c.info().id).collect::<Vec<_>>(),
-        "schema": args.schema,
-        "per_record": args.per_record,
-        "zstd_level": wirebench_measure::compress::ZSTD_LEVEL,
-        "deflate_level": wirebench_measure::compress::DEFLATE_LEVEL,
-    });
-    let section = if args.samples.is_empty() {
-        let name = args.corpus.as_deref().unwrap_or("pson-paper");
-        let corpus = find_corpus(name)?;
-        let source = match given_schema {
-            Some(s) => SchemaSource::Fixed(s),
-            None => SchemaSource::PerPayload,
-        };
-        let mut meter = SizeMeter::new(codecs, source, true);
-        for p in corpus.payloads() {
-            meter.add(&p);
-        }
-        meter.finish(name)
-    } else {
-        // Pass 1 (only when needed): infer one schema from all samples, streaming.
-        let schema = match given_schema {
-            Some(s) => s,
-            None if needs_schema => {
-                let mut inf = wirebench_core::schema::Inferrer::default();
-                for item in SampleStream::open(&args.samples).map_err(sample_error)? {
-                    inf.add(&item.map_err(sample_error)?.value);
-                }
-                inf.finish()
-            }
-            None => Schema { tag: "wirebench-schema/1".into(), root: wirebench_core::Type::Any },
-        };
-        let mut meter = SizeMeter::new(codecs, SchemaSource::Fixed(schema), args.per_record);
-        let files = corpus::expand_paths(&args.samples).map_err(sample_error)?;
-        meter.add_input_bytes(files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum());
-        // Bounded batches keep memory flat and let the meter use every core.
-        let mut batch = Vec::with_capacity(SAMPLE_BATCH);
-        for item in SampleStream::open(&args.samples).map_err(sample_error)? {
-            batch.push(item.map_err(sample_error)?);
-            if batch.len() == SAMPLE_BATCH {
-                meter.add_batch(&batch);
-                batch.clear();
-            }
-        }
-        meter.add_batch(&batch);
-        meter.finish("samples")
-    };
-    Ok((section, config))
+/// The section and the configuration it ran with.
+pub fn measure_with_config(opts: &SizeOpts) -> Result<(SizeSection, serde_json::Value)> {
+    wirebench_measure::study::size::measure(opts).map_err(part_error)
 }

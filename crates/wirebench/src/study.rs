@@ -138,8 +138,8 @@ impl Part<'_> {
     /// Measure, and put the section into `results`.
     fn run(&self, results: &mut Results) -> Result<()> {
         match self {
-            Part::Size(o) => results.size = Some(crate::size::measure(o)?.0),
-            Part::Speed(o) => results.speed = Some(crate::speed::measure(o)?.0),
+            Part::Size(o) => results.size = Some(crate::size::measure_with_config(o)?.0),
+            Part::Speed(o) => results.speed = Some(crate::speed::measure_with_config(o)?.0),
             Part::Link(o) => results.link = Some(crate::link::measure(o)?),
             Part::Mqtt(o) => results.mqtt = Some(crate::mqtt::measure(o)?),
             Part::Http(o) => results.http = Some(crate::http::measure(o)?),

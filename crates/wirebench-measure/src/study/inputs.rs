@@ -1,0 +1,62 @@
+//! Checks and loaders every part shares: codec ids, built-in corpora, schema files, sample
+//! paths, each failing with a one-line [`PartError::BadInput`].
+
+use std::path::{Path, PathBuf};
+
+use wirebench_codecs::Codec;
+use wirebench_core::corpus;
+use wirebench_core::part::PartError;
+use wirebench_core::Schema;
+
+/// The codec of this id, or the list of known ids.
+pub fn find_codec(id: &str) -> Result<&'static dyn Codec, PartError> {
+    wirebench_codecs::find(id)
+        .ok_or_else(|| PartError::bad(format!("unknown format {id:?} (known: {})", wirebench_codecs::ids())))
+}
+
+/// The codecs of these ids; all of them when the list is empty.
+pub fn codecs_of(ids: &[String]) -> Result<Vec<&'static dyn Codec>, PartError> {
+    if ids.is_empty() {
+        Ok(wirebench_codecs::registry().to_vec())
+    } else {
+        ids.iter().map(|f| find_codec(f.trim())).collect()
+    }
+}
+
+/// The built-in corpus of this name, or the list of known ones.
+pub fn find_corpus(name: &str) -> Result<&'static corpus::BuiltinCorpus, PartError> {
+    corpus::builtin(name).ok_or_else(|| {
+        let known: Vec<_> = corpus::BUILTIN.iter().map(|c| c.name).collect();
+        PartError::bad(format!("unknown corpus {name:?} (built in: {})", known.join(", ")))
+    })
+}
+
+/// A wirebench JSON schema file; errors name the file, line and column.
+pub fn read_schema(path: &Path) -> Result<Schema, PartError> {
+    let text = std::fs::read_to_string(path).map_err(|e| PartError::bad(format!("{}: {e}", path.display())))?;
+    Schema::from_json_str(&text).map_err(|e| {
+        PartError::bad(format!("{}:{}:{}: not a wirebench schema: {e}", path.display(), e.line(), e.column()))
+    })
+}
+
+/// A sample file that could not be read or parsed (the error names the file and line).
+pub fn sample_error(e: corpus::SampleError) -> PartError {
+    PartError::bad(e.to_string())
+}
+
+/// Check a part's payload source before anything runs: the corpus is built in, every sample
+/// path exists, the schema file reads.
+pub fn check_payloads(corpus: Option<&str>, samples: &[PathBuf], schema: Option<&Path>) -> Result<(), PartError> {
+    if let Some(name) = corpus {
+        find_corpus(name)?;
+    }
+    for p in samples {
+        if !p.exists() {
+            return Err(PartError::bad(format!("{}: no such file or directory", p.display())));
+        }
+    }
+    if let Some(s) = schema {
+        read_schema(s)?;
+    }
+    Ok(())
+}
