@@ -5,6 +5,7 @@ pub mod alloc;
 pub mod callgrind;
 pub mod compress;
 pub mod progress;
+pub mod recommend;
 pub mod size;
 pub mod speed;
 pub mod stats;

@@ -11,6 +11,7 @@ pub mod html;
 mod json;
 pub mod mqtt;
 pub mod net;
+pub mod recommend;
 pub mod size;
 pub mod speed;
 pub mod svg;

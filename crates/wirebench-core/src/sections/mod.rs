@@ -6,3 +6,4 @@ pub mod dds;
 pub mod link;
 pub mod mqtt;
 pub mod net;
+pub mod recommend;

@@ -1,0 +1,199 @@
+//! Ranking formats for the user's constraints, with reasons (`wirebench recommend`).
+//!
+//! The sizes come from a size run (the same meter as `wirebench size`, on a built-in corpus or
+//! the user's samples); the link figures from the analytic models of `wirebench link`. Which
+//! formats have an implementation for a microcontroller class is a curated table
+//! ([`MCU_SUPPORT`]): it says what is known to run there; our own measured C code sizes come
+//! from `wirebench device`.
+//!
+//! Formats that break a hard constraint (a sample they cannot encode, a message over the byte
+//! budget, a schema they need that the user does not have, no implementation for the MCU class,
+//! a lossy round trip when `exact`) are listed as excluded with the reason. The rest are ordered
+//! by time on air on the given link (or by the largest message when no link is given), then by
+//! mean size.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use wirebench_codecs::SchemaUse;
+use wirebench_core::part::PartError;
+use wirebench_core::results::SizeAggregate;
+use wirebench_core::sections::recommend::{Excluded, Ranked, Recommendation};
+use wirebench_net::airtime::{airtime, Radio};
+
+/// The constraints a recommendation is made for (as given; checked by [`check`]).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Constraints {
+    pub corpus: Option<String>,
+    pub samples: Vec<PathBuf>,
+    pub link: Option<String>,
+    pub budget: Option<u64>,
+    pub mcu: Option<String>,
+    pub schemaless: bool,
+    pub exact: bool,
+}
+
+/// Check the constraints; the radio of the link, when one is given.
+pub fn check(c: &Constraints) -> Result<Option<Radio>, PartError> {
+    let radio = match &c.link {
+        Some(l) => Some(Radio::parse(l).map_err(|e| PartError::bad(format!("--link: {e}")))?),
+        None => None,
+    };
+    if let Some(m) = &c.mcu {
+        if class_rank(m).is_none() {
+            let known: Vec<_> = MCU_CLASSES.iter().map(|(c, _)| *c).collect();
+            return Err(PartError::bad(format!("--mcu: unknown class {m:?} (known: {})", known.join(", "))));
+        }
+    }
+    if c.budget == Some(0) {
+        return Err(PartError::bad("--budget: must be at least 1 byte"));
+    }
+    Ok(radio)
+}
+
+/// Device classes, smallest first.
+pub const MCU_CLASSES: &[(&str, &str)] = &[
+    ("8bit", "8-bit AVR class, about 2 KB RAM and 32 KB flash"),
+    ("m0", "Cortex-M0/M0+, 8-32 KB RAM"),
+    ("m4", "Cortex-M4/M7, 64-512 KB RAM"),
+    ("esp32", "ESP32 class, about 320-520 KB RAM, Wi-Fi"),
+    ("linux", "an MPU running Linux"),
+];
+
+/// The smallest class each codec is known to run on, and what runs there.
+pub const MCU_SUPPORT: &[(&str, &str, &str)] = &[
+    ("json", "8bit", "ArduinoJson (fixed pool), jsmn (tokenizer, no malloc)"),
+    ("cbor", "8bit", "NanoCBOR, TinyCBOR (no malloc)"),
+    ("msgpack", "8bit", "CMP, MPack (no malloc)"),
+    ("protobuf", "8bit", "nanopb (static allocation, generated code)"),
+    ("pson", "8bit", "wirebench c/pson (C99, no malloc; sizes from `wirebench device`)"),
+    ("protoson", "8bit", "the Thinger.io Arduino library"),
+    ("cdr-xcdr1", "m0", "wirebench c/cdr (C99, no malloc); Micro XRCE-DDS on the device side"),
+    ("cdr-xcdr2", "m0", "wirebench c/cdr (C99, no malloc)"),
+    ("uadp", "m0", "wirebench c/uadp (C99, no malloc)"),
+    ("bson", "m4", "libbson-style encoders need a heap and 64-bit lengths"),
+    ("xml", "esp32", "tinyxml2 / expat need a heap and text buffers"),
+    ("uadp-json", "esp32", "open62541 PubSub JSON on ESP32"),
+    ("uadp-json-rev", "esp32", "open62541 PubSub JSON on ESP32"),
+    ("avro", "linux", "avro-c needs a heap and the schema at run time"),
+    ("thrift", "linux", "Apache Thrift's C/C++ libraries need a heap and a runtime"),
+    ("yaml", "linux", "libyaml and friends: heap-heavy, text"),
+];
+
+fn class_rank(class: &str) -> Option<usize> {
+    MCU_CLASSES.iter().position(|(c, _)| *c == class)
+}
+
+/// Rank the formats of a size run (`aggs`, one aggregate per codec) for the constraints.
+pub fn rank(c: &Constraints, radio: Option<&Radio>, aggs: &[SizeAggregate]) -> Result<Recommendation, PartError> {
+    let mut ranked = Vec::new();
+    let mut excluded = Vec::new();
+    let want_class = c.mcu.as_deref().and_then(class_rank);
+    for a in aggs {
+        let codec = wirebench_codecs::find(&a.codec).ok_or_else(|| PartError::bad(format!("unknown codec {}", a.codec)))?;
+        let info = codec.info();
+        let exclude = |why: String| Excluded { codec: a.codec.clone(), why };
+        if a.failed + a.unsupported > 0 {
+            let issue = a.first_issue.clone().unwrap_or_default();
+            excluded.push(exclude(format!(
+                "cannot encode {} of {} messages ({issue})",
+                a.failed + a.unsupported,
+                a.records
+            )));
+            continue;
+        }
+        let (Some(max), Some(mean)) = (a.bytes_max, a.bytes_mean) else {
+            excluded.push(exclude("no message was encoded".into()));
+            continue;
+        };
+        if let Some(budget) = c.budget {
+            if max > budget {
+                excluded.push(exclude(format!("largest message {max} B is over the {budget} B budget")));
+                continue;
+            }
+        }
+        if c.schemaless && info.schema == SchemaUse::Required {
+            excluded.push(exclude("needs a schema shared by both ends (--schemaless)".into()));
+            continue;
+        }
+        if c.exact && a.lossy > 0 {
+            excluded.push(exclude(format!(
+                "round trip changes values in {} of {} messages (--exact): {}",
+                a.lossy,
+                a.records,
+                a.first_issue.clone().unwrap_or_default()
+            )));
+            continue;
+        }
+        let support = MCU_SUPPORT.iter().find(|(id, _, _)| *id == a.codec);
+        let (min_class, what) = support.map(|(_, c, w)| (*c, *w)).unwrap_or(("linux", "no known microcontroller library"));
+        if let Some(want) = want_class {
+            if class_rank(min_class).unwrap_or(usize::MAX) > want {
+                excluded.push(exclude(format!("no implementation known for {} (smallest class: {min_class}; {what})", MCU_CLASSES[want].0)));
+                continue;
+            }
+        }
+        let mut reasons = vec![format!("{:.0}% of JSON's size", a.ratio_to_json.unwrap_or(f64::NAN) * 100.0)];
+        let (mut airtime_ms, mut frames, mut per_day) = (None, None, None);
+        if let Some(r) = radio {
+            let at = airtime(r, max as usize);
+            airtime_ms = Some(at.seconds * 1e3);
+            frames = Some(at.frames);
+            per_day = Some(at.msgs_per_day);
+            if at.frames > 1 {
+                reasons.push(format!("largest message needs {} frames on {}", at.frames, r.name()));
+            } else {
+                reasons.push(format!("fits one {} frame", r.name()));
+            }
+        }
+        match info.schema {
+            SchemaUse::Required => reasons.push("schema needed at both ends".into()),
+            SchemaUse::Optional => reasons.push("schema optional".into()),
+            SchemaUse::None => reasons.push("self-describing".into()),
+        }
+        if a.lossy > 0 {
+            // first_issue reads "<payload>: lossy: <what>".
+            reasons.push(a.first_issue.clone().unwrap_or_else(|| "lossy".into()));
+        }
+        ranked.push(Ranked {
+            rank: 0,
+            codec: a.codec.clone(),
+            mean_bytes: mean,
+            max_bytes: max,
+            airtime_ms,
+            frames,
+            msgs_per_day: per_day,
+            schema: match info.schema {
+                SchemaUse::Required => "required",
+                SchemaUse::Optional => "optional",
+                SchemaUse::None => "none",
+            }
+            .into(),
+            mcu: format!("{min_class} and up: {what}"),
+            fidelity: if a.lossy > 0 { format!("lossy in {}/{}", a.lossy, a.records) } else { "exact".into() },
+            reasons,
+        });
+    }
+    ranked.sort_by(|a, b| {
+        let key = |r: &Ranked| (r.airtime_ms.unwrap_or(r.max_bytes as f64), r.mean_bytes);
+        let (ka, kb) = (key(a), key(b));
+        ka.0.total_cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then(a.codec.cmp(&b.codec))
+    });
+    for (i, r) in ranked.iter_mut().enumerate() {
+        r.rank = i + 1;
+    }
+    let mut notes = vec![
+        match radio {
+            Some(r) => format!("Ranked by time on air of the largest message on {}, then by mean size.", r.name()),
+            None => "Ranked by the largest message, then by mean size (give --link to rank by time on air).".into(),
+        },
+        "Sizes are measured now; link figures come from the analytic models of `wirebench link` (payload only, no protocol headers).".into(),
+        "Microcontroller support is a curated table (wirebench-measure/src/recommend.rs), not a measurement; `wirebench device` measures our own C codecs.".into(),
+    ];
+    if ranked.is_empty() {
+        notes.push("No format meets every constraint: relax the budget, the MCU class or --exact.".into());
+    }
+    let constraints = serde_json::to_value(c).expect("constraints serialize");
+    Ok(Recommendation { constraints, ranked, excluded, notes })
+}
+
