@@ -3,6 +3,7 @@
 
 pub mod alloc;
 pub mod callgrind;
+pub mod compare;
 pub mod compress;
 pub mod progress;
 pub mod recommend;

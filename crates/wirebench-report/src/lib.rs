@@ -4,6 +4,7 @@
 //! - [`csv`]: RFC 4180 CSV.
 //! - [`size`]: the encoded-size report in each output kind.
 
+pub mod compare;
 pub mod csv;
 pub mod dds;
 pub mod failed;

@@ -2,6 +2,7 @@
 //! them live in their transport crates (`wirebench-net`, `wirebench-mqtt`, `wirebench-dds`); the
 //! report crate renders them. Size and speed sections are in [`crate::results`].
 
+pub mod compare;
 pub mod dds;
 pub mod link;
 pub mod mqtt;
