@@ -25,10 +25,145 @@ pub fn table(t: &crate::table::Table) -> String {
     out
 }
 
+/// Parse CSV text (RFC 4180: quoted fields may hold commas, quotes and line breaks) into
+/// records; a blank line outside quotes is an empty record (`vec![]`), which separates tables.
+pub fn parse(text: &str) -> Vec<Vec<String>> {
+    let mut records = Vec::new();
+    let mut record: Vec<String> = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut started = false; // the record has a field (even an empty one)
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if quoted {
+            match c {
+                '"' if chars.peek() == Some(&'"') => {
+                    field.push('"');
+                    chars.next();
+                }
+                '"' => quoted = false,
+                _ => field.push(c),
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                quoted = true;
+                started = true;
+            }
+            ',' => {
+                record.push(std::mem::take(&mut field));
+                started = true;
+            }
+            '\r' => {}
+            '\n' => {
+                if started || !field.is_empty() {
+                    record.push(std::mem::take(&mut field));
+                }
+                records.push(std::mem::take(&mut record));
+                started = false;
+            }
+            _ => {
+                field.push(c);
+                started = true;
+            }
+        }
+    }
+    if started || !field.is_empty() {
+        record.push(field);
+    }
+    if !record.is_empty() {
+        records.push(record);
+    }
+    records
+}
+
+/// One table of a CSV report: its name, header and rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CsvTable {
+    pub name: String,
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// The tables of one section's CSV text (tables are separated by blank lines): named after the
+/// section, numbered from the second on (`tcp`, `tcp.2`, ...).
+pub fn tables(section: &str, text: &str) -> Vec<CsvTable> {
+    let mut out: Vec<CsvTable> = Vec::new();
+    let mut current: Option<CsvTable> = None;
+    for rec in parse(text) {
+        if rec.is_empty() {
+            out.extend(current.take());
+            continue;
+        }
+        match &mut current {
+            None => {
+                let n = out.len() + 1;
+                let name = if n == 1 { section.to_string() } else { format!("{section}.{n}") };
+                current = Some(CsvTable { name, header: rec, rows: Vec::new() });
+            }
+            Some(t) => t.rows.push(rec),
+        }
+    }
+    out.extend(current);
+    out
+}
+
+/// One table as CSV (header, then rows).
+pub fn table_text(t: &CsvTable) -> String {
+    let mut s = record(&t.header);
+    for r in &t.rows {
+        s.push_str(&record(r));
+    }
+    s
+}
+
+/// Every table in one tidy CSV: a `table` column first, then the union of all tables' columns
+/// in order of first appearance; a cell a table does not have is empty. Loads as one data frame
+/// (`pandas.read_csv`); `df[df.table == "size"].dropna(axis=1, how="all")` gives one table back.
+pub fn tidy(tables: &[CsvTable]) -> String {
+    let mut columns: Vec<String> = Vec::new();
+    for t in tables {
+        for h in &t.header {
+            if !columns.contains(h) {
+                columns.push(h.clone());
+            }
+        }
+    }
+    let mut head = vec!["table".to_string()];
+    head.extend(columns.iter().cloned());
+    let mut out = record(&head);
+    for t in tables {
+        let at: Vec<usize> = columns.iter().map(|c| t.header.iter().position(|h| h == c).unwrap_or(usize::MAX)).collect();
+        for r in &t.rows {
+            let mut row = vec![t.name.clone()];
+            row.extend(at.iter().map(|&i| r.get(i).cloned().unwrap_or_default()));
+            out.push_str(&record(&row));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_split_and_tidy() {
+        let text = "a,b\n1,\"x,\ny\"\n\nb,c\n2,3\n4,\n";
+        let t = tables("s", text);
+        assert_eq!(t.len(), 2);
+        assert_eq!(t[0].name, "s");
+        assert_eq!(t[0].rows, vec![vec!["1".to_string(), "x,\ny".to_string()]]);
+        assert_eq!(t[1].name, "s.2");
+        assert_eq!(t[1].rows[1], vec!["4".to_string(), String::new()]);
+        assert_eq!(tidy(&t), "table,a,b,c\ns,1,\"x,\ny\",\ns.2,,2,3\ns.2,,4,\n");
+        assert_eq!(table_text(&t[0]), "a,b\n1,\"x,\ny\"\n");
+    }
+
     #[test]
     fn quoting() {
-        assert_eq!(super::record(&["a", "b,c", "say \"hi\""]), "a,\"b,c\",\"say \"\"hi\"\"\"\n");
+        assert_eq!(record(&["a", "b,c", "say \"hi\""]), "a,\"b,c\",\"say \"\"hi\"\"\"\n");
+        assert_eq!(parse("a,\"b,c\",\"say \"\"hi\"\"\"\n"), vec![vec!["a", "b,c", "say \"hi\""]]);
     }
 }

@@ -177,9 +177,13 @@ struct DeviceArgs {
 struct ReportArgs {
     /// A results file written by `--out` or `run`.
     results: PathBuf,
-    /// table, md, csv, json or html.
+    /// table, md, csv, json or html. CSV is one tidy table (a `table` column, then the union of
+    /// the tables' columns).
     #[arg(long, short = 'o', default_value = "table")]
     output: String,
+    /// With -o csv: write one CSV file per table into this folder instead (size.csv, tcp.2.csv, ...).
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]

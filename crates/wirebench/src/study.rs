@@ -364,22 +364,35 @@ pub fn run(args: RunArgs) -> Result<()> {
 /// The files of a results set, the only ones `run` replaces in its output folder.
 const SET_FILES: [&str; 3] = ["results.json", "report.md", "report.html"];
 
-/// Every section of a results file in one output kind (not HTML).
+/// Every section's renderer, in report order, with the section's name.
+type Render = fn(&Results, Output) -> String;
+const SECTIONS: &[(&str, Render)] = &[
+    ("failed_parts", wirebench_report::failed::render),
+    ("size", wirebench_report::size::render),
+    ("speed", wirebench_report::speed::render),
+    ("link", wirebench_report::net::render_link),
+    ("mqtt", wirebench_report::mqtt::render),
+    ("http", wirebench_report::net::render_http),
+    ("tcp", wirebench_report::net::render_tcp),
+    ("dds", wirebench_report::dds::render),
+];
+
+/// Every table of every section as CSV, named after its section (`tcp`, `tcp.2`, ...).
+pub fn csv_tables(results: &Results) -> Vec<wirebench_report::csv::CsvTable> {
+    SECTIONS.iter().flat_map(|(name, render)| wirebench_report::csv::tables(name, &render(results, Output::Csv))).collect()
+}
+
+/// Every section of a results file in one output kind (not HTML). CSV is one tidy table: a
+/// `table` column, then the union of the tables' columns.
 pub fn render_all(results: &Results, output: Output) -> String {
-    if output == Output::Json {
-        return serde_json::to_string_pretty(results).expect("results serialize") + "\n";
+    match output {
+        Output::Json => return serde_json::to_string_pretty(results).expect("results serialize") + "\n",
+        Output::Csv => return wirebench_report::csv::tidy(&csv_tables(results)),
+        Output::Table | Output::Markdown => {}
     }
     let mut out = String::new();
-    for part in [
-        wirebench_report::failed::render(results, output),
-        wirebench_report::size::render(results, output),
-        wirebench_report::speed::render(results, output),
-        wirebench_report::net::render_link(results, output),
-        wirebench_report::mqtt::render(results, output),
-        wirebench_report::net::render_http(results, output),
-        wirebench_report::net::render_tcp(results, output),
-        wirebench_report::dds::render(results, output),
-    ] {
+    for (_, render) in SECTIONS {
+        let part = render(results, output);
         if !part.is_empty() {
             if !out.is_empty() {
                 out.push('\n');
@@ -404,10 +417,17 @@ pub fn report(args: ReportArgs) -> Result<()> {
         "html" => wirebench_report::html::render(&[&results], &title),
         "table" => render_all(&results, Output::Table),
         "md" => format!("# {title}\n\n{}", render_all(&results, Output::Markdown)),
+        "csv" if args.out.is_some() => {
+            let dir = args.out.as_deref().expect("checked");
+            return write_csv_dir(&results, dir);
+        }
         "csv" => render_all(&results, Output::Csv),
         "json" => render_all(&results, Output::Json),
         other => return Err(bad(format!("unknown output {other:?} (table, md, csv, json, html)"))),
     };
+    if args.out.is_some() {
+        return Err(bad("--out goes with -o csv (one CSV file per table); other outputs go to stdout"));
+    }
     write_stdout(text.as_bytes())
 }
 
@@ -438,4 +458,17 @@ mod tests {
     fn study_has_dds(file: &str) -> bool {
         BUILT_IN.iter().any(|(_, f, text)| *f == file && text.contains("\n[dds]"))
     }
+}
+
+/// `report -o csv --out DIR`: one CSV file per table (`DIR/size.csv`, `DIR/tcp.2.csv`, ...).
+fn write_csv_dir(results: &Results, dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| bad(format!("{}: {e}", dir.display())))?;
+    let mut names = Vec::new();
+    for t in csv_tables(results) {
+        let path = dir.join(format!("{}.csv", t.name));
+        wirebench_core::results::write_atomic(&path, wirebench_report::csv::table_text(&t).as_bytes())
+            .map_err(|e| bad(format!("{}: {e}", path.display())))?;
+        names.push(path.display().to_string());
+    }
+    write_stdout(format!("{}\n", names.join("\n")).as_bytes())
 }
