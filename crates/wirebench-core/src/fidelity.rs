@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::value::Value;
 
 /// The outcome of a round trip through one codec.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "status", rename_all = "lowercase")]
 pub enum Fidelity {
     /// Decoded value equals the input.

@@ -15,9 +15,13 @@ use crate::schema::Schema;
 /// The tag of the current results schema.
 pub const RESULTS_SCHEMA: &str = "wirebench-results/1";
 
-/// A whole results file.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// A wirebench results file (schema `wirebench-results/1`): provenance, the configuration of
+/// the run, and one section per part that ran. Fields are documented in docs/results.md.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(title = "wirebench results")]
 pub struct Results {
+    /// Always `wirebench-results/1` for files of this layout; a reader refuses other tags.
+    #[schemars(schema_with = "schema_tag")]
     pub schema: String,
     pub provenance: Provenance,
     /// The full configuration of the run (the command's options or the study file).
@@ -46,8 +50,19 @@ pub struct Results {
     pub other: std::collections::BTreeMap<String, serde_json::Value>,
 }
 
+/// The `schema` field's JSON Schema: the constant tag.
+fn schema_tag(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": "string", "const": RESULTS_SCHEMA })
+}
+
+/// The JSON Schema of results files, generated from the types (shipped as
+/// docs/results.schema.json).
+pub fn json_schema() -> String {
+    serde_json::to_string_pretty(&schemars::schema_for!(Results)).expect("a schema serializes") + "\n"
+}
+
 /// A part of a study that has no section: it failed, or it did not run after another failed.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct FailedPart {
     pub part: String,
     /// The error, or why it did not run.
@@ -55,7 +70,7 @@ pub struct FailedPart {
 }
 
 /// Where a number came from: enough to regenerate it.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Provenance {
     pub wirebench_version: String,
     pub git_commit: String,
@@ -71,7 +86,7 @@ pub struct Provenance {
 }
 
 /// The machine a run happened on.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Machine {
     pub cpu_model: String,
     pub cores: usize,
@@ -104,7 +119,7 @@ impl Machine {
 }
 
 /// The encoded-size measurement.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SizeSection {
     /// The corpus name, or `samples` for user files.
     pub corpus: String,
@@ -120,7 +135,7 @@ pub struct SizeSection {
 }
 
 /// The encoded size of one payload in one codec.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SizeRow {
     pub payload: String,
     pub codec: String,
@@ -137,7 +152,7 @@ pub struct SizeRow {
 }
 
 /// Totals for one codec over all payloads.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SizeAggregate {
     pub codec: String,
     pub records: u64,
@@ -195,7 +210,7 @@ impl SizeAggregate {
 }
 
 /// How fast the run itself went, and how much memory it needed.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunStats {
     pub records: u64,
     pub input_bytes: u64,
@@ -207,7 +222,7 @@ pub struct RunStats {
 }
 
 /// Counts of samples outside Tukey's fences (1.5 and 3 interquartile ranges from the quartiles).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Outliers {
     pub low_severe: usize,
     pub low_mild: usize,
@@ -222,7 +237,7 @@ impl Outliers {
 }
 
 /// Summary of one set of samples (all in the same unit).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Summary {
     pub n: usize,
     pub median: f64,
@@ -259,7 +274,7 @@ impl Summary {
 }
 
 /// The encode/decode speed measurement.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SpeedSection {
     pub corpus: String,
     /// The codec ratios are taken against.
@@ -283,7 +298,7 @@ pub struct SpeedSection {
 }
 
 /// The host reference of a speed run (see [`SpeedSection::host_reference`]).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HostReference {
     /// What the workload does.
     pub workload: String,
@@ -293,7 +308,7 @@ pub struct HostReference {
 }
 
 /// What the clock can resolve and what the harness costs, measured at the start of a run.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TimerInfo {
     /// Smallest non-zero step between two clock readings.
     pub precision_ns: f64,
@@ -304,7 +319,7 @@ pub struct TimerInfo {
 }
 
 /// One timed case: a payload, a codec, an operation.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SpeedCase {
     pub payload: String,
     pub codec: String,

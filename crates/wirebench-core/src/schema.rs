@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::value::Value;
 
 /// A type in the schema language shared by the schema-driven codecs (Protobuf, Avro, Thrift, XML).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum Type {
     /// Only null was ever seen.
@@ -27,7 +27,7 @@ pub enum Type {
 }
 
 /// One named field of a record.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Field {
     pub name: String,
     #[serde(rename = "of")]
@@ -38,7 +38,7 @@ pub struct Field {
 }
 
 /// A schema: the root type and where it came from.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Schema {
     /// `wirebench-schema/1`.
     #[serde(rename = "$schema", default = "schema_tag")]

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Check results files the way their users read them.
+
+usage: check-results.py --wirebench BIN [--studies NAME,...] [--keep DIR] [RESULTS.json ...]
+
+With --studies, runs each built-in study (`BIN run NAME --out DIR/NAME`) first and checks what
+it wrote. For every results file:
+  - it validates against docs/results.schema.json (JSON Schema 2020-12, `jsonschema` package);
+  - `BIN report F -o csv` loads with `pandas.read_csv` unchanged: one frame with a `table`
+    column, one row per table row;
+  - `BIN report F -o csv --out D` writes one CSV per table, each of which loads as well;
+  - `BIN report F -o table|md|html` renders (exit 0, not empty).
+Prints a line per check and closes with 'N passed, N failed'; exits 1 on any failure.
+"""
+import argparse
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import jsonschema
+import pandas
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--wirebench", required=True)
+    ap.add_argument("--studies", default="")
+    ap.add_argument("--keep", help="write the study runs here (default: a temporary folder)")
+    ap.add_argument("results", nargs="*")
+    args = ap.parse_args()
+    with open(os.path.join(ROOT, "docs", "results.schema.json"), encoding="utf-8") as f:
+        schema = json.load(f)
+    validator = jsonschema.Draft202012Validator(schema)
+    passed, failed = 0, 0
+
+    def check(name, ok, detail=""):
+        nonlocal passed, failed
+        if ok:
+            passed += 1
+            print(f"ok      {name}")
+        else:
+            failed += 1
+            print(f"FAILED  {name}: {detail}")
+
+    work = args.keep or tempfile.mkdtemp(prefix="wb-check-")
+    files = list(args.results)
+    for study in [s for s in args.studies.split(",") if s]:
+        out = os.path.join(work, study)
+        t0 = time.monotonic()
+        r = subprocess.run([args.wirebench, "run", study, "--out", out], capture_output=True, text=True)
+        took = time.monotonic() - t0
+        check(f"run {study} ({took:.0f} s)", r.returncode == 0, r.stderr.strip()[-2000:])
+        if r.returncode == 0:
+            files.append(os.path.join(out, "results.json"))
+
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
+        check(
+            f"{path}: valid against the results schema",
+            not errors,
+            "; ".join(f"{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}" for e in errors[:5]),
+        )
+        r = subprocess.run([args.wirebench, "report", path, "-o", "csv"], capture_output=True, text=True)
+        try:
+            df = pandas.read_csv(io.StringIO(r.stdout))
+            ok = r.returncode == 0 and "table" in df.columns and len(df) > 0
+            check(f"{path}: report -o csv loads in pandas ({len(df)} rows, {df['table'].nunique()} tables)", ok, r.stderr)
+        except Exception as e:  # noqa: BLE001 - any parse failure is the finding
+            check(f"{path}: report -o csv loads in pandas", False, f"{type(e).__name__}: {e}")
+        d = tempfile.mkdtemp(prefix="wb-csv-")
+        r = subprocess.run([args.wirebench, "report", path, "-o", "csv", "--out", d], capture_output=True, text=True)
+        names = sorted(os.listdir(d)) if r.returncode == 0 else []
+        bad = []
+        for n in names:
+            try:
+                pandas.read_csv(os.path.join(d, n))
+            except Exception as e:  # noqa: BLE001
+                bad.append(f"{n}: {e}")
+        check(f"{path}: report -o csv --out DIR gives {len(names)} loadable CSV files", r.returncode == 0 and names and not bad, r.stderr + "; ".join(bad))
+        for kind in ("table", "md", "html"):
+            r = subprocess.run([args.wirebench, "report", path, "-o", kind], capture_output=True)
+            check(f"{path}: report -o {kind}", r.returncode == 0 and len(r.stdout) > 0, r.stderr.decode(errors="replace"))
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
