@@ -23,22 +23,30 @@ pub struct Results {
     /// Always `wirebench-results/1` for files of this layout; a reader refuses other tags.
     #[schemars(schema_with = "schema_tag")]
     pub schema: String,
+    /// How the file was made: enough to regenerate it.
     pub provenance: Provenance,
     /// The full configuration of the run (the command's options or the study file).
     pub config: serde_json::Value,
+    /// The encoded-size part.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<SizeSection>,
+    /// The encode/decode speed part.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speed: Option<SpeedSection>,
     // The link and transport sections, in the order a results file has always listed them.
+    /// The DDS part (seed 004).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dds: Option<crate::sections::dds::DdsSection>,
+    /// The HTTP POST part (seed 002).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http: Option<crate::sections::net::HttpSection>,
+    /// The link-model part: bytes on air, airtime, messages per day.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link: Option<crate::sections::link::LinkSection>,
+    /// The MQTT part (seed 000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mqtt: Option<crate::sections::mqtt::MqttSection>,
+    /// The fixed-cadence TCP part (seed 003).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<crate::sections::net::TcpSection>,
     /// Parts of a study that did not finish: the part that failed (with its error) and the
@@ -64,6 +72,7 @@ pub fn json_schema() -> String {
 /// A part of a study that has no section: it failed, or it did not run after another failed.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct FailedPart {
+    /// The part's name (its table in the study file).
     pub part: String,
     /// The error, or why it did not run.
     pub error: String,
@@ -72,26 +81,36 @@ pub struct FailedPart {
 /// Where a number came from: enough to regenerate it.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Provenance {
+    /// The wirebench version that wrote the file.
     pub wirebench_version: String,
+    /// The git commit it was built from (`-dirty` when the tree had changes).
     pub git_commit: String,
+    /// The compiler that built it.
     pub rustc: String,
     /// `crate name` → version, for every library a measured codec runs on.
     pub crates: Vec<(String, String)>,
+    /// The machine the run happened on.
     pub machine: Machine,
     /// The command line that produced the file.
     pub command: Vec<String>,
     /// RFC 3339 UTC time the run started.
     pub started_at: String,
+    /// The seed of every random choice of the run (case order, bootstrap).
     pub seed: u64,
 }
 
 /// The machine a run happened on.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Machine {
+    /// CPU model name (`/proc/cpuinfo`).
     pub cpu_model: String,
+    /// Logical CPUs available to the process.
     pub cores: usize,
+    /// Kernel release.
     pub kernel: String,
+    /// Operating system (`linux`, `macos`, ...).
     pub os: String,
+    /// CPU architecture (`x86_64`, `aarch64`, ...).
     pub arch: String,
 }
 
@@ -137,7 +156,9 @@ pub struct SizeSection {
 /// The encoded size of one payload in one codec.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SizeRow {
+    /// The payload's name (corpus entry, or file and line of a sample).
     pub payload: String,
+    /// The codec id (see `wirebench codecs`).
     pub codec: String,
     /// `typed` (derived/generated types) or `dynamic` (schema-directed or schemaless).
     pub path: String,
@@ -145,32 +166,48 @@ pub struct SizeRow {
     pub bytes: Option<u64>,
     /// Compact JSON bytes of the same payload (the baseline).
     pub json_bytes: u64,
+    /// `bytes ÷ json_bytes`.
     pub ratio_to_json: Option<f64>,
+    /// The encoding compressed with zstd (level in the run's config), bytes.
     pub zstd_bytes: Option<u64>,
+    /// The encoding compressed with deflate (level in the run's config), bytes.
     pub deflate_bytes: Option<u64>,
+    /// What the round trip through the codec kept.
     pub fidelity: Fidelity,
 }
 
 /// Totals for one codec over all payloads.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SizeAggregate {
+    /// The codec id.
     pub codec: String,
+    /// Records measured.
     pub records: u64,
     /// Records the codec encoded (exact or lossy).
     pub encoded: u64,
+    /// Encoded bytes of all encoded records.
     pub bytes_total: u64,
+    /// The smallest encoded record, bytes.
     pub bytes_min: Option<u64>,
+    /// The largest encoded record, bytes.
     pub bytes_max: Option<u64>,
+    /// Mean encoded record, bytes.
     pub bytes_mean: Option<f64>,
     /// Compact JSON bytes of the encoded records, for the ratio.
     pub json_bytes_total: u64,
+    /// `bytes_total ÷ json_bytes_total`.
     pub ratio_to_json: Option<f64>,
     /// Sum of per-record compressed sizes.
     pub zstd_bytes_total: u64,
+    /// Sum of per-record deflate sizes.
     pub deflate_bytes_total: u64,
+    /// Records whose round trip was exact.
     pub exact: u64,
+    /// Records whose round trip changed a value.
     pub lossy: u64,
+    /// Records the codec cannot represent.
     pub unsupported: u64,
+    /// Records whose encode or decode failed.
     pub failed: u64,
     /// The first problem seen, if any (lossy, unsupported or failed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -212,10 +249,15 @@ impl SizeAggregate {
 /// How fast the run itself went, and how much memory it needed.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunStats {
+    /// Records measured.
     pub records: u64,
+    /// Bytes of input read (sample files), 0 for a built-in corpus.
     pub input_bytes: u64,
+    /// Wall time of the measurement.
     pub seconds: f64,
+    /// Records measured per second.
     pub records_per_second: f64,
+    /// Input read per second, MiB.
     pub input_mib_per_second: f64,
     /// Peak resident set size of the process, KiB (Linux `VmHWM`).
     pub peak_rss_kib: Option<u64>,
@@ -224,9 +266,13 @@ pub struct RunStats {
 /// Counts of samples outside Tukey's fences (1.5 and 3 interquartile ranges from the quartiles).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Outliers {
+    /// Below Q1 − 3 IQR.
     pub low_severe: usize,
+    /// Between Q1 − 3 IQR and Q1 − 1.5 IQR.
     pub low_mild: usize,
+    /// Between Q3 + 1.5 IQR and Q3 + 3 IQR.
     pub high_mild: usize,
+    /// Above Q3 + 3 IQR.
     pub high_severe: usize,
 }
 
@@ -239,16 +285,23 @@ impl Outliers {
 /// Summary of one set of samples (all in the same unit).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Summary {
+    /// Samples.
     pub n: usize,
+    /// Median.
     pub median: f64,
+    /// Arithmetic mean.
     pub mean: f64,
+    /// Sample standard deviation.
     pub stddev: f64,
     /// Median absolute deviation (unscaled).
     pub mad: f64,
+    /// Smallest sample.
     pub min: f64,
+    /// Largest sample.
     pub max: f64,
     /// Bootstrap 95 % confidence interval of the median.
     pub median_ci95: (f64, f64),
+    /// Samples outside Tukey's fences (counted, not dropped).
     pub outliers: Outliers,
 }
 
@@ -276,15 +329,21 @@ impl Summary {
 /// The encode/decode speed measurement.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SpeedSection {
+    /// The corpus name, or `samples` for user files.
     pub corpus: String,
     /// The codec ratios are taken against.
     pub baseline: String,
+    /// The clock and its measured precision.
     pub timer: TimerInfo,
     /// Samples per case, target sample time, warm-up, seed of shuffling and bootstrap.
     pub samples: usize,
+    /// The least time one sample runs, ns (calibrated per case).
     pub target_sample_ns: f64,
+    /// The least warm-up per case, ms.
     pub warmup_ms: f64,
+    /// Seed of the case shuffling and the bootstrap.
     pub seed: u64,
+    /// One case per payload × codec × operation.
     pub cases: Vec<SpeedCase>,
     /// Run-wide warnings with hints.
     pub warnings: Vec<String>,
@@ -302,8 +361,11 @@ pub struct SpeedSection {
 pub struct HostReference {
     /// What the workload does.
     pub workload: String,
+    /// Iterations per sample.
     pub iters_per_sample: u64,
+    /// Time per iteration, ns.
     pub ns_per_op: Summary,
+    /// Every sample, ns per iteration.
     pub samples_ns: Vec<f64>,
 }
 
@@ -321,7 +383,9 @@ pub struct TimerInfo {
 /// One timed case: a payload, a codec, an operation.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SpeedCase {
+    /// The payload's name.
     pub payload: String,
+    /// The codec id.
     pub codec: String,
     /// `encode` or `decode`.
     pub op: String,
@@ -331,18 +395,24 @@ pub struct SpeedCase {
     pub buffer: String,
     /// Encoded size of the payload.
     pub bytes: usize,
+    /// Operations per sample (calibrated so a sample lasts at least `target_sample_ns`).
     pub iters_per_sample: u64,
     /// Time per operation, ns.
     pub ns_per_op: Summary,
     /// The raw samples (ns per operation), in the order taken.
     pub samples_ns: Vec<f64>,
+    /// Median time ÷ the baseline codec's median time for the same payload and operation.
     pub ratio_to_baseline: Option<f64>,
+    /// Bootstrap 95 % CI of that ratio.
     pub ratio_ci95: Option<(f64, f64)>,
+    /// Heap allocations per operation (counted by the global allocator).
     pub allocs_per_op: Option<f64>,
+    /// Heap bytes allocated per operation.
     pub alloc_bytes_per_op: Option<f64>,
     /// Instructions per operation (callgrind), when requested.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions_per_op: Option<f64>,
+    /// Why this figure may not be trusted, with a hint each.
     pub warnings: Vec<String>,
 }
 

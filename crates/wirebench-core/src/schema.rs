@@ -29,7 +29,9 @@ pub enum Type {
 /// One named field of a record.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Field {
+    /// The field's name.
     pub name: String,
+    /// The field's type.
     #[serde(rename = "of")]
     pub ty: Type,
     /// May be absent or null.
@@ -43,6 +45,7 @@ pub struct Schema {
     /// `wirebench-schema/1`.
     #[serde(rename = "$schema", default = "schema_tag")]
     pub tag: String,
+    /// The type of a whole value.
     pub root: Type,
 }
 
