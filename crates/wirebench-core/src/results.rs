@@ -37,6 +37,9 @@ pub struct Results {
     /// The DDS part (seed 004).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dds: Option<crate::sections::dds::DdsSection>,
+    /// What our C codecs cost on a microcontroller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<crate::sections::device::DeviceSection>,
     /// The HTTP POST part (seed 002).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http: Option<crate::sections::net::HttpSection>,
@@ -430,7 +433,7 @@ pub fn peak_rss_kib() -> Option<u64> {
 
 impl Results {
     pub fn new(provenance: Provenance, config: serde_json::Value) -> Results {
-        Results { schema: RESULTS_SCHEMA.into(), provenance, config, size: None, speed: None, dds: None, http: None, link: None, mqtt: None, tcp: None, failed_parts: Vec::new(), other: Default::default() }
+        Results { schema: RESULTS_SCHEMA.into(), provenance, config, size: None, speed: None, dds: None, device: None, http: None, link: None, mqtt: None, tcp: None, failed_parts: Vec::new(), other: Default::default() }
     }
 
     /// Read a results file, checking its schema tag.

@@ -7,6 +7,7 @@
 pub mod compare;
 pub mod csv;
 pub mod dds;
+pub mod device;
 pub mod failed;
 pub mod html;
 mod json;

@@ -375,6 +375,7 @@ const SECTIONS: &[(&str, Render)] = &[
     ("http", wirebench_report::net::render_http),
     ("tcp", wirebench_report::net::render_tcp),
     ("dds", wirebench_report::dds::render),
+    ("device", wirebench_report::device::render),
 ];
 
 /// Every table of every section as CSV, named after its section (`tcp`, `tcp.2`, ...).

@@ -4,6 +4,7 @@
 
 pub mod compare;
 pub mod dds;
+pub mod device;
 pub mod link;
 pub mod mqtt;
 pub mod net;
