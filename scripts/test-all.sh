@@ -46,6 +46,8 @@ pip_install() {
 }
 python3 -c 'import cyclonedds' >/dev/null 2>&1 || pip_install cyclonedds==11.0.1
 python3 -c 'import pytest' >/dev/null 2>&1 || pip_install pytest
+# Reading results as users do: the JSON Schema validator and pandas (scripts/check-results.py).
+python3 -c 'import jsonschema, pandas' >/dev/null 2>&1 || pip_install jsonschema pandas
 export CDR_ORACLE_REQUIRED=1
 # The normal build must have DDS (Cyclone is installed above): a build that silently left it out
 # would skip every DDS test.
@@ -84,6 +86,10 @@ FUZZ_RUNS="${FUZZ_RUNS:-200000}" FUZZ_TIME="${FUZZ_TIME:-30}" crates/uadp/fuzz/s
 
 step "fuzz smoke: CDR decoder and IDL reader (bounded)"
 FUZZ_RUNS="${FUZZ_RUNS:-200000}" FUZZ_TIME="${FUZZ_TIME:-20}" crates/cdr/fuzz/smoke.sh
+
+step "every built-in study: results valid against docs/results.schema.json, every CSV loads in pandas"
+python3 scripts/check-results.py --wirebench target/debug/wirebench \
+    --studies quickstart,seed000,seed001,seed002,seed003,seed004
 
 step "fresh machine: release binary without Cyclone DDS, the main job from outside the checkout"
 scripts/fresh-machine-check.sh
