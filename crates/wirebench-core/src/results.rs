@@ -154,6 +154,12 @@ pub struct SizeSection {
     pub aggregates: Vec<SizeAggregate>,
     /// Throughput and memory of the run itself.
     pub run: RunStats,
+    /// The zstd level the compressed sizes used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zstd_level: Option<i32>,
+    /// The deflate level the compressed sizes used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deflate_level: Option<u32>,
 }
 
 /// The encoded size of one payload in one codec.
@@ -449,7 +455,22 @@ impl Results {
         if r.schema != RESULTS_SCHEMA {
             return Err(ResultsError::Schema(path.display().to_string(), r.schema));
         }
-        Ok(r)
+        Ok(r.upgraded())
+    }
+
+    /// Fill what files written by earlier versions keep elsewhere: the compression levels of a
+    /// size section were only in the `size` command's configuration.
+    pub fn upgraded(mut self) -> Results {
+        if let Some(s) = &mut self.size {
+            let level = |k: &str| self.config.get(k).and_then(serde_json::Value::as_i64);
+            if s.zstd_level.is_none() {
+                s.zstd_level = level("zstd_level").and_then(|l| i32::try_from(l).ok());
+            }
+            if s.deflate_level.is_none() {
+                s.deflate_level = level("deflate_level").and_then(|l| u32::try_from(l).ok());
+            }
+        }
+        self
     }
 
     /// Write atomically: a temporary file beside the target, synced, then renamed over it,

@@ -149,6 +149,8 @@ impl SizeMeter {
             schema,
             rows: self.rows,
             aggregates: self.aggregates,
+            zstd_level: Some(crate::compress::ZSTD_LEVEL),
+            deflate_level: Some(crate::compress::DEFLATE_LEVEL),
             run: RunStats {
                 records: self.records,
                 input_bytes: self.input_bytes,

@@ -49,6 +49,7 @@ pub type SectionFn = fn(&Results, &Ctx) -> Option<Section>;
 
 /// The known sections, in page order: results key → renderer.
 pub const SECTIONS: &[(&str, SectionFn)] = &[
+    ("failed_parts", failed_section),
     ("size", size_section),
     ("speed", speed_section),
     ("link", crate::net::link_section),
@@ -56,32 +57,61 @@ pub const SECTIONS: &[(&str, SectionFn)] = &[
     ("http", crate::net::http_section),
     ("tcp", crate::net::tcp_section),
     ("dds", crate::dds::html_section),
+    ("device", device_section),
 ];
 
-/// Keys of the results file that are not measurement sections.
-const NOT_SECTIONS: &[&str] = &["schema", "provenance", "config"];
+/// Whether a results file has the known section `key`.
+fn has(r: &Results, key: &str) -> bool {
+    match key {
+        "failed_parts" => !r.failed_parts.is_empty(),
+        "size" => r.size.is_some(),
+        "speed" => r.speed.is_some(),
+        "link" => r.link.is_some(),
+        "mqtt" => r.mqtt.is_some(),
+        "http" => r.http.is_some(),
+        "tcp" => r.tcp.is_some(),
+        "dds" => r.dds.is_some(),
+        "device" => r.device.is_some(),
+        _ => false,
+    }
+}
+
+/// The parts of a study that did not finish, first on the page.
+fn failed_section(r: &Results, _ctx: &Ctx) -> Option<Section> {
+    if r.failed_parts.is_empty() {
+        return None;
+    }
+    let mut body = String::from("<p class=\"note\">These parts of the study have no results; the sections below are those of the parts that finished.</p>\n<ul>\n");
+    for f in &r.failed_parts {
+        let _ = writeln!(body, "<li><b>{}</b>: {}</li>", esc(&f.part), esc(&f.error));
+    }
+    body.push_str("</ul>\n");
+    Some(Section {
+        title: "Parts that did not finish".into(),
+        summary: format!("{} of the study's parts did not finish", r.failed_parts.len()),
+        body,
+    })
+}
+
+/// The device section: its data as recorded (a view of its own comes with the device lab).
+fn device_section(r: &Results, _ctx: &Ctx) -> Option<Section> {
+    let d = r.device.as_ref()?;
+    Some(generic_section("device", &serde_json::to_value(d).unwrap_or(Value::Null)))
+}
 
 /// Render one self-contained HTML page from results files.
 pub fn render(results: &[&Results], title: &str) -> String {
     let files = results.len();
-    // Which sections each file has, in page order (known ones first, then the others as
-    // they appear in the file).
-    let values: Vec<Value> = results.iter().map(|r| serde_json::to_value(r).unwrap_or(Value::Null)).collect();
+    // Which sections each file has, in page order: the known ones, then the sections this
+    // version has no type for, by name.
     let mut found: Vec<(usize, String)> = Vec::new();
-    for (fi, value) in values.iter().enumerate() {
-        let mut keys: Vec<String> = SECTIONS.iter().map(|(k, _)| k.to_string()).collect();
-        if let Value::Object(map) = value {
-            for k in map.keys() {
-                if !keys.contains(k) && !NOT_SECTIONS.contains(&k.as_str()) {
-                    keys.push(k.clone());
-                }
+    for (fi, r) in results.iter().enumerate() {
+        for (key, _) in SECTIONS {
+            if has(r, key) {
+                found.push((fi, key.to_string()));
             }
         }
-        for key in keys {
-            if value.get(&key).is_some_and(|v| !v.is_null()) {
-                found.push((fi, key));
-            }
-        }
+        found.extend(r.other.keys().map(|k| (fi, k.clone())));
     }
     // A section kind found in several files gets the file number in its id and title.
     let mut used_ids: Vec<String> = Vec::new();
@@ -92,7 +122,7 @@ pub fn render(results: &[&Results], title: &str) -> String {
         let ctx = Ctx { id: id.clone(), file: fi + 1, files };
         let section = match SECTIONS.iter().find(|(k, _)| k == key) {
             Some((_, f)) => f(results[*fi], &ctx),
-            None => values[*fi].get(key).map(|v| generic_section(key, v)),
+            None => results[*fi].other.get(key).map(|v| generic_section(key, v)),
         };
         if let Some(mut s) = section {
             if repeated {
@@ -333,13 +363,12 @@ fn section_keys(r: &Results) -> Vec<String> {
     if let Some(s) = &r.speed {
         out.push(format!("speed ({})", s.corpus));
     }
-    if let Ok(Value::Object(map)) = serde_json::to_value(r) {
-        for k in map.keys() {
-            if !NOT_SECTIONS.contains(&k.as_str()) && k != "size" && k != "speed" && !map[k].is_null() {
-                out.push(k.clone());
-            }
-        }
-    }
+    // The other sections by name, in the order the results file lists them (alphabetical).
+    let mut rest: Vec<String> =
+        SECTIONS.iter().map(|(k, _)| *k).filter(|k| *k != "size" && *k != "speed" && has(r, k)).map(String::from).collect();
+    rest.extend(r.other.keys().cloned());
+    rest.sort();
+    out.extend(rest);
     out
 }
 
@@ -390,7 +419,7 @@ fn spans(values: &[Option<f64>], span: f64) -> bool {
 
 fn size_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     let s = r.size.as_ref()?;
-    Some(render_size(s, r, ctx))
+    Some(render_size(s, ctx))
 }
 
 fn size_payloads(s: &SizeSection) -> Vec<&str> {
@@ -403,11 +432,11 @@ fn size_payloads(s: &SizeSection) -> Vec<&str> {
     out
 }
 
-fn render_size(s: &SizeSection, r: &Results, ctx: &Ctx) -> Section {
+fn render_size(s: &SizeSection, ctx: &Ctx) -> Section {
     let codecs: Vec<String> = s.aggregates.iter().map(|a| a.codec.clone()).collect();
     let payloads = size_payloads(s);
     let mut b = String::new();
-    let level = |k: &str| r.config.get(k).and_then(Value::as_i64).map(|l| format!(" (level {l})")).unwrap_or_default();
+    let level = |l: Option<i64>| l.map(|l| format!(" (level {l})")).unwrap_or_default();
     let _ = writeln!(
         b,
         "<p class=\"intro\">Bytes of one encoded message, per codec, for every payload of <b>{}</b> ({}). \
@@ -415,8 +444,8 @@ fn render_size(s: &SizeSection, r: &Results, ctx: &Ctx) -> Section {
          as a sender compressing each message would. Every encoding is decoded and compared with its input.</p>",
         esc(&s.corpus),
         plural(s.run.records as usize, "payload", "payloads"),
-        level("zstd_level"),
-        level("deflate_level"),
+        level(s.zstd_level.map(i64::from)),
+        level(s.deflate_level.map(i64::from)),
     );
     // Key figures.
     let best = s

@@ -81,6 +81,8 @@ fn size_results(payloads: &[&str], note: &str) -> Results {
             input_mib_per_second: 0.1,
             peak_rss_kib: Some(4096),
         },
+        zstd_level: Some(3),
+        deflate_level: Some(6),
     });
     r
 }
