@@ -363,6 +363,51 @@ pub struct SpeedSection {
     /// speed during this run, so two runs can be told apart from a change of the host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_reference: Option<HostReference>,
+    /// Per codec, over the payloads (in the order the cases list the codecs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_codec: Vec<CodecSpeed>,
+    /// Seed 001 (the PSON paper's ESP32 table) beside ours, for the pson-paper corpus.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seed001: Vec<Seed001Row>,
+}
+
+/// One codec of a speed run over its payloads.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CodecSpeed {
+    pub codec: String,
+    /// The path of its first encode case (`typed`, `dynamic`, ...).
+    pub path: String,
+    pub encode: OpSpeed,
+    pub decode: OpSpeed,
+}
+
+/// One operation of one codec over its payloads; `None` where no case has the figure.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct OpSpeed {
+    /// Geometric mean of the cases' median ns per operation.
+    pub geomean_ns: Option<f64>,
+    /// Geometric mean of the cases' ratios to the baseline.
+    pub geomean_ratio: Option<f64>,
+    /// Mean allocations per operation.
+    pub mean_allocs: Option<f64>,
+    /// Mean bytes allocated per operation.
+    pub mean_alloc_bytes: Option<f64>,
+    /// Geometric mean of instructions per operation.
+    pub geomean_instructions: Option<f64>,
+}
+
+/// One series of seed 001's ESP32 table beside ours: time relative to JSON.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Seed001Row {
+    pub codec: String,
+    pub op: String,
+    /// Per payload of the paper (Test01..Test10): (ours, published) ratio to JSON.
+    pub per_payload: Vec<(Option<f64>, Option<f64>)>,
+    /// Geometric means over the payloads where both exist.
+    pub ours_geomean: Option<f64>,
+    pub published_geomean: Option<f64>,
+    /// Geometric mean of every published ratio (also where ours is missing).
+    pub published_geomean_all: Option<f64>,
 }
 
 /// The host reference of a speed run (see [`SpeedSection::host_reference`]).

@@ -10,6 +10,7 @@ pub mod progress;
 pub mod recommend;
 pub mod size;
 pub mod speed;
+pub mod speed_summary;
 pub mod stats;
 pub mod study;
 pub mod timer;

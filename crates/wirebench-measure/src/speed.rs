@@ -188,6 +188,8 @@ pub fn run(
         warnings,
         instructions: false,
         host_reference: Some(host_reference),
+        per_codec: Vec::new(),
+        seed001: Vec::new(),
     }
 }
 

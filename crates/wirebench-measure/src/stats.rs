@@ -160,6 +160,18 @@ pub fn summarize(xs: &[f64], seed: u64) -> Summary {
     }
 }
 
+/// Geometric mean of the positive finite values; `None` when there is none.
+pub fn geomean_positive(xs: impl Iterator<Item = f64>) -> Option<f64> {
+    let v: Vec<f64> = xs.filter(|x| *x > 0.0 && x.is_finite()).collect();
+    (!v.is_empty()).then(|| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
+}
+
+/// Arithmetic mean of the finite values; `None` when there is none.
+pub fn mean_finite(xs: impl Iterator<Item = f64>) -> Option<f64> {
+    let v: Vec<f64> = xs.filter(|x| x.is_finite()).collect();
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
 /// Geometric mean of positive values (NaN if any is not positive).
 pub fn geomean(xs: &[f64]) -> f64 {
     if xs.is_empty() || xs.iter().any(|x| *x <= 0.0 || !x.is_finite()) {

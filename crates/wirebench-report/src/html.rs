@@ -15,7 +15,7 @@ use std::fmt::Write;
 
 use serde_json::Value;
 use wirebench_core::published::PSON_PAPER_ESP32;
-use wirebench_core::results::{Results, SizeSection, SpeedCase, SpeedSection};
+use wirebench_core::results::{OpSpeed, Results, SizeSection, SpeedCase, SpeedSection};
 
 use crate::svg::{color, esc, fixed, BarChart, Bars};
 use crate::table::Table;
@@ -376,16 +376,6 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-fn geomean(xs: impl Iterator<Item = f64>) -> Option<f64> {
-    let v: Vec<f64> = xs.filter(|x| *x > 0.0 && x.is_finite()).collect();
-    (!v.is_empty()).then(|| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
-}
-
-fn mean(xs: impl Iterator<Item = f64>) -> Option<f64> {
-    let v: Vec<f64> = xs.filter(|x| x.is_finite()).collect();
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
-}
-
 fn bytes_fmt(v: f64) -> String {
     crate::svg::compact(v, 0)
 }
@@ -708,10 +698,14 @@ fn render_speed(s: &SpeedSection, ctx: &Ctx) -> Section {
         }
         b.push_str("</ul></div>\n");
     }
-    let per_codec = |op: &str, f: &dyn Fn(&SpeedCase) -> Option<f64>| -> Vec<Option<f64>> {
-        codecs.iter().map(|c| geomean(s.cases.iter().filter(|x| &x.codec == c && x.op == op).filter_map(f))).collect()
+    // Per-codec figures over payloads, in the order of `codecs`.
+    let per_codec = |op: &str, f: &dyn Fn(&OpSpeed) -> Option<f64>| -> Vec<Option<f64>> {
+        codecs
+            .iter()
+            .map(|c| s.per_codec.iter().find(|x| &x.codec == c).and_then(|x| f(if op == "encode" { &x.encode } else { &x.decode })))
+            .collect()
     };
-    let median = |x: &SpeedCase| Some(x.ns_per_op.median);
+    let median = |x: &OpSpeed| x.geomean_ns;
     // Key line: fastest codec per op.
     let mut keys = Vec::new();
     for op in ops {
@@ -775,7 +769,7 @@ fn render_speed(s: &SpeedSection, ctx: &Ctx) -> Section {
         );
         // Ratio to the baseline.
         let _ = writeln!(b, "<h3>Ratio to the baseline ({})</h3>", esc(&s.baseline));
-        let ratio = |x: &SpeedCase| x.ratio_to_baseline;
+        let ratio = |x: &OpSpeed| x.geomean_ratio;
         let (enc, dec) = (per_codec("encode", &ratio), per_codec("decode", &ratio));
         let log = spans(&[enc.clone(), dec.clone()].concat(), 4.0);
         let gm =
@@ -818,11 +812,9 @@ fn render_speed(s: &SpeedSection, ctx: &Ctx) -> Section {
         }
     }
     // Allocations.
-    let allocs = |x: &SpeedCase| x.allocs_per_op;
-    let alloc_bytes = |x: &SpeedCase| x.alloc_bytes_per_op;
-    let mean_of = |op: &str, f: &dyn Fn(&SpeedCase) -> Option<f64>| -> Vec<Option<f64>> {
-        codecs.iter().map(|c| mean(s.cases.iter().filter(|x| &x.codec == c && x.op == op).filter_map(f))).collect()
-    };
+    let allocs = |x: &OpSpeed| x.mean_allocs;
+    let alloc_bytes = |x: &OpSpeed| x.mean_alloc_bytes;
+    let mean_of = per_codec;
     if s.cases.iter().any(|c| c.allocs_per_op.is_some()) {
         b.push_str("<h3>Allocations per operation</h3>\n");
         let a =
@@ -863,7 +855,7 @@ fn render_speed(s: &SpeedSection, ctx: &Ctx) -> Section {
         ));
     }
     if s.instructions {
-        let instr = |x: &SpeedCase| x.instructions_per_op;
+        let instr = |x: &OpSpeed| x.geomean_instructions;
         let chart = BarChart::new(
             &ctx.chart_id("instr"),
             "Instructions per operation (geometric mean over payloads)",
@@ -951,26 +943,13 @@ fn seed001(s: &SpeedSection, ctx: &Ctx) -> String {
         let mut ours = Vec::new();
         let mut theirs = Vec::new();
         for codec in &paper_codecs {
-            let (mut o_all, mut t_all, mut t_only) = (Vec::new(), Vec::new(), Vec::new());
-            for payload in p.payloads {
-                let o = find(s, payload, codec, op)
-                    .zip(find(s, payload, "json", op))
-                    .map(|(a, b)| a.ns_per_op.median / b.ns_per_op.median);
-                let t = p.get(codec, op, payload).zip(p.get("json", op, payload)).map(|(a, b)| a / b);
-                if let Some(t) = t {
-                    t_only.push(t);
-                    if let Some(o) = o {
-                        o_all.push(o);
-                        t_all.push(t);
-                    }
-                }
-            }
-            let o = geomean(o_all.into_iter());
+            let row = s.seed001.iter().find(|r| r.codec == *codec && r.op == op);
+            let o = row.and_then(|r| r.ours_geomean);
             if o.is_none() && !missing.contains(codec) {
                 missing.push(codec);
             }
             ours.push(o);
-            theirs.push(if t_all.is_empty() { geomean(t_only.into_iter()) } else { geomean(t_all.into_iter()) });
+            theirs.push(row.and_then(|r| if r.ours_geomean.is_some() { r.published_geomean } else { r.published_geomean_all }));
         }
         let chart = BarChart::new(
             &ctx.chart_id(&format!("seed001-{op}")),

@@ -21,11 +21,6 @@ pub fn ns(v: f64) -> String {
     }
 }
 
-fn geomean(xs: impl Iterator<Item = f64>) -> Option<f64> {
-    let v: Vec<f64> = xs.filter(|x| *x > 0.0 && x.is_finite()).collect();
-    (!v.is_empty()).then(|| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
-}
-
 fn payloads(s: &SpeedSection) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
     for c in &s.cases {
@@ -66,11 +61,7 @@ pub fn matrix(s: &SpeedSection, op: &str) -> Table {
     t
 }
 
-fn cases_of<'a>(s: &'a SpeedSection, codec: &'a str, op: &'a str) -> impl Iterator<Item = &'a SpeedCase> {
-    s.cases.iter().filter(move |x| x.codec == codec && x.op == op)
-}
-
-/// Geometric means per codec over payloads.
+/// Geometric means per codec over payloads (the section's `per_codec`).
 pub fn summary(s: &SpeedSection) -> Table {
     let instr = s.instructions;
     let mut headers = vec!["codec", "path", "enc ns", "dec ns", "enc x base", "dec x base", "enc allocs", "dec allocs"];
@@ -82,32 +73,22 @@ pub fn summary(s: &SpeedSection) -> Table {
         &headers,
     )
     .numeric_from(2);
-    for c in codecs(s) {
-        let of = |op: &'static str| cases_of(s, c, op);
-        let path = of("encode").next().map(|x| x.path.clone()).unwrap_or_default();
-        let g = |op: &'static str, f: &dyn Fn(&SpeedCase) -> Option<f64>| geomean(of(op).filter_map(f));
-        let fmt_ratio = |v: Option<f64>| v.map(|r| format!("{r:.2}")).unwrap_or_else(|| "-".into());
-        let mean_allocs = |op: &'static str| {
-            let v: Vec<f64> = of(op).filter_map(|x| x.allocs_per_op).collect();
-            if v.is_empty() {
-                "-".into()
-            } else {
-                format!("{:.1}", v.iter().sum::<f64>() / v.len() as f64)
-            }
-        };
+    let fmt_ratio = |v: Option<f64>| v.map(|r| format!("{r:.2}")).unwrap_or_else(|| "-".into());
+    let fmt_allocs = |v: Option<f64>| v.map(|a| format!("{a:.1}")).unwrap_or_else(|| "-".into());
+    for c in &s.per_codec {
         let mut row = vec![
-            c.to_string(),
-            path,
-            g("encode", &|x| Some(x.ns_per_op.median)).map(ns).unwrap_or_default(),
-            g("decode", &|x| Some(x.ns_per_op.median)).map(ns).unwrap_or_default(),
-            fmt_ratio(g("encode", &|x| x.ratio_to_baseline)),
-            fmt_ratio(g("decode", &|x| x.ratio_to_baseline)),
-            mean_allocs("encode"),
-            mean_allocs("decode"),
+            c.codec.clone(),
+            c.path.clone(),
+            c.encode.geomean_ns.map(ns).unwrap_or_default(),
+            c.decode.geomean_ns.map(ns).unwrap_or_default(),
+            fmt_ratio(c.encode.geomean_ratio),
+            fmt_ratio(c.decode.geomean_ratio),
+            fmt_allocs(c.encode.mean_allocs),
+            fmt_allocs(c.decode.mean_allocs),
         ];
         if instr {
-            row.push(g("encode", &|x| x.instructions_per_op).map(|v| format!("{v:.0}")).unwrap_or_default());
-            row.push(g("decode", &|x| x.instructions_per_op).map(|v| format!("{v:.0}")).unwrap_or_default());
+            row.push(c.encode.geomean_instructions.map(|v| format!("{v:.0}")).unwrap_or_default());
+            row.push(c.decode.geomean_instructions.map(|v| format!("{v:.0}")).unwrap_or_default());
         }
         t.push(row);
     }
@@ -116,37 +97,27 @@ pub fn summary(s: &SpeedSection) -> Table {
 
 /// Seed 001's ESP32 table beside ours: ratio to JSON, ours / paper, per payload.
 pub fn seed001(s: &SpeedSection) -> Option<Table> {
-    if s.corpus != "pson-paper" {
+    if s.seed001.is_empty() {
         return None;
     }
-    let p = &PSON_PAPER_ESP32;
     let mut headers = vec!["codec", "op"];
-    headers.extend(p.payloads.iter());
+    headers.extend(PSON_PAPER_ESP32.payloads.iter());
     headers.push("geomean");
     let mut t = Table::new(
         "Seed 001 (PSON paper): ratio to JSON, ours / ESP32 as published",
         &headers,
     )
     .numeric_from(2);
-    for series in p.series {
-        let mut row = vec![series.codec.to_string(), series.op.to_string()];
-        let (mut ours_all, mut theirs_all) = (Vec::new(), Vec::new());
-        for payload in p.payloads {
-            let ours = find(s, payload, series.codec, series.op)
-                .zip(find(s, payload, "json", series.op))
-                .map(|(a, b)| a.ns_per_op.median / b.ns_per_op.median);
-            let theirs = p.get(series.codec, series.op, payload).zip(p.get("json", series.op, payload)).map(|(a, b)| a / b);
-            if let (Some(o), Some(t)) = (ours, theirs) {
-                ours_all.push(o);
-                theirs_all.push(t);
-            }
+    for series in &s.seed001 {
+        let mut row = vec![series.codec.clone(), series.op.clone()];
+        for (ours, theirs) in &series.per_payload {
             row.push(match (ours, theirs) {
                 (Some(o), Some(t)) => format!("{o:.2}/{t:.2}"),
                 (None, Some(t)) => format!("-/{t:.2}"),
                 _ => "-".into(),
             });
         }
-        row.push(match (geomean(ours_all.into_iter()), geomean(theirs_all.into_iter())) {
+        row.push(match (series.ours_geomean, series.published_geomean) {
             (Some(o), Some(t)) => format!("{o:.2}/{t:.2}"),
             _ => "-".into(),
         });

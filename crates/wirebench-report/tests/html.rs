@@ -147,7 +147,10 @@ fn speed_results(corpus: &str, payloads: &[&str], codecs: &[&str]) -> Results {
             samples_ns: vec![531.4; 20],
         }),
         instructions: false,
+        per_codec: Vec::new(),
+        seed001: Vec::new(),
     });
+    wirebench_measure::speed_summary::complete(&mut r);
     r
 }
 

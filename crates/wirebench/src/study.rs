@@ -405,7 +405,9 @@ pub fn render_all(results: &Results, output: Output) -> String {
 }
 
 pub fn report(args: ReportArgs) -> Result<()> {
-    let results = Results::read(&args.results).map_err(|e| bad(e.to_string()))?;
+    let mut results = Results::read(&args.results).map_err(|e| bad(e.to_string()))?;
+    // Files written before the speed summaries were part of the section get them here.
+    wirebench_measure::speed_summary::complete(&mut results);
     let title = results
         .config
         .get("definition")

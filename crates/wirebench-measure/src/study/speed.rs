@@ -412,6 +412,7 @@ pub fn measure(args: &SpeedOpts) -> Result<(SpeedSection, serde_json::Value), Pa
         }
         section.instructions = true;
     }
+    crate::speed_summary::summarize(&mut section);
     let config = serde_json::json!({
         "measurement": "speed",
         "corpus": args.corpus,
