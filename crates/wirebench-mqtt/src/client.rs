@@ -66,19 +66,8 @@ pub enum Harness {
     BareRumqttc,
 }
 
-/// Why a run stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum EndReason {
-    /// Everything sent was accounted for.
-    Complete,
-    /// The publisher was done and nothing more arrived within the drain/reply timeout.
-    DrainTimeout,
-    /// The run's deadline passed.
-    Deadline,
-    /// A client lost its connection (e.g. the broker went away).
-    ConnectionLost,
-}
+/// Why a run stopped (the type of the `mqtt` results section, where it is recorded).
+pub use wirebench_core::sections::mqtt::EndReason;
 
 /// Client settings shared by ours and the bare baselines.
 #[derive(Clone, Debug)]

@@ -20,7 +20,7 @@ use crate::endpoint::{Endpoint, MqttBroker};
 use crate::error::{describe_conn, MqttError};
 use crate::framing::{frame, parse_seq, HEADER_LEN};
 use crate::stall::{detect_nagle_stall, StallWarning};
-use crate::stats::{new_histogram, LatencyStats};
+use crate::stats::{latency_of_histogram, latency_stats, new_histogram, LatencyStats};
 use crate::topic::validate_topic;
 
 /// Configuration of an echo RTT run (echoed in the result).
@@ -524,7 +524,7 @@ async fn ours(
             "closed-loop"
         }
         .into(),
-        rtt: LatencyStats::from_histogram(&p.hist),
+        rtt: latency_of_histogram(&p.hist),
         achieved_rate: if measured > 0.0 {
             p.d.received as f64 / measured
         } else {
@@ -695,7 +695,7 @@ async fn bare(
                 received as f64 / sent as f64
             },
         },
-        rtt: LatencyStats::from_samples_ns(&samples),
+        rtt: latency_stats(&samples),
         achieved_rate: if elapsed > 0.0 {
             received as f64 / elapsed
         } else {

@@ -22,6 +22,17 @@ pub enum BrokerKind {
     External,
 }
 
+impl BrokerKind {
+    /// The name results files use (as serialized): `embedded-rumqttd`, `mosquitto`, `external`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BrokerKind::EmbeddedRumqttd => "embedded-rumqttd",
+            BrokerKind::Mosquitto => "mosquitto",
+            BrokerKind::External => "external",
+        }
+    }
+}
+
 /// A broker's address, as every measurement takes it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Endpoint {
@@ -206,6 +217,13 @@ fn check_dns_name(host: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kind_names_are_the_serialized_ones() {
+        for k in [BrokerKind::EmbeddedRumqttd, BrokerKind::Mosquitto, BrokerKind::External] {
+            assert_eq!(serde_json::to_value(k).unwrap(), k.name());
+        }
+    }
 
     #[test]
     fn good_urls() {

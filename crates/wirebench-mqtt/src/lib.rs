@@ -8,6 +8,9 @@
 //!   [`baseline_echo_rtt`], their interleaved comparisons [`compare_throughput`] /
 //!   [`compare_echo_rtt`], and the Nagle/delayed-ACK stall detector [`detect_nagle_stall`].
 //!
+//! The study part: [`study`] runs the `[mqtt]` part of a study and the `wirebench mqtt`
+//! commands into the typed `mqtt` results section (`wirebench_core::sections::mqtt`).
+//!
 //! Framing: every message our harness publishes is the codec payload prefixed with an 8-byte
 //! big-endian sequence number ([`framing`]).
 //!
@@ -35,6 +38,7 @@ pub mod opcua;
 mod sockfd;
 mod stall;
 mod stats;
+pub mod study;
 mod throughput;
 mod topic;
 
@@ -54,7 +58,7 @@ pub use mosquitto::{Mosquitto, MosquittoOptions};
 pub use stall::{
     detect_nagle_stall, StallWarning, STALL_MIN_FRACTION, STALL_MODES_MS, STALL_WINDOW_MS,
 };
-pub use stats::LatencyStats;
+pub use stats::{cdf_us, latency_stats, LatencyStats};
 pub use throughput::{
     baseline_throughput, throughput, Delivery, Rate, ThroughputConfig, ThroughputResult,
 };

@@ -1,41 +1,35 @@
 //! The `mqtt` results section (OPC UA PubSub over MQTT, seed 000): terminal/Markdown/CSV text
 //! and the HTML section.
 //!
-//! The section is written by `wirebench mqtt ...` and the `[mqtt]` study part. Its parts are
-//! all optional; each renderer shows what is there:
+//! The section ([`MqttSection`]) is written by `wirebench mqtt ...` and the `[mqtt]` study part.
+//! Its parts are all optional; each renderer shows what is there:
 //!
-//! - `sizes`: `{format, fields, bytes, round_trip}` per format × field count, `formats`
-//!   (id, description), `layout` (the seed layout's bytes part by part, 39 + 5N, the thesis's
-//!   sizes and why they cannot be right), `codec` (encode/decode ns and allocations per message);
+//! - `sizes`: bytes per format × field count, checked to round-trip; `formats`; `layout` (the
+//!   seed layout's bytes part by part, 39 + 5N, the thesis's sizes and why they cannot be
+//!   right); `codec` (encode/decode ns and allocations per message);
 //! - `throughput`: ours and the bare rumqttc pair (msgs/s, delivery, allocations per message);
 //! - `rtt`: pooled percentiles and a CDF per side;
 //! - `published` (the thesis's figures with their citation), `comparison` (thesis beside ours),
 //!   `notes`, `brokers`.
 //!
-//! Everything comes from the results; nothing is measured or looked up here.
+//! Everything comes from the results; nothing is measured, looked up or computed here.
 
 use std::fmt::Write;
 
-use serde_json::Value;
 use wirebench_core::results::Results;
+use wirebench_core::sections::mqtt::{EndReason, MqttSection};
 
 use crate::csv::record;
 use crate::html::{table, Ctx, Section};
 use crate::svg::{color, esc, fixed, BarChart, Bars, Line, LineChart};
 use crate::table::Table;
 use crate::Output;
-use crate::json::{arr, f64_at, str_at};
 
 /// Colour of figures printed in the seed report (not measured here).
 const PUBLISHED: &str = "#D55E00";
 
-fn section(r: &Results) -> Option<&Value> {
-    r.mqtt.as_ref().filter(|v| v.is_object())
-}
-
-/// `v[key]` unless it is missing or null.
-fn obj<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
-    v.get(key).filter(|x| !x.is_null())
+fn section(r: &Results) -> Option<&MqttSection> {
+    r.mqtt.as_ref()
 }
 
 fn num(v: Option<f64>, decimals: usize) -> String {
@@ -50,55 +44,90 @@ fn int(v: Option<f64>) -> String {
     v.map(|x| format!("{}", x.round() as i64)).unwrap_or_else(|| "-".into())
 }
 
+/// A count as [`int`] shows it.
+fn count(n: impl Into<u64>) -> String {
+    int(Some(n.into() as f64))
+}
+
+fn yes_no(v: Option<bool>) -> String {
+    match v {
+        Some(true) => "yes".into(),
+        Some(false) => "NO".into(),
+        None => "-".into(),
+    }
+}
+
 /// The format ids in the order they appear in `sizes`.
-fn size_formats(s: &Value) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for r in arr(s, "sizes") {
-        let f = str_at(r, "format").to_string();
-        if !out.contains(&f) {
-            out.push(f);
+fn size_formats(s: &MqttSection) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for r in &s.sizes {
+        if !out.contains(&r.format.as_str()) {
+            out.push(&r.format);
         }
     }
     out
 }
 
-fn size_fields(s: &Value) -> Vec<u64> {
-    let mut out: Vec<u64> = Vec::new();
-    for r in arr(s, "sizes") {
-        if let Some(n) = r.get("fields").and_then(Value::as_u64) {
-            if !out.contains(&n) {
-                out.push(n);
-            }
+/// The field counts of `sizes`, ascending.
+fn size_fields(s: &MqttSection) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::new();
+    for r in &s.sizes {
+        if !out.contains(&r.fields) {
+            out.push(r.fields);
         }
     }
     out.sort_unstable();
     out
 }
 
-fn size_of(s: &Value, format: &str, fields: u64) -> Option<f64> {
-    arr(s, "sizes")
-        .iter()
-        .find(|r| str_at(r, "format") == format && r.get("fields").and_then(Value::as_u64) == Some(fields))
-        .and_then(|r| r.get("bytes")?.as_f64())
+fn size_of(s: &MqttSection, format: &str, fields: usize) -> Option<f64> {
+    s.sizes.iter().find(|r| r.format == format && r.fields == fields).map(|r| r.bytes as f64)
 }
 
 /// Published sizes: (fields, json, uadp).
-fn published_sizes(s: &Value) -> Vec<(u64, f64, f64)> {
-    let rows = obj(s, "published").and_then(|p| obj(p, "sizes")).map(|x| arr(x, "rows")).unwrap_or(&[]);
-    rows.iter()
-        .filter_map(|r| Some((r.get("fields")?.as_u64()?, r.get("json_bytes")?.as_f64()?, r.get("uadp_bytes")?.as_f64()?)))
-        .collect()
+fn published_sizes(s: &MqttSection) -> Vec<(usize, f64, f64)> {
+    s.published
+        .as_ref()
+        .map(|p| p.sizes.rows.iter().map(|r| (r.fields, r.json_bytes as f64, r.uadp_bytes as f64)).collect())
+        .unwrap_or_default()
 }
 
-fn citation(s: &Value) -> Option<&str> {
-    obj(s, "published").and_then(|p| p.get("citation")).and_then(Value::as_str)
+fn citation(s: &MqttSection) -> Option<&str> {
+    s.published.as_ref().map(|p| p.citation.as_str())
+}
+
+/// One side of a transport case, as the problem lists see it.
+struct SideProblems<'a> {
+    side: &'static str,
+    errors: &'a [String],
+    warnings: &'a [String],
+}
+
+/// A transport case for the problem lists: (kind, broker, payload, QoS, sides present).
+fn cases(s: &MqttSection) -> Vec<(&'static str, &str, &str, u8, Vec<SideProblems<'_>>)> {
+    let mut out = Vec::new();
+    for r in &s.throughput {
+        let mut sides = vec![SideProblems { side: "ours", errors: &r.ours.errors, warnings: &r.ours.warnings }];
+        if let Some(b) = &r.bare {
+            sides.push(SideProblems { side: "bare", errors: &b.errors, warnings: &b.warnings });
+        }
+        out.push(("throughput", r.broker.as_str(), r.payload.as_str(), r.qos, sides));
+    }
+    for r in &s.rtt {
+        let mut sides = vec![SideProblems { side: "ours", errors: &r.ours.errors, warnings: &r.ours.warnings }];
+        if let Some(b) = &r.bare {
+            sides.push(SideProblems { side: "bare", errors: &b.errors, warnings: &b.warnings });
+        }
+        out.push(("rtt", r.broker.as_str(), r.payload.as_str(), r.qos, sides));
+    }
+    out
 }
 
 // ---------------------------------------------------------------------------------------------
 // Tables
 
 /// Bytes per format (rows) × field count (columns), with the thesis's figures as extra rows.
-pub fn sizes_table(s: &Value) -> Option<Table> {
+pub fn sizes_table(s: &MqttSection) -> Option<Table> {
     let fields = size_fields(s);
     if fields.is_empty() {
         return None;
@@ -108,14 +137,10 @@ pub fn sizes_table(s: &Value) -> Option<Table> {
     h.extend(heads.iter().map(String::as_str));
     let mut t = Table::new("NetworkMessage size (bytes) by field count", &h).numeric_from(1);
     for f in size_formats(s) {
-        let mut row = vec![f.clone()];
+        let mut row = vec![f.to_string()];
         for &n in &fields {
-            let ok = arr(s, "sizes").iter().any(|r| {
-                str_at(r, "format") == f
-                    && r.get("fields").and_then(Value::as_u64) == Some(n)
-                    && r.get("round_trip").and_then(Value::as_bool) == Some(true)
-            });
-            let v = size_of(s, &f, n);
+            let ok = s.sizes.iter().any(|r| r.format == f && r.fields == n && r.round_trip);
+            let v = size_of(s, f, n);
             row.push(match v {
                 Some(b) if ok => int(Some(b)),
                 Some(b) => format!("{}!", int(Some(b))),
@@ -138,28 +163,31 @@ pub fn sizes_table(s: &Value) -> Option<Table> {
     Some(t)
 }
 
-pub fn layout_table(s: &Value) -> Option<Table> {
-    let l = obj(s, "layout")?;
+pub fn layout_table(s: &MqttSection) -> Option<Table> {
+    let l = s.layout.as_ref()?;
     let mut t = Table::new(
-        &format!("Seed layout before the fields: {} bytes, then {} per field", int(f64_at(l, &["header_bytes"])), int(f64_at(l, &["per_field_bytes"]))),
+        &format!(
+            "Seed layout before the fields: {} bytes, then {} per field",
+            count(l.header_bytes as u64),
+            count(l.per_field_bytes as u64)
+        ),
         &["offset", "bytes", "part", "content"],
     )
     .numeric_from(0);
     t.numeric[2] = false;
     t.numeric[3] = false;
-    for p in arr(l, "parts") {
-        t.push(vec![int(f64_at(p, &["offset"])), int(f64_at(p, &["bytes"])), str_at(p, "part").into(), str_at(p, "note").into()]);
+    for p in &l.parts {
+        t.push(vec![count(p.offset as u64), count(p.bytes as u64), p.part.clone(), p.note.clone()]);
     }
     Some(t)
 }
 
-fn layout_lines(s: &Value) -> Vec<String> {
-    obj(s, "layout").map(|l| arr(l, "explanation").iter().filter_map(Value::as_str).map(String::from).collect()).unwrap_or_default()
+fn layout_lines(s: &MqttSection) -> &[String] {
+    s.layout.as_ref().map(|l| l.explanation.as_slice()).unwrap_or(&[])
 }
 
-pub fn codec_table(s: &Value) -> Option<Table> {
-    let rows = arr(s, "codec");
-    if rows.is_empty() {
+pub fn codec_table(s: &MqttSection) -> Option<Table> {
+    if s.codec.is_empty() {
         return None;
     }
     let mut t = Table::new(
@@ -167,31 +195,31 @@ pub fn codec_table(s: &Value) -> Option<Table> {
         &["format", "fields", "bytes", "encode ns", "decode ns", "enc allocs", "enc alloc B", "dec allocs", "dec alloc B"],
     )
     .numeric_from(1);
-    for r in rows {
+    for r in &s.codec {
         t.push(vec![
-            str_at(r, "format").into(),
-            int(f64_at(r, &["fields"])),
-            int(f64_at(r, &["bytes"])),
-            num(f64_at(r, &["encode_ns"]), 0),
-            num(f64_at(r, &["decode_ns"]), 0),
-            num(f64_at(r, &["encode_allocs"]), 1),
-            num(f64_at(r, &["encode_alloc_bytes"]), 0),
-            num(f64_at(r, &["decode_allocs"]), 1),
-            num(f64_at(r, &["decode_alloc_bytes"]), 0),
+            r.format.clone(),
+            count(r.fields as u64),
+            count(r.bytes as u64),
+            num(Some(r.encode_ns), 0),
+            num(Some(r.decode_ns), 0),
+            num(r.encode_allocs, 1),
+            num(r.encode_alloc_bytes, 0),
+            num(r.decode_allocs, 1),
+            num(r.decode_alloc_bytes, 0),
         ]);
     }
     Some(t)
 }
 
-fn ended(side: &Value) -> String {
-    let mut v: Vec<&str> = arr(side, "ended_by").iter().filter_map(Value::as_str).collect();
+/// How the repetitions ended, repeats of the same reason in a row shown once.
+fn ended(ended_by: &[EndReason]) -> String {
+    let mut v: Vec<&str> = ended_by.iter().map(|e| e.name()).collect();
     v.dedup();
     v.join(",")
 }
 
-pub fn throughput_table(s: &Value) -> Option<Table> {
-    let rows = arr(s, "throughput");
-    if rows.is_empty() {
+pub fn throughput_table(s: &MqttSection) -> Option<Table> {
+    if s.throughput.is_empty() {
         return None;
     }
     let mut t = Table::new(
@@ -203,44 +231,39 @@ pub fn throughput_table(s: &Value) -> Option<Table> {
     )
     .numeric_from(2);
     t.numeric[17] = false;
-    for r in rows {
-        let o = &r["ours"];
-        let b = r.get("bare").filter(|b| !b.is_null());
-        let range = match (f64_at(r, &["ratio_min"]), f64_at(r, &["ratio_max"])) {
+    for r in &s.throughput {
+        let o = &r.ours;
+        let b = r.bare.as_ref();
+        let range = match (r.ratio_min, r.ratio_max) {
             (Some(a), Some(z)) => format!("{}–{}", fixed(a, 2), fixed(z, 2)),
             _ => "-".into(),
         };
         t.push(vec![
-            str_at(r, "broker").into(),
-            str_at(r, "payload").into(),
-            int(f64_at(r, &["payload_bytes"])),
-            int(f64_at(r, &["qos"])),
-            format!("{}×{}", int(f64_at(r, &["messages"])), int(f64_at(r, &["reps"]))),
-            num(f64_at(o, &["msgs_per_s"]), 0),
-            pct(f64_at(o, &["delivery_ratio"])),
-            int(f64_at(o, &["lost"])),
-            int(f64_at(o, &["duplicates"])),
-            int(f64_at(o, &["reordered"])),
-            b.map_or("-".into(), |b| num(f64_at(b, &["msgs_per_s"]), 0)),
-            b.map_or("-".into(), |b| pct(f64_at(b, &["delivery_ratio"]))),
-            num(f64_at(r, &["ratio"]), 2),
+            r.broker.clone(),
+            r.payload.clone(),
+            count(r.payload_bytes as u64),
+            count(r.qos),
+            format!("{}×{}", count(r.messages), count(r.reps as u64)),
+            num(o.msgs_per_s, 0),
+            pct(Some(o.delivery_ratio)),
+            count(o.lost),
+            int(o.duplicates.map(|x| x as f64)),
+            int(o.reordered.map(|x| x as f64)),
+            b.map_or("-".into(), |b| num(b.msgs_per_s, 0)),
+            b.map_or("-".into(), |b| pct(Some(b.delivery_ratio))),
+            num(r.ratio, 2),
             range,
-            match r.get("meets_goal").and_then(Value::as_bool) {
-                Some(true) => "yes".into(),
-                Some(false) => "NO".into(),
-                None => "-".into(),
-            },
-            num(f64_at(o, &["allocs_per_msg"]), 1),
-            b.map_or("-".into(), |b| num(f64_at(b, &["allocs_per_msg"]), 1)),
-            ended(o),
+            yes_no(r.meets_goal),
+            num(o.allocs_per_msg, 1),
+            b.map_or("-".into(), |b| num(b.allocs_per_msg, 1)),
+            ended(&o.ended_by),
         ]);
     }
     Some(t)
 }
 
-pub fn rtt_table(s: &Value) -> Option<Table> {
-    let rows = arr(s, "rtt");
-    if rows.is_empty() {
+pub fn rtt_table(s: &MqttSection) -> Option<Table> {
+    if s.rtt.is_empty() {
         return None;
     }
     let mut t = Table::new(
@@ -252,81 +275,70 @@ pub fn rtt_table(s: &Value) -> Option<Table> {
     )
     .numeric_from(2);
     t.numeric[14] = false;
-    for r in rows {
-        let o = &r["ours"];
-        let b = r.get("bare").filter(|b| !b.is_null());
-        let stall = [Some(o), b].into_iter().flatten().filter_map(|x| x.get("stall")?.as_str()).next().unwrap_or("none");
+    for r in &s.rtt {
+        let o = &r.ours;
+        let b = r.bare.as_ref();
+        let stall = [Some(o), b].into_iter().flatten().find_map(|x| x.stall.as_deref()).unwrap_or("none");
         t.push(vec![
-            str_at(r, "broker").into(),
-            str_at(r, "payload").into(),
-            int(f64_at(r, &["qos"])),
-            int(f64_at(o, &["rtt", "count"])),
-            num(f64_at(o, &["rtt", "p50_us"]), 1),
-            num(f64_at(o, &["rtt", "p90_us"]), 1),
-            num(f64_at(o, &["rtt", "p99_us"]), 1),
-            num(f64_at(o, &["rtt", "max_us"]), 1),
-            pct(f64_at(o, &["delivery_ratio"])),
-            b.map_or("-".into(), |b| num(f64_at(b, &["rtt", "p50_us"]), 1)),
-            b.map_or("-".into(), |b| num(f64_at(b, &["rtt", "p99_us"]), 1)),
-            b.map_or("-".into(), |b| num(f64_at(b, &["rtt", "max_us"]), 1)),
-            num(f64_at(r, &["ratio"]), 2),
-            match r.get("meets_goal").and_then(Value::as_bool) {
-                Some(true) => "yes".into(),
-                Some(false) => "NO".into(),
-                None => "-".into(),
-            },
+            r.broker.clone(),
+            r.payload.clone(),
+            count(r.qos),
+            count(o.rtt.count),
+            num(Some(o.rtt.p50_us), 1),
+            num(Some(o.rtt.p90_us), 1),
+            num(Some(o.rtt.p99_us), 1),
+            num(Some(o.rtt.max_us), 1),
+            pct(Some(o.delivery_ratio)),
+            b.map_or("-".into(), |b| num(Some(b.rtt.p50_us), 1)),
+            b.map_or("-".into(), |b| num(Some(b.rtt.p99_us), 1)),
+            b.map_or("-".into(), |b| num(Some(b.rtt.max_us), 1)),
+            num(r.ratio, 2),
+            yes_no(r.meets_goal),
             stall.into(),
         ]);
     }
     Some(t)
 }
 
-pub fn comparison_table(s: &Value) -> Option<Table> {
-    let rows = arr(s, "comparison");
-    if rows.is_empty() {
+pub fn comparison_table(s: &MqttSection) -> Option<Table> {
+    if s.comparison.is_empty() {
         return None;
     }
     let mut t = Table::new("The thesis (published) beside ours", &["figure", "unit", "thesis", "ours", "note"]).numeric_from(2);
     t.numeric[4] = false;
-    for r in rows {
-        let d = |k: &str| {
-            let v = f64_at(r, &[k]);
-            match v {
-                Some(x) if x.fract() == 0.0 && x.abs() < 1e9 => int(Some(x)),
-                Some(x) if x.abs() >= 1000.0 => num(Some(x), 0),
-                Some(x) if x.abs() >= 100.0 => num(Some(x), 1),
-                other => num(other, 2),
-            }
-        };
-        t.push(vec![str_at(r, "what").into(), str_at(r, "unit").into(), d("thesis"), d("ours"), str_at(r, "note").into()]);
+    let d = |v: Option<f64>| match v {
+        Some(x) if x.fract() == 0.0 && x.abs() < 1e9 => int(Some(x)),
+        Some(x) if x.abs() >= 1000.0 => num(Some(x), 0),
+        Some(x) if x.abs() >= 100.0 => num(Some(x), 1),
+        other => num(other, 2),
+    };
+    for r in &s.comparison {
+        t.push(vec![
+            r.what.clone(),
+            r.unit.clone(),
+            d(Some(f64::from(r.thesis))),
+            d(r.ours.map(f64::from)),
+            r.note.clone(),
+        ]);
     }
     Some(t)
 }
 
 /// Errors and warnings of the transport runs, each prefixed with its case.
-fn problems(s: &Value) -> Vec<String> {
+fn problems(s: &MqttSection) -> Vec<String> {
     let (mut e, w) = problems_split(s);
     e.extend(w);
     e
 }
 
 /// (errors, warnings) of the transport runs.
-fn problems_split(s: &Value) -> (Vec<String>, Vec<String>) {
+fn problems_split(s: &MqttSection) -> (Vec<String>, Vec<String>) {
     let (mut errs, mut warns) = (Vec::new(), Vec::new());
-    for (kind, key) in [("throughput", "throughput"), ("rtt", "rtt")] {
-        for r in arr(s, key) {
-            for side in ["ours", "bare"] {
-                let Some(x) = r.get(side).filter(|x| !x.is_null()) else { continue };
-                for list in ["errors", "warnings"] {
-                    let out = if list == "errors" { &mut errs } else { &mut warns };
-                    for e in arr(x, list).iter().filter_map(Value::as_str) {
-                        out.push(format!(
-                            "{kind} {} · {} · QoS {} · {side}: {e}",
-                            str_at(r, "broker"),
-                            str_at(r, "payload"),
-                            int(f64_at(r, &["qos"]))
-                        ));
-                    }
+    for (kind, broker, payload, qos, sides) in cases(s) {
+        for x in sides {
+            for (out, list) in [(&mut errs, x.errors), (&mut warns, x.warnings)] {
+                for e in list {
+                    out.push(format!("{kind} {broker} · {payload} · QoS {} · {}: {e}", count(qos), x.side));
                 }
             }
         }
@@ -383,10 +395,9 @@ pub fn render(r: &Results, output: Output) -> String {
                 }
                 block(&mut out, b);
             }
-            let notes: Vec<&str> = arr(s, "notes").iter().filter_map(Value::as_str).collect();
-            if !notes.is_empty() || citation(s).is_some() {
+            if !s.notes.is_empty() || citation(s).is_some() {
                 let mut b = String::from(if md { "**Notes**\n\n" } else { "Notes\n" });
-                for n in notes {
+                for n in &s.notes {
                     let _ = writeln!(b, "{bullet}{n}");
                 }
                 if let Some(c) = citation(s) {
@@ -400,49 +411,81 @@ pub fn render(r: &Results, output: Output) -> String {
 }
 
 /// Long-form CSV: one row per figure.
-fn csv(s: &Value) -> String {
+fn csv(s: &MqttSection) -> String {
     let mut out = record(&["table", "broker", "payload", "format", "fields", "qos", "side", "metric", "value"]);
     let mut row = |t: &str, broker: &str, payload: &str, format: &str, fields: String, qos: String, side: &str, metric: &str, v: Option<f64>| {
         if let Some(v) = v {
             out.push_str(&record(&[t, broker, payload, format, &fields, &qos, side, metric, &format!("{v}")]));
         }
     };
-    for r in arr(s, "sizes") {
-        row("sizes", "", "", str_at(r, "format"), int(f64_at(r, &["fields"])), String::new(), "ours", "bytes", f64_at(r, &["bytes"]));
+    let f = |n: u64| Some(n as f64);
+    for r in &s.sizes {
+        row("sizes", "", "", &r.format, count(r.fields as u64), String::new(), "ours", "bytes", f(r.bytes as u64));
     }
     for (n, j, u) in published_sizes(s) {
         row("sizes", "", "", "uadp", n.to_string(), String::new(), "thesis", "bytes", Some(u));
         row("sizes", "", "", "json", n.to_string(), String::new(), "thesis", "bytes", Some(j));
     }
-    for r in arr(s, "codec") {
-        for m in ["encode_ns", "decode_ns", "encode_allocs", "encode_alloc_bytes", "decode_allocs", "decode_alloc_bytes"] {
-            row("codec", "", "", str_at(r, "format"), int(f64_at(r, &["fields"])), String::new(), "ours", m, f64_at(r, &[m]));
+    for r in &s.codec {
+        let metrics = [
+            ("encode_ns", Some(r.encode_ns)),
+            ("decode_ns", Some(r.decode_ns)),
+            ("encode_allocs", r.encode_allocs),
+            ("encode_alloc_bytes", r.encode_alloc_bytes),
+            ("decode_allocs", r.decode_allocs),
+            ("decode_alloc_bytes", r.decode_alloc_bytes),
+        ];
+        for (m, v) in metrics {
+            row("codec", "", "", &r.format, count(r.fields as u64), String::new(), "ours", m, v);
         }
     }
-    for r in arr(s, "throughput") {
-        let (b, p, f) = (str_at(r, "broker"), str_at(r, "payload"), str_at(r, "format"));
-        let (n, q) = (int(f64_at(r, &["fields"])), int(f64_at(r, &["qos"])));
-        for side in ["ours", "bare"] {
-            let Some(x) = r.get(side).filter(|x| !x.is_null()) else { continue };
-            for m in ["msgs_per_s", "publisher_msgs_per_s", "mb_per_s", "sent", "received", "lost", "duplicates", "reordered", "delivery_ratio", "allocs_per_msg"] {
-                row("throughput", b, p, f, n.clone(), q.clone(), side, m, f64_at(x, &[m]));
+    for r in &s.throughput {
+        let (b, p, fm) = (r.broker.as_str(), r.payload.as_str(), r.format.as_str());
+        let (n, q) = (int(r.fields.map(|n| n as f64)), count(r.qos));
+        for (side, x) in [("ours", Some(&r.ours)), ("bare", r.bare.as_ref())] {
+            let Some(x) = x else { continue };
+            let metrics = [
+                ("msgs_per_s", x.msgs_per_s),
+                ("publisher_msgs_per_s", x.publisher_msgs_per_s),
+                ("mb_per_s", x.mb_per_s),
+                ("sent", f(x.sent)),
+                ("received", f(x.received)),
+                ("lost", f(x.lost)),
+                ("duplicates", x.duplicates.and_then(f)),
+                ("reordered", x.reordered.and_then(f)),
+                ("delivery_ratio", Some(x.delivery_ratio)),
+                ("allocs_per_msg", x.allocs_per_msg),
+            ];
+            for (m, v) in metrics {
+                row("throughput", b, p, fm, n.clone(), q.clone(), side, m, v);
             }
         }
-        row("throughput", b, p, f, n.clone(), q.clone(), "ratio", "ours_over_bare", f64_at(r, &["ratio"]));
+        row("throughput", b, p, fm, n.clone(), q.clone(), "ratio", "ours_over_bare", r.ratio);
     }
-    for r in arr(s, "rtt") {
-        let (b, p, f) = (str_at(r, "broker"), str_at(r, "payload"), str_at(r, "format"));
-        let (n, q) = (int(f64_at(r, &["fields"])), int(f64_at(r, &["qos"])));
-        for side in ["ours", "bare"] {
-            let Some(x) = r.get(side).filter(|x| !x.is_null()) else { continue };
-            for m in ["count", "p50_us", "p90_us", "p99_us", "p999_us", "max_us", "mean_us"] {
-                row("rtt", b, p, f, n.clone(), q.clone(), side, m, f64_at(x, &["rtt", m]));
-            }
-            for m in ["sent", "received", "lost", "delivery_ratio"] {
-                row("rtt", b, p, f, n.clone(), q.clone(), side, m, f64_at(x, &[m]));
+    for r in &s.rtt {
+        let (b, p, fm) = (r.broker.as_str(), r.payload.as_str(), r.format.as_str());
+        let (n, q) = (int(r.fields.map(|n| n as f64)), count(r.qos));
+        for (side, x) in [("ours", Some(&r.ours)), ("bare", r.bare.as_ref())] {
+            let Some(x) = x else { continue };
+            let l = &x.rtt;
+            let metrics = [
+                ("count", f(l.count)),
+                ("p50_us", Some(l.p50_us)),
+                ("p90_us", Some(l.p90_us)),
+                ("p99_us", Some(l.p99_us)),
+                ("p999_us", Some(l.p999_us)),
+                ("max_us", Some(l.max_us)),
+                ("mean_us", Some(l.mean_us)),
+                ("sent", f(x.sent)),
+                ("received", f(x.received)),
+                ("lost", f(x.lost)),
+                ("delivery_ratio", Some(x.delivery_ratio)),
+            ];
+            for (m, v) in metrics {
+                row("rtt", b, p, fm, n.clone(), q.clone(), side, m, v);
             }
         }
-        row("rtt", b, p, f, n.clone(), q.clone(), "ratio", "p50_ours_over_bare", f64_at(r, &["ratio"]));
+        row("rtt", b, p, fm, n.clone(), q.clone(), "ratio", "p50_ours_over_bare", r.ratio);
     }
     out
 }
@@ -461,13 +504,13 @@ fn format_color(i: usize) -> &'static str {
 }
 
 /// A short chart label for a transport case: `mosquitto · uadp-json-dv 3f · QoS 1`.
-fn short_case(r: &Value) -> String {
-    let broker = str_at(r, "broker").split_whitespace().next().unwrap_or("");
-    let payload = match f64_at(r, &["fields"]) {
-        Some(n) => format!("{} {}f", str_at(r, "format"), fixed(n, 0)),
-        None => str_at(r, "payload").to_string(),
+fn short_case(broker: &str, format: &str, payload: &str, fields: Option<usize>, qos: u8) -> String {
+    let broker = broker.split_whitespace().next().unwrap_or("");
+    let payload = match fields {
+        Some(n) => format!("{format} {}f", fixed(n as f64, 0)),
+        None => payload.to_string(),
     };
-    format!("{broker} · {payload} · QoS {}", int(f64_at(r, &["qos"])))
+    format!("{broker} · {payload} · QoS {}", count(qos))
 }
 
 fn figure(svg: String, caption: &str) -> String {
@@ -506,7 +549,7 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     let seed_sizes: Vec<String> = fields.iter().filter_map(|&n| size_of(s, "uadp", n)).map(|v| fixed(v, 0)).collect();
     let pubs = published_sizes(s);
     if !seed_sizes.is_empty() {
-        let formula = obj(s, "layout").map(|l| str_at(l, "formula")).unwrap_or("");
+        let formula = s.layout.as_ref().map(|l| l.formula.as_str()).unwrap_or("");
         let thesis: Vec<String> = pubs.iter().map(|p| fixed(p.2, 0)).collect();
         let _ = writeln!(
             b,
@@ -526,7 +569,7 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         let formats = size_formats(s);
         for (si, f) in formats.iter().filter(|f| !f.contains("json")).enumerate() {
             chart = chart.series(Bars::new(&format!("{f} (ours)"), fields.iter().map(|&n| size_of(s, f, n)).collect()).color(format_color(si)));
-            if f == "uadp" && !pubs.is_empty() {
+            if *f == "uadp" && !pubs.is_empty() {
                 chart = chart.series(
                     Bars::new("thesis UADP (published)", fields.iter().map(|&n| pubs.iter().find(|p| p.0 == n).map(|p| p.2)).collect())
                         .hatched(true)
@@ -560,7 +603,7 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         if !lines.is_empty() {
             b.push_str("<div class=\"warn\" role=\"note\"><ul>");
             for l in lines {
-                let _ = write!(b, "<li>{}</li>", esc(&l));
+                let _ = write!(b, "<li>{}</li>", esc(l));
             }
             b.push_str("</ul></div>\n");
         }
@@ -571,12 +614,12 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         b.push_str(&table(&t));
     }
     // Throughput.
-    let thr = arr(s, "throughput");
+    let thr = &s.throughput;
     if !thr.is_empty() {
         b.push_str("<h3>Throughput with delivery</h3>\n");
-        let cats: Vec<String> = thr.iter().map(short_case).collect();
-        let ours: Vec<Option<f64>> = thr.iter().map(|r| f64_at(r, &["ours", "msgs_per_s"])).collect();
-        let bare: Vec<Option<f64>> = thr.iter().map(|r| f64_at(r, &["bare", "msgs_per_s"])).collect();
+        let cats: Vec<String> = thr.iter().map(|r| short_case(&r.broker, &r.format, &r.payload, r.fields, r.qos)).collect();
+        let ours: Vec<Option<f64>> = thr.iter().map(|r| r.ours.msgs_per_s).collect();
+        let bare: Vec<Option<f64>> = thr.iter().map(|r| r.bare.as_ref().and_then(|b| b.msgs_per_s)).collect();
         let mut chart = BarChart::new(&ctx.chart_id("throughput"), "Messages per second at the subscriber", cats.clone())
             .series(Bars::new("ours", ours).color(color(0)))
             .axis_label("msgs/s (median of repetitions)")
@@ -589,9 +632,9 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
             chart.render(),
             "One publisher and one subscriber on one topic; every message carries a sequence number, so losses, duplicates and reordering are counted (table). The thesis's 126.9 (JSON) and 299.4 (UADP) msgs/s were an ESP32 over Wi-Fi and are not comparable with a PC on loopback.",
         ));
-        let ratios: Vec<Option<f64>> = thr.iter().map(|r| f64_at(r, &["ratio"])).collect();
+        let ratios: Vec<Option<f64>> = thr.iter().map(|r| r.ratio).collect();
         if ratios.iter().any(Option::is_some) {
-            let goal = thr.iter().find_map(|r| f64_at(r, &["goal"])).unwrap_or(0.8);
+            let goal = thr.first().map_or(0.8, |r| r.goal);
             let rc = BarChart::new(&ctx.chart_id("throughput-ratio"), "Ours ÷ bare rumqttc pair (msgs/s)", cats)
                 .series(Bars::new("ours / bare", ratios).color(color(2)))
                 .base(1.0)
@@ -605,13 +648,13 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         }
     }
     // RTT.
-    let rtt = arr(s, "rtt");
+    let rtt = &s.rtt;
     if !rtt.is_empty() {
         b.push_str("<h3>Echo round trip</h3>\n");
         // One CDF per (broker, QoS): ours and bare for each payload.
-        let mut groups: Vec<(String, String)> = Vec::new();
+        let mut groups: Vec<(&str, u8)> = Vec::new();
         for r in rtt {
-            let g = (str_at(r, "broker").to_string(), int(f64_at(r, &["qos"])));
+            let g = (r.broker.as_str(), r.qos);
             if !groups.contains(&g) {
                 groups.push(g);
             }
@@ -620,7 +663,7 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         for (gi, (broker, qos)) in groups.iter().enumerate() {
             let mut lc = LineChart::new(
                 &ctx.chart_id(&format!("rtt-cdf-{gi}")),
-                &format!("RTT CDF · {broker} · QoS {qos}"),
+                &format!("RTT CDF · {broker} · QoS {}", count(*qos)),
                 "round trip, µs",
                 "% of samples ≤ x",
             )
@@ -628,18 +671,14 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
             .y_range(0.0, 100.0)
             .size(560.0, 340.0);
             let mut li = 0;
-            for r in rtt.iter().filter(|r| str_at(r, "broker") == broker && int(f64_at(r, &["qos"])) == *qos) {
-                for (side, dashed) in [("ours", false), ("bare", true)] {
-                    let Some(x) = r.get(side).filter(|x| !x.is_null()) else { continue };
-                    let pts: Vec<(f64, f64)> = arr(x, "cdf")
-                        .iter()
-                        .filter_map(|p| Some((p.get(0)?.as_f64()?, p.get(1)?.as_f64()?)))
-                        .collect();
-                    if pts.is_empty() {
+            for r in rtt.iter().filter(|r| r.broker == *broker && r.qos == *qos) {
+                for (side, x, dashed) in [("ours", Some(&r.ours), false), ("bare", r.bare.as_ref(), true)] {
+                    let Some(x) = x else { continue };
+                    if x.cdf.is_empty() {
                         continue;
                     }
-                    let name = format!("{} · {}", str_at(r, "payload"), if side == "ours" { "ours" } else { "bare" });
-                    lc = lc.line(Line::new(&name, pts).step(true).dashed(dashed).color(color(li / 2)));
+                    let name = format!("{} · {side}", r.payload);
+                    lc = lc.line(Line::new(&name, x.cdf.clone()).step(true).dashed(dashed).color(color(li / 2)));
                     li += 1;
                 }
             }
@@ -679,10 +718,9 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         }
         b.push_str("</ul></details>\n");
     }
-    let notes: Vec<&str> = arr(s, "notes").iter().filter_map(Value::as_str).collect();
-    if !notes.is_empty() {
+    if !s.notes.is_empty() {
         b.push_str("<ul class=\"notes\">");
-        for n in notes {
+        for n in &s.notes {
             let _ = write!(b, "<li>{}</li>", esc(n));
         }
         b.push_str("</ul>\n");
@@ -709,42 +747,161 @@ mod tests {
     use super::*;
     use serde_json::json;
     use wirebench_core::results::Provenance;
+    use wirebench_core::sections::mqtt::{
+        CodecCost, ComparisonRow, Figure, Layout, LayoutPart, LatencyStats, MeanMinMax, MessageSize, Published,
+        PublishedFootprint, PublishedMemory, PublishedRtt, PublishedSize, PublishedSizes, PublishedThroughput, RttRow,
+        RttSide, ThroughputRow, ThroughputSide,
+    };
+
+    fn throughput_side(rate: f64) -> ThroughputSide {
+        ThroughputSide {
+            msgs_per_s: Some(rate),
+            publisher_msgs_per_s: Some(rate),
+            mb_per_s: Some(1.0),
+            per_rep_msgs_per_s: vec![rate],
+            sent: 100,
+            received: 99,
+            lost: 1,
+            duplicates: Some(0),
+            reordered: Some(0),
+            delivery_ratio: 0.99,
+            ended_by: vec![EndReason::Complete],
+            allocs_per_msg: Some(3.5),
+            harness_cores_max: 0.2,
+            harness_bound: false,
+            errors: vec![],
+            warnings: vec![],
+        }
+    }
+
+    fn rtt_side(p50: f64) -> RttSide {
+        RttSide {
+            rtt: LatencyStats {
+                count: 3,
+                p50_us: p50,
+                p90_us: p50 * 1.2,
+                p99_us: p50 * 2.0,
+                p999_us: p50 * 2.0,
+                max_us: p50 * 3.0,
+                mean_us: p50,
+                ..LatencyStats::default()
+            },
+            per_rep_p50_us: vec![p50],
+            sent: 100,
+            received: 99,
+            lost: 1,
+            late: 0,
+            delivery_ratio: 0.99,
+            ended_by: vec![EndReason::Complete],
+            cdf: vec![(p50 * 0.5, 0.0), (p50, 50.0), (p50 * 3.0, 100.0)],
+            stall: None,
+            errors: vec![],
+            warnings: vec![],
+        }
+    }
+
+    fn size(format: &str, fields: usize, bytes: usize, round_trip: bool) -> MessageSize {
+        MessageSize { format: format.into(), fields, bytes, round_trip, hex: None }
+    }
+
+    fn published() -> Published {
+        let mmm = MeanMinMax { mean: 120.0, min: 70.0, max: 220.0 };
+        let fp = PublishedFootprint { ram_bytes: 1424, wire_bytes: 472 };
+        Published {
+            citation: "F. Braz, thesis".into(),
+            sizes: PublishedSizes {
+                source: "§1".into(),
+                rows: vec![
+                    PublishedSize { fields: 1, json_bytes: 209, uadp_bytes: 38 },
+                    PublishedSize { fields: 3, json_bytes: 341, uadp_bytes: 48 },
+                ],
+            },
+            throughput: PublishedThroughput {
+                source: "§2".into(),
+                messages: 50,
+                fields: 3,
+                json_msgs_per_s: 126.9,
+                uadp_msgs_per_s: 299.4,
+                json_bytes: 370,
+                uadp_bytes: 54,
+                delivery: 1.0,
+            },
+            rtt: PublishedRtt { source: "§3".into(), samples: 30, json_ms: mmm.clone(), uadp_ms: mmm },
+            memory: PublishedMemory { source: "§4".into(), fields: 5, json: fp.clone(), uadp: fp },
+        }
+    }
 
     fn results() -> Results {
         let mut r = Results::new(Provenance::default(), json!({}));
-        let side = |rate: f64, p50: f64| {
-            json!({
-                "msgs_per_s": rate, "publisher_msgs_per_s": rate, "mb_per_s": 1.0, "sent": 100, "received": 99, "lost": 1,
-                "duplicates": 0, "reordered": 0, "delivery_ratio": 0.99, "ended_by": ["complete"], "allocs_per_msg": 3.5,
-                "errors": [], "warnings": [],
-                "rtt": {"count": 3, "p50_us": p50, "p90_us": p50 * 1.2, "p99_us": p50 * 2.0, "p999_us": p50 * 2.0, "max_us": p50 * 3.0, "mean_us": p50},
-                "cdf": [[p50 * 0.5, 0.0], [p50, 50.0], [p50 * 3.0, 100.0]],
-            })
-        };
-        r.mqtt = Some(
-            json!({
-                "version": 1,
-                "sizes": [
-                    {"format": "uadp", "fields": 1, "bytes": 44, "round_trip": true},
-                    {"format": "uadp", "fields": 3, "bytes": 54, "round_trip": true},
-                    {"format": "uadp-json", "fields": 1, "bytes": 180, "round_trip": true},
-                    {"format": "uadp-json", "fields": 3, "bytes": 260, "round_trip": false},
-                ],
-                "layout": {"parts": [{"part": "UADPFlags", "bytes": 1, "offset": 0, "note": "0xD1"}], "header_bytes": 39, "per_field_bytes": 5,
-                           "formula": "39 + 5·N", "explanation": ["1 UADPFlags + … = 39 <b>"]},
-                "codec": [{"format": "uadp", "fields": 3, "bytes": 54, "encode_ns": 120.4, "decode_ns": 200.0, "encode_allocs": 1.0,
-                           "encode_alloc_bytes": 64.0, "decode_allocs": 6.0, "decode_alloc_bytes": 300.0}],
-                "throughput": [{"broker": "rumqttd 0.20 (embedded)", "payload": "uadp, 3 fields", "format": "uadp", "fields": 3,
-                                "payload_bytes": 54, "qos": 1, "messages": 100, "reps": 1, "ours": side(9000.0, 0.0),
-                                "bare": side(10000.0, 0.0), "ratio": 0.9, "ratio_min": 0.9, "ratio_max": 0.9, "goal": 0.8, "meets_goal": true}],
-                "rtt": [{"broker": "mosquitto 2.0.11", "payload": "uadp, 3 fields", "format": "uadp", "fields": 3, "payload_bytes": 54,
-                         "qos": 0, "ours": side(0.0, 150.0), "bare": side(0.0, 140.0), "ratio": 1.07, "goal": 1.5, "meets_goal": true}],
-                "published": {"citation": "F. Braz, thesis", "sizes": {"rows": [{"fields": 1, "json_bytes": 209, "uadp_bytes": 38},
-                                                                               {"fields": 3, "json_bytes": 341, "uadp_bytes": 48}]}},
-                "comparison": [{"what": "UADP size, 1 field", "unit": "B", "thesis": 38, "ours": 44, "note": "6 short"}],
-                "notes": ["a note"],
-            }),
-        );
+        let mut s = MqttSection::new();
+        s.sizes = vec![size("uadp", 1, 44, true), size("uadp", 3, 54, true), size("uadp-json", 1, 180, true), size("uadp-json", 3, 260, false)];
+        s.layout = Some(Layout {
+            parts: vec![LayoutPart { part: "UADPFlags".into(), bytes: 1, offset: 0, note: "0xD1".into() }],
+            header_bytes: 39,
+            per_field_bytes: 5,
+            formula: "39 + 5·N".into(),
+            ours: vec![],
+            thesis: vec![],
+            difference: vec![],
+            explanation: vec!["1 UADPFlags + … = 39 <b>".into()],
+        });
+        s.codec = vec![CodecCost {
+            format: "uadp".into(),
+            fields: 3,
+            bytes: 54,
+            encode_ns: 120.4,
+            decode_ns: 200.0,
+            encode_allocs: Some(1.0),
+            encode_alloc_bytes: Some(64.0),
+            decode_allocs: Some(6.0),
+            decode_alloc_bytes: Some(300.0),
+        }];
+        s.throughput = vec![ThroughputRow {
+            broker: "rumqttd 0.20 (embedded)".into(),
+            payload: "uadp, 3 fields".into(),
+            format: "uadp".into(),
+            fields: Some(3),
+            payload_bytes: 54,
+            mqtt_payload_bytes: 62,
+            qos: 1,
+            messages: 100,
+            reps: 1,
+            ours: throughput_side(9000.0),
+            bare: Some(throughput_side(10000.0)),
+            ratio: Some(0.9),
+            ratio_min: Some(0.9),
+            ratio_max: Some(0.9),
+            goal: 0.8,
+            meets_goal: Some(true),
+        }];
+        s.rtt = vec![RttRow {
+            broker: "mosquitto 2.0.11".into(),
+            payload: "uadp, 3 fields".into(),
+            format: "uadp".into(),
+            fields: Some(3),
+            payload_bytes: 54,
+            qos: 0,
+            mode: "closed-loop".into(),
+            messages: 3,
+            warmup: 0,
+            reps: 1,
+            ours: rtt_side(150.0),
+            bare: Some(rtt_side(140.0)),
+            ratio: Some(1.07),
+            goal: 1.5,
+            meets_goal: Some(true),
+        }];
+        s.published = Some(published());
+        s.comparison = vec![ComparisonRow {
+            what: "UADP size, 1 field".into(),
+            unit: "B".into(),
+            thesis: Figure::Count(38),
+            ours: Some(Figure::Count(44)),
+            source: "§1".into(),
+            note: "6 short".into(),
+        }];
+        s.notes = vec!["a note".into()];
+        r.mqtt = Some(s);
         r
     }
 
@@ -763,16 +920,35 @@ mod tests {
         let md = render(&r, Output::Markdown);
         assert!(md.starts_with("## OPC UA PubSub over MQTT (seed 000)\n\n### NetworkMessage size"), "{md}");
         assert!(md.contains("| uadp | 44 | 54 |"), "{md}");
-        // Parts that are null (a throughput-only run) are left out.
+        assert!(md.contains("| UADP size, 1 field | B | 38 | 44 | 6 short |"), "{md}");
+        // Parts that are absent (a throughput-only run) are left out.
         let mut only = results();
-        only.mqtt.as_mut().unwrap()["layout"] = Value::Null;
-        only.mqtt.as_mut().unwrap()["published"] = Value::Null;
+        only.mqtt.as_mut().unwrap().layout = None;
+        only.mqtt.as_mut().unwrap().published = None;
         let t = render(&only, Output::Table);
         assert!(!t.contains("Seed layout") && !t.contains("thesis UADP"), "{t}");
+        // A side that has no rate (none of its runs finished) shows "-".
+        let mut none = results();
+        none.mqtt.as_mut().unwrap().throughput[0].bare.as_mut().unwrap().msgs_per_s = None;
+        let t = render(&none, Output::Table);
+        let row = t.lines().find(|l| l.starts_with("rumqttd")).unwrap();
+        let cells: Vec<&str> = row.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect();
+        assert_eq!(&cells[5..12], ["9000", "99.0 %", "1", "0", "0", "-", "99.0 %"], "{t}");
         // No section: nothing.
         let empty = Results::new(Provenance::default(), json!({}));
         assert_eq!(render(&empty, Output::Table), "");
         assert!(html_section(&empty, &Ctx { id: "mqtt".into(), file: 1, files: 1 }).is_none());
+    }
+
+    #[test]
+    fn json_is_the_section_as_written() {
+        let r = results();
+        let j = render(&r, Output::Json);
+        let back: MqttSection = serde_json::from_str(&j).unwrap();
+        assert_eq!(&back, r.mqtt.as_ref().unwrap());
+        assert!(j.starts_with("{\n  \"brokers\": [],\n  \"codec\": ["), "{j}");
+        assert!(j.ends_with("  \"version\": 1\n}\n"), "{j}");
+        assert!(j.contains("\"ours\": 44,\n      \"source\": \"§1\",\n      \"thesis\": 38,"), "{j}");
     }
 
     #[test]
@@ -782,7 +958,9 @@ mod tests {
         assert_eq!(lines.next(), Some("table,broker,payload,format,fields,qos,side,metric,value"));
         assert!(c.contains("sizes,,,uadp,3,,ours,bytes,54\n"), "{c}");
         assert!(c.contains("sizes,,,uadp,1,,thesis,bytes,38\n"), "{c}");
+        assert!(c.contains("codec,,,uadp,3,,ours,encode_ns,120.4\n"), "{c}");
         assert!(c.contains("throughput,rumqttd 0.20 (embedded),\"uadp, 3 fields\",uadp,3,1,bare,msgs_per_s,10000\n"), "{c}");
+        assert!(c.contains("rtt,mosquitto 2.0.11,\"uadp, 3 fields\",uadp,3,0,ours,count,3\n"), "{c}");
         assert!(c.contains("rtt,mosquitto 2.0.11,\"uadp, 3 fields\",uadp,3,0,ratio,p50_ours_over_bare,1.07\n"), "{c}");
     }
 
@@ -804,8 +982,9 @@ mod tests {
         assert!(b.contains(">rumqttd · uadp 3f · QoS 1<"), "short chart labels: {b}");
         // Errors are shown; warnings fold into a details element.
         let mut bad = results();
-        bad.mqtt.as_mut().unwrap()["throughput"][0]["ours"]["errors"] = json!(["publisher connection: connection reset by peer"]);
-        bad.mqtt.as_mut().unwrap()["rtt"][0]["bare"]["warnings"] = json!(["harness-bound"]);
+        let m = bad.mqtt.as_mut().unwrap();
+        m.throughput[0].ours.errors = vec!["publisher connection: connection reset by peer".into()];
+        m.rtt[0].bare.as_mut().unwrap().warnings = vec!["harness-bound".into()];
         let b = html_section(&bad, &ctx).unwrap().body;
         assert!(b.contains("<b>Errors</b><ul><li>throughput rumqttd 0.20 (embedded) · uadp, 3 fields · QoS 1 · ours: publisher connection: connection reset by peer</li>"), "{b}");
         assert!(b.contains("<summary>1 run warning (harness- or machine-bound runs, stalls)</summary>"), "{b}");

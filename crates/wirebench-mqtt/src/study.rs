@@ -1,0 +1,1166 @@
+//! The `[mqtt]` part of a study (seed 000: OPC UA PubSub over MQTT), and the measurements of
+//! `wirebench mqtt sizes|throughput|rtt`, each into the typed `mqtt` results section
+//! ([`MqttSection`]).
+//!
+//! - Sizes: the study's NetworkMessages (UADP with the thesis's header options, the smallest
+//!   UADP options, RawData, JSON reversible / non-reversible / DataValue) for each field count,
+//!   each encoded by our `uadp` crate and checked to decode back; the seed layout's byte
+//!   arithmetic (39 + 5N) beside the thesis's 38/48/58/83; encode/decode time and allocations
+//!   per message.
+//! - Throughput: N messages from one publisher to one subscriber through a broker, with
+//!   delivery accounting, repeated; the bare rumqttc pair interleaved with ours (A B B A …).
+//! - RTT: echo round trips, pooled over the repetitions into percentiles and a CDF, with the
+//!   bare echo pair interleaved.
+//! - The thesis's published figures as data, and the rows that put them beside ours.
+//!
+//! Errors: what the user got wrong (an unknown format, a malformed NetworkMessage file, an
+//! unreachable broker, an invalid topic, an option out of range) is [`PartError::BadInput`];
+//! the rest (the embedded broker failing to start, a socket error) is [`PartError::Failed`].
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use wirebench_core::part::{Part, PartError};
+use wirebench_core::sections::mqtt::{
+    BrokerInfo, CodecCost, ComparisonRow, FormatInfo, Layout, LayoutPart, MeanMinMax, MessageSize, MqttSection,
+    Published, PublishedFootprint, PublishedMemory, PublishedRtt, PublishedSize, PublishedSizes,
+    PublishedThroughput, RttRow, RttSide, ThroughputRow, ThroughputSide,
+};
+use wirebench_measure::stats::median;
+
+use crate::opcua::{self, thesis, StudyFormat, FIELD_COUNTS};
+use crate::{
+    baseline_echo_rtt, baseline_throughput, cdf_us, detect_nagle_stall, echo_rtt, latency_stats, throughput,
+    EchoConfig, EchoResult, Endpoint, ExternalBroker, Mosquitto, MqttBroker, MqttError, Payloads, Qos,
+    ThroughputConfig, ThroughputResult, ECHO_P50_RATIO_GOAL, HEADER_LEN, THROUGHPUT_RATIO_GOAL,
+};
+
+/// The `[mqtt]` part of a study.
+pub struct MqttPart;
+
+impl Part for MqttPart {
+    const NAME: &'static str = "mqtt";
+    type Options = StudyOpts;
+    type Section = MqttSection;
+
+    fn validate(opts: &StudyOpts) -> Result<(), PartError> {
+        plan(opts).map(|_| ())
+    }
+
+    fn run(opts: &StudyOpts) -> Result<MqttSection, PartError> {
+        measure(opts)
+    }
+}
+
+/// The options of the `[mqtt]` part of a study file (every key optional).
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct StudyOpts {
+    /// Brokers to measure through: `embedded`, `mosquitto`, `mqtt://host:port`. A mosquitto
+    /// that is not installed is recorded as skipped (with the reason), not an error.
+    pub brokers: Vec<String>,
+    /// Field counts for the size table.
+    pub fields: Vec<usize>,
+    /// Formats for the size table.
+    pub size_formats: Vec<String>,
+    /// Time encode/decode and count their allocations.
+    pub codec_speed: bool,
+    /// Payloads for throughput and RTT: study formats or `bytes:N`.
+    pub transport_formats: Vec<String>,
+    /// Fields per message in throughput and RTT runs (the thesis: 3).
+    pub transport_fields: usize,
+    pub qos: Vec<u8>,
+    /// Messages per throughput run.
+    pub messages: u64,
+    /// Measured round trips per RTT run, and warm-up before them.
+    pub rtt_messages: u64,
+    pub rtt_warmup: u64,
+    /// Repetitions, ours and the bare pair interleaved.
+    pub reps: usize,
+    /// Run the bare rumqttc pair beside ours.
+    pub baseline: bool,
+    /// Limit per run, seconds.
+    pub timeout_s: f64,
+}
+
+impl Default for StudyOpts {
+    fn default() -> Self {
+        StudyOpts {
+            brokers: vec!["embedded".into(), "mosquitto".into()],
+            fields: FIELD_COUNTS.to_vec(),
+            size_formats: StudyFormat::ALL.iter().map(|f| f.id().to_string()).collect(),
+            codec_speed: true,
+            transport_formats: vec!["uadp".into(), "uadp-json-dv".into()],
+            transport_fields: opcua::FIELD_COUNTS[1],
+            qos: vec![0, 1],
+            messages: 20_000,
+            rtt_messages: 2_000,
+            rtt_warmup: 200,
+            reps: 3,
+            baseline: true,
+            timeout_s: 60.0,
+        }
+    }
+}
+
+/// The checked options of the `[mqtt]` part.
+struct Plan {
+    formats: Vec<StudyFormat>,
+    qos: Vec<Qos>,
+    payloads: Vec<PayloadSpec>,
+}
+
+/// Check the options of the `[mqtt]` part: size formats, field counts, ranges, QoS levels,
+/// transport payloads (each encoded and checked to decode).
+fn plan(opts: &StudyOpts) -> Result<Plan, PartError> {
+    let formats = parse_formats(&opts.size_formats)?;
+    check_fields(&opts.fields)?;
+    check_fields(&[opts.transport_fields])?;
+    if opts.reps == 0 || opts.reps > 100 {
+        return Err(PartError::bad(format!("[mqtt] reps = {}: expected 1..=100", opts.reps)));
+    }
+    if !(opts.timeout_s.is_finite() && opts.timeout_s > 0.0 && opts.timeout_s <= 86_400.0) {
+        return Err(PartError::bad(format!("[mqtt] timeout_s = {}: expected seconds in (0, 86400]", opts.timeout_s)));
+    }
+    let qos: Vec<Qos> = opts
+        .qos
+        .iter()
+        .map(|&q| Qos::try_from(q).map_err(|e| PartError::bad(format!("[mqtt] qos: {e}"))))
+        .collect::<Result<_, _>>()?;
+    let payloads: Vec<PayloadSpec> = opts
+        .transport_formats
+        .iter()
+        .map(|f| {
+            PayloadSpec::parse(f, opts.transport_fields)
+                .map_err(|e| PartError::bad(format!("[mqtt] transport_formats: {e}")))
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(Plan { formats, qos, payloads })
+}
+
+/// Run the `[mqtt]` part: sizes, then throughput and RTT per broker × payload × QoS, then the
+/// thesis's figures beside ours. Progress goes to stderr.
+fn measure(opts: &StudyOpts) -> Result<MqttSection, PartError> {
+    let Plan { formats, qos, payloads } = plan(opts)?;
+    let started = Instant::now();
+    let mut section = MqttSection::new();
+    eprintln!("  sizes: {} formats × {} field counts", formats.len(), opts.fields.len());
+    add_sizes(&mut section, &formats, &opts.fields, opts.codec_speed)?;
+    let timeout_ms = (opts.timeout_s * 1e3).round() as u64;
+    for spec in &opts.brokers {
+        let broker = match Broker::open(spec) {
+            Ok(b) => b,
+            Err(e) if spec == "mosquitto" && Mosquitto::binary().is_err() => {
+                eprintln!("  mosquitto skipped: {e}");
+                section.brokers.push(BrokerInfo {
+                    name: "mosquitto".into(),
+                    url: String::new(),
+                    kind: "mosquitto".into(),
+                    skipped: Some(e.to_string()),
+                });
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        section.brokers.push(broker.info());
+        for p in &payloads {
+            for &q in &qos {
+                eprintln!("  {} · {} · QoS {}: throughput, then RTT", broker.name(), p.label, q.level());
+                let cfg = ThroughputConfig {
+                    messages: opts.messages,
+                    qos: q,
+                    deadline_ms: timeout_ms,
+                    connect_timeout_ms: timeout_ms.min(5_000),
+                    drain_timeout_ms: timeout_ms.min(2_000),
+                    ..ThroughputConfig::default()
+                };
+                section.throughput.push(throughput_case(&broker, p, &cfg, opts.reps, opts.baseline, false)?);
+                let ecfg = EchoConfig {
+                    messages: opts.rtt_messages,
+                    warmup: opts.rtt_warmup,
+                    qos: q,
+                    deadline_ms: timeout_ms,
+                    connect_timeout_ms: timeout_ms.min(5_000),
+                    reply_timeout_ms: timeout_ms.min(1_000),
+                    ..EchoConfig::default()
+                };
+                section.rtt.push(rtt_case(&broker, p, &ecfg, opts.reps, opts.baseline, false)?);
+            }
+        }
+    }
+    section.published = Some(published());
+    section.comparison = comparison(&section);
+    section.notes = notes(&section);
+    section.notes.push(format!("The mqtt part took {:.1} s.", started.elapsed().as_secs_f64()));
+    Ok(section)
+}
+
+// =============================================================================================
+// Standalone runs (`wirebench mqtt sizes|throughput|rtt`)
+
+/// `wirebench mqtt sizes`: the size table of `formats` (all when empty) × `fields`, with the
+/// layout arithmetic, encode/decode cost when `speed`, and the thesis's figures beside ours.
+pub fn sizes_section(formats: &[String], fields: &[usize], speed: bool) -> Result<MqttSection, PartError> {
+    let formats = parse_formats(formats)?;
+    check_fields(fields)?;
+    let mut section = MqttSection::new();
+    add_sizes(&mut section, &formats, fields, speed)?;
+    section.published = Some(published());
+    section.comparison = comparison(&section);
+    Ok(section)
+}
+
+/// The options of one standalone transport run (`wirebench mqtt throughput|rtt`), as given on
+/// the command line; error messages name the flags.
+#[derive(Clone, Debug)]
+pub struct TransportOpts {
+    /// `embedded`, `mosquitto` or `mqtt://host[:port]`.
+    pub broker: String,
+    /// `0` or `1`.
+    pub qos: String,
+    /// A study format or `bytes:N`.
+    pub format: String,
+    /// Fields per NetworkMessage (study formats).
+    pub fields: usize,
+    /// A NetworkMessage file to send instead of `format`.
+    pub message: Option<PathBuf>,
+    /// Measured messages (default 10,000 for throughput, 2,000 for RTT).
+    pub count: Option<u64>,
+    /// Limit on each run, seconds.
+    pub timeout_s: f64,
+    /// Run the bare rumqttc pair beside ours.
+    pub baseline: bool,
+    pub reps: usize,
+    /// The topic (default: a fresh one per run).
+    pub topic: Option<String>,
+    /// `Some` for an echo RTT run, `None` for throughput.
+    pub rtt: Option<EchoOpts>,
+}
+
+/// The RTT options of a standalone transport run.
+#[derive(Clone, Copy, Debug)]
+pub struct EchoOpts {
+    /// Round trips before the measured ones.
+    pub warmup: u64,
+    /// Requests per second (open loop); `None` is closed loop.
+    pub rate: Option<f64>,
+}
+
+/// A checked standalone transport run: what it sends, at which QoS.
+#[derive(Clone, Debug)]
+pub struct TransportPlan {
+    opts: TransportOpts,
+    pub payload: PayloadSpec,
+    pub qos: Qos,
+}
+
+impl TransportOpts {
+    /// Check every option (the NetworkMessage file must decode) without connecting anywhere.
+    pub fn plan(&self) -> Result<TransportPlan, PartError> {
+        if !(self.timeout_s.is_finite() && self.timeout_s > 0.0 && self.timeout_s <= 86_400.0) {
+            return Err(PartError::bad(format!("--timeout {}: expected seconds in (0, 86400]", self.timeout_s)));
+        }
+        if self.reps == 0 || self.reps > 100 {
+            return Err(PartError::bad(format!("--reps {}: expected 1..=100", self.reps)));
+        }
+        let payload = match &self.message {
+            Some(path) => PayloadSpec::file(path)?,
+            None => PayloadSpec::parse(&self.format, self.fields)?,
+        };
+        if let Some(topic) = &self.topic {
+            crate::validate_topic(topic).map_err(mqtt_err)?;
+        }
+        let qos = match self.qos.as_str() {
+            "0" => Qos::AtMostOnce,
+            "1" => Qos::AtLeastOnce,
+            other => {
+                return Err(PartError::bad(format!("--qos {other:?}: expected 0 or 1 (QoS 2 is not measured)")))
+            }
+        };
+        Ok(TransportPlan { opts: self.clone(), payload, qos })
+    }
+}
+
+impl TransportPlan {
+    /// Open the broker and measure: a section with the broker and one throughput or RTT row.
+    /// Per-repetition progress goes to stderr when it is a terminal.
+    pub fn run(&self) -> Result<MqttSection, PartError> {
+        let t = &self.opts;
+        let broker = Broker::open(&t.broker)?;
+        let timeout_ms = (t.timeout_s * 1e3).round() as u64;
+        let progress = std::io::stderr().is_terminal();
+        let mut section = MqttSection::new();
+        section.brokers.push(broker.info());
+        match t.rtt {
+            None => {
+                let cfg = ThroughputConfig {
+                    messages: t.count.unwrap_or(10_000),
+                    qos: self.qos,
+                    topic: t.topic.clone(),
+                    deadline_ms: timeout_ms,
+                    connect_timeout_ms: timeout_ms.min(5_000),
+                    drain_timeout_ms: timeout_ms.min(2_000),
+                    ..ThroughputConfig::default()
+                };
+                let row = throughput_case(&broker, &self.payload, &cfg, t.reps, t.baseline, progress)?;
+                section.throughput.push(row);
+            }
+            Some(EchoOpts { warmup, rate }) => {
+                let (req_topic, resp_topic) = match &t.topic {
+                    Some(s) => (Some(s.clone()), Some(format!("{s}/echo"))),
+                    None => (None, None),
+                };
+                let cfg = EchoConfig {
+                    messages: t.count.unwrap_or(2_000),
+                    warmup,
+                    qos: self.qos,
+                    rate,
+                    req_topic,
+                    resp_topic,
+                    deadline_ms: timeout_ms,
+                    connect_timeout_ms: timeout_ms.min(5_000),
+                    reply_timeout_ms: timeout_ms.min(1_000),
+                    ..EchoConfig::default()
+                };
+                let row = rtt_case(&broker, &self.payload, &cfg, t.reps, t.baseline, progress)?;
+                section.rtt.push(row);
+            }
+        }
+        Ok(section)
+    }
+}
+
+/// The study formats of a list (all of them when it is empty).
+pub fn parse_formats(list: &[String]) -> Result<Vec<StudyFormat>, PartError> {
+    if list.is_empty() {
+        return Ok(StudyFormat::ALL.to_vec());
+    }
+    list.iter()
+        .map(|s| {
+            StudyFormat::parse(s.trim()).ok_or_else(|| {
+                PartError::bad(format!("--format {s:?}: unknown format (known: {})", StudyFormat::ids()))
+            })
+        })
+        .collect()
+}
+
+/// Field counts: at least one, each in 1..=1000.
+pub fn check_fields(fields: &[usize]) -> Result<(), PartError> {
+    if fields.is_empty() {
+        return Err(PartError::bad("fields: give at least one field count"));
+    }
+    for &n in fields {
+        if n == 0 || n > 1000 {
+            return Err(PartError::bad(format!("fields: {n} is out of range (1..=1000)")));
+        }
+    }
+    Ok(())
+}
+
+/// MQTT errors from the user's input (URL, topic, configuration, unreachable broker) are bad
+/// input; the rest are failures of the tool.
+fn mqtt_err(e: MqttError) -> PartError {
+    match e {
+        MqttError::Embedded(_) | MqttError::Io { .. } => PartError::failed(e.to_string()),
+        other => PartError::bad(other.to_string()),
+    }
+}
+
+// =============================================================================================
+// Brokers and payloads
+
+/// A broker a run goes through, kept alive (and, for the ones we started, stopped on drop).
+enum Broker {
+    #[cfg(feature = "embedded-broker")]
+    Embedded(crate::EmbeddedBroker),
+    Mosquitto(Mosquitto),
+    External(ExternalBroker),
+}
+
+impl Broker {
+    fn open(spec: &str) -> Result<Broker, PartError> {
+        match spec {
+            #[cfg(feature = "embedded-broker")]
+            "embedded" => Ok(Broker::Embedded(
+                crate::EmbeddedBroker::start(crate::BrokerConfig::default()).map_err(mqtt_err)?,
+            )),
+            #[cfg(not(feature = "embedded-broker"))]
+            "embedded" => Err(PartError::bad(
+                "--broker embedded: this build has no embedded broker (cargo feature embedded-broker)",
+            )),
+            "mosquitto" => Ok(Broker::Mosquitto(
+                Mosquitto::start().map_err(|e| PartError::bad(format!("--broker mosquitto: {e}")))?,
+            )),
+            url if url.contains("://") => {
+                Ok(Broker::External(ExternalBroker::new(url).map_err(|e| PartError::bad(format!("--broker: {e}")))?))
+            }
+            other => {
+                Err(PartError::bad(format!("--broker {other:?}: expected embedded, mosquitto or mqtt://host[:port]")))
+            }
+        }
+    }
+
+    /// The broker's name in results: product and version, or the URL.
+    fn name(&self) -> String {
+        match self {
+            #[cfg(feature = "embedded-broker")]
+            Broker::Embedded(_) => "rumqttd 0.20 (embedded)".into(),
+            Broker::Mosquitto(m) => m.version().trim().replace("mosquitto version", "mosquitto"),
+            Broker::External(e) => e.url().to_string(),
+        }
+    }
+
+    fn info(&self) -> BrokerInfo {
+        let ep = self.endpoint();
+        BrokerInfo { name: self.name(), kind: ep.kind.name().into(), url: ep.url, skipped: None }
+    }
+}
+
+impl MqttBroker for Broker {
+    fn endpoint(&self) -> Endpoint {
+        match self {
+            #[cfg(feature = "embedded-broker")]
+            Broker::Embedded(b) => b.endpoint(),
+            Broker::Mosquitto(b) => b.endpoint(),
+            Broker::External(b) => b.endpoint(),
+        }
+    }
+}
+
+/// What a transport run sends.
+#[derive(Clone, Debug)]
+pub struct PayloadSpec {
+    /// `uadp, 3 fields`, `bytes:50`, or the file name.
+    pub label: String,
+    /// The study format, `synthetic`, `uadp-file` or `json-file`.
+    pub format: String,
+    /// Fields per NetworkMessage (study formats only).
+    pub fields: Option<usize>,
+    pub bytes: Vec<u8>,
+}
+
+impl PayloadSpec {
+    /// A study format with `fields` fields (encoded and checked to decode back), or `bytes:N`.
+    pub fn parse(format: &str, fields: usize) -> Result<PayloadSpec, PartError> {
+        if let Some(n) = format.strip_prefix("bytes:") {
+            let n: usize = n
+                .parse()
+                .ok()
+                .filter(|n| (1..=1 << 20).contains(n))
+                .ok_or_else(|| PartError::bad(format!("--format {format:?}: bytes:N needs N in 1..=1048576")))?;
+            return Ok(PayloadSpec {
+                label: format.into(),
+                format: "synthetic".into(),
+                fields: None,
+                bytes: Payloads::synthetic(n).get(0).to_vec(),
+            });
+        }
+        let f = StudyFormat::parse(format).ok_or_else(|| {
+            PartError::bad(format!("--format {format:?}: unknown format (known: {}, bytes:N)", StudyFormat::ids()))
+        })?;
+        check_fields(&[fields])?;
+        let bytes = f.encode(fields).map_err(PartError::bad)?;
+        f.decode_check(&bytes, fields).map_err(PartError::failed)?;
+        Ok(PayloadSpec { label: format!("{format}, {fields} fields"), format: f.id().into(), fields: Some(fields), bytes })
+    }
+
+    /// A NetworkMessage file: JSON when its first non-blank byte is `{` or `[`, else UADP; it
+    /// must decode.
+    pub fn file(path: &Path) -> Result<PayloadSpec, PartError> {
+        let bytes = std::fs::read(path).map_err(|e| PartError::bad(format!("{}: {e}", path.display())))?;
+        let name = path.display().to_string();
+        if bytes.is_empty() {
+            return Err(PartError::bad(format!("{name}: empty file, not a NetworkMessage")));
+        }
+        let is_json = bytes.iter().find(|b| !b.is_ascii_whitespace()).is_some_and(|b| *b == b'{' || *b == b'[');
+        let format = if is_json {
+            let text = std::str::from_utf8(&bytes)
+                .map_err(|e| PartError::bad(format!("{name}: not UTF-8 text (at byte {})", e.valid_up_to())))?;
+            uadp::json::from_json(text, &Default::default())
+                .map_err(|e| PartError::bad(format!("{name}: JSON NetworkMessage: {e}")))?;
+            "json-file"
+        } else {
+            uadp::decode_exact(&bytes, &uadp::DecodeOptions::default())
+                .map_err(|e| PartError::bad(format!("{name}: UADP NetworkMessage: {e}")))?;
+            "uadp-file"
+        };
+        Ok(PayloadSpec { label: name, format: format.into(), fields: None, bytes })
+    }
+}
+
+// =============================================================================================
+// Sizes, layout, codec cost
+
+/// Sizes (every format × field count, each checked to decode), the layout arithmetic, and
+/// (with `speed`) encode/decode time and allocations.
+fn add_sizes(s: &mut MqttSection, formats: &[StudyFormat], fields: &[usize], speed: bool) -> Result<(), PartError> {
+    for &f in formats {
+        s.formats.push(FormatInfo { id: f.id().into(), description: f.describe().into(), json: f.is_json() });
+        for &n in fields {
+            let bytes = f.encode(n).map_err(PartError::failed)?;
+            f.decode_check(&bytes, n).map_err(PartError::failed)?;
+            s.sizes.push(MessageSize {
+                format: f.id().into(),
+                fields: n,
+                bytes: bytes.len(),
+                round_trip: true,
+                hex: (!f.is_json()).then(|| hex(&bytes)),
+            });
+            if speed {
+                s.codec.push(codec_cost(f, n, &bytes));
+            }
+        }
+    }
+    if formats.contains(&StudyFormat::Uadp) {
+        s.layout = Some(layout(fields));
+    }
+    Ok(())
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// The seed layout part by part, 39 + 5N for `fields`, and why the thesis's sizes are 6 bytes
+/// short of it.
+fn layout(fields: &[usize]) -> Layout {
+    let mut offset = 0;
+    let parts: Vec<LayoutPart> = opcua::seed_layout()
+        .into_iter()
+        .map(|p| {
+            let o = offset;
+            offset += p.bytes;
+            LayoutPart { part: p.part.into(), bytes: p.bytes, offset: o, note: p.note.into() }
+        })
+        .collect();
+    let header = offset;
+    let per = opcua::VARIANT_FIELD_BYTES;
+    let ours: Vec<(usize, usize)> = fields.iter().map(|&n| (n, header + per * n)).collect();
+    let thesis: Vec<(usize, u64)> = thesis::SIZES.iter().map(|&(n, _, u)| (n, u)).collect();
+    let difference = thesis
+        .iter()
+        .filter_map(|&(n, t)| ours.iter().find(|(m, _)| *m == n).map(|&(_, o)| (n, t as i64 - o as i64)))
+        .collect();
+    let sum: Vec<String> = parts.iter().map(|p| format!("{} {}", p.bytes, p.part)).collect();
+    let explanation = vec![
+        format!("The layout the thesis states (UADPFlags 0xD1, ExtendedFlags1 0x0C, String PublisherId \"ESP32-Bench\", DataSetClassId, PayloadHeader with writer 1000, one Variant key frame) has {header} bytes before the fields: {} = {header}.", sum.join(" + ")),
+        format!("Each Float or Int32 Variant field adds {per} bytes (1 type byte + 4 value bytes), so N fields take {header} + {per}·N: 44, 54, 64, 89 bytes for 1, 3, 5, 10 fields. open62541 and our decoder agree on these bytes."),
+        "The thesis's 38/48/58/83 are 33 + 5·N: 6 bytes fewer at every N. 33 is exactly the NetworkMessage header (1 + 1 + 4 + 11 + 16); the missing 6 are the PayloadHeader (Count 1 + DataSetWriterId 2), DataSetFlags1 (1) and FieldCount (2), which the stated layout requires. With every part the thesis lists, 38/48/58/83 cannot be produced.".into(),
+        format!("The thesis's own throughput table gives {} bytes per 3-field UADP message — the 39 + 5·3 = 54 of this layout, not the 48 of its size table.", thesis::THROUGHPUT_UADP_BYTES),
+        "Two readings fit 33 + 5N: a 5-character PublisherId (\"ESP32\"; a valid message) or a count of the header plus fields only. Either way, measure the MQTT payload on the wire; do not reuse 38/48/58/83.".into(),
+    ];
+    Layout {
+        parts,
+        header_bytes: header,
+        per_field_bytes: per,
+        formula: format!("{header} + {per}·N"),
+        ours,
+        thesis,
+        difference,
+        explanation,
+    }
+}
+
+/// Median ns/op over 21 samples of at least ~1 ms each, and allocations per op.
+fn codec_cost(f: StudyFormat, n: usize, bytes: &[u8]) -> CodecCost {
+    use std::hint::black_box;
+    let msg = f.message(n);
+    let meta = opcua::metadata(n);
+    let mut enc = |iters: u64| {
+        for _ in 0..iters {
+            black_box(f.encode_message(black_box(&msg), &meta).ok());
+        }
+    };
+    let mut dec = |iters: u64| {
+        for _ in 0..iters {
+            black_box(f.decode(black_box(bytes), &meta).ok());
+        }
+    };
+    let encode_ns = time_per_op(&mut enc);
+    let decode_ns = time_per_op(&mut dec);
+    let ea = wirebench_measure::alloc::measure(1_000, || enc(1));
+    let da = wirebench_measure::alloc::measure(1_000, || dec(1));
+    CodecCost {
+        format: f.id().into(),
+        fields: n,
+        bytes: bytes.len(),
+        encode_ns,
+        decode_ns,
+        encode_allocs: ea.map(|a| a.allocs_per_op),
+        encode_alloc_bytes: ea.map(|a| a.bytes_per_op),
+        decode_allocs: da.map(|a| a.allocs_per_op),
+        decode_alloc_bytes: da.map(|a| a.bytes_per_op),
+    }
+}
+
+fn time_per_op(f: &mut dyn FnMut(u64)) -> f64 {
+    // Calibrate: double the iterations until one sample takes ≥ 1 ms.
+    let mut iters = 1u64;
+    loop {
+        let ns = wirebench_measure::timer::time(f, iters);
+        if ns >= 1e6 || iters >= 1 << 24 {
+            break;
+        }
+        iters *= 2;
+    }
+    let samples: Vec<f64> = (0..21).map(|_| wirebench_measure::timer::time(f, iters) / iters as f64).collect();
+    median(&samples)
+}
+
+// =============================================================================================
+// Transport runs
+
+fn dedup_push(into: &mut Vec<String>, from: &[String]) {
+    for e in from {
+        if !into.contains(e) {
+            into.push(e.clone());
+        }
+    }
+}
+
+/// Run `f` with the counting allocator on; its result and allocations per `messages`.
+fn counted<T>(messages: u64, f: impl FnOnce() -> T) -> (T, Option<f64>) {
+    let mut f = Some(f);
+    let mut out = None;
+    let stats = wirebench_measure::alloc::measure(1, || {
+        if let Some(f) = f.take() {
+            out = Some(f());
+        }
+    });
+    let out = match out {
+        Some(o) => o,
+        // Not installed: measure() did not call us.
+        None => (f.take().expect("not run yet"))(),
+    };
+    (out, stats.map(|s| s.allocs_per_op / messages.max(1) as f64))
+}
+
+/// The median of `xs`, or `None` for none.
+fn median_of(xs: &[f64]) -> Option<f64> {
+    (!xs.is_empty()).then(|| median(xs))
+}
+
+/// One side of a throughput case over its repetitions (each with its allocations per message).
+fn throughput_side(runs: &[(ThroughputResult, Option<f64>)]) -> ThroughputSide {
+    let rates: Vec<f64> = runs.iter().map(|(r, _)| r.subscriber.msgs_per_s).collect();
+    let allocs: Vec<f64> = runs.iter().filter_map(|(_, a)| *a).collect();
+    let mut s = ThroughputSide {
+        msgs_per_s: median_of(&rates),
+        publisher_msgs_per_s: median_of(&runs.iter().map(|(r, _)| r.publisher.msgs_per_s).collect::<Vec<_>>()),
+        mb_per_s: median_of(&runs.iter().map(|(r, _)| r.subscriber.mb_per_s).collect::<Vec<_>>()),
+        per_rep_msgs_per_s: rates,
+        sent: 0,
+        received: 0,
+        lost: 0,
+        duplicates: None,
+        reordered: None,
+        delivery_ratio: 1.0,
+        ended_by: Vec::new(),
+        allocs_per_msg: median_of(&allocs),
+        harness_cores_max: 0.0,
+        harness_bound: false,
+        errors: Vec::new(),
+        warnings: Vec::new(),
+    };
+    for (r, _) in runs {
+        let d = &r.delivery;
+        s.sent += d.sent;
+        s.received += d.received;
+        s.lost += d.lost;
+        s.duplicates = d.duplicates.map(|x| x + s.duplicates.unwrap_or(0));
+        s.reordered = d.reordered.map(|x| x + s.reordered.unwrap_or(0));
+        s.delivery_ratio = s.delivery_ratio.min(d.delivery_ratio);
+        s.ended_by.push(r.ended_by);
+        s.harness_cores_max = s.harness_cores_max.max(r.cpu.harness_cores);
+        s.harness_bound |= r.cpu.harness_bound;
+        dedup_push(&mut s.errors, &r.errors);
+        dedup_push(&mut s.warnings, &r.warnings);
+    }
+    s
+}
+
+/// `reps` throughput runs of ours, with the bare pair interleaved (A B B A …) when `baseline`.
+/// An error of ours ends the case; one of the bare pair is recorded and ends its runs.
+fn throughput_case(
+    broker: &Broker,
+    payload: &PayloadSpec,
+    cfg: &ThroughputConfig,
+    reps: usize,
+    baseline: bool,
+    progress: bool,
+) -> Result<ThroughputRow, PartError> {
+    let payloads = Payloads::fixed(payload.bytes.clone());
+    let n = cfg.messages;
+    let (mut ours, mut bare) = (Vec::new(), Vec::new());
+    let mut bare_error: Option<String> = None;
+    for i in 0..reps {
+        let run_ours = |ours: &mut Vec<(ThroughputResult, Option<f64>)>| -> Result<(), PartError> {
+            let (r, a) = counted(n, || throughput(broker, &payloads, cfg));
+            ours.push((r.map_err(mqtt_err)?, a));
+            Ok(())
+        };
+        let mut run_bare = |bare: &mut Vec<(ThroughputResult, Option<f64>)>| {
+            if !baseline || bare_error.is_some() {
+                return;
+            }
+            let (r, a) = counted(n, || baseline_throughput(broker, &payloads, cfg));
+            match r {
+                Ok(r) => bare.push((r, a)),
+                Err(e) => bare_error = Some(format!("bare rumqttc pair: {e}")),
+            }
+        };
+        if i % 2 == 0 {
+            run_ours(&mut ours)?;
+            run_bare(&mut bare);
+        } else {
+            run_bare(&mut bare);
+            run_ours(&mut ours)?;
+        }
+        if progress {
+            eprintln!("  throughput {} qos {} rep {}/{reps}", payload.label, cfg.qos.level(), i + 1);
+        }
+    }
+    let ours_side = throughput_side(&ours);
+    let mut bare_side = baseline.then(|| throughput_side(&bare));
+    if let (Some(b), Some(e)) = (bare_side.as_mut(), bare_error) {
+        b.errors.push(e);
+    }
+    let ratios: Vec<f64> = ours
+        .iter()
+        .zip(&bare)
+        .filter(|(_, (b, _))| b.subscriber.msgs_per_s > 0.0)
+        .map(|((o, _), (b, _))| o.subscriber.msgs_per_s / b.subscriber.msgs_per_s)
+        .collect();
+    let ratio = median_of(&ratios);
+    Ok(ThroughputRow {
+        broker: broker.name(),
+        payload: payload.label.clone(),
+        format: payload.format.clone(),
+        fields: payload.fields,
+        payload_bytes: payload.bytes.len(),
+        mqtt_payload_bytes: payload.bytes.len() + HEADER_LEN,
+        qos: cfg.qos.level(),
+        messages: n,
+        reps,
+        ours: ours_side,
+        bare: bare_side,
+        ratio,
+        ratio_min: (!ratios.is_empty()).then(|| ratios.iter().copied().fold(f64::INFINITY, f64::min)),
+        ratio_max: (!ratios.is_empty()).then(|| ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max)),
+        goal: THROUGHPUT_RATIO_GOAL,
+        meets_goal: ratio.map(|r| r >= THROUGHPUT_RATIO_GOAL),
+    })
+}
+
+/// One side of an RTT case: every repetition's samples pooled (percentiles, CDF, stall check).
+fn rtt_side(runs: &[EchoResult]) -> RttSide {
+    let pooled: Vec<u64> = runs.iter().flat_map(|r| r.samples_ns.iter().copied()).collect();
+    let mut s = RttSide {
+        rtt: latency_stats(&pooled),
+        per_rep_p50_us: Vec::new(),
+        sent: 0,
+        received: 0,
+        lost: 0,
+        late: 0,
+        delivery_ratio: 1.0,
+        ended_by: Vec::new(),
+        cdf: cdf_us(&pooled),
+        stall: detect_nagle_stall(&pooled).map(|w| w.message),
+        errors: Vec::new(),
+        warnings: Vec::new(),
+    };
+    for r in runs {
+        s.per_rep_p50_us.push(r.rtt.p50_us);
+        s.sent += r.delivery.sent;
+        s.received += r.delivery.received;
+        s.lost += r.delivery.lost;
+        s.late += r.delivery.late;
+        s.delivery_ratio = s.delivery_ratio.min(r.delivery.delivery_ratio);
+        s.ended_by.push(r.ended_by);
+        dedup_push(&mut s.errors, &r.errors);
+        dedup_push(&mut s.warnings, &r.warnings);
+    }
+    s
+}
+
+/// `reps` echo runs of ours (samples kept), with the bare pair interleaved when `baseline`.
+fn rtt_case(
+    broker: &Broker,
+    payload: &PayloadSpec,
+    cfg: &EchoConfig,
+    reps: usize,
+    baseline: bool,
+    progress: bool,
+) -> Result<RttRow, PartError> {
+    let cfg = EchoConfig { keep_samples: true, ..cfg.clone() };
+    let (mut ours, mut bare) = (Vec::new(), Vec::new());
+    let mut bare_error: Option<String> = None;
+    for i in 0..reps {
+        let mut run_bare = |bare: &mut Vec<EchoResult>| {
+            if !baseline || bare_error.is_some() {
+                return;
+            }
+            match baseline_echo_rtt(broker, &payload.bytes, &cfg) {
+                Ok(r) => bare.push(r),
+                Err(e) => bare_error = Some(format!("bare rumqttc pair: {e}")),
+            }
+        };
+        if i % 2 == 0 {
+            ours.push(echo_rtt(broker, &payload.bytes, &cfg).map_err(mqtt_err)?);
+            run_bare(&mut bare);
+        } else {
+            run_bare(&mut bare);
+            ours.push(echo_rtt(broker, &payload.bytes, &cfg).map_err(mqtt_err)?);
+        }
+        if progress {
+            eprintln!("  rtt {} qos {} rep {}/{reps}", payload.label, cfg.qos.level(), i + 1);
+        }
+    }
+    let ours_side = rtt_side(&ours);
+    let mut bare_side = baseline.then(|| rtt_side(&bare));
+    if let (Some(b), Some(e)) = (bare_side.as_mut(), bare_error) {
+        b.errors.push(e);
+    }
+    let ratio = bare_side
+        .as_ref()
+        .filter(|b| b.rtt.count > 0 && b.rtt.p50_us > 0.0 && ours_side.rtt.count > 0)
+        .map(|b| ours_side.rtt.p50_us / b.rtt.p50_us);
+    Ok(RttRow {
+        broker: broker.name(),
+        payload: payload.label.clone(),
+        format: payload.format.clone(),
+        fields: payload.fields,
+        payload_bytes: payload.bytes.len(),
+        qos: cfg.qos.level(),
+        mode: ours.first().map(|r| r.mode.clone()).unwrap_or_default(),
+        messages: cfg.messages,
+        warmup: cfg.warmup,
+        reps,
+        ours: ours_side,
+        bare: bare_side,
+        ratio,
+        goal: ECHO_P50_RATIO_GOAL,
+        meets_goal: ratio.map(|r| r <= ECHO_P50_RATIO_GOAL),
+    })
+}
+
+// =============================================================================================
+// The thesis beside ours
+
+/// The thesis's published figures, as data with their citation.
+pub fn published() -> Published {
+    let mmm = |(mean, min, max): (f64, f64, f64)| MeanMinMax { mean, min, max };
+    let footprint = |(ram_bytes, wire_bytes): (u64, u64)| PublishedFootprint { ram_bytes, wire_bytes };
+    Published {
+        citation: thesis::CITATION.into(),
+        sizes: PublishedSizes {
+            source: thesis::SIZES_SOURCE.into(),
+            rows: thesis::SIZES
+                .iter()
+                .map(|&(fields, json_bytes, uadp_bytes)| PublishedSize { fields, json_bytes, uadp_bytes })
+                .collect(),
+        },
+        throughput: PublishedThroughput {
+            source: thesis::THROUGHPUT_SOURCE.into(),
+            messages: thesis::THROUGHPUT_MESSAGES,
+            fields: thesis::THROUGHPUT_FIELDS,
+            json_msgs_per_s: thesis::THROUGHPUT_JSON_MSGS_PER_S,
+            uadp_msgs_per_s: thesis::THROUGHPUT_UADP_MSGS_PER_S,
+            json_bytes: thesis::THROUGHPUT_JSON_BYTES,
+            uadp_bytes: thesis::THROUGHPUT_UADP_BYTES,
+            delivery: thesis::THROUGHPUT_DELIVERY,
+        },
+        rtt: PublishedRtt {
+            source: thesis::RTT_SOURCE.into(),
+            samples: thesis::RTT_SAMPLES,
+            json_ms: mmm(thesis::RTT_JSON_MS),
+            uadp_ms: mmm(thesis::RTT_UADP_MS),
+        },
+        memory: PublishedMemory {
+            source: thesis::MEMORY_SOURCE.into(),
+            fields: 5,
+            json: footprint(thesis::MEMORY_JSON),
+            uadp: footprint(thesis::MEMORY_UADP),
+        },
+    }
+}
+
+/// Rows "what · thesis · ours · note" for the side-by-side table.
+fn comparison(s: &MqttSection) -> Vec<ComparisonRow> {
+    let mut rows = Vec::new();
+    let row = |what: String, unit: &str, thesis: f64, ours: Option<f64>, source: &str, note: String| ComparisonRow {
+        what,
+        unit: unit.into(),
+        thesis: thesis.into(),
+        ours: ours.map(Into::into),
+        source: source.into(),
+        note,
+    };
+    // Sizes are counts: written as integers.
+    let count_row = |what: String, thesis: u64, ours: Option<usize>, source: &str, note: &str| ComparisonRow {
+        what,
+        unit: "B".into(),
+        thesis: thesis.into(),
+        ours: ours.map(Into::into),
+        source: source.into(),
+        note: note.into(),
+    };
+    let size = |f: &str, n: usize| s.sizes.iter().find(|r| r.format == f && r.fields == n).map(|r| r.bytes);
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    for &(n, j, u) in &thesis::SIZES {
+        rows.push(count_row(
+            format!("UADP size, {n} field{}", plural(n)),
+            u,
+            size("uadp", n),
+            thesis::SIZES_SOURCE,
+            "ours = 39 + 5N with the stated layout; the thesis's figure is 6 B short (see the layout note)",
+        ));
+        rows.push(count_row(
+            format!("JSON size, {n} field{}", plural(n)),
+            j,
+            size("uadp-json-dv", n),
+            thesis::SIZES_SOURCE,
+            "ours = uadp-json-dv (the thesis's JSON shape); MessageId, field names and value text are not given in the thesis, so sizes differ",
+        ));
+    }
+    rows.push(count_row(
+        "UADP bytes/message, 3 fields (throughput table)".into(),
+        thesis::THROUGHPUT_UADP_BYTES,
+        size("uadp", 3),
+        thesis::THROUGHPUT_SOURCE,
+        "agrees with 39 + 5·3 (and not with the size table's 48)",
+    ));
+    rows.push(count_row(
+        "JSON bytes/message, 3 fields (throughput table)".into(),
+        thesis::THROUGHPUT_JSON_BYTES,
+        size("uadp-json-dv", 3),
+        thesis::THROUGHPUT_SOURCE,
+        "ours = uadp-json-dv",
+    ));
+    // Throughput: the first broker that measured uadp and uadp-json-dv at 3 fields, QoS 0.
+    let thr = |f: &str| {
+        s.throughput.iter().find(|r| r.format == f && r.fields == Some(thesis::THROUGHPUT_FIELDS) && r.qos == 0)
+    };
+    if let Some(r) = thr("uadp") {
+        rows.push(row(
+            format!("UADP msgs/s, 3 fields ({}, QoS 0)", r.broker),
+            "msgs/s",
+            thesis::THROUGHPUT_UADP_MSGS_PER_S,
+            r.ours.msgs_per_s,
+            thesis::THROUGHPUT_SOURCE,
+            format!("thesis: ESP32 → Wi-Fi → Mosquitto, 50 messages; ours: loopback, {} messages × {} reps; delivery {:.1} %", r.messages, r.reps, 100.0 * r.ours.delivery_ratio),
+        ));
+    }
+    if let Some(r) = thr("uadp-json-dv") {
+        rows.push(row(
+            format!("JSON msgs/s, 3 fields ({}, QoS 0)", r.broker),
+            "msgs/s",
+            thesis::THROUGHPUT_JSON_MSGS_PER_S,
+            r.ours.msgs_per_s,
+            thesis::THROUGHPUT_SOURCE,
+            format!("delivery {:.1} %", 100.0 * r.ours.delivery_ratio),
+        ));
+    }
+    if let (Some(u), Some(j)) = (thr("uadp").and_then(|r| r.ours.msgs_per_s), thr("uadp-json-dv").and_then(|r| r.ours.msgs_per_s)) {
+        if j > 0.0 {
+            rows.push(row(
+                "UADP / JSON msgs/s, 3 fields".into(),
+                "×",
+                thesis::THROUGHPUT_UADP_MSGS_PER_S / thesis::THROUGHPUT_JSON_MSGS_PER_S,
+                Some(u / j),
+                thesis::THROUGHPUT_SOURCE,
+                "on a PC the encoding costs little next to the broker; on the ESP32 it dominated".into(),
+            ));
+        }
+    }
+    let rtt = |f: &str| s.rtt.iter().find(|r| r.format == f && r.qos == 0);
+    for (f, what, t) in [("uadp", "UADP", thesis::RTT_UADP_MS), ("uadp-json-dv", "JSON", thesis::RTT_JSON_MS)] {
+        if let Some(r) = rtt(f) {
+            rows.push(row(
+                format!("{what} echo RTT mean ({}, QoS 0)", r.broker),
+                "ms",
+                t.0,
+                Some(r.ours.rtt.mean_us / 1e3),
+                thesis::RTT_SOURCE,
+                format!("thesis: 30 samples over Wi-Fi; ours: {} samples on loopback (p50 {:.3} ms, max {:.3} ms)", r.ours.rtt.count, r.ours.rtt.p50_us / 1e3, r.ours.rtt.max_us / 1e3),
+            ));
+        }
+    }
+    let enc = |f: &str| s.codec.iter().find(|r| r.format == f && r.fields == 5);
+    for (f, what, t) in [("uadp", "UADP", thesis::MEMORY_UADP), ("uadp-json-dv", "JSON", thesis::MEMORY_JSON)] {
+        if let Some(r) = enc(f) {
+            rows.push(ComparisonRow {
+                what: format!("{what} encode memory, 5 fields"),
+                unit: "B".into(),
+                thesis: t.0.into(),
+                ours: r.encode_alloc_bytes.map(Into::into),
+                source: thesis::MEMORY_SOURCE.into(),
+                note: format!("thesis: MicroPython heap; ours: bytes requested per encode in Rust ({} allocations)", r.encode_allocs.map_or("-".into(), |a| format!("{a:.1}"))),
+            });
+        }
+    }
+    rows
+}
+
+/// What the figures are and how they were taken, and the brokers that were not measured.
+fn notes(s: &MqttSection) -> Vec<String> {
+    let mut out = vec![
+        "Sizes are NetworkMessage bytes (the thesis's MQTT payload). Our transport runs put an 8-byte sequence header in front of each payload for delivery accounting; the bare rumqttc pair sends the same number of bytes.".to_string(),
+        "Throughput: one publisher and one subscriber, msgs/s at the subscriber (distinct messages received / time to the last one), median of the repetitions; ours and the bare rumqttc pair interleaved through the same broker (goal: ours ≥ 80 % of bare).".into(),
+        "RTT: closed-loop echo (pinger → broker → echo client → broker → pinger), percentiles from a pooled HDR histogram of every repetition (goal: ours p50 ≤ 1.5 × bare). TCP_NODELAY is set on every socket we own; modes near 40/44/88 ms would be flagged as Nagle/delayed-ACK stalls.".into(),
+        "The thesis measured an ESP32 over Wi-Fi; this study runs on one PC over loopback. Sizes are comparable; rates and times are not, and are shown beside each other for context only.".into(),
+    ];
+    for b in &s.brokers {
+        if let Some(why) = &b.skipped {
+            out.push(format!("{} was not measured: {why}", b.name));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wirebench_core::sections::mqtt::Figure;
+
+    #[test]
+    fn layout_explains_the_six_missing_bytes() {
+        let l = layout(&FIELD_COUNTS);
+        assert_eq!(l.header_bytes, 39);
+        assert_eq!(l.formula, "39 + 5·N");
+        assert_eq!(l.ours, vec![(1, 44), (3, 54), (5, 64), (10, 89)]);
+        assert_eq!(l.difference, vec![(1, -6), (3, -6), (5, -6), (10, -6)]);
+        assert!(l.explanation[0].contains("1 UADPFlags + 1 ExtendedFlags1 + 4 PublisherId length + 11 PublisherId text + 16 DataSetClassId + 1 PayloadHeader Count + 2 DataSetWriterId + 1 DataSetFlags1 + 2 FieldCount = 39"), "{}", l.explanation[0]);
+        assert_eq!(l.parts.last().map(|p| p.offset), Some(37));
+        // Only the field counts measured are compared.
+        assert_eq!(layout(&[3]).difference, vec![(3, -6)]);
+    }
+
+    #[test]
+    fn study_opts_default_and_unknown_keys() {
+        let o: StudyOpts = serde_json::from_str(r#"{"messages": 10}"#).unwrap();
+        assert_eq!(o.messages, 10);
+        assert_eq!(o.fields, FIELD_COUNTS.to_vec());
+        assert!(serde_json::from_str::<StudyOpts>(r#"{"mesages": 10}"#).is_err());
+    }
+
+    fn bad(r: Result<impl std::fmt::Debug, PartError>) -> String {
+        match r {
+            Err(PartError::BadInput(m)) => m,
+            other => panic!("expected bad input, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn validation_names_the_option() {
+        let ok = StudyOpts::default();
+        assert!(MqttPart::validate(&ok).is_ok());
+        let m = bad(MqttPart::validate(&StudyOpts { reps: 0, ..ok.clone() }));
+        assert_eq!(m, "[mqtt] reps = 0: expected 1..=100");
+        let m = bad(MqttPart::validate(&StudyOpts { timeout_s: f64::NAN, ..ok.clone() }));
+        assert!(m.starts_with("[mqtt] timeout_s = NaN"), "{m}");
+        let m = bad(MqttPart::validate(&StudyOpts { qos: vec![2], ..ok.clone() }));
+        assert!(m.starts_with("[mqtt] qos: "), "{m}");
+        let m = bad(MqttPart::validate(&StudyOpts { transport_formats: vec!["bytes:0".into()], ..ok.clone() }));
+        assert_eq!(m, "[mqtt] transport_formats: --format \"bytes:0\": bytes:N needs N in 1..=1048576");
+        let m = bad(MqttPart::validate(&StudyOpts { size_formats: vec!["xml".into()], ..ok.clone() }));
+        assert!(m.starts_with("--format \"xml\": unknown format (known: uadp, "), "{m}");
+        let m = bad(MqttPart::validate(&StudyOpts { fields: vec![], ..ok.clone() }));
+        assert_eq!(m, "fields: give at least one field count");
+        let m = bad(MqttPart::validate(&StudyOpts { transport_fields: 1001, ..ok }));
+        assert_eq!(m, "fields: 1001 is out of range (1..=1000)");
+    }
+
+    #[test]
+    fn transport_options_are_checked_before_connecting() {
+        let ok = TransportOpts {
+            broker: "mqtt://127.0.0.1:1".into(),
+            qos: "1".into(),
+            format: "uadp".into(),
+            fields: 3,
+            message: None,
+            count: None,
+            timeout_s: 60.0,
+            baseline: false,
+            reps: 1,
+            topic: None,
+            rtt: None,
+        };
+        let plan = ok.plan().unwrap();
+        assert_eq!((plan.payload.label.as_str(), plan.payload.bytes.len(), plan.qos), ("uadp, 3 fields", 54, Qos::AtLeastOnce));
+        let synthetic = TransportOpts { format: "bytes:50".into(), ..ok.clone() }.plan().unwrap();
+        assert_eq!((synthetic.payload.format.as_str(), synthetic.payload.fields, synthetic.payload.bytes.len()), ("synthetic", None, 50));
+        assert!(bad(TransportOpts { qos: "2".into(), ..ok.clone() }.plan()).starts_with("--qos \"2\""));
+        assert!(bad(TransportOpts { timeout_s: 0.0, ..ok.clone() }.plan()).starts_with("--timeout 0"));
+        assert!(bad(TransportOpts { reps: 101, ..ok.clone() }.plan()).starts_with("--reps 101"));
+        assert!(bad(TransportOpts { topic: Some("a/#".into()), ..ok.clone() }.plan()).starts_with("invalid topic \"a/#\""));
+        let missing = std::env::temp_dir().join(format!("wb-mqtt-missing-{}.uadp", std::process::id()));
+        assert!(bad(TransportOpts { message: Some(missing), ..ok.clone() }.plan()).contains("wb-mqtt-missing-"));
+        // Connecting is the run's business; nothing listens on port 1.
+        assert!(bad(plan.run()).starts_with("cannot connect to mqtt://127.0.0.1:1"));
+    }
+
+    #[test]
+    fn sizes_beside_the_thesis() {
+        let s = sizes_section(&["uadp".into(), "uadp-json-dv".into()], &[3, 5], false).unwrap();
+        assert_eq!(s.sizes.iter().map(|r| (r.format.as_str(), r.fields, r.bytes)).filter(|r| r.0 == "uadp").collect::<Vec<_>>(), vec![("uadp", 3, 54), ("uadp", 5, 64)]);
+        assert!(s.codec.is_empty() && s.layout.is_some());
+        assert!(s.sizes.iter().all(|r| r.round_trip && r.hex.is_some() == (r.format == "uadp")));
+        let row = |what: &str| s.comparison.iter().find(|r| r.what == what).unwrap_or_else(|| panic!("no {what}"));
+        // Counts stay counts; a field count not measured has no figure of ours.
+        assert_eq!((row("UADP size, 3 fields").thesis, row("UADP size, 3 fields").ours), (Figure::Count(48), Some(Figure::Count(54))));
+        assert_eq!(row("UADP size, 1 field").ours, None);
+        assert_eq!(row("UADP bytes/message, 3 fields (throughput table)").ours, Some(Figure::Count(54)));
+        assert_eq!(s.published.as_ref().map(|p| p.sizes.rows.len()), Some(4));
+        // Written as results files have it: keys sorted, counts as integers, absent as null.
+        let v = serde_json::to_string(&s.comparison[0]).unwrap();
+        assert!(v.contains(r#","ours":null,"source":"#) && v.ends_with(r#","thesis":38,"unit":"B","what":"UADP size, 1 field"}"#), "{v}");
+        assert!(bad(sizes_section(&["xml".into()], &[3], false)).contains("unknown format"));
+        assert_eq!(bad(sizes_section(&[], &[0], false)), "fields: 0 is out of range (1..=1000)");
+    }
+
+    fn run(rate: f64, sent: u64, received: u64) -> ThroughputResult {
+        use crate::{BrokerKind, CpuUsage, Delivery, Harness, PayloadInfo, Rate};
+        ThroughputResult {
+            harness: Harness::Wirebench,
+            broker: Endpoint::new("127.0.0.1", 1883, BrokerKind::External),
+            config: ThroughputConfig::default(),
+            topic: "t".into(),
+            payloads: PayloadInfo { distinct: 1, min_bytes: 1, max_bytes: 1, mean_bytes: 1.0, header_bytes: HEADER_LEN },
+            delivery: Delivery {
+                sent,
+                received,
+                lost: sent - received,
+                duplicates: Some(0),
+                reordered: Some(1),
+                delivery_ratio: received as f64 / sent as f64,
+                ..Delivery::default()
+            },
+            publisher: Rate { msgs_per_s: rate * 2.0, ..Rate::default() },
+            subscriber: Rate { msgs_per_s: rate, mb_per_s: 0.5, ..Rate::default() },
+            elapsed_seconds: 1.0,
+            cpu: CpuUsage { harness_cores: 0.5, ..CpuUsage::default() },
+            ended_by: crate::EndReason::Complete,
+            errors: vec!["e".into()],
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn throughput_sides_take_medians_and_sum_deliveries() {
+        let s = throughput_side(&[(run(100.0, 10, 10), Some(3.0)), (run(300.0, 10, 9), None), (run(200.0, 10, 10), Some(5.0))]);
+        assert_eq!((s.msgs_per_s, s.publisher_msgs_per_s, s.mb_per_s), (Some(200.0), Some(400.0), Some(0.5)));
+        assert_eq!(s.per_rep_msgs_per_s, vec![100.0, 300.0, 200.0]);
+        assert_eq!((s.sent, s.received, s.lost, s.duplicates, s.reordered), (30, 29, 1, Some(0), Some(3)));
+        assert_eq!(s.delivery_ratio, 0.9);
+        assert_eq!(s.allocs_per_msg, Some(4.0));
+        assert_eq!(s.errors, vec!["e".to_string()], "errors are listed once");
+        // A side none of whose runs finished has no rates (written as null, as always).
+        let none = throughput_side(&[]);
+        assert_eq!((none.msgs_per_s, none.allocs_per_msg, none.delivery_ratio), (None, None, 1.0));
+        let text = serde_json::to_string(&none).unwrap();
+        assert!(text.contains(r#""mb_per_s":null,"msgs_per_s":null,"per_rep_msgs_per_s":[],"publisher_msgs_per_s":null,"#), "{text}");
+    }
+}
