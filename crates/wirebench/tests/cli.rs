@@ -276,6 +276,28 @@ warmup_ms = 0.0
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Speed options that would exhaust memory or never finish are refused in one line (the study
+/// table the same way), before anything runs.
+#[test]
+fn speed_options_out_of_range_are_refused() {
+    for (flag, value, needle) in [
+        ("--samples-per-case", "100000000000", "too many"),
+        ("--sample-ms", "inf", "--sample-ms inf"),
+        ("--sample-ms", "1e300", "at most"),
+        ("--sample-ms", "NaN", "--sample-ms NaN"),
+        ("--sample-ms", "-1", "more than 0"),
+        ("--sample-ms", "0", "more than 0"),
+        ("--warmup-ms", "inf", "--warmup-ms inf"),
+        ("--warmup-ms", "-1", "--warmup-ms -1"),
+    ] {
+        expect_bad_args(&["speed", "-f", "json", &format!("{flag}={value}")], &[needle]);
+    }
+    let dir = TempDir::new("speedrange");
+    let study = dir.0.join("s.toml");
+    std::fs::write(&study, "[study]\nname = \"t\"\ntitle = \"t\"\n[speed]\nsample_ms = 1e300\n").unwrap();
+    expect_bad_input(wb().args(["run", study.to_str().unwrap(), "--out", dir.0.join("o").to_str().unwrap()]), &["[speed]", "at most"]);
+}
+
 /// A study is checked whole before its first part runs; the output folder is claimed before
 /// measuring; a part that fails at run time keeps the sections of the parts before it.
 #[test]

@@ -91,6 +91,13 @@ impl SpeedOpts {
     }
 }
 
+/// The most samples per case (each is kept: 8 bytes × samples × cases).
+pub const MAX_SAMPLES_PER_CASE: usize = 100_000;
+/// The longest sample, ms.
+pub const MAX_SAMPLE_MS: f64 = 10_000.0;
+/// The longest warm-up per case, ms.
+pub const MAX_WARMUP_MS: f64 = 60_000.0;
+
 /// Samples loaded for a user-sample speed run (they are held in memory while timing).
 const MAX_SAMPLES: usize = 10_000;
 
@@ -343,6 +350,22 @@ pub fn validate(args: &SpeedOpts) -> Result<(), PartError> {
     find_codec(args.baseline.as_deref().unwrap_or("json"))?;
     if args.samples_per_case < 10 {
         return Err(PartError::bad(format!("--samples-per-case {} is too few for the statistics (at least 10; 30 or more recommended)", args.samples_per_case)));
+    }
+    if args.samples_per_case > MAX_SAMPLES_PER_CASE {
+        return Err(PartError::bad(format!(
+            "--samples-per-case {} is too many (at most {MAX_SAMPLES_PER_CASE}: every sample of every case is kept in memory)",
+            args.samples_per_case
+        )));
+    }
+    // Finite and bounded, or a run never ends: NaN, infinity and 1e300 ms are refused here.
+    if !(args.sample_ms.is_finite() && args.sample_ms > 0.0 && args.sample_ms <= MAX_SAMPLE_MS) {
+        return Err(PartError::bad(format!(
+            "--sample-ms {}: a sample lasts more than 0 and at most {MAX_SAMPLE_MS} ms",
+            args.sample_ms
+        )));
+    }
+    if !(args.warmup_ms.is_finite() && args.warmup_ms >= 0.0 && args.warmup_ms <= MAX_WARMUP_MS) {
+        return Err(PartError::bad(format!("--warmup-ms {}: use 0 to {MAX_WARMUP_MS} ms", args.warmup_ms)));
     }
     if args.instructions && !crate::callgrind::available() {
         return Err(PartError::bad("--instructions needs valgrind (apt-get install valgrind)"));
