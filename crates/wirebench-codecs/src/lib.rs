@@ -108,6 +108,11 @@ impl CodecError {
     }
 }
 
+/// The deepest nesting of containers (maps, arrays, documents) a decoder accepts: a root
+/// container has depth 1. Deeper input is refused with the byte offset, never followed (a
+/// recursive reader would overflow the stack).
+pub const MAX_DEPTH: usize = 128;
+
 /// One wire format implementation.
 pub trait Codec: Send + Sync {
     fn info(&self) -> &'static CodecInfo;

@@ -7,7 +7,7 @@
 use pson::{Decoder, Encoder, Item};
 use wirebench_core::{Schema, Value};
 
-use crate::{Codec, CodecError, CodecInfo, SchemaUse};
+use crate::{Codec, CodecError, CodecInfo, SchemaUse, MAX_DEPTH};
 
 pub struct Pson;
 pub struct Protoson;
@@ -37,8 +37,6 @@ static PROTOSON_INFO: CodecInfo = CodecInfo {
     ],
 };
 
-/// Nesting the decoders accept (the same default as the `pson` crate).
-const MAX_DEPTH: usize = 128;
 
 fn pson_err(e: pson::Error) -> CodecError {
     CodecError::decode_kind(format!("invalid PSON: {}", e.kind.description()), e.kind.name(), e.offset)
