@@ -216,7 +216,7 @@ fn errors_carry_offsets() {
         let mut bytes = exact(id, &v, &schema);
         bytes[8 + 3] = 0xff; // the NUL of "abc" (header 4 + length 4 + "abc")
         match codec(id).decode(&bytes, Some(&schema)) {
-            Err(CodecError::Decode { offset: Some(11), msg }) => assert!(msg.contains("NUL"), "{msg}"),
+            Err(CodecError::Decode { offset: Some(11), msg, .. }) => assert!(msg.contains("NUL"), "{msg}"),
             other => panic!("{id}: {other:?}"),
         }
         let mut longer = exact(id, &v, &schema);

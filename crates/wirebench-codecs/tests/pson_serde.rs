@@ -862,7 +862,7 @@ fn same_as_dynamic(bytes: &[u8], seed: u64) {
             pson.encode(&t, None, &mut b).unwrap();
             assert_eq!(hex(&a), hex(&b), "seed {seed}: different values from {}", hex(bytes));
         }
-        (Err(wirebench_codecs::CodecError::Decode { offset, msg }), Err(e)) => {
+        (Err(wirebench_codecs::CodecError::Decode { offset, msg, .. }), Err(e)) => {
             assert_eq!(offset, e.offset(), "seed {seed}: {} — dynamic: {msg}, typed: {e}", hex(bytes))
         }
         (d, t) => panic!("seed {seed}: {} — dynamic {d:?}, typed {t:?}", hex(bytes)),
