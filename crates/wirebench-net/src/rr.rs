@@ -704,7 +704,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rtt_stats() {
+    fn rtt_statistics() {
         let s = rtt_stats(&[100.0, 110.0, 90.0, 100.0]);
         assert_eq!(s.n, 4);
         assert_eq!(s.p50_us, 100.0);
