@@ -83,3 +83,21 @@ pub struct FailedFormat {
     pub error: String,
     pub format: String,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn rows_without_ip_or_spec_figures_leave_them_out() {
+        let row = json!({"airtime_ms": 61.696, "app_bytes": 12.0, "bytes_on_air": 25.0, "fits": true, "format": "12 B",
+                         "frames": 1.0, "max_payload": 222, "messages": 1, "msgs_per_day": 14004.0,
+                         "msgs_per_day_fair_use": null, "note": "LoRaWAN", "payload_bytes": 12.0, "protocol": "raw",
+                         "protocol_overhead_bytes": 0.0, "radio": "lora-sf7", "spec_airtime_ms": 61.7});
+        let r: LinkRow = serde_json::from_value(row.clone()).unwrap();
+        assert_eq!((r.transport.as_deref(), r.ip_bytes, r.spec_airtime_ms), (None, None, Some(61.7)));
+        assert_eq!(serde_json::to_value(&r).unwrap(), row);
+        assert_eq!(serde_json::to_string(&r).unwrap(), row.to_string());
+    }
+}

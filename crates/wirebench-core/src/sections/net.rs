@@ -422,6 +422,7 @@ impl TcpRun {
         }
     }
 
+    /// The RTT statistics of the run.
     pub fn rtt(&self) -> &RttStats {
         match self {
             TcpRun::Codec(r) => &r.rtt,
@@ -445,6 +446,7 @@ impl TcpRun {
         }
     }
 
+    /// What the run warned about (e.g. a Nagle + delayed-ACK stall).
     pub fn warnings(&self) -> &[String] {
         match self {
             TcpRun::Codec(r) => &r.warnings,
@@ -590,4 +592,94 @@ pub struct Seed003Metric {
     pub platform: String,
     pub protobuf: f64,
     pub unit: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn load_report(mode: serde_json::Value) -> serde_json::Value {
+        let mut v = json!({
+            "body_bytes": 1004.0, "body_mb_per_sec": 0.1, "bound": "link", "bound_detail": "link-bound",
+            "connections": 100, "content_type": "application/json",
+            "cpu": {"cores": 0.1, "generator_cpu_s": 0.3, "per_thread": 0.1, "wall_s": 3.0},
+            "duration_s": 3.0, "errors": {"connect": 0, "protocol": 0, "read": 1, "status": 0, "timeout": 0, "write": 0},
+            "latency": {"count": 0, "max_us": null, "mean_us": null, "min_us": null, "p50_us": null, "p90_us": null,
+                        "p999_us": null, "p99_us": null, "stddev_us": null},
+            "link": {"ceiling_rps": 104.4, "header_bytes": 102, "rate_bps": 1000000, "ratio": 0.99},
+            "request_bytes": 1106.0, "request_mb_per_sec": 0.1, "requests": 312, "requests_per_sec": 104.0,
+            "response_mb_per_sec": 0.01, "threads": 1, "tool": "wirebench", "url": "http://x/", "warnings": []
+        });
+        for (k, x) in mode.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        v
+    }
+
+    /// Serialize a value as a results file would, with its keys sorted (how sections were
+    /// written before they had types).
+    fn sorted_text(v: &serde_json::Value) -> String {
+        fn sort(v: &serde_json::Value) -> serde_json::Value {
+            match v {
+                serde_json::Value::Object(m) => {
+                    let mut keys: Vec<&String> = m.keys().collect();
+                    keys.sort();
+                    let mut out = serde_json::Map::new();
+                    for k in keys {
+                        out.insert(k.clone(), sort(&m[k]));
+                    }
+                    serde_json::Value::Object(out)
+                }
+                serde_json::Value::Array(a) => serde_json::Value::Array(a.iter().map(sort).collect()),
+                other => other.clone(),
+            }
+        }
+        serde_json::to_string(&sort(v)).unwrap()
+    }
+
+    #[test]
+    fn load_reports_read_and_write_back_unchanged() {
+        for mode in [json!({"mode": "closed"}), json!({"mode": "open", "rate": 200.0})] {
+            let v = load_report(mode);
+            let r: LoadReport = serde_json::from_value(v.clone()).unwrap();
+            assert_eq!(serde_json::to_string(&r).unwrap(), sorted_text(&v));
+        }
+        let r: LoadReport = serde_json::from_value(load_report(json!({"mode": "open", "rate": 5.0}))).unwrap();
+        assert_eq!((r.mode, r.bound, r.errors.total()), (LoadMode::Open { rate: 5.0 }, Bound::Link, 1));
+        assert_eq!(serde_json::to_value(Burst::Bytes(4000)).unwrap(), json!({"kind": "bytes", "bytes": 4000}));
+        assert_eq!(serde_json::to_value(Burst::Sized).unwrap(), json!({"kind": "sized"}));
+    }
+
+    #[test]
+    fn tcp_runs_are_codec_or_echo_runs() {
+        let rtt = json!({"ipdv_mean_us": 1.0, "jitter_rfc3550_us": 1.0, "max_us": 9.0, "mean_us": 5.0, "min_us": 1.0,
+                         "n": 3, "p50_us": 5.0, "p90_us": 9.0, "p99_us": 9.0, "stddev_us": 2.0});
+        let echo = json!({"bytes": {"max": 400, "mean": 400, "min": 400}, "count": 3, "format": "echo-400B",
+                          "link": "tbf:1mbit", "media_type": "application/octet-stream", "model_rtt_us": 7456.0,
+                          "note": "TBF: ...", "path": "lab-tbf", "rate_bps": 1000000, "rtt": rtt, "warnings": []});
+        let r: TcpRun = serde_json::from_value(echo.clone()).unwrap();
+        assert!(matches!(r, TcpRun::Echo(_)) && r.note() == Some("TBF: ...") && r.bytes_mean() == 400.0);
+        assert_eq!(serde_json::to_string(&r).unwrap(), sorted_text(&echo));
+        let spread = json!({"max": 2.0, "mean": 1.5, "min": 1.0});
+        let codec = json!({"bytes": spread, "cadence_ms": 50.0, "client_decode_us": spread, "codec": "json", "count": 3,
+                           "decode_failures": 0, "encode_us": spread, "format": "json", "link": "loopback",
+                           "media_type": "application/json", "model_rtt_us": null, "path": "loopback",
+                           "payload_bytes_per_sec": 20.0, "rate_bps": null, "round_trip_exact": true, "rtt": rtt,
+                           "rtt_samples_us": [1.0, 5.0, 9.0], "server_decode_us": spread, "server_decoded": 5,
+                           "server_failed": 0, "warnings": []});
+        let r: TcpRun = serde_json::from_value(codec.clone()).unwrap();
+        assert!(r.codec().is_some_and(|c| c.rtt_samples_us.len() == 3) && r.note().is_none());
+        assert_eq!(serde_json::to_string(&r).unwrap(), sorted_text(&codec));
+    }
+
+    #[test]
+    fn the_sections_have_a_json_schema() {
+        let http = serde_json::to_value(schemars::schema_for!(HttpSection)).unwrap();
+        assert!(http["properties"]["runs"].is_object(), "{http}");
+        let tcp = serde_json::to_value(schemars::schema_for!(TcpSection)).unwrap();
+        assert!(tcp["properties"]["published"].is_object(), "{tcp}");
+        let link = serde_json::to_value(schemars::schema_for!(super::super::link::LinkSection)).unwrap();
+        assert!(link["properties"]["rows"].is_object(), "{link}");
+    }
 }

@@ -268,3 +268,56 @@ fn measure(opts: &LinkOpts) -> Result<LinkSection, PartError> {
         known_radios: RADIO_NAMES.iter().map(|s| s.to_string()).collect(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_lora_rows_carry_the_spec_table_and_ip_rows_their_transport() {
+        let opts = LinkOpts {
+            radios: vec!["lora-sf7".into()],
+            protocols: vec!["raw".into(), "mqtt-sn".into()],
+            payload_bytes: vec![12, 13],
+            ipv6: true,
+            ..Default::default()
+        };
+        let s = LinkPart::run(&opts).unwrap();
+        assert_eq!((s.source.as_str(), s.protocols.clone()), ("raw sizes", vec!["raw".to_string(), "mqtt-sn".into()]));
+        assert_eq!(s.rows.len(), 4);
+        let raw12 = &s.rows[0];
+        assert_eq!((raw12.format.as_str(), raw12.protocol.as_str(), raw12.messages), ("12 B", "raw", 1));
+        let spec = published::spec_lora(12, 7).unwrap();
+        assert_eq!(raw12.spec_airtime_ms, Some(spec.airtime_ms));
+        assert!((raw12.spec_deviation_pct.unwrap() - (raw12.airtime_ms / spec.airtime_ms - 1.0) * 100.0).abs() < 1e-12);
+        assert!(raw12.transport.is_none() && raw12.ip_bytes.is_none());
+        // 13 B is not in the spec's table; MQTT-SN rows are over UDP/IPv6 and have no spec figure.
+        assert!(s.rows[2].spec_airtime_ms.is_none());
+        let sn = &s.rows[1];
+        assert_eq!(sn.transport.as_deref(), Some("udpipv6"));
+        assert!(sn.ip_bytes.unwrap() > sn.app_bytes && sn.app_bytes > sn.payload_bytes && sn.spec_airtime_ms.is_none());
+        assert_eq!(sn.protocol_overhead_bytes, sn.app_bytes - sn.payload_bytes);
+    }
+
+    #[test]
+    fn bad_options_are_bad_input() {
+        let bad = |o: LinkOpts| match LinkPart::validate(&o) {
+            Err(PartError::BadInput(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        assert!(bad(LinkOpts { radios: vec!["lora-sf6".into()], ..Default::default() }).contains("unknown radio profile"));
+        assert!(bad(LinkOpts { protocols: vec!["smtp".into()], ..Default::default() }).starts_with("unknown protocol"));
+        assert!(bad(LinkOpts { topic_bytes: Some(70_000), ..Default::default() }).contains("65,535"));
+        assert!(bad(LinkOpts { payload_bytes: vec![2 << 20], ..Default::default() }).contains("1 MiB"));
+        assert!(bad(LinkOpts { corpus: Some("nope".into()), ..Default::default() }).starts_with("unknown corpus"));
+    }
+
+    #[test]
+    fn formats_use_the_encoded_sizes_of_the_messages() {
+        let opts = LinkOpts { radios: vec!["nb-iot".into()], formats: vec!["json".into(), "cbor".into()], ..Default::default() };
+        let s = LinkPart::run(&opts).unwrap();
+        assert_eq!(s.rows.len(), 2);
+        assert!(s.rows[0].payload_bytes > s.rows[1].payload_bytes, "JSON is larger than CBOR");
+        assert!(s.failed.is_empty() && s.known_radios.len() >= 11);
+    }
+}
