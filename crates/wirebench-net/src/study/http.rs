@@ -375,12 +375,10 @@ fn measure(opts: &HttpOpts, plan: &Plan) -> Result<HttpSection, PartError> {
     let mut notes: Vec<String> = Vec::new();
     let path = choose_path(opts, plan, &mut notes)?;
     let bodies = encode_bodies(plan, &workload);
-    let collector_config = |listen: Option<SocketAddr>, netns: Option<String>| CollectorConfig {
-        listen: listen.unwrap_or(CollectorConfig::default().listen),
+    let collector = CollectorConfig {
         schema: Some(workload.schema.clone()),
         validate: !opts.no_validate,
         workers: opts.collector_workers.unwrap_or(2),
-        netns,
         ..Default::default()
     };
     let mut setup = Setup { opts, plan, path, collector: None, lab: None };
@@ -389,14 +387,17 @@ fn measure(opts: &HttpOpts, plan: &Plan) -> Result<HttpSection, PartError> {
         Path::Lab => {
             let first = plan.sweeps.iter().flat_map(|s| s.rates.iter()).flatten().next().copied();
             let lab = Lab::up(&lab::unique_id(), &profile(first, plan, opts.loss)?).map_err(part_error)?;
-            let listen = SocketAddr::new(lab::ADDR_B.into(), 8080);
-            let ns = Some(lab.ns_b().to_string());
+            let cfg = CollectorConfig {
+                listen: SocketAddr::new(lab::ADDR_B.into(), 8080),
+                netns: Some(lab.ns_b().to_string()),
+                ..collector
+            };
             // The lab goes down when `lab` drops, also when the collector fails to start.
-            setup.collector = Some(Collector::start(collector_config(Some(listen), ns)).map_err(part_error)?);
+            setup.collector = Some(Collector::start(cfg).map_err(part_error)?);
             setup.lab = Some(lab);
         }
         Path::Loopback | Path::Emulator => {
-            setup.collector = Some(Collector::start(collector_config(None, None)).map_err(part_error)?);
+            setup.collector = Some(Collector::start(collector).map_err(part_error)?);
         }
     }
     let path_name = if path == Path::Lab && plan.shaper == Shaper::Htb { "lab-htb" } else { path.name() };
