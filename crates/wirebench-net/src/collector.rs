@@ -14,7 +14,6 @@
 //! Runs on its own thread(s) (`workers` = 1: a current-thread runtime, the usual choice on a
 //! 2-core box where the generator needs the other core), optionally inside a lab namespace.
 
-use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -23,7 +22,6 @@ use std::time::Duration;
 
 use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
-use serde::{Deserialize, Serialize};
 use wirebench_codecs::Prepared;
 use wirebench_core::Schema;
 
@@ -61,32 +59,7 @@ impl Default for CollectorConfig {
     }
 }
 
-/// Counts for one codec.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct CodecCounts {
-    pub requests: u64,
-    pub ok: u64,
-    pub invalid: u64,
-    pub bytes: u64,
-    /// The first reason a body was invalid.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_error: Option<String>,
-}
-
-/// What the collector has seen.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct CollectorStats {
-    pub requests: u64,
-    pub ok: u64,
-    pub invalid: u64,
-    pub unsupported_media_type: u64,
-    pub too_large: u64,
-    pub body_bytes: u64,
-    pub connections: u64,
-    /// Per codec id.
-    pub codecs: BTreeMap<String, CodecCounts>,
-    pub validated: bool,
-}
+pub use wirebench_core::sections::net::{CodecCounts, CollectorStats};
 
 struct Entry {
     id: &'static str,

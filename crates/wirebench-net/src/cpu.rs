@@ -1,5 +1,6 @@
-//! CPU time of the calling thread and of the whole process (Linux `clock_gettime`), used to
-//! tell link-bound from harness-bound runs.
+//! CPU time of the calling thread and of the whole process (Linux `clock_gettime`), and the
+//! whole machine's busy time (`/proc/stat`), used to tell link-bound from harness-bound and
+//! host-bound runs.
 
 fn clock_seconds(clock: libc::clockid_t) -> f64 {
     let mut ts = libc::timespec {
@@ -24,6 +25,24 @@ pub fn process_cpu_seconds() -> f64 {
     clock_seconds(libc::CLOCK_PROCESS_CPUTIME_ID)
 }
 
+/// (busy, total) jiffies of all CPUs from /proc/stat (busy = total − idle − iowait); `None`
+/// where the file is not there or not readable.
+pub fn machine_ticks() -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    parse_machine_ticks(&stat)
+}
+
+fn parse_machine_ticks(stat: &str) -> Option<(u64, u64)> {
+    let line = stat.lines().next()?.strip_prefix("cpu ")?;
+    let v: Vec<u64> = line.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+    if v.len() < 5 {
+        return None;
+    }
+    // user nice system idle iowait irq softirq steal (guest time is inside user).
+    let total: u64 = v.iter().take(8).sum();
+    Some((total - v[3] - v[4], total))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -36,5 +55,15 @@ mod tests {
         std::hint::black_box(x);
         assert!(super::thread_cpu_seconds() > t0);
         assert!(super::process_cpu_seconds() >= super::thread_cpu_seconds() - 1e-3);
+    }
+
+    #[test]
+    fn machine_ticks_from_proc_stat() {
+        let (busy, total) = super::machine_ticks().expect("/proc/stat on Linux");
+        assert!(busy <= total && total > 0);
+        let stat = "cpu  10 2 3 100 5 1 1 0 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\n";
+        assert_eq!(super::parse_machine_ticks(stat), Some((17, 122)));
+        assert_eq!(super::parse_machine_ticks("cpu  1 2\n"), None);
+        assert_eq!(super::parse_machine_ticks("intr 1 2 3 4 5\n"), None);
     }
 }

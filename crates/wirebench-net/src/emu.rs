@@ -165,27 +165,7 @@ impl EmuConfig {
     }
 }
 
-/// Counters of one direction.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct DirStats {
-    /// Packets (TCP segments after slicing, UDP datagrams) that entered the link.
-    pub packets_in: u64,
-    pub packets_delivered: u64,
-    pub dropped_loss: u64,
-    pub dropped_queue: u64,
-    pub payload_bytes_delivered: u64,
-    /// Payload + overhead bytes the serializer accounted for.
-    pub wire_bytes: u64,
-}
-
-/// Counters of the whole proxy.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct EmuStats {
-    pub up: DirStats,
-    pub down: DirStats,
-    pub connections: u64,
-    pub refused: u64,
-}
+pub use wirebench_core::sections::net::{DirStats, EmuStats};
 
 #[derive(Default)]
 struct DirCounters {

@@ -1,19 +1,19 @@
-//! A log-linear latency histogram in the style of HdrHistogram: values below 256 are kept
-//! exactly, larger values in 128 linear sub-buckets per power of two, so any reported value is
-//! within 1/128 (0.8 %) of a recorded one. Fixed memory (39 KiB), O(1) record, mergeable —
-//! per-connection or per-thread histograms are pooled by [`Histogram::merge`].
+//! A latency histogram: an HDR histogram (the `hdrhistogram` crate, 3 significant digits:
+//! values below 2,048 are kept exactly, larger ones in buckets at most 1/1024 of their value
+//! wide, up to 2^44 ns ≈ 4.9 h; larger values are clamped), plus the exact count, sum, sum of
+//! squares, minimum and maximum, so that the mean, the standard deviation and the extremes are
+//! exact and only percentiles are bucketed. Mergeable: per-connection or per-thread histograms
+//! are pooled by [`Histogram::merge`].
 
-use serde::{Deserialize, Serialize};
+use crate::NetError;
 
-const EXACT: u64 = 256; // values below this get their own bucket
-const SUB_BITS: u32 = 7; // 128 sub-buckets per power of two above EXACT
-const MAX_EXP: u32 = 44; // 2^44 ns ≈ 4.9 h; larger values are clamped
-const BUCKETS: usize = EXACT as usize + ((MAX_EXP - 8) as usize + 1) * (1 << SUB_BITS);
+/// The highest value the buckets track (2^44 ns ≈ 4.9 h); larger values count in the top one.
+const MAX_TRACKED: u64 = 1 << 44;
 
 /// A histogram of non-negative integer values (nanoseconds, in this crate).
 #[derive(Clone)]
 pub struct Histogram {
-    counts: Vec<u64>,
+    hdr: hdrhistogram::Histogram<u64>,
     n: u64,
     min: u64,
     max: u64,
@@ -29,42 +29,15 @@ impl Default for Histogram {
 
 impl std::fmt::Debug for Histogram {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "Histogram {{ n: {}, min: {}, max: {} }}",
-            self.n, self.min, self.max
-        )
+        write!(f, "Histogram {{ n: {}, min: {}, max: {} }}", self.n, self.min, self.max)
     }
-}
-
-fn index(v: u64) -> usize {
-    if v < EXACT {
-        return v as usize;
-    }
-    let e = (63 - v.leading_zeros()).min(MAX_EXP);
-    let v = v.min((1u64 << (MAX_EXP + 1)) - 1);
-    let shift = e - SUB_BITS;
-    let sub = (v >> shift) - (1 << SUB_BITS);
-    EXACT as usize + (e - 8) as usize * (1 << SUB_BITS) + sub as usize
-}
-
-/// The [low, high) range of values a bucket holds.
-fn range(i: usize) -> (u64, u64) {
-    if (i as u64) < EXACT {
-        return (i as u64, i as u64 + 1);
-    }
-    let j = i - EXACT as usize;
-    let e = 8 + (j >> SUB_BITS) as u32;
-    let sub = (j & ((1 << SUB_BITS) - 1)) as u64;
-    let shift = e - SUB_BITS;
-    let lo = ((1u64 << SUB_BITS) + sub) << shift;
-    (lo, lo + (1u64 << shift))
 }
 
 impl Histogram {
     pub fn new() -> Histogram {
         Histogram {
-            counts: vec![0; BUCKETS],
+            // Static, valid bounds (1 ≤ low, 2·low ≤ high, sigfig ≤ 5): this cannot fail.
+            hdr: hdrhistogram::Histogram::new_with_bounds(1, MAX_TRACKED, 3).expect("valid static histogram bounds"),
             n: 0,
             min: u64::MAX,
             max: 0,
@@ -74,7 +47,7 @@ impl Histogram {
     }
 
     pub fn record(&mut self, v: u64) {
-        self.counts[index(v)] += 1;
+        self.hdr.saturating_record(v);
         self.n += 1;
         self.min = self.min.min(v);
         self.max = self.max.max(v);
@@ -86,15 +59,17 @@ impl Histogram {
         self.record(d.as_nanos().min(u64::MAX as u128) as u64);
     }
 
-    pub fn merge(&mut self, other: &Histogram) {
-        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
-            *a += b;
-        }
+    /// Pool `other` into this histogram.
+    pub fn merge(&mut self, other: &Histogram) -> Result<(), NetError> {
+        self.hdr
+            .add(&other.hdr)
+            .map_err(|e| NetError::invalid("histogram", format!("cannot merge histograms: {e:?}")))?;
         self.n += other.n;
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
         self.sum += other.sum;
         self.sum_sq += other.sum_sq;
+        Ok(())
     }
 
     pub fn count(&self) -> u64 {
@@ -125,17 +100,10 @@ impl Histogram {
         if self.n == 0 {
             return None;
         }
-        let rank = ((q.clamp(0.0, 1.0) * self.n as f64).ceil() as u64).max(1);
-        let mut seen = 0;
-        for (i, &c) in self.counts.iter().enumerate() {
-            seen += c;
-            if seen >= rank {
-                let (lo, hi) = range(i);
-                let mid = lo + (hi - lo - 1) / 2;
-                return Some(mid.clamp(self.min, self.max));
-            }
-        }
-        Some(self.max)
+        let q = q.clamp(0.0, 1.0);
+        // The bucket's highest value for q > 0 (its lowest for q = 0); its midpoint either way.
+        let at = self.hdr.value_at_quantile(q);
+        Some(self.hdr.median_equivalent(at).clamp(self.min, self.max))
     }
 
     /// The usual summary, converted from nanoseconds to microseconds.
@@ -155,34 +123,23 @@ impl Histogram {
     }
 }
 
-/// Latency percentiles in microseconds (`None` when nothing was recorded).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct LatencySummary {
-    pub count: u64,
-    pub mean_us: Option<f64>,
-    pub stddev_us: Option<f64>,
-    pub min_us: Option<f64>,
-    pub p50_us: Option<f64>,
-    pub p90_us: Option<f64>,
-    pub p99_us: Option<f64>,
-    pub p999_us: Option<f64>,
-    pub max_us: Option<f64>,
-}
+pub use wirebench_core::sections::net::LatencySummary;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn buckets_tile_the_range() {
-        let mut prev_hi = 0;
-        for i in 0..BUCKETS {
-            let (lo, hi) = range(i);
-            assert_eq!(lo, prev_hi, "bucket {i}");
-            assert_eq!(index(lo), i);
-            assert_eq!(index(hi - 1), i);
-            prev_hi = hi;
+    fn small_values_are_exact() {
+        let mut h = Histogram::new();
+        for v in [0u64, 1, 7, 255, 2047] {
+            h.record(v);
         }
+        assert_eq!(h.quantile(0.0), Some(0));
+        assert_eq!(h.quantile(0.4), Some(1));
+        assert_eq!(h.quantile(0.6), Some(7));
+        assert_eq!(h.quantile(0.8), Some(255));
+        assert_eq!(h.quantile(1.0), Some(2047));
     }
 
     #[test]
@@ -191,24 +148,23 @@ mod tests {
         for v in 1..=100_000u64 {
             h.record(v * 1000);
         }
-        for (q, want) in [
-            (0.5, 50_000_000.0),
-            (0.9, 90_000_000.0),
-            (0.99, 99_000_000.0),
-        ] {
+        for (q, want) in [(0.5, 50_000_000.0), (0.9, 90_000_000.0), (0.99, 99_000_000.0)] {
             let got = h.quantile(q).unwrap() as f64;
-            assert!((got / want - 1.0).abs() < 0.01, "q{q}: {got} vs {want}");
+            assert!((got / want - 1.0).abs() < 0.001, "q{q}: {got} vs {want}");
         }
         assert_eq!(h.min(), Some(1000));
         assert_eq!(h.max(), Some(100_000_000));
+        assert!((h.mean().unwrap() - 50_000_500.0).abs() < 1e-6);
         let mut g = Histogram::new();
         g.record(5);
-        g.merge(&h);
+        g.merge(&h).unwrap();
         assert_eq!(g.count(), 100_001);
         assert_eq!(g.min(), Some(5));
+        assert_eq!(g.quantile(0.0), Some(5));
         assert_eq!(Histogram::new().quantile(0.5), None);
         let mut big = Histogram::new();
         big.record(u64::MAX);
         assert_eq!(big.quantile(1.0), Some(u64::MAX));
+        assert_eq!(big.quantile(0.5), Some(u64::MAX));
     }
 }

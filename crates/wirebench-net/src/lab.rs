@@ -419,7 +419,7 @@ fn shape(ns: &str, dev: &str, s: &Shape, p: &LabProfile) -> Result<(), NetError>
     let run = |a: &[&str]| cmd::run_ok(&tc, &args(a), CMD_TIMEOUT);
     match (s.rate_bps, p.shaper) {
         (Some(rate), Shaper::Tbf) => {
-            let burst = p.burst.bytes(rate);
+            let burst = crate::profile::burst_bytes(p.burst, rate);
             run(&[
                 "-n",
                 ns,
@@ -440,7 +440,7 @@ fn shape(ns: &str, dev: &str, s: &Shape, p: &LabProfile) -> Result<(), NetError>
         (Some(rate), Shaper::Htb) => {
             // One class that everything goes to; the bucket as for TBF. A root that is not
             // HTB yet (tbf or the default) is replaced first.
-            let burst = p.burst.bytes(rate);
+            let burst = crate::profile::burst_bytes(p.burst, rate);
             let have_htb = cmd::run(
                 &tc,
                 &args(&["-n", ns, "qdisc", "show", "dev", dev, "root"]),

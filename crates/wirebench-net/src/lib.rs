@@ -15,6 +15,8 @@
 //! - [`ev`]: the EV telemetry message of seed 003.
 //! - [`workload`]: the messages a run sends (EV series, corpus, samples) and their bodies.
 //! - [`published`]: the seeds' published figures with their sources, for reports.
+//! - [`study`]: the `link`, `http` and `tcp` parts of a study (options, checks, runs into the
+//!   typed results sections).
 //!
 //! Every run is bounded in time and count; every socket we own has `TCP_NODELAY`; all traffic
 //! goes to loopback or to addresses inside namespaces the lab created.
@@ -34,6 +36,7 @@ pub mod profile;
 pub mod published;
 pub mod rng;
 pub mod rr;
+pub mod study;
 pub mod wire;
 pub mod workload;
 pub mod wrk;

@@ -29,26 +29,16 @@ use std::rc::Rc;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::cpu::thread_cpu_seconds;
-use crate::hist::{Histogram, LatencySummary};
+use crate::hist::Histogram;
 use crate::lab::spawn_in;
 use crate::wire::http_request_ceiling;
 use crate::NetError;
 
-/// Closed or open loop.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "mode", rename_all = "lowercase")]
-pub enum LoadMode {
-    Closed,
-    /// Constant total rate in requests per second.
-    Open {
-        rate: f64,
-    },
-}
+pub use wirebench_core::sections::net::LoadMode;
 
 /// A load run.
 #[derive(Clone, Debug)]
@@ -88,106 +78,16 @@ impl LoadConfig {
     }
 }
 
-/// Errors counted during a run (a run with errors still reports).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct ErrorCounts {
-    pub connect: u64,
-    pub read: u64,
-    pub write: u64,
-    pub timeout: u64,
-    /// Unparseable responses.
-    pub protocol: u64,
-    /// Responses other than 2xx/3xx (like wrk's "Non-2xx or 3xx responses").
-    pub status: u64,
-}
+pub use wirebench_core::sections::net::{Bound, CpuUse, ErrorCounts, LinkUse, LoadReport};
 
-impl ErrorCounts {
-    pub fn total(&self) -> u64 {
-        self.connect + self.read + self.write + self.timeout + self.protocol + self.status
-    }
-
-    fn add(&mut self, o: &ErrorCounts) {
-        self.connect += o.connect;
-        self.read += o.read;
-        self.write += o.write;
-        self.timeout += o.timeout;
-        self.protocol += o.protocol;
-        self.status += o.status;
-    }
-}
-
-/// What limited the run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Bound {
-    /// ≥ 90 % of the link's request ceiling.
-    Link,
-    /// A generator thread at ≥ 90 % of a core, link (if known) < 90 % used.
-    Harness,
-    /// Neither: the server, the round trip or the connection count limited it.
-    Peer,
-}
-
-/// CPU use of the generator.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct CpuUse {
-    /// CPU seconds of the generator threads (not the rest of the process).
-    pub generator_cpu_s: f64,
-    pub wall_s: f64,
-    /// generator_cpu_s / wall_s: cores used.
-    pub cores: f64,
-    /// cores / threads: how busy each generator thread was (1.0 = a full core).
-    pub per_thread: f64,
-}
-
-/// The request ceiling of the link and how much of it was used.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LinkUse {
-    pub rate_bps: u64,
-    /// Request header bytes counted in the ceiling.
-    pub header_bytes: usize,
-    pub ceiling_rps: f64,
-    /// requests_per_sec / ceiling_rps.
-    pub ratio: f64,
-}
-
-/// The result of a run.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct LoadReport {
-    pub tool: String,
-    pub url: String,
-    pub content_type: String,
-    #[serde(flatten)]
-    pub mode: LoadMode,
-    pub connections: usize,
-    pub threads: usize,
-    /// Mean body bytes per request.
-    pub body_bytes: f64,
-    /// Mean request bytes incl. request line and headers.
-    pub request_bytes: f64,
-    pub duration_s: f64,
-    /// Responses completed within the duration.
-    pub requests: u64,
-    pub requests_per_sec: f64,
-    /// Body bytes per second, in MB (10^6 B).
-    pub body_mb_per_sec: f64,
-    /// Request bytes (headers + body) per second, in MB.
-    pub request_mb_per_sec: f64,
-    /// Response bytes read per second, in MB (wrk's "Transfer/sec").
-    pub response_mb_per_sec: f64,
-    pub errors: ErrorCounts,
-    /// Closed loop: from send. Open loop: from the scheduled send time.
-    pub latency: LatencySummary,
-    /// Open loop only: scheduled → actual send.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub send_lag: Option<LatencySummary>,
-    pub cpu: CpuUse,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub link: Option<LinkUse>,
-    pub bound: Bound,
-    /// One line explaining `bound`, with numbers.
-    pub bound_detail: String,
-    pub warnings: Vec<String>,
+/// Add the counts of `o` to `to`.
+fn add_errors(to: &mut ErrorCounts, o: &ErrorCounts) {
+    to.connect += o.connect;
+    to.read += o.read;
+    to.write += o.write;
+    to.timeout += o.timeout;
+    to.protocol += o.protocol;
+    to.status += o.status;
 }
 
 struct Target {
@@ -689,9 +589,9 @@ pub fn run(cfg: &LoadConfig) -> Result<LoadReport, NetError> {
     let mut cpu = 0.0;
     for h in handles {
         let o = h.join()??;
-        total.hist.merge(&o.shared.hist);
-        total.lag.merge(&o.shared.lag);
-        total.errors.add(&o.shared.errors);
+        total.hist.merge(&o.shared.hist)?;
+        total.lag.merge(&o.shared.lag)?;
+        add_errors(&mut total.errors, &o.shared.errors);
         total.requests += o.shared.requests;
         total.req_bytes += o.shared.req_bytes;
         total.body_bytes += o.shared.body_bytes;

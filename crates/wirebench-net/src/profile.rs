@@ -18,51 +18,29 @@ pub const HZ: u64 = 250;
 /// The burst the seed used (32 kbit = 4,000 B); also the floor of the sized burst.
 pub const SEED_BURST_BYTES: u64 = 4_000;
 
-/// How the TBF bucket is sized.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase", tag = "kind", content = "bytes")]
-pub enum Burst {
-    /// max(rate / 8 / HZ, 4,000 B): reaches the rate at every speed (spec §1.3: 99–100 %).
-    Sized,
-    /// The seed's fixed 32 kbit (4,000 B): costs 10 % at 500 Mbit and 21–28 % at 1 Gbit.
-    Seed,
-    /// A fixed number of bytes.
-    Bytes(u64),
-}
+pub use wirebench_core::sections::net::{Burst, Shaper};
 
-impl Burst {
-    /// The bucket size in bytes for `rate_bps`.
-    pub fn bytes(self, rate_bps: u64) -> u64 {
-        match self {
-            Burst::Sized => (rate_bps / 8 / HZ).max(SEED_BURST_BYTES),
-            Burst::Seed => SEED_BURST_BYTES,
-            Burst::Bytes(b) => b,
-        }
-    }
-
-    /// A warning when the bucket is smaller than one tick's worth of bytes at `rate_bps`.
-    pub fn warning(self, rate_bps: u64) -> Option<String> {
-        let need = rate_bps / 8 / HZ;
-        let have = self.bytes(rate_bps);
-        (have < need).then(|| {
-            format!(
-                "TBF burst {have} B < rate/HZ = {need} B at {}: the link will not reach its rate \
-                 (the seed's 32 kbit cost 10 % at 500 Mbit, 21-28 % at 1 Gbit)",
-                format_rate(rate_bps)
-            )
-        })
+/// The bucket size in bytes of `burst` for `rate_bps`.
+pub fn burst_bytes(burst: Burst, rate_bps: u64) -> u64 {
+    match burst {
+        Burst::Sized => (rate_bps / 8 / HZ).max(SEED_BURST_BYTES),
+        Burst::Seed => SEED_BURST_BYTES,
+        Burst::Bytes(b) => b,
     }
 }
 
-/// The qdisc that shapes the rate.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Shaper {
-    /// `tbf rate R burst B latency 50ms` (spec §1.2).
-    #[default]
-    Tbf,
-    /// `htb` root with one default class `rate R ceil R burst B` (same bucket size).
-    Htb,
+/// A warning when the bucket of `burst` is smaller than one tick's worth of bytes at
+/// `rate_bps`.
+pub fn burst_warning(burst: Burst, rate_bps: u64) -> Option<String> {
+    let need = rate_bps / 8 / HZ;
+    let have = burst_bytes(burst, rate_bps);
+    (have < need).then(|| {
+        format!(
+            "TBF burst {have} B < rate/HZ = {need} B at {}: the link will not reach its rate \
+             (the seed's 32 kbit cost 10 % at 500 Mbit, 21-28 % at 1 Gbit)",
+            format_rate(rate_bps)
+        )
+    })
 }
 
 /// Shaping of one direction.
@@ -336,7 +314,7 @@ impl LabProfile {
         [self.up.rate_bps, self.down.rate_bps]
             .into_iter()
             .flatten()
-            .filter_map(|r| self.burst.warning(r))
+            .filter_map(|r| burst_warning(self.burst, r))
             .collect()
     }
 }
@@ -377,12 +355,12 @@ mod tests {
             (500, 250_000),
             (1000, 500_000),
         ] {
-            assert_eq!(Burst::Sized.bytes(mbit * 1_000_000), b, "{mbit} Mbit");
+            assert_eq!(burst_bytes(Burst::Sized, mbit * 1_000_000), b, "{mbit} Mbit");
         }
         // spec §5 goal 4: warn when burst < rate/HZ.
-        assert!(Burst::Seed.warning(500_000_000).is_some());
-        assert!(Burst::Seed.warning(5_000_000).is_none());
-        assert!(Burst::Sized.warning(1_000_000_000).is_none());
+        assert!(burst_warning(Burst::Seed, 500_000_000).is_some());
+        assert!(burst_warning(Burst::Seed, 5_000_000).is_none());
+        assert!(burst_warning(Burst::Sized, 1_000_000_000).is_none());
     }
 
     #[test]

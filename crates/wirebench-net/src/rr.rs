@@ -40,74 +40,50 @@ const ACK_LEN: usize = 13;
 const MAX_FRAME: usize = 16 << 20;
 const POLL: Duration = Duration::from_millis(20);
 
-/// RTT statistics over samples in microseconds (exact nearest-rank percentiles).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct RttStats {
-    pub n: usize,
-    pub mean_us: f64,
-    pub stddev_us: f64,
-    pub min_us: f64,
-    pub p50_us: f64,
-    pub p90_us: f64,
-    pub p99_us: f64,
-    pub max_us: f64,
-    /// RFC 3550 §6.4.1 interarrival jitter estimator applied to the RTT series.
-    pub jitter_rfc3550_us: f64,
-    /// Mean |RTT_i − RTT_{i−1}| (inter-packet delay variation, RFC 3393 style).
-    pub ipdv_mean_us: f64,
-}
+pub use wirebench_core::sections::net::{RttStats, Spread};
 
-impl RttStats {
-    pub fn from_samples(us: &[f64]) -> RttStats {
-        if us.is_empty() {
-            return RttStats::default();
-        }
-        let n = us.len();
-        let mean = us.iter().sum::<f64>() / n as f64;
-        let var = us.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64;
-        let mut sorted = us.to_vec();
-        sorted.sort_by(|a, b| a.total_cmp(b));
-        let q = |p: f64| sorted[((p * n as f64).ceil() as usize).clamp(1, n) - 1];
-        let mut j = 0.0;
-        let mut ipdv = 0.0;
-        for w in us.windows(2) {
-            let d = (w[1] - w[0]).abs();
-            j += (d - j) / 16.0;
-            ipdv += d;
-        }
-        RttStats {
-            n,
-            mean_us: mean,
-            stddev_us: var.sqrt(),
-            min_us: sorted[0],
-            p50_us: q(0.50),
-            p90_us: q(0.90),
-            p99_us: q(0.99),
-            max_us: sorted[n - 1],
-            jitter_rfc3550_us: j,
-            ipdv_mean_us: if n > 1 { ipdv / (n - 1) as f64 } else { 0.0 },
-        }
+/// RTT statistics over samples in microseconds: mean, population standard deviation, exact
+/// nearest-rank percentiles, the RFC 3550 jitter estimator and the mean IPDV.
+pub fn rtt_stats(us: &[f64]) -> RttStats {
+    if us.is_empty() {
+        return RttStats::default();
+    }
+    let n = us.len();
+    let mean = us.iter().sum::<f64>() / n as f64;
+    let var = us.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64;
+    let mut sorted = us.to_vec();
+    sorted.sort_by(|a, b| a.total_cmp(b));
+    let q = |p: f64| sorted[((p * n as f64).ceil() as usize).clamp(1, n) - 1];
+    let mut j = 0.0;
+    let mut ipdv = 0.0;
+    for w in us.windows(2) {
+        let d = (w[1] - w[0]).abs();
+        j += (d - j) / 16.0;
+        ipdv += d;
+    }
+    RttStats {
+        n,
+        mean_us: mean,
+        stddev_us: var.sqrt(),
+        min_us: sorted[0],
+        p50_us: q(0.50),
+        p90_us: q(0.90),
+        p99_us: q(0.99),
+        max_us: sorted[n - 1],
+        jitter_rfc3550_us: j,
+        ipdv_mean_us: if n > 1 { ipdv / (n - 1) as f64 } else { 0.0 },
     }
 }
 
-/// Mean/min/max of a series.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Spread {
-    pub mean: f64,
-    pub min: f64,
-    pub max: f64,
-}
-
-impl Spread {
-    fn of(v: &[f64]) -> Spread {
-        if v.is_empty() {
-            return Spread::default();
-        }
-        Spread {
-            mean: v.iter().sum::<f64>() / v.len() as f64,
-            min: v.iter().copied().fold(f64::INFINITY, f64::min),
-            max: v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        }
+/// Mean/min/max of a series (zeros when empty).
+fn spread(v: &[f64]) -> Spread {
+    if v.is_empty() {
+        return Spread::default();
+    }
+    Spread {
+        mean: v.iter().sum::<f64>() / v.len() as f64,
+        min: v.iter().copied().fold(f64::INFINITY, f64::min),
+        max: v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
     }
 }
 
@@ -517,7 +493,7 @@ fn run_here(cfg: &RrConfig) -> Result<RrReport, NetError> {
     }
     let elapsed = start.elapsed().as_secs_f64();
     let col = |f: fn(&RrSample) -> f64| samples.iter().map(f).collect::<Vec<f64>>();
-    let rtt = RttStats::from_samples(&col(|s| s.rtt_us));
+    let rtt = rtt_stats(&col(|s| s.rtt_us));
     warnings.extend(nagle_warnings(&rtt, cfg.configured_delay));
     if failures > 0 {
         warnings.push(format!("the server failed to decode {failures} messages"));
@@ -530,11 +506,11 @@ fn run_here(cfg: &RrConfig) -> Result<RrReport, NetError> {
         cadence_ms: cfg.cadence.as_secs_f64() * 1e3,
         payload_bytes_per_sec: bytes.iter().sum::<f64>()
             / (elapsed * samples.len() as f64 / total as f64).max(1e-9),
-        bytes: Spread::of(&bytes),
+        bytes: spread(&bytes),
         rtt,
-        encode_us: Spread::of(&col(|s| s.encode_us)),
-        server_decode_us: Spread::of(&col(|s| s.server_decode_us)),
-        client_decode_us: Spread::of(&col(|s| s.client_decode_us)),
+        encode_us: spread(&col(|s| s.encode_us)),
+        server_decode_us: spread(&col(|s| s.server_decode_us)),
+        client_decode_us: spread(&col(|s| s.client_decode_us)),
         decode_failures: failures,
         round_trip_exact,
         warnings,
@@ -710,7 +686,7 @@ pub fn echo(cfg: &EchoConfig) -> Result<EchoReport, NetError> {
                     rtts.push(rtt.as_secs_f64() * 1e6);
                 }
             }
-            let rtt = RttStats::from_samples(&rtts);
+            let rtt = rtt_stats(&rtts);
             let warnings = nagle_warnings(&rtt, cfg.configured_delay);
             Ok(EchoReport {
                 size: cfg.size,
@@ -728,8 +704,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rtt_stats() {
-        let s = RttStats::from_samples(&[100.0, 110.0, 90.0, 100.0]);
+    fn rtt_statistics() {
+        let s = rtt_stats(&[100.0, 110.0, 90.0, 100.0]);
         assert_eq!(s.n, 4);
         assert_eq!(s.p50_us, 100.0);
         assert_eq!(s.max_us, 110.0);
@@ -739,7 +715,7 @@ mod tests {
         let j2 = j1 + (20.0 - j1) / 16.0;
         let j3 = j2 + (10.0 - j2) / 16.0;
         assert!((s.jitter_rfc3550_us - j3).abs() < 1e-9);
-        assert_eq!(RttStats::from_samples(&[]).n, 0);
+        assert_eq!(rtt_stats(&[]).n, 0);
         let nagle = RttStats {
             p50_us: 44_000.0,
             ..Default::default()

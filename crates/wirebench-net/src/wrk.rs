@@ -4,7 +4,6 @@
 
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 
 use crate::cmd;
 use crate::NetError;
@@ -24,35 +23,7 @@ pub struct WrkConfig {
     pub netns: Option<String>,
 }
 
-/// wrk's figures.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct WrkReport {
-    pub tool: String,
-    pub url: String,
-    pub connections: usize,
-    pub threads: usize,
-    pub body_bytes: usize,
-    pub requests: u64,
-    pub duration_s: f64,
-    pub requests_per_sec: f64,
-    /// Response bytes per second ("Transfer/sec"), in MB (10^6 B).
-    pub response_mb_per_sec: f64,
-    pub latency_avg_us: f64,
-    pub latency_stdev_us: f64,
-    pub latency_max_us: f64,
-    pub p50_us: Option<f64>,
-    pub p75_us: Option<f64>,
-    pub p90_us: Option<f64>,
-    pub p99_us: Option<f64>,
-    pub errors_connect: u64,
-    pub errors_read: u64,
-    pub errors_write: u64,
-    pub errors_timeout: u64,
-    pub non_2xx_3xx: u64,
-    /// CPU seconds of finished child processes during the run (wrk itself; approximate if other
-    /// children finished at the same time).
-    pub cpu_s: f64,
-}
+pub use wirebench_core::sections::net::WrkReport;
 
 /// A Lua long-string-free literal for `bytes`: printable ASCII as is, the rest as `\ddd`.
 pub fn lua_string(bytes: &[u8]) -> String {

@@ -1,27 +1,24 @@
 //! The `link`, `http` (seed 002) and `tcp` (seed 003) results sections: text and HTML.
 //!
-//! The sections are JSON values written by `wirebench link|http|tcp` (see those modules); this
-//! module reads them loosely (a missing field shows as `-`) and never measures. Each section
-//! carries the seed's published figures and notes, so a report renders from the results alone.
+//! The sections are the typed data of [`wirebench_core::sections`], written by the parts of
+//! `wirebench-net`; this module renders them (an absent figure shows as `-`) and never measures.
+//! Each section carries the seed's published figures and notes, so a report renders from the
+//! results alone.
 
 use std::fmt::Write;
 
-use serde_json::Value;
 use wirebench_core::results::Results;
+use wirebench_core::sections::link::{LinkRow, LinkSection};
+use wirebench_core::sections::net::{HttpRun, HttpSection, TcpRun, TcpSection};
 
 use crate::csv::record;
 use crate::html::{table, Ctx, Section};
 use crate::svg::{color, compact, esc, fixed, BarChart, Bars, Line, LineChart};
 use crate::table::Table;
 use crate::Output;
-use crate::json::{arr, f64_at as num, str_at as text};
 
 // ---------------------------------------------------------------------------------------------
-// Reading the JSON
-
-fn strings(v: &Value, key: &str) -> Vec<String> {
-    arr(v, key).iter().filter_map(|s| s.as_str().map(str::to_string)).collect()
-}
+// Formatting
 
 fn f0(v: Option<f64>) -> String {
     v.map(|x| format!("{x:.0}")).unwrap_or_else(|| "-".into())
@@ -97,24 +94,35 @@ fn notes_html(title: &str, lines: &[String], class: &str) -> String {
     out
 }
 
+/// The distinct values of `items` in first-seen order.
+fn distinct<'a>(items: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for i in items {
+        if !out.iter().any(|o| o == i) {
+            out.push(i.to_string());
+        }
+    }
+    out
+}
+
 // ---------------------------------------------------------------------------------------------
 // HTTP (seed 002)
 
 /// link, harness or peer: the generator's verdict, sharpened by the whole harness's CPU (a
 /// collector that used the machine makes the run harness-bound too).
-fn verdict(r: &Value) -> &str {
-    let v = text(&r["harness"], "verdict");
+fn verdict(r: &HttpRun) -> &str {
+    let v = r.harness.verdict.as_str();
     if v.starts_with("harness-bound") {
         "harness"
     } else if v.starts_with("host-bound") {
         "host"
     } else {
-        text(&r["ours"], "bound")
+        r.ours.bound.name()
     }
 }
 
 /// The runs table of the `http` section.
-pub fn http_table(s: &Value) -> Table {
+pub fn http_table(s: &HttpSection) -> Table {
     let mut t = Table::new(
         "HTTP POST throughput",
         &[
@@ -124,75 +132,68 @@ pub fn http_table(s: &Value) -> Table {
     )
     .numeric_from(3);
     t.numeric[8] = false;
-    for r in arr(s, "runs") {
-        let o = &r["ours"];
+    for r in &s.runs {
+        let o = &r.ours;
+        let link = o.link.as_ref();
         t.push(vec![
-            text(r, "link").into(),
-            text(r, "path").into(),
-            text(r, "format").into(),
-            f0(num(o, &["body_bytes"])),
-            f0(num(o, &["link", "ceiling_rps"])),
-            f0(num(o, &["requests_per_sec"])),
-            pct(num(o, &["link", "ratio"])),
-            pct(num(o, &["cpu", "per_thread"])),
+            r.link.clone(),
+            r.path.clone(),
+            r.format.clone(),
+            f0(Some(o.body_bytes)),
+            f0(link.map(|l| l.ceiling_rps)),
+            f0(Some(o.requests_per_sec)),
+            pct(link.map(|l| l.ratio)),
+            pct(Some(o.cpu.per_thread)),
             verdict(r).into(),
-            f0(num(r, &["wrk", "requests_per_sec"])),
-            f2(num(r, &["ours_vs_wrk"])),
-            f0(num(r, &["collector", "valid"])),
-            f0(num(r, &["collector", "invalid"])),
-            f0(o.get("errors").map(|e| {
-                ["connect", "read", "write", "timeout", "protocol", "status"]
-                    .iter()
-                    .filter_map(|k| e.get(*k).and_then(Value::as_f64))
-                    .sum()
-            })),
-            f1(num(r, &["seed", "requests_per_sec"])),
-            r.get("ours_vs_seed").and_then(Value::as_f64).map(|x| format!("{x:.1}×")).unwrap_or_else(|| "-".into()),
+            f0(r.wrk.as_ref().map(|w| w.requests_per_sec)),
+            f2(r.ours_vs_wrk),
+            f0(r.collector.as_ref().map(|c| c.valid as f64)),
+            f0(r.collector.as_ref().map(|c| c.invalid as f64)),
+            f0(Some(o.errors.total() as f64)),
+            f1(r.seed.as_ref().map(|x| x.requests_per_sec)),
+            r.ours_vs_seed.map(|x| format!("{x:.1}×")).unwrap_or_else(|| "-".into()),
         ]);
     }
     t
 }
 
-fn http_notes(s: &Value) -> Vec<(String, Vec<String>)> {
+fn http_notes(s: &HttpSection) -> Vec<(String, Vec<String>)> {
     let mut verdicts = Vec::new();
-    for r in arr(s, "runs") {
-        let d = match text(&r["harness"], "verdict") {
-            "" => text(&r["ours"], "bound_detail"),
+    for r in &s.runs {
+        let d = match r.harness.verdict.as_str() {
+            "" => r.ours.bound_detail.as_str(),
             v => v,
         };
         if !d.is_empty() {
-            verdicts.push(format!("{} {}: {d}", text(r, "link"), text(r, "format")));
+            verdicts.push(format!("{} {}: {d}", r.link, r.format));
         }
     }
-    let mut warn = strings(s, "notes");
-    for f in arr(s, "failed") {
-        warn.push(format!("{} not run: {}", text(f, "format"), text(f, "error")));
+    let mut warn = s.notes.clone();
+    for f in &s.failed {
+        warn.push(format!("{} not run: {}", f.format, f.error));
     }
-    for r in arr(s, "runs") {
-        for w in strings(r, "warnings").into_iter().chain(strings(&r["ours"], "warnings")) {
-            warn.push(format!("{} {}: {w}", text(r, "link"), text(r, "format")));
+    for r in &s.runs {
+        for w in r.warnings.iter().chain(&r.ours.warnings) {
+            warn.push(format!("{} {}: {w}", r.link, r.format));
         }
-        if let Some(e) = r["collector"].get("first_error").and_then(Value::as_str) {
-            warn.push(format!("{} {}: collector rejected a body: {e}", text(r, "link"), text(r, "format")));
+        if let Some(e) = r.collector.as_ref().and_then(|c| c.first_error.as_deref()) {
+            warn.push(format!("{} {}: collector rejected a body: {e}", r.link, r.format));
         }
     }
     vec![
         ("What limited each run".into(), verdicts),
         ("Warnings".into(), warn),
-        (
-            format!("Seed 002 beside ours ({})", text(&s["published"], "source")),
-            strings(&s["published"], "notes"),
-        ),
+        (format!("Seed 002 beside ours ({})", s.published.source), s.published.notes.clone()),
     ]
 }
 
-fn http_heading(s: &Value) -> String {
+fn http_heading(s: &HttpSection) -> String {
     format!(
         "HTTP POST throughput ({} path, {} connections, {} s per run, {})",
-        text(s, "path"),
-        f0(num(s, &["connections"])),
-        f1(num(s, &["duration_s"])),
-        if s["validate"].as_bool().unwrap_or(true) { "every body decoded and validated" } else { "collector as a sink" }
+        s.path,
+        f0(Some(s.connections as f64)),
+        f1(Some(s.duration_s)),
+        if s.validate { "every body decoded and validated" } else { "collector as a sink" }
     )
 }
 
@@ -205,20 +206,9 @@ pub fn render_http(r: &Results, output: Output) -> String {
     }
 }
 
-fn formats_of(runs: &[Value]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for r in runs {
-        let f = text(r, "format").to_string();
-        if !out.contains(&f) {
-            out.push(f);
-        }
-    }
-    out
-}
-
 pub fn http_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     let s = r.http.as_ref()?;
-    let runs = arr(s, "runs");
+    let runs = &s.runs;
     let mut b = String::new();
     let _ = writeln!(
         b,
@@ -226,14 +216,14 @@ pub fn http_section(r: &Results, ctx: &Ctx) -> Option<Section> {
          {} s per run) to our collector, which decodes and validates every body with the codec its Content-Type names. \
          Path: <b>{}</b>. The link ceiling is rate ÷ 8 ÷ (body + request header + 66 B per TCP segment): the most \
          requests per second the link can carry.</p>",
-        esc(text(&s["workload"], "name")),
-        f0(num(s, &["connections"])),
-        f1(num(s, &["duration_s"])),
-        esc(text(s, "path")),
+        esc(&s.workload.name),
+        f0(Some(s.connections as f64)),
+        f1(Some(s.duration_s)),
+        esc(&s.path),
     );
-    let linked: Vec<&Value> = runs.iter().filter(|r| num(r, &["ours", "link", "ratio"]).is_some()).collect();
+    let linked: Vec<&HttpRun> = runs.iter().filter(|r| r.ours.link.is_some()).collect();
     if !linked.is_empty() {
-        let ratios: Vec<f64> = linked.iter().filter_map(|r| num(r, &["ours", "link", "ratio"])).collect();
+        let ratios: Vec<f64> = linked.iter().filter_map(|r| r.ours.link.as_ref().map(|l| l.ratio)).collect();
         let lo = ratios.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = ratios.iter().copied().fold(0.0, f64::max);
         let harness = runs.iter().filter(|r| verdict(r) == "harness").count();
@@ -246,10 +236,11 @@ pub fn http_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         );
     }
     // Throughput against bandwidth.
-    let rated: Vec<&Value> = runs.iter().filter(|r| num(r, &["rate_bps"]).is_some()).collect();
-    let formats = formats_of(runs);
-    let mut rates: Vec<f64> = rated.iter().filter_map(|r| num(r, &["rate_bps"])).collect();
-    rates.sort_by(f64::total_cmp);
+    let rated: Vec<(f64, &HttpRun)> =
+        runs.iter().filter_map(|r| r.rate_bps.map(|bps| (bps as f64 / 1e6, r))).collect();
+    let formats = distinct(runs.iter().map(|r| r.format.as_str()));
+    let mut rates: Vec<u64> = runs.iter().filter_map(|r| r.rate_bps).collect();
+    rates.sort_unstable();
     rates.dedup();
     if rates.len() >= 2 {
         let mut chart = LineChart::new(
@@ -260,31 +251,22 @@ pub fn http_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         )
         .log_x(true)
         .log_y(true);
+        let points = |f: &str, y: &dyn Fn(&HttpRun) -> Option<f64>| -> Vec<(f64, f64)> {
+            rated.iter().filter(|(_, r)| r.format == f).filter_map(|(x, r)| Some((*x, y(r)?))).collect()
+        };
         for (i, f) in formats.iter().enumerate() {
-            let pts: Vec<(f64, f64)> = rated
-                .iter()
-                .filter(|r| text(r, "format") == f)
-                .filter_map(|r| Some((num(r, &["rate_bps"])? / 1e6, num(r, &["ours", "requests_per_sec"])?)))
-                .collect();
+            let pts = points(f, &|r| Some(r.ours.requests_per_sec));
             if pts.len() >= 2 {
                 chart = chart.line(Line::new(&format!("{f} (ours)"), pts).markers(true).color(color(i)));
             }
-            let seed: Vec<(f64, f64)> = rated
-                .iter()
-                .filter(|r| text(r, "format") == f)
-                .filter_map(|r| Some((num(r, &["rate_bps"])? / 1e6, num(r, &["seed", "requests_per_sec"])?)))
-                .collect();
+            let seed = points(f, &|r| r.seed.as_ref().map(|x| x.requests_per_sec));
             if seed.len() >= 2 {
                 chart = chart.line(Line::new(&format!("{f} (seed 002)"), seed).dashed(true).markers(true).color(color(i)));
             }
         }
         // The ceiling of the first format (its mean body).
         if let Some(f) = formats.first() {
-            let ceil: Vec<(f64, f64)> = rated
-                .iter()
-                .filter(|r| text(r, "format") == f)
-                .filter_map(|r| Some((num(r, &["rate_bps"])? / 1e6, num(r, &["ours", "link", "ceiling_rps"])?)))
-                .collect();
+            let ceil = points(f, &|r| r.ours.link.as_ref().map(|l| l.ceiling_rps));
             if ceil.len() >= 2 {
                 chart = chart.line(Line::new(&format!("link ceiling ({f} body)"), ceil).dashed(true).color("#595959"));
             }
@@ -297,11 +279,11 @@ pub fn http_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     }
     // Share of the ceiling per run.
     if !linked.is_empty() {
-        let cats: Vec<String> = linked.iter().map(|r| format!("{} {}", text(r, "link"), text(r, "format"))).collect();
-        let ours: Vec<Option<f64>> = linked.iter().map(|r| num(r, &["ours", "link", "ratio"]).map(|x| x * 100.0)).collect();
+        let cats: Vec<String> = linked.iter().map(|r| format!("{} {}", r.link, r.format)).collect();
+        let ours: Vec<Option<f64>> = linked.iter().map(|r| r.ours.link.as_ref().map(|l| l.ratio * 100.0)).collect();
         let wrk: Vec<Option<f64>> = linked
             .iter()
-            .map(|r| Some(num(r, &["wrk", "requests_per_sec"])? / num(r, &["wrk_ceiling_rps"])? * 100.0))
+            .map(|r| Some(r.wrk.as_ref()?.requests_per_sec / r.wrk_ceiling_rps? * 100.0))
             .collect();
         let mut chart = BarChart::new(&ctx.chart_id("ceiling"), "Share of the link's request ceiling", cats)
             .series(Bars::new("ours", ours).color(color(0)))
@@ -320,7 +302,7 @@ pub fn http_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     }
     Some(Section {
         title: "HTTP throughput against link rate (seed 002)".into(),
-        summary: format!("http: {} runs on the {} path", runs.len(), text(s, "path")),
+        summary: format!("http: {} runs on the {} path", runs.len(), s.path),
         body: b,
     })
 }
@@ -328,7 +310,7 @@ pub fn http_section(r: &Results, ctx: &Ctx) -> Option<Section> {
 // ---------------------------------------------------------------------------------------------
 // TCP request/response (seed 003)
 
-pub fn tcp_table(s: &Value) -> Table {
+pub fn tcp_table(s: &TcpSection) -> Table {
     let mut t = Table::new(
         "TCP request/response at a fixed cadence (µs unless stated)",
         &[
@@ -337,36 +319,52 @@ pub fn tcp_table(s: &Value) -> Table {
         ],
     )
     .numeric_from(2);
-    for r in arr(s, "runs") {
+    for r in &s.runs {
+        let rtt = r.rtt();
+        let codec = r.codec();
         t.push(vec![
-            text(r, "link").into(),
-            text(r, "format").into(),
-            f1(num(r, &["bytes", "mean"])),
-            f0(num(r, &["rtt", "p50_us"])),
-            f0(num(r, &["rtt", "p90_us"])),
-            f0(num(r, &["rtt", "p99_us"])),
-            f0(num(r, &["rtt", "mean_us"])),
-            f0(num(r, &["rtt", "stddev_us"])),
-            f0(num(r, &["rtt", "ipdv_mean_us"])),
-            f0(num(r, &["rtt", "jitter_rfc3550_us"])),
-            f0(num(r, &["model_rtt_us"])),
-            f2(num(r, &["encode_us", "mean"])),
-            f2(num(r, &["server_decode_us", "mean"])),
-            f2(num(r, &["client_decode_us", "mean"])),
-            f0(num(r, &["decode_failures"])),
+            r.link().into(),
+            r.format().into(),
+            f1(Some(r.bytes_mean())),
+            f0(Some(rtt.p50_us)),
+            f0(Some(rtt.p90_us)),
+            f0(Some(rtt.p99_us)),
+            f0(Some(rtt.mean_us)),
+            f0(Some(rtt.stddev_us)),
+            f0(Some(rtt.ipdv_mean_us)),
+            f0(Some(rtt.jitter_rfc3550_us)),
+            f0(r.model_rtt_us()),
+            f2(codec.map(|c| c.encode_us.mean)),
+            f2(codec.map(|c| c.server_decode_us.mean)),
+            f2(codec.map(|c| c.client_decode_us.mean)),
+            f0(codec.map(|c| c.decode_failures as f64)),
         ]);
     }
     t
 }
 
 /// Our loopback run of `format` (the seed's setting).
-fn loopback_run<'a>(s: &'a Value, format: &str) -> Option<&'a Value> {
-    arr(s, "runs").iter().find(|r| text(r, "format") == format && text(r, "path") == "loopback")
+fn loopback_run<'a>(s: &'a TcpSection, format: &str) -> Option<&'a TcpRun> {
+    s.runs.iter().find(|r| r.format() == format && r.path() == "loopback")
+}
+
+/// Our figure for one of the seed's metrics, from a run.
+fn our_metric(run: Option<&TcpRun>, metric: &str) -> Option<f64> {
+    let r = run?;
+    match metric {
+        "size" => Some(r.bytes_mean()),
+        "rtt_mean" => Some(r.rtt().mean_us),
+        "rtt_stddev" => Some(r.rtt().stddev_us),
+        "encode" => r.codec().map(|c| c.encode_us.mean),
+        "decode" => r.codec().map(|c| c.server_decode_us.mean),
+        "throughput" => r.codec().map(|c| c.payload_bytes_per_sec / 1024.0),
+        _ => None,
+    }
 }
 
 /// Seed 003's final table beside our loopback JSON and Protobuf runs.
-pub fn tcp_seed_table(s: &Value) -> Option<Table> {
-    let pubs = arr(&s["published"], "final");
+pub fn tcp_seed_table(s: &TcpSection) -> Option<Table> {
+    let pubs = &s.published.final_;
     if pubs.is_empty() {
         return None;
     }
@@ -376,71 +374,62 @@ pub fn tcp_seed_table(s: &Value) -> Option<Table> {
         &["metric", "unit", "Windows JSON", "Windows PB", "AM62x JSON", "AM62x PB", "ours JSON", "ours PB", "PB/JSON seed (AM62x)", "PB/JSON ours"],
     )
     .numeric_from(2);
-    let ours = |run: Option<&Value>, metric: &str| -> Option<f64> {
-        let r = run?;
-        match metric {
-            "size" => num(r, &["bytes", "mean"]),
-            "rtt_mean" => num(r, &["rtt", "mean_us"]),
-            "rtt_stddev" => num(r, &["rtt", "stddev_us"]),
-            "encode" => num(r, &["encode_us", "mean"]),
-            "decode" => num(r, &["server_decode_us", "mean"]),
-            "throughput" => num(r, &["payload_bytes_per_sec"]).map(|b| b / 1024.0),
-            _ => None,
-        }
-    };
     let mut metrics: Vec<(&str, &str)> = Vec::new();
     for m in pubs {
-        let k = (text(m, "metric"), text(m, "unit"));
+        let k = (m.metric.as_str(), m.unit.as_str());
         if !metrics.contains(&k) {
             metrics.push(k);
         }
     }
-    let get = |platform: &str, metric: &str, f: &str| {
-        pubs.iter().find(|m| text(m, "platform") == platform && text(m, "metric") == metric).and_then(|m| num(m, &[f]))
+    let get = |platform: &str, metric: &str, protobuf: bool| {
+        pubs.iter()
+            .find(|m| m.platform == platform && m.metric == metric)
+            .map(|m| if protobuf { m.protobuf } else { m.json })
     };
     for (metric, unit) in metrics {
-        let (oj, op) = (ours(j, metric), ours(p, metric));
+        let (oj, op) = (our_metric(j, metric), our_metric(p, metric));
         let ratio = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| format!("{:.2}", b / a)).unwrap_or_else(|| "-".into());
         t.push(vec![
             metric.replace('_', " "),
             unit.into(),
-            f2(get("windows", metric, "json")),
-            f2(get("windows", metric, "protobuf")),
-            f2(get("am62x", metric, "json")),
-            f2(get("am62x", metric, "protobuf")),
+            f2(get("windows", metric, false)),
+            f2(get("windows", metric, true)),
+            f2(get("am62x", metric, false)),
+            f2(get("am62x", metric, true)),
             f2(oj),
             f2(op),
-            ratio(get("am62x", metric, "json"), get("am62x", metric, "protobuf")),
+            ratio(get("am62x", metric, false), get("am62x", metric, true)),
             ratio(oj, op),
         ]);
     }
     Some(t)
 }
 
-fn tcp_notes(s: &Value) -> Vec<(String, Vec<String>)> {
-    let mut warn = strings(s, "notes");
-    for f in arr(s, "failed") {
-        warn.push(format!("{} {} not run: {}", text(f, "link"), text(f, "format"), text(f, "error")));
+fn tcp_notes(s: &TcpSection) -> Vec<(String, Vec<String>)> {
+    let mut warn = s.notes.clone();
+    for f in &s.failed {
+        warn.push(format!("{} {} not run: {}", f.link, f.format, f.error));
     }
     let mut links = Vec::new();
-    for r in arr(s, "runs") {
-        for w in strings(r, "warnings") {
-            warn.push(format!("{} {}: {w}", text(r, "link"), text(r, "format")));
+    for r in &s.runs {
+        for w in r.warnings() {
+            warn.push(format!("{} {}: {w}", r.link(), r.format()));
         }
-        if let (Some(m), Some(p50)) = (num(r, &["model_rtt_us"]), num(r, &["rtt", "p50_us"])) {
+        if let Some(m) = r.model_rtt_us() {
+            let p50 = r.rtt().p50_us;
             links.push(format!(
                 "{} {}: RTT p50 {p50:.0} µs vs serialization model {m:.0} µs ({:+.1} %){}",
-                text(r, "link"),
-                text(r, "format"),
+                r.link(),
+                r.format(),
                 (p50 / m - 1.0) * 100.0,
-                r.get("note").and_then(Value::as_str).map(|n| format!(" — {n}")).unwrap_or_default()
+                r.note().map(|n| format!(" — {n}")).unwrap_or_default()
             ));
         }
     }
     vec![
         ("Constrained links: measured against the model".into(), links),
         ("Notes and warnings".into(), warn),
-        (format!("Seed 003 beside ours ({})", text(&s["published"], "source")), strings(&s["published"], "notes")),
+        (format!("Seed 003 beside ours ({})", s.published.source), s.published.notes.clone()),
     ]
 }
 
@@ -454,8 +443,8 @@ pub fn render_tcp(r: &Results, output: Output) -> String {
         _ => {
             let heading = format!(
                 "TCP request/response ({}, one message every {} ms)",
-                text(&s["workload"], "name"),
-                f1(num(s, &["cadence_ms"]))
+                s.workload.name,
+                f1(Some(s.cadence_ms))
             );
             emit(output, &heading, &tables, &tcp_notes(s))
         }
@@ -464,7 +453,7 @@ pub fn render_tcp(r: &Results, output: Output) -> String {
 
 pub fn tcp_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     let s = r.tcp.as_ref()?;
-    let runs = arr(s, "runs");
+    let runs = &s.runs;
     let mut b = String::new();
     let _ = writeln!(
         b,
@@ -472,34 +461,29 @@ pub fn tcp_section(r: &Results, ctx: &Ctx) -> Option<Section> {
          it with the same codec and acks. RTT is write → ack read on the client. Constrained links are emulated in \
          userspace (serialization delay (bytes + 66) · 8 / rate per packet, each way); the model RTT beside each is that \
          arithmetic.</p>",
-        esc(text(&s["workload"], "name")),
-        f1(num(s, &["cadence_ms"]))
+        esc(&s.workload.name),
+        f1(Some(s.cadence_ms))
     );
-    let mut links: Vec<String> = Vec::new();
-    for r in runs {
-        let l = text(r, "link").to_string();
-        if !links.contains(&l) {
-            links.push(l);
-        }
-    }
+    let links = distinct(runs.iter().map(TcpRun::link));
     // RTT CDFs per link.
     let mut items = Vec::new();
     for (li, l) in links.iter().enumerate() {
         let sets: Vec<(String, Vec<f64>)> = runs
             .iter()
-            .filter(|r| text(r, "link") == l)
-            .map(|r| {
-                let v: Vec<f64> = arr(r, "rtt_samples_us").iter().filter_map(Value::as_f64).map(|x| x / 1e3).collect();
-                (text(r, "format").to_string(), v)
+            .filter(|r| r.link() == l)
+            .filter_map(|r| {
+                let c = r.codec()?;
+                Some((c.format.clone(), c.rtt_samples_us.iter().map(|x| x / 1e3).collect::<Vec<f64>>()))
             })
             .filter(|(_, v)| !v.is_empty())
             .collect();
         if sets.is_empty() {
             continue;
         }
-        let all: Vec<f64> = sets.iter().flat_map(|(_, v)| v.iter().copied()).collect();
-        let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = all.iter().copied().fold(0.0, f64::max);
+        // A log axis when the samples span more than a factor of 20.
+        let all = sets.iter().flat_map(|(_, v)| v.iter().copied());
+        let lo = all.clone().fold(f64::INFINITY, f64::min);
+        let hi = all.fold(0.0, f64::max);
         let svg = crate::svg::cdf(
             &ctx.chart_id(&format!("cdf{}", li + 1)),
             &format!("RTT distribution · {l}"),
@@ -515,16 +499,19 @@ pub fn tcp_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     }
     // Sizes and codec times (first link's runs, one per format).
     let first = links.first().cloned().unwrap_or_default();
-    let base: Vec<&Value> = runs.iter().filter(|r| text(r, "link") == first).collect();
-    if base.len() >= 2 && base.iter().any(|r| r.get("encode_us").is_some()) {
-        let cats: Vec<String> = base.iter().map(|r| text(r, "format").to_string()).collect();
+    let base: Vec<&TcpRun> = runs.iter().filter(|r| r.link() == first).collect();
+    if base.len() >= 2 && base.iter().any(|r| r.codec().is_some()) {
+        let cats: Vec<String> = base.iter().map(|r| r.format().to_string()).collect();
+        let codec_mean = |f: fn(&wirebench_core::sections::net::TcpCodecRun) -> f64| -> Vec<Option<f64>> {
+            base.iter().map(|r| r.codec().map(f)).collect()
+        };
         let sizes = BarChart::new(&ctx.chart_id("bytes"), "Encoded message size", cats.clone())
-            .series(Bars::new("bytes", base.iter().map(|r| num(r, &["bytes", "mean"])).collect()).color(color(0)))
+            .series(Bars::new("bytes", base.iter().map(|r| Some(r.bytes_mean())).collect()).color(color(0)))
             .axis_label("bytes per message (mean)")
             .value_format(|v| compact(v, 0));
         let times = BarChart::new(&ctx.chart_id("codec"), "Encode and decode time per message", cats)
-            .series(Bars::new("encode (client)", base.iter().map(|r| num(r, &["encode_us", "mean"])).collect()))
-            .series(Bars::new("decode (server)", base.iter().map(|r| num(r, &["server_decode_us", "mean"])).collect()))
+            .series(Bars::new("encode (client)", codec_mean(|c| c.encode_us.mean)))
+            .series(Bars::new("decode (server)", codec_mean(|c| c.server_decode_us.mean)))
             .axis_label("µs per message (mean, at the cadence)")
             .value_format(|v| fixed(v, 1));
         b.push_str(&format!(
@@ -554,8 +541,13 @@ pub fn tcp_section(r: &Results, ctx: &Ctx) -> Option<Section> {
 // ---------------------------------------------------------------------------------------------
 // Link models
 
-pub fn link_table(s: &Value) -> Table {
-    let spec = arr(s, "rows").iter().any(|r| r.get("spec_airtime_ms").is_some());
+/// Whether any row carries the spec table's figures.
+fn has_spec(s: &LinkSection) -> bool {
+    s.rows.iter().any(|r| r.spec_airtime_ms.is_some())
+}
+
+pub fn link_table(s: &LinkSection) -> Table {
+    let spec = has_spec(s);
     let mut headers = vec![
         "radio", "protocol", "format", "payload B", "app B", "frames", "on air B", "airtime ms", "msgs/day",
         "fair use/day", "fits", "IP B",
@@ -565,42 +557,42 @@ pub fn link_table(s: &Value) -> Table {
     }
     let mut t = Table::new("Bytes on air, airtime and messages per day", &headers).numeric_from(3);
     t.numeric[10] = false;
-    for r in arr(s, "rows") {
+    for r in &s.rows {
         let mut row = vec![
-            text(r, "radio").into(),
-            text(r, "protocol").into(),
-            text(r, "format").into(),
-            f1(num(r, &["payload_bytes"])),
-            f1(num(r, &["app_bytes"])),
-            f1(num(r, &["frames"])),
-            f1(num(r, &["bytes_on_air"])),
-            f1(num(r, &["airtime_ms"])),
-            f0(num(r, &["msgs_per_day"])),
-            f0(num(r, &["msgs_per_day_fair_use"])),
-            if r["fits"].as_bool().unwrap_or(false) { "yes".into() } else { "no".into() },
-            f0(num(r, &["ip_bytes"])),
+            r.radio.clone(),
+            r.protocol.clone(),
+            r.format.clone(),
+            f1(Some(r.payload_bytes)),
+            f1(Some(r.app_bytes)),
+            f1(Some(r.frames)),
+            f1(Some(r.bytes_on_air)),
+            f1(Some(r.airtime_ms)),
+            f0(Some(r.msgs_per_day)),
+            f0(r.msgs_per_day_fair_use),
+            if r.fits { "yes".into() } else { "no".into() },
+            f0(r.ip_bytes),
         ];
         if spec {
-            row.push(f1(num(r, &["spec_airtime_ms"])));
-            row.push(num(r, &["spec_deviation_pct"]).map(|d| format!("{d:+.2} %")).unwrap_or_else(|| "-".into()));
+            row.push(f1(r.spec_airtime_ms));
+            row.push(r.spec_deviation_pct.map(|d| format!("{d:+.2} %")).unwrap_or_else(|| "-".into()));
         }
         t.push(row);
     }
     t
 }
 
-fn link_notes(s: &Value) -> Vec<(String, Vec<String>)> {
+fn link_notes(s: &LinkSection) -> Vec<(String, Vec<String>)> {
+    // The model note of each radio, once.
     let mut models: Vec<String> = Vec::new();
-    for r in arr(s, "rows") {
-        let n = format!("{}: {}", text(r, "radio"), text(r, "note"));
-        if !models.iter().any(|m| m.starts_with(&format!("{}:", text(r, "radio")))) {
-            models.push(n);
+    for r in &s.rows {
+        if !models.iter().any(|m| m.starts_with(&format!("{}:", r.radio))) {
+            models.push(format!("{}: {}", r.radio, r.note));
         }
     }
-    let failed: Vec<String> = arr(s, "failed").iter().map(|f| format!("{}: {}", text(f, "format"), text(f, "error"))).collect();
+    let failed: Vec<String> = s.failed.iter().map(|f| format!("{}: {}", f.format, f.error)).collect();
     let mut spec = Vec::new();
-    if arr(s, "rows").iter().any(|r| r.get("spec_airtime_ms").is_some()) {
-        spec.push(format!("LoRa rows with a raw payload the spec lists are compared with {}", text(s, "spec_source")));
+    if has_spec(s) {
+        spec.push(format!("LoRa rows with a raw payload the spec lists are compared with {}", s.spec_source));
     }
     vec![("Models".into(), models), ("Formats not modelled".into(), failed), ("Reference".into(), spec)]
 }
@@ -612,7 +604,7 @@ pub fn render_link(r: &Results, output: Output) -> String {
         Output::Csv => csv_tables(&[link_table(s)]),
         _ => emit(
             output,
-            &format!("Link models: airtime and messages per day ({})", text(s, "source")),
+            &format!("Link models: airtime and messages per day ({})", s.source),
             &[link_table(s)],
             &link_notes(s),
         ),
@@ -621,7 +613,6 @@ pub fn render_link(r: &Results, output: Output) -> String {
 
 pub fn link_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     let s = r.link.as_ref()?;
-    let rows = arr(s, "rows");
     let mut b = String::new();
     let _ = writeln!(
         b,
@@ -629,26 +620,25 @@ pub fn link_section(r: &Results, ctx: &Ctx) -> Option<Section> {
          around the payload, the frames and bytes on air, the time on air, and how many such messages a day the link \
          allows (LoRaWAN: 1 % duty cycle, with TTN's 30 s/day fair use beside it; Sigfox: 140 uplinks; the others: raw \
          capacity).</p>",
-        esc(text(s, "source"))
+        esc(&s.source)
     );
-    let radios = strings(s, "radios");
-    let protocols = strings(s, "protocols");
-    let formats = formats_of(rows);
+    let formats = distinct(s.rows.iter().map(|r| r.format.as_str()));
     let mut items = Vec::new();
-    for (ri, radio) in radios.iter().enumerate() {
+    for (ri, radio) in s.radios.iter().enumerate() {
         let mut chart = BarChart::new(&ctx.chart_id(&format!("air{}", ri + 1)), &format!("{radio}: messages per day"), formats.clone())
             .axis_label("messages per day (log scale)")
             .log(true)
             .width(420.0)
             .value_format(|v| compact(v, 0))
             .missing_label("n/a");
-        for (pi, p) in protocols.iter().enumerate() {
+        for (pi, p) in s.protocols.iter().enumerate() {
             let values: Vec<Option<f64>> = formats
                 .iter()
                 .map(|f| {
-                    rows.iter()
-                        .find(|r| text(r, "radio") == radio && text(r, "protocol") == p && text(r, "format") == f)
-                        .and_then(|r| num(r, &["msgs_per_day"]))
+                    s.rows
+                        .iter()
+                        .find(|r: &&LinkRow| &r.radio == radio && &r.protocol == p && &r.format == f)
+                        .map(|r| r.msgs_per_day)
                 })
                 .collect();
             chart = chart.series(Bars::new(p, values).color(color(pi)));
@@ -666,7 +656,7 @@ pub fn link_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     }
     Some(Section {
         title: "Link models: airtime and messages per day".into(),
-        summary: format!("link: {} radios × {} protocols × {} formats", radios.len(), protocols.len(), formats.len()),
+        summary: format!("link: {} radios × {} protocols × {} formats", s.radios.len(), s.protocols.len(), formats.len()),
         body: b,
     })
 }
@@ -676,41 +666,117 @@ mod tests {
     use super::*;
     use serde_json::json;
     use wirebench_core::results::Provenance;
+    use wirebench_core::sections::link::FailedFormat;
+    use wirebench_core::sections::net::{
+        Bound, Burst, CollectorDelta, CpuUse, ErrorCounts, HarnessUse, LatencySummary, LinkUse, LoadMode, LoadReport,
+        RttStats, Seed002Published, Seed002Row, Seed003Metric, Seed003Published, Shaper, Spread, TcpCodecRun,
+        WorkloadInfo, WrkReport,
+    };
 
-    fn results(key: &str, v: Value) -> Results {
-        let mut j = serde_json::to_value(Results::new(Provenance::default(), json!({}))).unwrap();
-        j[key] = v;
-        serde_json::from_value(j).unwrap()
+    fn results() -> Results {
+        Results::new(Provenance::default(), json!({}))
     }
 
-    fn http() -> Value {
-        json!({
-            "path": "lab-tbf", "connections": 100, "duration_s": 3.0, "validate": true,
-            "workload": {"name": "ev-telemetry", "messages": 16},
-            "notes": ["a note"],
-            "runs": [
-                {"link": "1mbit", "rate_bps": 1000000, "path": "lab-tbf", "format": "json",
-                 "ours": {"body_bytes": 1004.0, "requests_per_sec": 104.0, "link": {"ceiling_rps": 104.4, "ratio": 0.996},
-                          "cpu": {"per_thread": 0.02}, "bound": "link", "bound_detail": "link-bound: 99.6 %",
-                          "errors": {"connect": 0, "read": 1}, "warnings": []},
-                 "collector": {"valid": 312, "invalid": 0},
-                 "wrk": {"requests_per_sec": 103.0}, "wrk_ceiling_rps": 104.4, "ours_vs_wrk": 1.01,
-                 "seed": {"requests_per_sec": 25.1}, "ours_vs_seed": 4.14},
-                {"link": "50mbit", "rate_bps": 50000000, "path": "lab-tbf", "format": "json",
-                 "ours": {"body_bytes": 1004.0, "requests_per_sec": 5200.0, "link": {"ceiling_rps": 5240.0, "ratio": 0.992},
-                          "cpu": {"per_thread": 0.5}, "bound": "link", "bound_detail": "link-bound", "errors": {}},
-                 "harness": {"verdict": "harness-bound (our collector): this process used 1.95 of 2 cores"},
-                 "collector": {"valid": 15600, "invalid": 0, "first_error": "bad <body>"},
-                 "seed": {"requests_per_sec": 310.73}, "ours_vs_seed": 16.7}
-            ],
-            "failed": [{"format": "avro", "error": "no"}],
-            "published": {"source": "seed 002", "notes": ["plateau is the generator"]}
-        })
+    fn ours(body: f64, rps: f64, ceiling: f64, ratio: f64, per_thread: f64, bound: Bound, detail: &str) -> LoadReport {
+        LoadReport {
+            tool: "wirebench".into(),
+            url: "http://10.250.0.2:8080/ingest".into(),
+            content_type: "application/json".into(),
+            mode: LoadMode::Closed,
+            connections: 100,
+            threads: 1,
+            body_bytes: body,
+            request_bytes: body + 102.0,
+            duration_s: 3.0,
+            requests: (rps * 3.0) as u64,
+            requests_per_sec: rps,
+            body_mb_per_sec: 0.0,
+            request_mb_per_sec: 0.0,
+            response_mb_per_sec: 0.0,
+            errors: ErrorCounts::default(),
+            latency: LatencySummary::default(),
+            send_lag: None,
+            cpu: CpuUse { generator_cpu_s: per_thread * 3.0, wall_s: 3.0, cores: per_thread, per_thread },
+            link: Some(LinkUse { rate_bps: 1_000_000, header_bytes: 102, ceiling_rps: ceiling, ratio }),
+            bound,
+            bound_detail: detail.into(),
+            warnings: Vec::new(),
+        }
+    }
+
+    fn seed(rate_bps: u64, rps: f64) -> Seed002Row {
+        Seed002Row { rate_bps, format: "json".into(), requests_per_sec: rps, ..Default::default() }
+    }
+
+    fn http() -> HttpSection {
+        let mut first = ours(1004.0, 104.0, 104.4, 0.996, 0.02, Bound::Link, "link-bound: 99.6 %");
+        first.errors.read = 1;
+        let run1 = HttpRun {
+            link: "1mbit".into(),
+            rate_bps: Some(1_000_000),
+            path: "lab-tbf".into(),
+            format: "json".into(),
+            content_type: "application/json".into(),
+            ours: first,
+            harness: HarnessUse::default(),
+            collector: Some(CollectorDelta { requests: 312, valid: 312, ..Default::default() }),
+            wrk: Some(WrkReport { requests_per_sec: 103.0, ..Default::default() }),
+            wrk_collector: None,
+            wrk_ceiling_rps: Some(104.4),
+            ours_vs_wrk: Some(1.01),
+            seed: Some(seed(1_000_000, 25.1)),
+            ours_vs_seed: Some(4.14),
+            warnings: Vec::new(),
+            emulator: None,
+        };
+        let run2 = HttpRun {
+            link: "50mbit".into(),
+            rate_bps: Some(50_000_000),
+            ours: ours(1004.0, 5200.0, 5240.0, 0.992, 0.5, Bound::Link, "link-bound"),
+            harness: HarnessUse {
+                verdict: "harness-bound (our collector): this process used 1.95 of 2 cores".into(),
+                ..Default::default()
+            },
+            collector: Some(CollectorDelta {
+                requests: 15600,
+                valid: 15600,
+                first_error: Some("bad <body>".into()),
+                ..Default::default()
+            }),
+            wrk: None,
+            wrk_ceiling_rps: None,
+            ours_vs_wrk: None,
+            seed: Some(seed(50_000_000, 310.73)),
+            ours_vs_seed: Some(16.7),
+            ..run1.clone()
+        };
+        HttpSection {
+            path: "lab-tbf".into(),
+            notes: vec!["a note".into()],
+            lab_id: None,
+            burst: Burst::Sized,
+            shaper: Shaper::Tbf,
+            connections: 100,
+            threads: 1,
+            duration_s: 3.0,
+            mode: LoadMode::Closed,
+            validate: true,
+            workload: WorkloadInfo { name: "ev-telemetry".into(), messages: 16 },
+            runs: vec![run1, run2],
+            failed: vec![FailedFormat { format: "avro".into(), error: "no".into() }],
+            collector_total: None,
+            published: Seed002Published {
+                source: "seed 002".into(),
+                rows: Vec::new(),
+                notes: vec!["plateau is the generator".into()],
+            },
+        }
     }
 
     #[test]
     fn http_text_and_html() {
-        let r = results("http", http());
+        let mut r = results();
+        r.http = Some(http());
         let t = render_http(&r, Output::Table);
         assert!(t.contains("HTTP POST throughput (lab-tbf path"), "{t}");
         assert!(t.contains("99.6 %") && t.contains("16.7×") && t.contains("310.7"), "{t}");
@@ -718,13 +784,17 @@ mod tests {
         assert!(t.contains("50mbit json: harness-bound (our collector): this process used 1.95 of 2 cores"), "{t}");
         assert!(t.contains("  link  ") && t.contains("  harness  "), "verdict column: {t}");
         let mut h = http();
-        h["runs"][0]["harness"] = json!({"verdict": "host-bound: the machine was busy"});
-        assert!(render_http(&results("http", h), Output::Table).contains("  host  "));
+        h.runs[0].harness.verdict = "host-bound: the machine was busy".into();
+        let mut hr = results();
+        hr.http = Some(h);
+        assert!(render_http(&hr, Output::Table).contains("  host  "));
         let md = render_http(&r, Output::Markdown);
         assert!(md.starts_with("## HTTP POST") && md.contains("| 1mbit | lab-tbf | json |"), "{md}");
         let csv = render_http(&r, Output::Csv);
         assert_eq!(csv.lines().count(), 3, "{csv}");
         assert!(csv.starts_with("link,path,format,"));
+        // The errors column is the sum of every kind.
+        assert!(csv.lines().nth(1).unwrap().contains(",312,0,1,25.1,"), "{csv}");
         let ctx = Ctx { id: "http".into(), file: 1, files: 1 };
         let s = http_section(&r, &ctx).unwrap();
         assert!(s.body.contains("<svg") && s.body.contains("seed 002") && s.body.contains("99.2 %"), "{}", s.body);
@@ -732,31 +802,79 @@ mod tests {
         assert!(s.body.contains("bad &lt;body&gt;"), "escaped");
         // Deterministic.
         assert_eq!(s.body, http_section(&r, &ctx).unwrap().body);
-        assert!(render_http(&results("tcp", json!({})), Output::Table).is_empty());
-        assert!(http_section(&results("tcp", json!({})), &ctx).is_none());
+        assert!(render_http(&results(), Output::Table).is_empty());
+        assert!(http_section(&results(), &ctx).is_none());
+        // The JSON output is the section as written.
+        let j: serde_json::Value = serde_json::from_str(&render_http(&r, Output::Json)).unwrap();
+        assert_eq!(j["runs"][0]["ours"]["mode"], "closed");
+        assert_eq!(j["burst"], json!({"kind": "sized"}));
+    }
+
+    fn tcp_run(f: &str, link: &str, path: &str, bytes: f64, p50: f64) -> TcpRun {
+        TcpRun::Codec(TcpCodecRun {
+            link: link.into(),
+            path: path.into(),
+            rate_bps: None,
+            format: f.into(),
+            count: 3,
+            codec: f.into(),
+            media_type: "application/json".into(),
+            cadence_ms: 50.0,
+            bytes: Spread { mean: bytes, min: bytes, max: bytes },
+            rtt: RttStats {
+                n: 3,
+                p50_us: p50,
+                p90_us: p50 * 1.2,
+                p99_us: p50 * 2.0,
+                mean_us: p50,
+                stddev_us: 10.0,
+                ipdv_mean_us: 5.0,
+                jitter_rfc3550_us: 4.0,
+                ..Default::default()
+            },
+            encode_us: Spread { mean: 3.0, ..Default::default() },
+            server_decode_us: Spread { mean: 2.0, ..Default::default() },
+            client_decode_us: Spread { mean: 2.5, ..Default::default() },
+            payload_bytes_per_sec: bytes * 20.0,
+            decode_failures: 0,
+            round_trip_exact: true,
+            warnings: Vec::new(),
+            rtt_samples_us: vec![p50, p50 + 1.0, p50 + 2.0],
+            model_rtt_us: (path == "emulator").then_some(7456.0),
+            server_decoded: 3,
+            server_failed: 0,
+            note: None,
+        })
+    }
+
+    fn metric(platform: &str, json: f64, protobuf: f64) -> Seed003Metric {
+        Seed003Metric { platform: platform.into(), metric: "size".into(), unit: "B".into(), json, protobuf }
     }
 
     #[test]
     fn tcp_text_and_html() {
-        let run = |f: &str, link: &str, path: &str, bytes: f64, p50: f64| {
-            json!({"link": link, "path": path, "format": f, "bytes": {"mean": bytes},
-                   "rtt": {"p50_us": p50, "p90_us": p50 * 1.2, "p99_us": p50 * 2.0, "mean_us": p50, "stddev_us": 10.0,
-                           "ipdv_mean_us": 5.0, "jitter_rfc3550_us": 4.0},
-                   "encode_us": {"mean": 3.0}, "server_decode_us": {"mean": 2.0}, "client_decode_us": {"mean": 2.5},
-                   "payload_bytes_per_sec": bytes * 20.0, "decode_failures": 0,
-                   "model_rtt_us": if path == "emulator" { json!(7456.0) } else { Value::Null },
-                   "rtt_samples_us": [p50, p50 + 1.0, p50 + 2.0]})
+        let s = TcpSection {
+            cadence_ms: 50.0,
+            delay_ms: 0.0,
+            warmup: 10,
+            workload: WorkloadInfo { name: "ev-telemetry".into(), messages: 64 },
+            notes: Vec::new(),
+            runs: vec![
+                tcp_run("json", "loopback", "loopback", 1004.0, 160.0),
+                tcp_run("protobuf", "loopback", "loopback", 280.0, 150.0),
+                tcp_run("json", "1mbit", "emulator", 1004.0, 9200.0),
+            ],
+            failed: Vec::new(),
+            skipped: Vec::new(),
+            published: Seed003Published {
+                source: "seed 003".into(),
+                initial: Vec::new(),
+                final_: vec![metric("windows", 995.16, 276.84), metric("am62x", 995.29, 276.74)],
+                notes: vec!["throughput is size × 20".into()],
+            },
         };
-        let s = json!({
-            "cadence_ms": 50.0, "workload": {"name": "ev-telemetry"},
-            "runs": [run("json", "loopback", "loopback", 1004.0, 160.0), run("protobuf", "loopback", "loopback", 280.0, 150.0),
-                     run("json", "1mbit", "emulator", 1004.0, 9200.0)],
-            "published": {"source": "seed 003", "final": [
-                {"platform": "windows", "metric": "size", "unit": "B", "json": 995.16, "protobuf": 276.84},
-                {"platform": "am62x", "metric": "size", "unit": "B", "json": 995.29, "protobuf": 276.74}],
-                "notes": ["throughput is size × 20"]}
-        });
-        let r = results("tcp", s);
+        let mut r = results();
+        r.tcp = Some(s);
         let t = render_tcp(&r, Output::Table);
         assert!(t.contains("995.16") && t.contains("1004.00") && t.contains("0.28"), "{t}");
         assert!(t.contains("RTT p50 9200 µs vs serialization model 7456 µs (+23.4 %)"), "{t}");
@@ -767,16 +885,66 @@ mod tests {
     }
 
     #[test]
+    fn tcp_echo_runs_render_without_codec_figures() {
+        let echo: TcpRun = serde_json::from_value(json!({
+            "link": "1mbit", "path": "emulator", "rate_bps": 1000000, "format": "echo-400B", "count": 5,
+            "bytes": {"mean": 400, "min": 400, "max": 400},
+            "rtt": {"n": 5, "mean_us": 7600.0, "stddev_us": 1.0, "min_us": 7500.0, "p50_us": 7600.0, "p90_us": 7700.0,
+                    "p99_us": 7800.0, "max_us": 7800.0, "jitter_rfc3550_us": 1.0, "ipdv_mean_us": 1.0},
+            "model_rtt_us": 7456.0, "warnings": [], "media_type": "application/octet-stream"
+        }))
+        .unwrap();
+        assert!(matches!(echo, TcpRun::Echo(_)));
+        let s = TcpSection {
+            cadence_ms: 50.0,
+            delay_ms: 0.0,
+            warmup: 1,
+            workload: WorkloadInfo { name: "echo".into(), messages: 64 },
+            notes: Vec::new(),
+            runs: vec![echo],
+            failed: Vec::new(),
+            skipped: Vec::new(),
+            published: Seed003Published::default(),
+        };
+        let t = tcp_table(&s);
+        assert_eq!(t.rows[0][2], "400.0");
+        assert_eq!(&t.rows[0][11..], ["-", "-", "-", "-"]);
+        assert!(tcp_seed_table(&s).is_none());
+        let mut r = results();
+        r.tcp = Some(s);
+        let ctx = Ctx { id: "tcp".into(), file: 1, files: 1 };
+        assert!(!tcp_section(&r, &ctx).unwrap().body.contains("<svg"), "no samples, no codec times: no charts");
+    }
+
+    #[test]
     fn link_text_and_html() {
-        let s = json!({
-            "source": "raw sizes", "radios": ["lora-sf7"], "protocols": ["raw"], "spec_source": "spec §4",
-            "rows": [{"radio": "lora-sf7", "protocol": "raw", "format": "12 B", "payload_bytes": 12.0, "app_bytes": 12.0,
-                      "frames": 1.0, "bytes_on_air": 25.0, "airtime_ms": 61.696, "msgs_per_day": 14004.0,
-                      "msgs_per_day_fair_use": 486.0, "fits": true, "note": "LoRaWAN", "spec_airtime_ms": 61.7,
-                      "spec_deviation_pct": -0.006}],
-            "failed": []
-        });
-        let r = results("link", s);
+        let s = LinkSection {
+            source: "raw sizes".into(),
+            radios: vec!["lora-sf7".into()],
+            protocols: vec!["raw".into()],
+            spec_source: "spec §4".into(),
+            rows: vec![LinkRow {
+                radio: "lora-sf7".into(),
+                protocol: "raw".into(),
+                format: "12 B".into(),
+                messages: 1,
+                payload_bytes: 12.0,
+                app_bytes: 12.0,
+                frames: 1.0,
+                bytes_on_air: 25.0,
+                airtime_ms: 61.696,
+                msgs_per_day: 14004.0,
+                msgs_per_day_fair_use: Some(486.0),
+                fits: true,
+                note: "LoRaWAN".into(),
+                spec_airtime_ms: Some(61.7),
+                spec_deviation_pct: Some(-0.006),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let mut r = results();
+        r.link = Some(s);
         let t = render_link(&r, Output::Table);
         assert!(t.contains("61.7") && t.contains("-0.01 %") && t.contains("14004"), "{t}");
         let ctx = Ctx { id: "link".into(), file: 1, files: 1 };
