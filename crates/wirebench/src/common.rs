@@ -40,11 +40,6 @@ pub fn find_codec(id: &str) -> Result<&'static dyn Codec> {
     inputs::find_codec(id).map_err(part_error)
 }
 
-/// Check a part's payload source before anything runs (corpus, sample paths, schema file).
-pub fn check_payloads(corpus: Option<&str>, samples: &[std::path::PathBuf], schema: Option<&Path>) -> Result<()> {
-    inputs::check_payloads(corpus, samples, schema).map_err(part_error)
-}
-
 pub fn read_schema(path: &Path) -> Result<Schema> {
     inputs::read_schema(path).map_err(part_error)
 }
