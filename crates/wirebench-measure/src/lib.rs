@@ -7,7 +7,6 @@ pub mod compare;
 pub mod compress;
 pub mod device;
 pub mod progress;
-pub mod recommend;
 pub mod size;
 pub mod speed;
 pub mod speed_summary;

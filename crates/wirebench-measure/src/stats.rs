@@ -160,6 +160,45 @@ pub fn summarize(xs: &[f64], seed: u64) -> Summary {
     }
 }
 
+/// Points of an empirical CDF in percent (at most `max_points` of them, taken at evenly spaced
+/// ranks so that the shape is kept; the minimum and maximum are always included): (value, % of
+/// samples at or below it). Non-finite samples are left out.
+pub fn cdf_points(samples: &[f64], max_points: usize) -> Vec<(f64, f64)> {
+    let mut v: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let m = max_points.max(2).min(n);
+    let mut out = Vec::with_capacity(m);
+    for k in 0..m {
+        let i = if m == n { k } else { (k * (n - 1)) / (m - 1) };
+        out.push((v[i], (i + 1) as f64 * 100.0 / n as f64));
+    }
+    out
+}
+
+/// The CDF at fixed percentiles (0, 1, …, 100 % and 99.5, 99.9 %): (value, percent), each
+/// point the nearest-rank sample (the smallest sample with at least that share of the samples
+/// at or below it; 0 % is the minimum). Values are taken as given; empty for no samples.
+pub fn cdf_percentiles(samples: &[f64]) -> Vec<(f64, f64)> {
+    let mut v: Vec<f64> = samples.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    if v.is_empty() {
+        return Vec::new();
+    }
+    let mut pcts: Vec<f64> = (0..=100).map(f64::from).collect();
+    pcts.extend([99.5, 99.9]);
+    pcts.sort_by(|a, b| a.total_cmp(b));
+    pcts.iter()
+        .map(|&p| {
+            let rank = ((p / 100.0) * v.len() as f64 - 1e-9).ceil().max(1.0) as usize;
+            (v[rank.min(v.len()) - 1], p)
+        })
+        .collect()
+}
+
 /// Geometric mean of the positive finite values; `None` when there is none.
 pub fn geomean_positive(xs: impl Iterator<Item = f64>) -> Option<f64> {
     let v: Vec<f64> = xs.filter(|x| *x > 0.0 && x.is_finite()).collect();
@@ -183,6 +222,27 @@ pub fn geomean(xs: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cdf_points_keep_ends() {
+        let s: Vec<f64> = (0..1000).rev().map(|i| i as f64).collect();
+        let p = cdf_points(&s, 11);
+        assert_eq!(p.len(), 11);
+        assert_eq!(p[0], (0.0, 0.1));
+        assert_eq!(p[10], (999.0, 100.0));
+    }
+
+    #[test]
+    fn cdf_percentiles_are_nearest_rank() {
+        let s: Vec<f64> = (1..=200).map(f64::from).collect();
+        let p = cdf_percentiles(&s);
+        assert_eq!(p.len(), 103);
+        assert_eq!(p[0], (1.0, 0.0));
+        assert_eq!(p[50], (100.0, 50.0));
+        assert!(p.contains(&(199.0, 99.5)) && p.contains(&(200.0, 99.9)));
+        assert_eq!(*p.last().unwrap(), (200.0, 100.0));
+        assert!(cdf_percentiles(&[]).is_empty());
+    }
 
     #[test]
     fn summary_of_known_data() {

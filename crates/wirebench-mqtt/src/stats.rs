@@ -48,20 +48,8 @@ pub fn latency_stats(samples_ns: &[u64]) -> LatencyStats {
 /// with at least that share of the samples at or below it; 0 % is the minimum). Empty for no
 /// samples.
 pub fn cdf_us(samples_ns: &[u64]) -> Vec<(f64, f64)> {
-    let mut v: Vec<f64> = samples_ns.iter().map(|&s| s as f64 / 1e3).collect();
-    v.sort_by(|a, b| a.total_cmp(b));
-    if v.is_empty() {
-        return Vec::new();
-    }
-    let mut pcts: Vec<f64> = (0..=100).map(f64::from).collect();
-    pcts.extend([99.5, 99.9]);
-    pcts.sort_by(|a, b| a.total_cmp(b));
-    pcts.iter()
-        .map(|&p| {
-            let rank = ((p / 100.0) * v.len() as f64 - 1e-9).ceil().max(1.0) as usize;
-            (round3(v[rank.min(v.len()) - 1]), p)
-        })
-        .collect()
+    let us: Vec<f64> = samples_ns.iter().map(|&s| s as f64 / 1e3).collect();
+    wirebench_measure::stats::cdf_percentiles(&us).into_iter().map(|(x, p)| (round3(x), p)).collect()
 }
 
 fn round3(x: f64) -> f64 {

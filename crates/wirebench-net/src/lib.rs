@@ -34,6 +34,7 @@ pub mod lab;
 pub mod loadgen;
 pub mod profile;
 pub mod published;
+pub mod recommend;
 pub mod rng;
 pub mod rr;
 pub mod study;

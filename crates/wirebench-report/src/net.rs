@@ -468,20 +468,21 @@ pub fn tcp_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     // RTT CDFs per link.
     let mut items = Vec::new();
     for (li, l) in links.iter().enumerate() {
-        let sets: Vec<(String, Vec<f64>)> = runs
+        let sets: Vec<(String, Vec<(f64, f64)>)> = runs
             .iter()
             .filter(|r| r.link() == l)
             .filter_map(|r| {
                 let c = r.codec()?;
-                Some((c.format.clone(), c.rtt_samples_us.iter().map(|x| x / 1e3).collect::<Vec<f64>>()))
+                Some((c.format.clone(), c.rtt_cdf_ms.clone()))
             })
             .filter(|(_, v)| !v.is_empty())
             .collect();
         if sets.is_empty() {
             continue;
         }
-        // A log axis when the samples span more than a factor of 20.
-        let all = sets.iter().flat_map(|(_, v)| v.iter().copied());
+        // A log axis when the RTTs span more than a factor of 20 (a CDF's first and last
+        // points are the smallest and largest RTT).
+        let all = sets.iter().flat_map(|(_, v)| v.iter().map(|p| p.0));
         let lo = all.clone().fold(f64::INFINITY, f64::min);
         let hi = all.fold(0.0, f64::max);
         let svg = crate::svg::cdf(
@@ -840,6 +841,7 @@ mod tests {
             round_trip_exact: true,
             warnings: Vec::new(),
             rtt_samples_us: vec![p50, p50 + 1.0, p50 + 2.0],
+            rtt_cdf_ms: wirebench_measure::stats::cdf_points(&[p50 / 1e3, (p50 + 1.0) / 1e3, (p50 + 2.0) / 1e3], 400),
             model_rtt_us: (path == "emulator").then_some(7456.0),
             server_decoded: 3,
             server_failed: 0,

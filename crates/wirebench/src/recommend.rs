@@ -1,10 +1,10 @@
 //! `wirebench recommend`: rank formats for given constraints, with reasons (the ranking is
-//! `wirebench_measure::recommend`).
+//! `wirebench_net::recommend`).
 
 use std::path::PathBuf;
 
 use anyhow::Result;
-use wirebench_measure::recommend::{self, Constraints};
+use wirebench_net::recommend::{self, Constraints};
 
 use crate::common::{bad, part_error, write_stdout};
 use crate::size::SizeOpts;

@@ -408,6 +408,9 @@ pub fn report(args: ReportArgs) -> Result<()> {
     let mut results = Results::read(&args.results).map_err(|e| bad(e.to_string()))?;
     // Files written before the speed summaries were part of the section get them here.
     wirebench_measure::speed_summary::complete(&mut results);
+    if let Some(tcp) = &mut results.tcp {
+        wirebench_net::study::tcp::complete(tcp);
+    }
     let title = results
         .config
         .get("definition")

@@ -498,6 +498,10 @@ pub struct TcpCodecRun {
     /// Whether decode(encode(v)) == v for the first message (checked before timing).
     pub round_trip_exact: bool,
     pub rtt: RttStats,
+    /// The RTT distribution: (ms, % of messages with an RTT at or below it), at most 400 points
+    /// at evenly spaced ranks, minimum and maximum included.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rtt_cdf_ms: Vec<(f64, f64)>,
     /// Every RTT in µs, rounded to 0.1 µs, in send order.
     pub rtt_samples_us: Vec<f64>,
     pub server_decode_us: Spread,

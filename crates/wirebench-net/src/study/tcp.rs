@@ -436,7 +436,8 @@ impl One<'_> {
             .serialization_us(r.bytes.mean + 4.0)
             .zip(self.serialization_us(17.0))
             .map(|(u, d)| u + d + 2.0 * self.delay_us());
-        let rtt_samples_us = r.samples.iter().map(|s| (s.rtt_us * 10.0).round() / 10.0).collect();
+        let rtt_samples_us: Vec<f64> = r.samples.iter().map(|s| (s.rtt_us * 10.0).round() / 10.0).collect();
+        let rtt_cdf_ms = rtt_cdf_ms(&rtt_samples_us);
         Ok(TcpCodecRun {
             link: self.link.label(),
             path: self.link.path().into(),
@@ -456,11 +457,29 @@ impl One<'_> {
             round_trip_exact: r.round_trip_exact,
             warnings: r.warnings,
             rtt_samples_us,
+            rtt_cdf_ms,
             model_rtt_us: model,
             server_decoded,
             server_failed,
             note: self.tbf_note(model),
         })
+    }
+}
+
+/// The RTT distribution of a run, from its samples (µs) to points in ms.
+fn rtt_cdf_ms(samples_us: &[f64]) -> Vec<(f64, f64)> {
+    let ms: Vec<f64> = samples_us.iter().map(|x| x / 1e3).collect();
+    wirebench_measure::stats::cdf_points(&ms, 400)
+}
+
+/// Add the RTT distributions that files written before they were part of the section lack.
+pub fn complete(section: &mut wirebench_core::sections::net::TcpSection) {
+    for run in &mut section.runs {
+        if let wirebench_core::sections::net::TcpRun::Codec(c) = run {
+            if c.rtt_cdf_ms.is_empty() && !c.rtt_samples_us.is_empty() {
+                c.rtt_cdf_ms = rtt_cdf_ms(&c.rtt_samples_us);
+            }
+        }
     }
 }
 

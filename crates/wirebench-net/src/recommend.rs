@@ -19,7 +19,7 @@ use wirebench_codecs::SchemaUse;
 use wirebench_core::part::PartError;
 use wirebench_core::results::SizeAggregate;
 use wirebench_core::sections::recommend::{Excluded, Ranked, Recommendation};
-use wirebench_net::airtime::{airtime, Radio};
+use crate::airtime::{airtime, Radio};
 
 /// The constraints a recommendation is made for (as given; checked by [`check`]).
 #[derive(Clone, Debug, Default, Serialize)]
@@ -188,7 +188,7 @@ pub fn rank(c: &Constraints, radio: Option<&Radio>, aggs: &[SizeAggregate]) -> R
             None => "Ranked by the largest message, then by mean size (give --link to rank by time on air).".into(),
         },
         "Sizes are measured now; link figures come from the analytic models of `wirebench link` (payload only, no protocol headers).".into(),
-        "Microcontroller support is a curated table (wirebench-measure/src/recommend.rs), not a measurement; `wirebench device` measures our own C codecs.".into(),
+        "Microcontroller support is a curated table (wirebench-net/src/recommend.rs), not a measurement; `wirebench device` measures our own C codecs.".into(),
     ];
     if ranked.is_empty() {
         notes.push("No format meets every constraint: relax the budget, the MCU class or --exact.".into());
