@@ -7,6 +7,7 @@ pub mod compare;
 pub mod compress;
 pub mod device;
 pub mod progress;
+pub mod rng;
 pub mod size;
 pub mod speed;
 pub mod speed_summary;

@@ -1,51 +1,8 @@
 //! Sample statistics: location, spread, bootstrap confidence intervals and Tukey outliers.
 //!
-//! Everything here is deterministic for a given seed (the bootstrap uses its own small PRNG).
+//! Everything here is deterministic for a given seed (the bootstrap draws from [`crate::rng::Rng`]).
 
-/// A small, fast, seedable PRNG (xoshiro256**), enough for shuffling and bootstrapping.
-#[derive(Clone, Debug)]
-pub struct Rng([u64; 4]);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        // splitmix64 to spread the seed over the state.
-        let mut z = seed;
-        let mut next = || {
-            z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut x = z;
-            x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            x ^ (x >> 31)
-        };
-        Rng([next(), next(), next(), next()])
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        let s = &mut self.0;
-        let result = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let t = s[1] << 17;
-        s[2] ^= s[0];
-        s[3] ^= s[1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = s[3].rotate_left(45);
-        result
-    }
-
-    /// Uniform in `0..n` (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() as u128 * n as u128) >> 64) as usize
-    }
-
-    /// Fisher–Yates shuffle.
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = self.below(i + 1);
-            items.swap(i, j);
-        }
-    }
-}
+pub use crate::rng::Rng;
 
 pub use wirebench_core::results::{Outliers, Summary};
 

@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::profile::check_rate;
-use crate::rng::SplitMix64;
+use wirebench_measure::rng::SplitMix64;
 use crate::NetError;
 
 /// Per-packet bytes a TCP/IPv4 segment carries on a veth besides its payload (spec §1.7).

@@ -35,7 +35,6 @@ pub mod loadgen;
 pub mod profile;
 pub mod published;
 pub mod recommend;
-pub mod rng;
 pub mod rr;
 pub mod study;
 pub mod wire;

@@ -17,12 +17,10 @@ pub fn enable() {
     FIXED.store(true, Ordering::SeqCst);
 }
 
-/// splitmix64: a well-spread fixed stream.
+/// SplitMix64 over an atomic state: a well-spread fixed stream, safe from any thread.
 fn next() -> u64 {
-    let mut z = STATE.fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed).wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    use wirebench_measure::rng::{mix, GAMMA};
+    mix(STATE.fetch_add(GAMMA, Ordering::Relaxed).wrapping_add(GAMMA))
 }
 
 /// glibc's `getrandom(2)` wrapper, replaced for this executable (the references of the Rust
