@@ -41,18 +41,9 @@ fn num(v: Option<f64>, decimals: usize) -> String {
     v.map(|x| fixed(x, decimals)).unwrap_or_else(|| "-".into())
 }
 
-/// An integer count or size in a table cell.
-fn int(n: impl Into<u64>) -> String {
-    n.into().to_string()
-}
-
 /// A number in a CSV field: empty when absent or not finite (written as `null` in results).
 fn csv_num(v: Option<f64>) -> String {
     v.filter(|x| x.is_finite()).map(|x| x.to_string()).unwrap_or_default()
-}
-
-fn csv_int(n: impl Into<u64>) -> String {
-    n.into().to_string()
 }
 
 fn size_label(n: usize) -> String {
@@ -102,14 +93,14 @@ pub fn latency_table(d: &DdsSection) -> Option<Table> {
                     size_label(size),
                     r.round.to_string(),
                     "ddsperf".into(),
-                    int(p.size as u64),
+                    p.size.to_string(),
                     fixed(p.mean, 1),
                     "-".into(),
                     fixed(p.p50, 1),
                     fixed(p.p90, 1),
                     fixed(p.p99, 1),
                     fixed(p.max, 0),
-                    int(p.round_trips),
+                    p.round_trips.to_string(),
                     "-".into(),
                 ],
             ));
@@ -122,14 +113,14 @@ pub fn latency_table(d: &DdsSection) -> Option<Table> {
                     size_label(size),
                     r.round.to_string(),
                     who(r.marshal),
-                    int(r.wire_bytes as u64),
+                    r.wire_bytes.to_string(),
                     fixed(h.avg, 1),
                     fixed(h.stddev, 1),
                     fixed(h.p50, 1),
                     fixed(h.p90, 1),
                     fixed(h.p99, 1),
                     fixed(h.max, 0),
-                    int(h.count),
+                    h.count.to_string(),
                     num(r.allocs_per_sample, 1),
                 ],
             ));
@@ -179,9 +170,9 @@ pub fn throughput_table(d: &DdsSection) -> Option<Table> {
                     "-".into(),
                     fixed(p.samples_per_s, 0),
                     fixed(p.payload_mb(), 1),
-                    int(p.total),
+                    p.total.to_string(),
                     "-".into(),
-                    int(p.lost),
+                    p.lost.to_string(),
                     "-".into(),
                 ],
             ));
@@ -197,9 +188,9 @@ pub fn throughput_table(d: &DdsSection) -> Option<Table> {
                     fixed(o.samples_per_s, 0),
                     num(o.steady_samples_per_s, 0),
                     fixed(o.mb_per_s, 1),
-                    int(o.received),
-                    int(o.sent),
-                    int(o.lost),
+                    o.received.to_string(),
+                    o.sent.to_string(),
+                    o.lost.to_string(),
                     num(o.allocs_per_sample, 1),
                 ],
             ));
@@ -213,8 +204,8 @@ pub fn throughput_table(d: &DdsSection) -> Option<Table> {
                 fixed(s.samples_per_s, 0),
                 "-".into(),
                 num(f.seed.throughput_of(&s.method).map(|x| x.mb_per_s), 1),
-                int(s.samples),
-                int(s.samples),
+                s.samples.to_string(),
+                s.samples.to_string(),
                 "-".into(),
                 "-".into(),
             ]);
@@ -260,7 +251,7 @@ pub fn marshal_table(d: &DdsSection) -> Option<Table> {
         t.push(vec![
             size_label(r.size),
             r.marshal.name().to_string(),
-            int(r.bytes as u64),
+            r.bytes.to_string(),
             fixed(r.encode_ns, 0),
             fixed(r.decode_ns, 0),
             num(r.encode_allocs, 1),
@@ -405,17 +396,17 @@ fn csv(d: &DdsSection) -> String {
         let (l, h) = (r, &r.half_rtt_us);
         out.push_str(&record(&[
             "latency".into(),
-            csv_int(r.round),
-            csv_int(l.size as u64),
+            r.round.to_string(),
+            l.size.to_string(),
             l.marshal.name().to_string(),
-            csv_int(l.wire_bytes as u64),
+            l.wire_bytes.to_string(),
             o(h.avg),
             o(h.stddev),
             o(h.p50),
             o(h.p90),
             o(h.p99),
             o(h.max),
-            csv_int(h.count),
+            h.count.to_string(),
             none(),
             none(),
             none(),
@@ -426,17 +417,17 @@ fn csv(d: &DdsSection) -> String {
         let p = r;
         out.push_str(&record(&[
             "latency".into(),
-            csv_int(r.round),
-            csv_int(p.payload_size() as u64),
+            r.round.to_string(),
+            p.payload_size().to_string(),
             "ddsperf".into(),
-            csv_int(p.size as u64),
+            p.size.to_string(),
             o(p.mean),
             none(),
             o(p.p50),
             o(p.p90),
             o(p.p99),
             o(p.max),
-            csv_int(p.round_trips),
+            p.round_trips.to_string(),
             none(),
             none(),
             none(),
@@ -447,20 +438,20 @@ fn csv(d: &DdsSection) -> String {
         let t = r;
         out.push_str(&record(&[
             "throughput".into(),
-            csv_int(r.round),
-            csv_int(t.size as u64),
+            r.round.to_string(),
+            t.size.to_string(),
             t.marshal.name().to_string(),
-            csv_int(t.wire_bytes as u64),
+            t.wire_bytes.to_string(),
             none(),
             none(),
             none(),
             none(),
             none(),
             none(),
-            csv_int(t.received),
+            t.received.to_string(),
             o(t.samples_per_s),
             o(t.mb_per_s),
-            csv_int(t.lost),
+            t.lost.to_string(),
             csv_num(t.allocs_per_sample),
         ]));
     }
@@ -468,20 +459,20 @@ fn csv(d: &DdsSection) -> String {
         let p = r;
         out.push_str(&record(&[
             "throughput".into(),
-            csv_int(r.round),
-            csv_int(p.payload_size() as u64),
+            r.round.to_string(),
+            p.payload_size().to_string(),
             "ddsperf".into(),
-            csv_int(p.size as u64),
+            p.size.to_string(),
             none(),
             none(),
             none(),
             none(),
             none(),
             none(),
-            csv_int(p.total),
+            p.total.to_string(),
             o(p.samples_per_s),
             o(p.payload_mb()),
-            csv_int(p.lost),
+            p.lost.to_string(),
             none(),
         ]));
     }

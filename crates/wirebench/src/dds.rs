@@ -34,6 +34,7 @@ enum Cmd {
     /// Interoperability with Cyclone's ddsperf: ddsperf pub -> our reader, our writer -> ddsperf sub.
     Interop(InteropArgs),
     /// The other end of a run (started by wirebench itself).
+    // `wirebench_dds::study::PEER_ARGS` names this subcommand: the crate starts this binary so.
     #[command(hide = true)]
     Peer { json: String },
 }

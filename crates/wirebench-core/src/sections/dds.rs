@@ -836,4 +836,163 @@ mod tests {
         assert_eq!(serde_json::to_string(&Marshal::Json).unwrap(), "\"json\"");
         assert_eq!(Marshal::parse(" XCDR1 "), Some(Marshal::Cdr));
     }
+
+    /// Checks that every object's keys come in ascending order, as it reads them.
+    struct SortedKeys;
+
+    impl<'de> serde::de::DeserializeSeed<'de> for SortedKeys {
+        type Value = ();
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de> serde::de::Visitor<'de> for SortedKeys {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+            let mut last: Option<String> = None;
+            while let Some(k) = m.next_key::<String>()? {
+                if last.as_ref().is_some_and(|l| *l >= k) {
+                    return Err(serde::de::Error::custom(format!("key {k:?} after {last:?}")));
+                }
+                m.next_value_seed(SortedKeys)?;
+                last = Some(k);
+            }
+            Ok(())
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<(), A::Error> {
+            while s.next_element_seed(SortedKeys)?.is_some() {}
+            Ok(())
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn every_object_is_written_with_sorted_keys() {
+        let window = PingWindow { cnt: 1, max: 1.0, mean: 1.0, min: 1.0, p50: 1.0, p90: 1.0, p99: 1.0, size: 2060, t: 1.0 };
+        let sub = SubWindow { delta: 1, ksps: 1.0, lost: 0, mbit_per_s: 1.0, size: 2060, t: 1.0, total: 1 };
+        let mut s = DdsSection {
+            checks: vec![Check { ddsperf: 1.0, limit: 2.0, name: "c".into(), ours: 1.0, pass: true, ratio: 1.0, round: 1, size: 2048, unit: "us".into() }],
+            ddsperf_latency: vec![DdsperfLatency {
+                max: 1.0,
+                mean: 1.0,
+                min: 1.0,
+                p50: 1.0,
+                p90: 1.0,
+                p99: 1.0,
+                payload: Some(2048),
+                round: 1,
+                round_trips: 1,
+                size: 2060,
+                windows: vec![window],
+                windows_used: 1,
+            }],
+            ddsperf_throughput: vec![DdsperfThroughput { payload: Some(2048), payload_mb_per_s: Some(1.0), windows: vec![sub], ..ddsperf_thr(1, 2060, 1.0) }],
+            failures: vec![Failure { error: "e".into(), marshal: Some(Marshal::Cdr), round: 1, size: 2048, what: "latency".into() }],
+            latency: vec![LatencyResult { cdf: vec![(1.0, 1.0)], ..lat(1, 2048, Marshal::Cdr, 1.0) }],
+            marshal: vec![MarshalBench {
+                bytes: 1,
+                decode_allocs: None,
+                decode_ns: 1.0,
+                decode_ns_range: (1.0, 1.0),
+                encode_allocs: None,
+                encode_ns: 1.0,
+                encode_ns_range: (1.0, 1.0),
+                marshal: Marshal::Json,
+                size: 2048,
+            }],
+            plan: Plan { cases: vec![Case::default()], marshals: vec![Marshal::Cdr], ..Default::default() },
+            published: Published {
+                latency_ms: vec![PublishedLatency {
+                    avg_ms: 1.0,
+                    instances: 1,
+                    max_ms: 1.0,
+                    method: SEED_CDR.into(),
+                    min_ms: 1.0,
+                    p50_ms: 1.0,
+                    p90_ms: 1.0,
+                    p99_ms: 1.0,
+                    samples: 1,
+                    size: 2048,
+                    std_ms: 1.0,
+                    table: "t".into(),
+                }],
+                notes: vec!["n".into()],
+                source: "s".into(),
+                throughput: vec![PublishedThroughput {
+                    allocated_bytes: 1,
+                    mean_ms: 1.0,
+                    method: SEED_CDR.into(),
+                    mib_per_s: 1.0,
+                    ratio: 1.0,
+                    samples: 1,
+                    size: 2048,
+                    table: "t".into(),
+                }],
+            },
+            ratios: vec![Ratio {
+                latency_p50: None,
+                marshal_bytes: None,
+                marshal_decode: None,
+                marshal_encode: None,
+                marshal_round_trip: None,
+                size: 2048,
+                throughput: None,
+            }],
+            throughput: vec![ThroughputResult {
+                alloc_bytes_per_sample: None,
+                allocs_per_sample: None,
+                baggage_bytes: 1,
+                batch: true,
+                duplicated: 0,
+                lost: 0,
+                marshal: Marshal::Cdr,
+                mb_per_s: 1.0,
+                peer: PeerReport::default(),
+                received: 1,
+                reordered: 0,
+                round: 1,
+                samples_per_s: 1.0,
+                secs: 1.0,
+                sent: 1,
+                size: 2048,
+                stalled: false,
+                steady_samples_per_s: None,
+                wire_bytes: 1,
+                wire_mb_per_s: 1.0,
+            }],
+            ..Default::default()
+        };
+        s.per_size = Some(s.derive_per_size());
+        let f = &s.per_size.as_ref().unwrap()[0];
+        assert!(!f.ours.is_empty() && !f.seed.latency.is_empty() && !f.seed.throughput.is_empty());
+        let text = serde_json::to_string(&s).unwrap();
+        let mut d = serde_json::Deserializer::from_str(&text);
+        serde::de::DeserializeSeed::deserialize(SortedKeys, &mut d).unwrap();
+        let mut unsorted = serde_json::Deserializer::from_str(r#"[{"a":{"b":1,"a":2}}]"#);
+        assert!(serde::de::DeserializeSeed::deserialize(SortedKeys, &mut unsorted).is_err());
+        // And it reads back to the same JSON.
+        let back: DdsSection = serde_json::from_str(&text).unwrap();
+        assert_eq!(serde_json::to_string(&back).unwrap(), text);
+    }
 }
