@@ -994,5 +994,10 @@ mod tests {
         // And it reads back to the same JSON.
         let back: DdsSection = serde_json::from_str(&text).unwrap();
         assert_eq!(serde_json::to_string(&back).unwrap(), text);
+        // The schema names the section's fields, null allowed where non-finite numbers can be.
+        let schema = serde_json::to_value(schemars::schema_for!(DdsSection)).unwrap();
+        let check = &schema["$defs"]["Check"]["properties"]["ratio"]["type"];
+        assert_eq!(check, &serde_json::json!(["number", "null"]), "{schema}");
+        assert!(schema["properties"]["per_size"].is_object(), "{schema}");
     }
 }
