@@ -9,26 +9,12 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
-
-use crate::marshal::{KeyedOctets, Marshal};
+use crate::marshal::{Codec, KeyedOctets, Marshal};
 use crate::stats::percentile;
 use crate::DdsError;
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct MarshalBench {
-    pub size: usize,
-    pub marshal: Marshal,
-    /// Marshalled bytes.
-    pub bytes: usize,
-    pub encode_ns: f64,
-    pub decode_ns: f64,
-    pub encode_ns_range: (f64, f64),
-    pub decode_ns_range: (f64, f64),
-    /// Heap allocations per encode (into a reused buffer) and per decode (a fresh value).
-    pub encode_allocs: Option<f64>,
-    pub decode_allocs: Option<f64>,
-}
+/// Marshalling alone at one size (results data, in `wirebench-core`).
+pub use wirebench_core::sections::dds::MarshalBench;
 
 fn time_per_op(batches: usize, f: &mut dyn FnMut()) -> (f64, f64, f64) {
     let mut iters = 1u64;

@@ -17,11 +17,10 @@ use std::process::{Child, Command, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
 use crate::config::ConfigFile;
-use crate::stats::percentile;
-use crate::DdsError;
+use crate::stats::median;
+use crate::{DdsError, KEYEDSEQ_FIXED};
+use wirebench_core::sections::dds::payload_mb;
 
 /// The program (override with `WIREBENCH_DDSPERF`).
 pub fn program() -> String {
@@ -39,31 +38,9 @@ pub fn available() -> bool {
         .is_ok()
 }
 
-/// One per-second latency line of `ddsperf ping`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PingWindow {
-    pub t: f64,
-    pub size: usize,
-    pub mean: f64,
-    pub min: f64,
-    pub p50: f64,
-    pub p90: f64,
-    pub p99: f64,
-    pub max: f64,
-    pub cnt: u64,
-}
-
-/// One per-second line of `ddsperf sub`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SubWindow {
-    pub t: f64,
-    pub size: usize,
-    pub total: u64,
-    pub lost: u64,
-    pub delta: u64,
-    pub ksps: f64,
-    pub mbit_per_s: f64,
-}
+/// The per-second lines of `ddsperf ping` and `ddsperf sub` and their summaries over a run
+/// (results data, in `wirebench-core`).
+pub use wirebench_core::sections::dds::{DdsperfLatency, DdsperfThroughput, PingWindow, SubWindow};
 
 fn us(tok: &str) -> Option<f64> {
     tok.strip_suffix("us").unwrap_or(tok).parse().ok()
@@ -118,29 +95,6 @@ pub fn parse_sub_line(line: &str) -> Option<SubWindow> {
     })
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    percentile(&v, 0.5)
-}
-
-/// ddsperf latency over a run, µs (half round trip).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct DdsperfLatency {
-    /// ddsperf's `size` (payload + 12).
-    pub size: usize,
-    pub windows_used: usize,
-    pub round_trips: u64,
-    /// Medians over windows of the per-window percentiles.
-    pub p50: f64,
-    pub p90: f64,
-    pub p99: f64,
-    /// Count-weighted mean.
-    pub mean: f64,
-    pub min: f64,
-    pub max: f64,
-    pub windows: Vec<PingWindow>,
-}
-
 /// Summarize ping windows (the first one dropped when there are more).
 pub fn summarize_ping(size: usize, windows: Vec<PingWindow>) -> Result<DdsperfLatency, DdsError> {
     let used: Vec<&PingWindow> = windows.iter().skip(usize::from(windows.len() > 1)).filter(|w| w.cnt > 0).collect();
@@ -151,6 +105,7 @@ pub fn summarize_ping(size: usize, windows: Vec<PingWindow>) -> Result<DdsperfLa
     Ok(DdsperfLatency {
         size,
         windows_used: used.len(),
+        round: 0,
         round_trips: cnt,
         p50: median(used.iter().map(|w| w.p50).collect()),
         p90: median(used.iter().map(|w| w.p90).collect()),
@@ -159,25 +114,12 @@ pub fn summarize_ping(size: usize, windows: Vec<PingWindow>) -> Result<DdsperfLa
         min: used.iter().map(|w| w.min).fold(f64::INFINITY, f64::min),
         max: used.iter().map(|w| w.max).fold(0.0, f64::max),
         windows: windows.clone(),
+        payload: Some(size.saturating_sub(KEYEDSEQ_FIXED)),
     })
 }
 
-/// ddsperf throughput over a run.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct DdsperfThroughput {
-    pub size: usize,
-    pub windows_used: usize,
-    /// Median over the windows used.
-    pub samples_per_s: f64,
-    /// samples/s × size, 10⁶ bytes/s (ddsperf's Mb/s ÷ 8).
-    pub mb_per_s: f64,
-    pub min_samples_per_s: f64,
-    pub max_samples_per_s: f64,
-    pub total: u64,
-    pub lost: u64,
-    pub windows: Vec<SubWindow>,
-}
-
+/// Summarize sub windows: the median rate over the windows with data, without the first two
+/// and the last when there are at least five.
 pub fn summarize_sub(size: usize, windows: Vec<SubWindow>) -> Result<DdsperfThroughput, DdsError> {
     let with_data: Vec<&SubWindow> = windows.iter().filter(|w| w.delta > 0).collect();
     let used: Vec<&SubWindow> = if with_data.len() >= 5 {
@@ -190,9 +132,11 @@ pub fn summarize_sub(size: usize, windows: Vec<SubWindow>) -> Result<DdsperfThro
     }
     let rates: Vec<f64> = used.iter().map(|w| w.ksps * 1e3).collect();
     let sps = median(rates.clone());
+    let payload = size.saturating_sub(KEYEDSEQ_FIXED);
     Ok(DdsperfThroughput {
         size,
         windows_used: used.len(),
+        round: 0,
         samples_per_s: sps,
         mb_per_s: sps * size as f64 / 1e6,
         min_samples_per_s: rates.iter().copied().fold(f64::INFINITY, f64::min),
@@ -200,6 +144,8 @@ pub fn summarize_sub(size: usize, windows: Vec<SubWindow>) -> Result<DdsperfThro
         total: windows.iter().map(|w| w.total).max().unwrap_or(0),
         lost: windows.last().map(|w| w.lost).unwrap_or(0),
         windows,
+        payload: Some(payload),
+        payload_mb_per_s: Some(payload_mb(sps, payload)),
     })
 }
 

@@ -20,9 +20,9 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::config::loopback_xml;
-use crate::marshal::{KeyedOctets, Marshal};
+use crate::marshal::{Codec, KeyedOctets, Marshal};
 use crate::peer::{Peer, PeerMode, PeerOpts, PeerReport, Role};
-use crate::stats::{cdf, Summary};
+use crate::stats::{cdf, summarize};
 use crate::{DdsError, Participant, Taker, Writer, KEYEDSEQ_FIXED, PING_TOPIC, PONG_TOPIC};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -79,31 +79,8 @@ mod secs {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct LatencyResult {
-    pub size: usize,
-    pub marshal: Marshal,
-    pub instances: u32,
-    pub samples: u32,
-    pub iterations: u32,
-    /// Marshalled bytes per sample (the baggage) and KeyedSeq payload bytes on the wire.
-    pub baggage_bytes: usize,
-    pub wire_bytes: usize,
-    /// Round trips recorded.
-    pub round_trips: u64,
-    /// Pings sent again after `resend_after` without a pong (not recorded).
-    pub retries: u64,
-    /// Half round trip, µs, pooled.
-    pub half_rtt_us: Summary,
-    /// (µs, cumulative fraction), at most 200 points.
-    pub cdf: Vec<(f64, f64)>,
-    /// Rust heap allocations per sample (a sample = one marshal at the writer + one unmarshal at
-    /// the reader; both ends counted, Cyclone's own C allocations are not).
-    pub allocs_per_sample: Option<f64>,
-    pub alloc_bytes_per_sample: Option<f64>,
-    pub secs: f64,
-    pub peer: PeerReport,
-}
+/// One ping-pong run (results data, in `wirebench-core`).
+pub use wirebench_core::sections::dds::LatencyResult;
 
 /// The ping side's state, shared by the main thread and the pong listener.
 struct PingState {
@@ -303,7 +280,7 @@ pub fn run(opts: &LatencyOpts, mode: PeerMode) -> Result<LatencyResult, DdsError
     drop(st);
     let peer_report = peer.stop(Duration::from_secs(10))?;
     let n = (half_sorted.len() as f64 + f64::from(opts.warmup)).max(1.0);
-    let summary = Summary::of(&mut half_sorted);
+    let summary = summarize(&mut half_sorted);
     // Per sample: our side did one marshal + one unmarshal per round trip, so did the pong.
     // (Counting covers the warm-up round trips too, hence n includes them.)
     let ours = allocs.map(|a| (a.allocs_per_op / n, a.bytes_per_op / n));
@@ -322,6 +299,7 @@ pub fn run(opts: &LatencyOpts, mode: PeerMode) -> Result<LatencyResult, DdsError
         wire_bytes: baggage_bytes + KEYEDSEQ_FIXED,
         round_trips: summary.count,
         retries: retries - warm_retries,
+        round: 0,
         cdf: cdf(&half_sorted, 200),
         half_rtt_us: summary,
         allocs_per_sample,

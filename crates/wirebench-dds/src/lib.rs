@@ -19,6 +19,7 @@ pub mod bench;
 pub mod config;
 pub mod ddsperf;
 mod ffi;
+pub mod interop;
 pub mod latency;
 pub mod marshal;
 pub mod peer;
@@ -28,7 +29,7 @@ pub mod study;
 pub mod throughput;
 
 pub use ffi::{cyclone_version, retcode_text, set_batch, ListenedReader, Participant, Reader, Sample, TakeError, Taker, Writer, MAX_TAKE};
-pub use marshal::{KeyedOctets, Marshal};
+pub use marshal::{Codec, KeyedOctets, Marshal};
 
 /// Whether this build can use DDS: `Err` says why not and what to install. The crate always
 /// builds; without Cyclone DDS at build time (see build.rs) every entity call fails, so callers
@@ -50,7 +51,7 @@ pub const PING_TOPIC: &str = "WirebenchPingKS";
 pub const PONG_TOPIC: &str = "WirebenchPongKS";
 /// The fixed part of KeyedSeq on the wire: seq, keyval, baggage length (ddsperf's `size`
 /// includes it).
-pub const KEYEDSEQ_FIXED: usize = 12;
+pub use wirebench_core::sections::dds::KEYEDSEQ_FIXED;
 
 /// Errors of the DDS transport.
 #[derive(Debug, thiserror::Error)]

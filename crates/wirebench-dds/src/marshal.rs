@@ -54,35 +54,19 @@ impl KeyedOctets {
     }
 }
 
-/// How the sample is put into the baggage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Marshal {
-    Cdr,
-    Json,
-    Raw,
+pub use wirebench_core::sections::dds::Marshal;
+
+/// Marshalling and unmarshalling of the sample with a [`Marshal`] (the enum itself is results
+/// data, in `wirebench-core`).
+pub trait Codec {
+    /// Marshal `s` into `out` (cleared first).
+    fn encode(self, s: &KeyedOctets, out: &mut Vec<u8>) -> Result<(), DdsError>;
+    /// Unmarshal a fresh sample from the baggage.
+    fn decode(self, bytes: &[u8]) -> Result<KeyedOctets, DdsError>;
 }
 
-impl Marshal {
-    pub fn name(self) -> &'static str {
-        match self {
-            Marshal::Cdr => "cdr",
-            Marshal::Json => "json",
-            Marshal::Raw => "raw",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Marshal> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "cdr" | "xcdr1" => Some(Marshal::Cdr),
-            "json" => Some(Marshal::Json),
-            "raw" => Some(Marshal::Raw),
-            _ => None,
-        }
-    }
-
-    /// Marshal `s` into `out` (cleared first).
-    pub fn encode(self, s: &KeyedOctets, out: &mut Vec<u8>) -> Result<(), DdsError> {
+impl Codec for Marshal {
+    fn encode(self, s: &KeyedOctets, out: &mut Vec<u8>) -> Result<(), DdsError> {
         out.clear();
         match self {
             Marshal::Cdr => {
@@ -105,8 +89,7 @@ impl Marshal {
         }
     }
 
-    /// Unmarshal a fresh sample from the baggage.
-    pub fn decode(self, bytes: &[u8]) -> Result<KeyedOctets, DdsError> {
+    fn decode(self, bytes: &[u8]) -> Result<KeyedOctets, DdsError> {
         match self {
             Marshal::Cdr => {
                 let err = |e: cdr::Error| DdsError::Marshal(format!("cdr: {e}"));

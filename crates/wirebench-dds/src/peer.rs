@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::config::loopback_xml;
-use crate::marshal::{KeyedOctets, Marshal};
+use crate::marshal::{Codec, KeyedOctets, Marshal};
 use crate::{DdsError, Participant, DATA_TOPIC, PING_TOPIC, PONG_TOPIC};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,17 +56,8 @@ fn one() -> u32 {
     1
 }
 
-/// What the peer reports when it stops.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct PeerReport {
-    /// Pongs answered or samples written.
-    pub handled: u64,
-    /// Seconds from `go` to the last write (pub) or of serving (pong).
-    pub secs: f64,
-    /// Rust heap allocations per handled sample (marshal + unmarshal on this side), when counted.
-    pub allocs_per_sample: Option<f64>,
-    pub alloc_bytes_per_sample: Option<f64>,
-}
+/// What the peer reports when it stops (results data, in `wirebench-core`).
+pub use wirebench_core::sections::dds::PeerReport;
 
 /// Control messages from the parent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

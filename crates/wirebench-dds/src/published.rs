@@ -16,10 +16,10 @@
 //! - **"Allocated" counts the managed heap only** (74 B for native): not comparable to our
 //!   Rust-heap count.
 
-use serde::Serialize;
+use wirebench_core::sections::dds::{Published, PublishedLatency, PublishedThroughput};
 
 /// One latency row (milliseconds, as published).
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Copy, Debug)]
 pub struct LatencyRow {
     pub table: &'static str,
     pub method: &'static str,
@@ -36,7 +36,7 @@ pub struct LatencyRow {
 }
 
 /// One throughput row.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Copy, Debug)]
 pub struct ThroughputRow {
     pub table: &'static str,
     pub method: &'static str,
@@ -144,14 +144,45 @@ pub const NOTES: &[&str] = &[
     "Seed latency is one-way inside one process (writer thread to reader thread, two thread hand-offs) on an Apple M3; ours is half a round trip between two processes over RTPS/UDP on loopback on a shared 2-core VM: compare ratios (CDR/native, JSON/CDR), not absolute values.",
 ];
 
-/// Everything above as JSON, for the results file.
-pub fn to_json() -> serde_json::Value {
-    serde_json::json!({
-        "source": "jmmorato/openddsharp:Documentation/articles/performance_tests.md (OpenDDSharp vNext; BenchmarkDotNet v0.14.0, Apple M3, .NET 8.0.406)",
-        "latency_ms": LATENCY,
-        "throughput": THROUGHPUT,
-        "notes": NOTES,
-    })
+/// Where the figures were printed.
+pub const SOURCE: &str = "jmmorato/openddsharp:Documentation/articles/performance_tests.md (OpenDDSharp vNext; BenchmarkDotNet v0.14.0, Apple M3, .NET 8.0.406)";
+
+/// Everything above, for the results section.
+pub fn section() -> Published {
+    Published {
+        source: SOURCE.into(),
+        latency_ms: LATENCY
+            .iter()
+            .map(|r| PublishedLatency {
+                table: r.table.into(),
+                method: r.method.into(),
+                instances: r.instances,
+                samples: r.samples,
+                size: r.size,
+                avg_ms: r.avg_ms,
+                std_ms: r.std_ms,
+                min_ms: r.min_ms,
+                max_ms: r.max_ms,
+                p50_ms: r.p50_ms,
+                p90_ms: r.p90_ms,
+                p99_ms: r.p99_ms,
+            })
+            .collect(),
+        throughput: THROUGHPUT
+            .iter()
+            .map(|r| PublishedThroughput {
+                table: r.table.into(),
+                method: r.method.into(),
+                samples: r.samples,
+                size: r.size,
+                mean_ms: r.mean_ms,
+                ratio: r.ratio,
+                mib_per_s: r.mib_per_s,
+                allocated_bytes: r.allocated_bytes,
+            })
+            .collect(),
+        notes: NOTES.iter().map(|n| n.to_string()).collect(),
+    }
 }
 
 #[cfg(test)]

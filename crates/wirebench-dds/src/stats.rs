@@ -1,21 +1,12 @@
 //! Pooled latency statistics: every half round trip of a run in one sorted sample set (not
 //! per-window percentiles averaged, which is what makes the seed's percentiles non-monotonic).
+//!
+//! Not `wirebench_measure::stats`: its quantile interpolates between closest ranks and its
+//! summary is median/MAD/bootstrap; these percentiles are nearest-rank (every value reported is
+//! a measured round trip, like ddsperf's), with the mean and sample standard deviation the seed
+//! printed, and a CDF for the charts.
 
-use serde::{Deserialize, Serialize};
-
-/// Summary of one pooled set, in microseconds.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Summary {
-    pub count: u64,
-    pub avg: f64,
-    /// Sample standard deviation (n − 1).
-    pub stddev: f64,
-    pub min: f64,
-    pub p50: f64,
-    pub p90: f64,
-    pub p99: f64,
-    pub max: f64,
-}
+pub use wirebench_core::sections::dds::PooledSummary;
 
 /// Nearest-rank percentile of sorted data (`q` in 0..=1).
 pub fn percentile(sorted: &[f64], q: f64) -> f64 {
@@ -26,26 +17,30 @@ pub fn percentile(sorted: &[f64], q: f64) -> f64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-impl Summary {
-    /// Summarize `values` (sorted in place).
-    pub fn of(values: &mut [f64]) -> Summary {
-        values.sort_by(|a, b| a.total_cmp(b));
-        let n = values.len();
-        if n == 0 {
-            return Summary::default();
-        }
-        let avg = values.iter().sum::<f64>() / n as f64;
-        let var = if n > 1 { values.iter().map(|v| (v - avg) * (v - avg)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
-        Summary {
-            count: n as u64,
-            avg,
-            stddev: var.sqrt(),
-            min: values[0],
-            p50: percentile(values, 0.50),
-            p90: percentile(values, 0.90),
-            p99: percentile(values, 0.99),
-            max: values[n - 1],
-        }
+/// Nearest-rank median of unsorted data (NaN when empty).
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    percentile(&v, 0.5)
+}
+
+/// Summarize `values` (sorted in place).
+pub fn summarize(values: &mut [f64]) -> PooledSummary {
+    values.sort_by(|a, b| a.total_cmp(b));
+    let n = values.len();
+    if n == 0 {
+        return PooledSummary::default();
+    }
+    let avg = values.iter().sum::<f64>() / n as f64;
+    let var = if n > 1 { values.iter().map(|v| (v - avg) * (v - avg)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
+    PooledSummary {
+        count: n as u64,
+        avg,
+        stddev: var.sqrt(),
+        min: values[0],
+        p50: percentile(values, 0.50),
+        p90: percentile(values, 0.90),
+        p99: percentile(values, 0.99),
+        max: values[n - 1],
     }
 }
 
@@ -72,13 +67,21 @@ mod tests {
     #[test]
     fn summary_is_pooled_and_monotonic() {
         let mut v: Vec<f64> = (1..=100).rev().map(f64::from).collect();
-        let s = Summary::of(&mut v);
+        let s = summarize(&mut v);
         assert_eq!(s.count, 100);
         assert_eq!((s.min, s.p50, s.p90, s.p99, s.max), (1.0, 50.0, 90.0, 99.0, 100.0));
         assert!((s.avg - 50.5).abs() < 1e-12);
         assert!((s.stddev - 29.011_491_975_882_016).abs() < 1e-9);
         assert!(s.p50 <= s.p90 && s.p90 <= s.p99 && s.p99 <= s.max);
-        assert_eq!(Summary::of(&mut []).count, 0);
+        assert_eq!(summarize(&mut []).count, 0);
+    }
+
+    #[test]
+    fn median_is_nearest_rank() {
+        // Of an even count the lower middle value (a measured one), not the mean of the two.
+        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), 2.0);
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert!(median(vec![]).is_nan());
     }
 
     #[test]

@@ -4,80 +4,304 @@
 //! shared and noisy (runs differ up to ×2.4, shared/specs/cdr-dds.md §2.2). Failures are
 //! recorded with their reason and the run goes on.
 //!
-//! The result is the `dds` section of a results file (JSON); the report renders it alone.
+//! The `[dds]` part of a study ([`DdsPart`]: options [`StudyOpts`], checked into a [`Plan`]) and
+//! the standalone `wirebench dds latency|throughput|marshal` runs ([`measure`] of a plan) both end
+//! in [`run`], whose result is the typed `dds` section of a results file; the report renders it
+//! alone. The peer of each run is a child process of the running binary ([`this_binary_peer`]).
+
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use wirebench_core::part::{Part, PartError};
+use wirebench_core::sections::dds::{Check, DdsSection, Failure, Method, Ratio};
 
-use crate::bench::{self, MarshalBench};
-use crate::ddsperf::{self, DdsperfLatency, DdsperfThroughput};
-use crate::latency::{self, LatencyOpts, LatencyResult};
+use crate::bench;
+use crate::ddsperf;
+use crate::latency::{self, LatencyOpts};
 use crate::peer::PeerMode;
-use crate::throughput::{self, ThroughputOpts, ThroughputResult};
-use crate::{Marshal, KEYEDSEQ_FIXED};
+use crate::throughput::{self, ThroughputOpts};
+use crate::{parse_size, Marshal, KEYEDSEQ_FIXED};
 
-/// A group of sizes measured with the same counts (the seed's configurations).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Case {
-    /// Payload octets.
-    pub sizes: Vec<usize>,
-    /// Latency: instances × samples round trips per iteration (the seed's TotalInstances and
-    /// TotalSamples).
+/// What a run measures, and one group of its sizes (results data, in `wirebench-core`).
+pub use wirebench_core::sections::dds::{Case, Plan};
+
+/// Payload sizes: 1 byte to 4 MiB.
+pub const MAX_SIZE: usize = 4 << 20;
+/// Throughput samples per run at most (the reader keeps one flag per expected sample for its
+/// delivery accounting).
+pub const MAX_THROUGHPUT_SAMPLES: u64 = 100_000_000;
+/// Latency round trips per run at most.
+pub const MAX_ROUND_TRIPS: u64 = 10_000_000;
+/// The arguments after the program that make a binary running this part the peer of a run:
+/// `<binary> dds peer <PeerOpts JSON>` must end in [`crate::peer::child_main`].
+pub const PEER_ARGS: [&str; 2] = ["dds", "peer"];
+
+/// A size in a study file: a number of bytes or a string such as "2k".
+#[derive(Deserialize, Serialize, Debug, Clone)]
+#[serde(untagged)]
+pub enum SizeSpec {
+    Bytes(usize),
+    Text(String),
+}
+
+/// One group of sizes in a study file (`[[dds.cases]]`).
+#[derive(Deserialize, Serialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct CaseOpts {
+    pub sizes: Vec<SizeSpec>,
+    /// Latency: instances (key values) per iteration.
     pub instances: u32,
+    /// Latency: samples per instance per iteration.
     pub samples: u32,
+    /// Latency: iterations of instances × samples round trips.
+    #[serde(default = "one")]
     pub iterations: u32,
-    /// Throughput: samples per run (the seed's TotalSamples).
+    /// Throughput: samples per run.
     pub throughput_samples: u64,
-    /// Throughput with JSON, when it must be scaled down (JSON of large payloads is slow).
+    /// Throughput with JSON, when it must be scaled down.
+    #[serde(default)]
     pub json_throughput_samples: Option<u64>,
 }
 
-/// What to run.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Plan {
-    pub cases: Vec<Case>,
-    pub marshals: Vec<Marshal>,
+fn one() -> u32 {
+    1
+}
+fn yes() -> bool {
+    true
+}
+fn default_marshal() -> Vec<String> {
+    vec!["cdr".into(), "json".into()]
+}
+fn default_domain() -> u32 {
+    60
+}
+fn default_secs() -> u32 {
+    4
+}
+fn default_warmup() -> u32 {
+    200
+}
+
+/// The options of this part in a study file (`[dds]`).
+#[derive(Deserialize, Serialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct StudyOpts {
+    /// Groups of sizes with their counts.
+    #[serde(default)]
+    pub cases: Vec<CaseOpts>,
+    /// Marshallings: cdr, json, raw.
+    #[serde(default = "default_marshal")]
+    pub marshal: Vec<String>,
+    /// Repeat everything this many times.
+    #[serde(default = "one")]
     pub rounds: u32,
-    /// Domain ids used: domain_base .. domain_base + 40, one fresh id per run.
-    pub domain_base: u32,
+    /// First DDS domain id (runs use the next 40).
+    #[serde(default = "default_domain")]
+    pub domain: u32,
+    #[serde(default = "yes")]
     pub latency: bool,
+    #[serde(default = "yes")]
     pub throughput: bool,
+    #[serde(default = "yes")]
     pub marshal_bench: bool,
+    /// Also run Cyclone's ddsperf at the same sizes.
+    #[serde(default = "yes")]
     pub ddsperf: bool,
+    /// Seconds per ddsperf run.
+    #[serde(default = "default_secs")]
     pub ddsperf_secs: u32,
+    /// Batch writes in throughput runs.
+    #[serde(default = "yes")]
     pub batch: bool,
+    /// Latency: round trips before recording.
+    #[serde(default = "default_warmup")]
     pub warmup: u32,
-    pub count_allocs: bool,
 }
 
-#[derive(Serialize)]
-struct Tagged<T: Serialize> {
-    round: u32,
-    #[serde(flatten)]
-    inner: T,
+/// The `[dds]` part of a study.
+pub struct DdsPart;
+
+impl Part for DdsPart {
+    const NAME: &'static str = "dds";
+    type Options = StudyOpts;
+    type Section = DdsSection;
+
+    /// The plan, and that this build has DDS when the part needs it (latency, throughput or
+    /// ddsperf; the marshalling bench alone does not).
+    fn validate(opts: &StudyOpts) -> Result<(), PartError> {
+        plan_of(opts)?;
+        if opts.latency || opts.throughput || opts.ddsperf {
+            crate::available().map_err(|e| PartError::bad(format!("[dds]: {e}")))?;
+        }
+        Ok(())
+    }
+
+    fn run(opts: &StudyOpts) -> Result<DdsSection, PartError> {
+        Ok(measure(&plan_of(opts)?))
+    }
 }
 
-#[derive(Serialize)]
-struct Failure {
-    round: u32,
-    what: String,
-    size: usize,
-    marshal: Option<Marshal>,
-    error: String,
+/// Sizes from a comma-separated list (k = 1024), each 1 byte to 4 MiB.
+pub fn sizes(list: &str) -> Result<Vec<usize>, PartError> {
+    let v: Vec<usize> = list
+        .split(',')
+        .map(|s| match parse_size(s) {
+            Some(n) if (1..=MAX_SIZE).contains(&n) => Ok(n),
+            _ => Err(PartError::bad(format!("bad size {:?} (1 byte to 4 MiB, e.g. 2k, 8192, 64k)", s.trim()))),
+        })
+        .collect::<Result<_, _>>()?;
+    if v.is_empty() {
+        return Err(PartError::bad("no size given"));
+    }
+    Ok(v)
+}
+
+/// Marshallings by name, each once, in the order given.
+pub fn marshals(list: &[String]) -> Result<Vec<Marshal>, PartError> {
+    let mut v = Vec::new();
+    for s in list {
+        let m = Marshal::parse(s).ok_or_else(|| PartError::bad(format!("bad marshalling {:?} (cdr, json, raw)", s.trim())))?;
+        if !v.contains(&m) {
+            v.push(m);
+        }
+    }
+    if v.is_empty() {
+        return Err(PartError::bad("no marshalling given"));
+    }
+    Ok(v)
+}
+
+/// The first domain id of a run (it uses the next 40).
+pub fn check_domain(d: u32) -> Result<(), PartError> {
+    if d > 190 {
+        return Err(PartError::bad(format!("domain {d} too large: runs use domain .. domain+40, and Cyclone allows up to 230")));
+    }
+    Ok(())
+}
+
+/// `name` must be at least 1.
+pub fn positive(name: &str, v: u64) -> Result<(), PartError> {
+    if v == 0 {
+        return Err(PartError::bad(format!("{name} must be at least 1")));
+    }
+    Ok(())
+}
+
+/// Check every number of a plan against its range.
+pub fn check_plan(p: &Plan) -> Result<(), PartError> {
+    check_domain(p.domain_base)?;
+    positive("rounds", u64::from(p.rounds))?;
+    positive("ddsperf seconds", u64::from(p.ddsperf_secs))?;
+    if p.rounds > 20 {
+        return Err(PartError::bad("rounds: at most 20"));
+    }
+    if p.ddsperf_secs > 120 {
+        return Err(PartError::bad("ddsperf seconds: at most 120"));
+    }
+    if p.cases.is_empty() {
+        return Err(PartError::bad("no case to run"));
+    }
+    for c in &p.cases {
+        positive("instances", u64::from(c.instances))?;
+        positive("samples", u64::from(c.samples))?;
+        positive("iterations", u64::from(c.iterations))?;
+        positive("throughput samples", c.throughput_samples)?;
+        if c.throughput_samples > MAX_THROUGHPUT_SAMPLES || c.json_throughput_samples.unwrap_or(1) > MAX_THROUGHPUT_SAMPLES {
+            return Err(PartError::bad(format!("throughput samples: at most {MAX_THROUGHPUT_SAMPLES}")));
+        }
+        if let Some(j) = c.json_throughput_samples {
+            positive("json throughput samples", j)?;
+        }
+        let trips = u64::from(c.instances) * u64::from(c.samples) * u64::from(c.iterations);
+        if trips > MAX_ROUND_TRIPS {
+            return Err(PartError::bad(format!("{trips} round trips per run is too many (at most 10 million)")));
+        }
+    }
+    Ok(())
+}
+
+/// The checked plan of a study's `[dds]` options.
+pub fn plan_of(o: &StudyOpts) -> Result<Plan, PartError> {
+    let mut cases = Vec::new();
+    for c in &o.cases {
+        let mut s = Vec::new();
+        for spec in &c.sizes {
+            let text = match spec {
+                SizeSpec::Bytes(n) => n.to_string(),
+                SizeSpec::Text(t) => t.clone(),
+            };
+            s.extend(sizes(&text)?);
+        }
+        if s.is_empty() {
+            return Err(PartError::bad("[[dds.cases]]: sizes is empty"));
+        }
+        cases.push(Case {
+            sizes: s,
+            instances: c.instances,
+            samples: c.samples,
+            iterations: c.iterations,
+            throughput_samples: c.throughput_samples,
+            json_throughput_samples: c.json_throughput_samples,
+        });
+    }
+    if cases.is_empty() {
+        return Err(PartError::bad("[dds]: add at least one [[dds.cases]] with sizes, instances, samples, throughput_samples"));
+    }
+    let plan = Plan {
+        cases,
+        marshals: marshals(&o.marshal)?,
+        rounds: o.rounds,
+        domain_base: o.domain,
+        latency: o.latency,
+        throughput: o.throughput,
+        marshal_bench: o.marshal_bench,
+        ddsperf: o.ddsperf,
+        ddsperf_secs: o.ddsperf_secs,
+        batch: o.batch,
+        warmup: o.warmup,
+        count_allocs: true,
+    };
+    check_plan(&plan)?;
+    Ok(plan)
+}
+
+/// Each run's peer: the running binary, `dds peer <json>` ([`PEER_ARGS`]). On Linux through
+/// /proc/self/exe, which still runs this very binary when its file has been replaced meanwhile
+/// (a rebuild in a shared target directory during a long study).
+pub fn this_binary_peer() -> PeerMode {
+    let proc_exe = PathBuf::from("/proc/self/exe");
+    let exe = if proc_exe.exists() {
+        proc_exe
+    } else {
+        std::env::current_exe().unwrap_or_else(|_| PathBuf::from("wirebench"))
+    };
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args(PEER_ARGS);
+    PeerMode::Process(cmd)
+}
+
+/// Progress of a run, on stderr.
+pub fn progress(msg: &str) {
+    eprintln!("dds: {msg}");
+}
+
+/// Run a checked plan with the peers of [`this_binary_peer`], progress on stderr.
+pub fn measure(plan: &Plan) -> DdsSection {
+    run(plan, &this_binary_peer, &mut progress)
 }
 
 #[derive(Default)]
 struct Collected {
-    latency: Vec<Tagged<LatencyResult>>,
-    throughput: Vec<Tagged<ThroughputResult>>,
-    ddsperf_latency: Vec<Tagged<DdsperfLatency>>,
-    ddsperf_throughput: Vec<Tagged<DdsperfThroughput>>,
-    marshal: Vec<MarshalBench>,
+    latency: Vec<latency::LatencyResult>,
+    throughput: Vec<throughput::ThroughputResult>,
+    ddsperf_latency: Vec<ddsperf::DdsperfLatency>,
+    ddsperf_throughput: Vec<ddsperf::DdsperfThroughput>,
+    marshal: Vec<bench::MarshalBench>,
     failures: Vec<Failure>,
 }
 
 /// Run the plan; `peer` makes the peer of each run (a child process for measurements).
-pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&str)) -> Value {
+pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&str)) -> DdsSection {
     let mut c = Collected::default();
     let mut next = 0u32;
     let mut domain = || {
@@ -101,13 +325,7 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
                     progress(&format!("marshal {} {}", crate::size_label(size), m.name()));
                     match bench::run(size, m, 15) {
                         Ok(b) => c.marshal.push(b),
-                        Err(e) => c.failures.push(Failure {
-                            round: 0,
-                            what: "marshal".into(),
-                            size,
-                            marshal: Some(m),
-                            error: e.to_string(),
-                        }),
+                        Err(e) => c.failures.push(fail(0, "marshal", size, Some(m), e)),
                     }
                 }
             }
@@ -121,7 +339,7 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
                     if have_ddsperf {
                         progress(&format!("round {round}: latency {label} ddsperf"));
                         match ddsperf::latency(domain(), size + KEYEDSEQ_FIXED, plan.ddsperf_secs) {
-                            Ok(r) => c.ddsperf_latency.push(Tagged { round, inner: r }),
+                            Ok(r) => c.ddsperf_latency.push(ddsperf::DdsperfLatency { round, ..r }),
                             Err(e) => c.failures.push(fail(round, "ddsperf latency", size, None, e)),
                         }
                     }
@@ -134,7 +352,7 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
                         o.warmup = plan.warmup;
                         o.count_allocs = plan.count_allocs;
                         match latency::run(&o, peer()) {
-                            Ok(r) => c.latency.push(Tagged { round, inner: r }),
+                            Ok(r) => c.latency.push(latency::LatencyResult { round, ..r }),
                             Err(e) => c.failures.push(fail(round, "latency", size, Some(m), e)),
                         }
                     }
@@ -143,7 +361,7 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
                     if have_ddsperf {
                         progress(&format!("round {round}: throughput {label} ddsperf"));
                         match ddsperf::throughput(domain(), size + KEYEDSEQ_FIXED, plan.ddsperf_secs) {
-                            Ok(r) => c.ddsperf_throughput.push(Tagged { round, inner: r }),
+                            Ok(r) => c.ddsperf_throughput.push(ddsperf::DdsperfThroughput { round, ..r }),
                             Err(e) => c.failures.push(fail(round, "ddsperf throughput", size, None, e)),
                         }
                     }
@@ -158,7 +376,7 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
                         o.batch = plan.batch;
                         o.count_allocs = plan.count_allocs;
                         match throughput::run(&o, peer()) {
-                            Ok(r) => c.throughput.push(Tagged { round, inner: r }),
+                            Ok(r) => c.throughput.push(throughput::ThroughputResult { round, ..r }),
                             Err(e) => c.failures.push(fail(round, "throughput", size, Some(m), e)),
                         }
                     }
@@ -166,30 +384,43 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
             }
         }
     }
+    section(plan, c)
+}
+
+/// The section of the collected runs, with the checks, ratios and figures per size.
+fn section(plan: &Plan, c: Collected) -> DdsSection {
     let checks = checks(&c);
     let ratios = ratios(&c);
-    json!({
-        "transport": format!("Cyclone DDS {} (libddsc via a C shim), RTPS/UDP on loopback, unicast discovery", crate::cyclone_version()),
-        "cyclone_version": crate::cyclone_version(),
-        "topic": "KeyedSeq {seq, @key keyval, sequence<octet> baggage} (ddsperf's KS); the marshalled KeyedOctets sample is the baggage",
-        "method": {
-            "latency": "back-to-back ping-pong between two processes; half round trip from before marshal to after unmarshal; reliable KEEP_LAST 1; all round trips of a run pooled",
-            "throughput": "publisher process writes N samples flat out (reliable KEEP_ALL, batching as configured); samples_per_s: time from go to the last sample unmarshalled at the reader (the seed's definition); steady_samples_per_s: after the first tenth arrived (compared with ddsperf's steady-state windows in the checks)",
-            "ddsperf": "ddsperf 0.10.2 ping/pong and pub/sub with size = payload + 12, same loopback configuration; median over 1-second windows",
-            "allocations": "Rust heap allocations per sample, writer marshal + reader unmarshal (Cyclone's C allocations not counted)",
-            "mb": "MB = 1e6 bytes of payload",
-        },
-        "plan": plan,
-        "latency": c.latency,
-        "throughput": c.throughput,
-        "ddsperf_latency": c.ddsperf_latency,
-        "ddsperf_throughput": c.ddsperf_throughput,
-        "marshal": c.marshal,
-        "checks": checks,
-        "ratios": ratios,
-        "failures": c.failures,
-        "published": crate::published::to_json(),
-    })
+    let mut s = DdsSection {
+        transport: format!("Cyclone DDS {} (libddsc via a C shim), RTPS/UDP on loopback, unicast discovery", crate::cyclone_version()),
+        cyclone_version: crate::cyclone_version(),
+        topic: "KeyedSeq {seq, @key keyval, sequence<octet> baggage} (ddsperf's KS); the marshalled KeyedOctets sample is the baggage".into(),
+        method: method(),
+        plan: plan.clone(),
+        latency: c.latency,
+        throughput: c.throughput,
+        ddsperf_latency: c.ddsperf_latency,
+        ddsperf_throughput: c.ddsperf_throughput,
+        marshal: c.marshal,
+        checks,
+        ratios,
+        failures: c.failures,
+        published: crate::published::section(),
+        per_size: None,
+    };
+    s.per_size = Some(s.derive_per_size());
+    s
+}
+
+/// How each figure is measured.
+fn method() -> Method {
+    Method {
+        latency: "back-to-back ping-pong between two processes; half round trip from before marshal to after unmarshal; reliable KEEP_LAST 1; all round trips of a run pooled".into(),
+        throughput: "publisher process writes N samples flat out (reliable KEEP_ALL, batching as configured); samples_per_s: time from go to the last sample unmarshalled at the reader (the seed's definition); steady_samples_per_s: after the first tenth arrived (compared with ddsperf's steady-state windows in the checks)".into(),
+        ddsperf: "ddsperf 0.10.2 ping/pong and pub/sub with size = payload + 12, same loopback configuration; median over 1-second windows".into(),
+        allocations: "Rust heap allocations per sample, writer marshal + reader unmarshal (Cyclone's C allocations not counted)".into(),
+        mb: "MB = 1e6 bytes of payload".into(),
+    }
 }
 
 fn fail(round: u32, what: &str, size: usize, marshal: Option<Marshal>, e: crate::DdsError) -> Failure {
@@ -198,76 +429,213 @@ fn fail(round: u32, what: &str, size: usize, marshal: Option<Marshal>, e: crate:
 
 /// The must-hold comparisons with ddsperf, per round: CDR latency p50 within 2× of ddsperf's and
 /// CDR throughput at least 0.5× of ddsperf's, at 2 KB and 8 KB.
-fn checks(c: &Collected) -> Vec<Value> {
+fn checks(c: &Collected) -> Vec<Check> {
     let mut out = Vec::new();
     for size in [2048usize, 8192] {
-        for l in c.latency.iter().filter(|l| l.inner.size == size && l.inner.marshal == Marshal::Cdr) {
-            if let Some(d) = c.ddsperf_latency.iter().find(|d| d.round == l.round && d.inner.size == size + KEYEDSEQ_FIXED) {
-                let ratio = l.inner.half_rtt_us.p50 / d.inner.p50;
-                out.push(json!({
-                    "name": format!("latency p50 within 2x of ddsperf at {}", crate::size_label(size)),
-                    "round": l.round, "size": size, "ours": l.inner.half_rtt_us.p50, "ddsperf": d.inner.p50,
-                    "unit": "us", "ratio": ratio, "limit": 2.0, "pass": ratio <= 2.0,
-                }));
+        for l in c.latency.iter().filter(|l| l.size == size && l.marshal == Marshal::Cdr) {
+            if let Some(d) = c.ddsperf_latency.iter().find(|d| d.round == l.round && d.size == size + KEYEDSEQ_FIXED) {
+                let ratio = l.half_rtt_us.p50 / d.p50;
+                out.push(Check {
+                    name: format!("latency p50 within 2x of ddsperf at {}", crate::size_label(size)),
+                    round: l.round,
+                    size,
+                    ours: l.half_rtt_us.p50,
+                    ddsperf: d.p50,
+                    unit: "us".into(),
+                    ratio,
+                    limit: 2.0,
+                    pass: ratio <= 2.0,
+                });
             }
         }
-        for t in c.throughput.iter().filter(|t| t.inner.size == size && t.inner.marshal == Marshal::Cdr) {
-            if let Some(d) = c.ddsperf_throughput.iter().find(|d| d.round == t.round && d.inner.size == size + KEYEDSEQ_FIXED) {
+        for t in c.throughput.iter().filter(|t| t.size == size && t.marshal == Marshal::Cdr) {
+            if let Some(d) = c.ddsperf_throughput.iter().find(|d| d.round == t.round && d.size == size + KEYEDSEQ_FIXED) {
                 // Steady state against ddsperf's steady-state windows (whole run if unavailable).
-                let ours = t.inner.steady_samples_per_s.unwrap_or(t.inner.samples_per_s);
-                let ratio = ours / d.inner.samples_per_s;
-                out.push(json!({
-                    "name": format!("throughput at least 0.5x of ddsperf at {}", crate::size_label(size)),
-                    "round": t.round, "size": size, "ours": ours, "ddsperf": d.inner.samples_per_s,
-                    "unit": "samples/s", "ratio": ratio, "limit": 0.5, "pass": ratio >= 0.5,
-                }));
+                let ours = t.steady_samples_per_s.unwrap_or(t.samples_per_s);
+                let ratio = ours / d.samples_per_s;
+                out.push(Check {
+                    name: format!("throughput at least 0.5x of ddsperf at {}", crate::size_label(size)),
+                    round: t.round,
+                    size,
+                    ours,
+                    ddsperf: d.samples_per_s,
+                    unit: "samples/s".into(),
+                    ratio,
+                    limit: 0.5,
+                    pass: ratio >= 0.5,
+                });
             }
         }
     }
     out
 }
 
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    Some(crate::stats::percentile(&v, 0.5))
+/// Nearest-rank median over rounds (`None` when there is no run).
+fn rounds_median(v: Vec<f64>) -> Option<f64> {
+    (!v.is_empty()).then(|| crate::stats::median(v))
 }
 
 /// JSON relative to CDR per size: marshalling alone and in the transport (medians over rounds;
 /// throughput in steady state).
-fn ratios(c: &Collected) -> Vec<Value> {
+fn ratios(c: &Collected) -> Vec<Ratio> {
     let mut sizes: Vec<usize> = c.marshal.iter().map(|m| m.size).collect();
-    sizes.extend(c.latency.iter().map(|l| l.inner.size));
-    sizes.extend(c.throughput.iter().map(|t| t.inner.size));
+    sizes.extend(c.latency.iter().map(|l| l.size));
+    sizes.extend(c.throughput.iter().map(|t| t.size));
     sizes.sort_unstable();
     sizes.dedup();
     let mut out = Vec::new();
     for size in sizes {
         let mb = |m: Marshal| c.marshal.iter().find(|b| b.size == size && b.marshal == m);
         let lat = |m: Marshal| {
-            median(c.latency.iter().filter(|l| l.inner.size == size && l.inner.marshal == m).map(|l| l.inner.half_rtt_us.p50).collect())
+            rounds_median(c.latency.iter().filter(|l| l.size == size && l.marshal == m).map(|l| l.half_rtt_us.p50).collect())
         };
         let thr = |m: Marshal| {
-            median(
+            rounds_median(
                 c.throughput
                     .iter()
-                    .filter(|t| t.inner.size == size && t.inner.marshal == m)
-                    .map(|t| t.inner.steady_samples_per_s.unwrap_or(t.inner.samples_per_s))
+                    .filter(|t| t.size == size && t.marshal == m)
+                    .map(|t| t.steady_samples_per_s.unwrap_or(t.samples_per_s))
                     .collect(),
             )
         };
         let (cj, cc) = (mb(Marshal::Json), mb(Marshal::Cdr));
-        out.push(json!({
-            "size": size,
-            "marshal_bytes": cj.zip(cc).map(|(j, c)| j.bytes as f64 / c.bytes as f64),
-            "marshal_encode": cj.zip(cc).map(|(j, c)| j.encode_ns / c.encode_ns),
-            "marshal_decode": cj.zip(cc).map(|(j, c)| j.decode_ns / c.decode_ns),
-            "marshal_round_trip": cj.zip(cc).map(|(j, c)| (j.encode_ns + j.decode_ns) / (c.encode_ns + c.decode_ns)),
-            "latency_p50": lat(Marshal::Json).zip(lat(Marshal::Cdr)).map(|(j, c)| j / c),
-            "throughput": thr(Marshal::Json).zip(thr(Marshal::Cdr)).map(|(j, c)| j / c),
-        }));
+        out.push(Ratio {
+            size,
+            marshal_bytes: cj.zip(cc).map(|(j, c)| j.bytes as f64 / c.bytes as f64),
+            marshal_encode: cj.zip(cc).map(|(j, c)| j.encode_ns / c.encode_ns),
+            marshal_decode: cj.zip(cc).map(|(j, c)| j.decode_ns / c.decode_ns),
+            marshal_round_trip: cj.zip(cc).map(|(j, c)| (j.encode_ns + j.decode_ns) / (c.encode_ns + c.decode_ns)),
+            latency_p50: lat(Marshal::Json).zip(lat(Marshal::Cdr)).map(|(j, c)| j / c),
+            throughput: thr(Marshal::Json).zip(thr(Marshal::Cdr)).map(|(j, c)| j / c),
+        });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(toml_cases: Vec<CaseOpts>) -> StudyOpts {
+        StudyOpts {
+            cases: toml_cases,
+            marshal: default_marshal(),
+            rounds: 1,
+            domain: 60,
+            latency: true,
+            throughput: true,
+            marshal_bench: true,
+            ddsperf: true,
+            ddsperf_secs: 4,
+            batch: true,
+            warmup: 200,
+        }
+    }
+
+    fn case(sizes: &[&str]) -> CaseOpts {
+        CaseOpts {
+            sizes: sizes.iter().map(|s| SizeSpec::Text(s.to_string())).collect(),
+            instances: 2,
+            samples: 5,
+            iterations: 1,
+            throughput_samples: 100,
+            json_throughput_samples: None,
+        }
+    }
+
+    fn bad(r: Result<Plan, PartError>) -> String {
+        match r {
+            Err(PartError::BadInput(m)) => m,
+            other => panic!("expected bad input, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn plan_of_a_study_checks_every_option() {
+        let p = plan_of(&opts(vec![case(&["2k", "8192"])])).unwrap();
+        assert_eq!(p.cases[0].sizes, vec![2048, 8192]);
+        assert_eq!(p.marshals, vec![Marshal::Cdr, Marshal::Json]);
+        assert!(bad(plan_of(&opts(vec![]))).contains("[[dds.cases]]"));
+        assert!(bad(plan_of(&opts(vec![case(&["2q"])]))).contains("bad size \"2q\""));
+        assert!(bad(plan_of(&opts(vec![case(&["0"])]))).contains("bad size"));
+        let mut o = opts(vec![case(&["2k"])]);
+        o.marshal = vec!["xml".into()];
+        assert!(bad(plan_of(&o)).contains("bad marshalling \"xml\""));
+        let mut o = opts(vec![case(&["2k"])]);
+        o.domain = 500;
+        assert!(bad(plan_of(&o)).contains("domain 500 too large"));
+        let mut o = opts(vec![case(&["2k"])]);
+        o.rounds = 21;
+        assert!(bad(plan_of(&o)).contains("rounds: at most 20"));
+        let mut c = case(&["2k"]);
+        c.samples = 100_000;
+        c.iterations = 1000;
+        assert!(bad(plan_of(&opts(vec![c]))).contains("too many"));
+        let mut c = case(&["2k"]);
+        c.json_throughput_samples = Some(0);
+        assert!(bad(plan_of(&opts(vec![c]))).contains("json throughput samples must be at least 1"));
+    }
+
+    #[test]
+    fn the_marshalling_bench_alone_needs_no_dds() {
+        let mut o = opts(vec![case(&["512"])]);
+        (o.latency, o.throughput, o.ddsperf) = (false, false, false);
+        assert!(DdsPart::validate(&o).is_ok());
+        let s = DdsPart::run(&o).unwrap();
+        assert_eq!(s.marshal.len(), 2, "{:?}", s.failures);
+        assert!(s.latency.is_empty() && s.checks.is_empty());
+        assert_eq!(s.ratios.len(), 1);
+        assert!(s.ratios[0].marshal_bytes.is_some_and(|r| r > 1.0));
+        let figures = s.per_size.as_deref().unwrap();
+        assert_eq!(figures.len(), 1);
+        assert_eq!(figures[0].size, 512);
+        assert!(figures[0].ours.is_empty(), "no transport run");
+        assert_eq!(s.published.latency_ms.len(), crate::published::LATENCY.len());
+    }
+
+    #[test]
+    fn checks_and_ratios_compare_by_round_and_size() {
+        use crate::ddsperf::{summarize_ping, summarize_sub, PingWindow, SubWindow};
+        use wirebench_core::sections::dds::{PeerReport, PooledSummary};
+        let lat = |m: Marshal, p50: f64, round: u32| latency::LatencyResult {
+            alloc_bytes_per_sample: None,
+            allocs_per_sample: None,
+            baggage_bytes: 2064,
+            cdf: vec![],
+            half_rtt_us: PooledSummary { count: 1, p50, ..Default::default() },
+            instances: 1,
+            iterations: 1,
+            marshal: m,
+            peer: PeerReport::default(),
+            retries: 0,
+            round,
+            round_trips: 1,
+            samples: 1,
+            secs: 1.0,
+            size: 2048,
+            wire_bytes: 2076,
+        };
+        let ping = |p50: f64| PingWindow { t: 1.0, size: 2060, mean: p50, min: p50, p50, p90: p50, p99: p50, max: p50, cnt: 10 };
+        let sub = |ksps: f64| SubWindow { t: 1.0, size: 2060, total: 1, lost: 0, delta: 1, ksps, mbit_per_s: 1.0 };
+        let c = Collected {
+            latency: vec![lat(Marshal::Cdr, 30.0, 1), lat(Marshal::Json, 90.0, 1), lat(Marshal::Cdr, 10.0, 2), lat(Marshal::Json, 50.0, 2)],
+            ddsperf_latency: vec![ddsperf::DdsperfLatency { round: 1, ..summarize_ping(2060, vec![ping(10.0)]).unwrap() }],
+            ddsperf_throughput: vec![ddsperf::DdsperfThroughput { round: 1, ..summarize_sub(2060, vec![sub(100.0)]).unwrap() }],
+            ..Default::default()
+        };
+        let checks = checks(&c);
+        assert_eq!(checks.len(), 1, "round 2 has no ddsperf run");
+        assert_eq!((checks[0].ratio, checks[0].pass), (3.0, false));
+        let ratios = ratios(&c);
+        // Nearest-rank medians over the two rounds: JSON 50, CDR 10.
+        assert_eq!(ratios[0].latency_p50, Some(5.0));
+        assert_eq!(ratios[0].marshal_bytes, None);
+        let s = section(&Plan::default(), c);
+        assert_eq!(s.ddsperf_throughput[0].payload, Some(2048));
+        assert_eq!(s.ddsperf_throughput[0].payload_mb_per_s, Some(100_000.0 * 2048.0 / 1e6));
+        let f = &s.per_size.as_ref().unwrap()[0];
+        // The figures are true medians (mean of the middle two): CDR 20 against ddsperf 10.
+        assert_eq!(f.cdr_over_ddsperf.latency_p50, Some(2.0));
+        assert!(f.seed_json_over_cdr.latency_p50.is_some());
+    }
 }

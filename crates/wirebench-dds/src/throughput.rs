@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::config::loopback_xml;
-use crate::marshal::Marshal;
+use crate::marshal::{Codec, Marshal};
 use crate::peer::{Peer, PeerMode, PeerOpts, PeerReport, Role};
 use crate::{DdsError, Participant, DATA_TOPIC, KEYEDSEQ_FIXED};
 
@@ -52,35 +52,8 @@ impl ThroughputOpts {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct ThroughputResult {
-    pub size: usize,
-    pub marshal: Marshal,
-    pub batch: bool,
-    pub baggage_bytes: usize,
-    pub wire_bytes: usize,
-    pub sent: u64,
-    pub received: u64,
-    pub lost: u64,
-    pub duplicated: u64,
-    pub reordered: u64,
-    /// From `go` to the last sample unmarshalled.
-    pub secs: f64,
-    pub samples_per_s: f64,
-    /// Steady state: samples after the first tenth arrived ÷ the time since (the start of a
-    /// short run is a ramp-up; ddsperf's windows drop it too).
-    pub steady_samples_per_s: Option<f64>,
-    /// Payload octets per second, 10⁶.
-    pub mb_per_s: f64,
-    /// KeyedSeq payload bytes (baggage + 12) per second, 10⁶.
-    pub wire_mb_per_s: f64,
-    /// Rust heap allocations per sample, writer marshal + reader unmarshal.
-    pub allocs_per_sample: Option<f64>,
-    pub alloc_bytes_per_sample: Option<f64>,
-    /// True when the run stopped on a stall (`lost` > 0).
-    pub stalled: bool,
-    pub peer: PeerReport,
-}
+/// One pub/sub run (results data, in `wirebench-core`).
+pub use wirebench_core::sections::dds::ThroughputResult;
 
 struct SubState {
     d: Delivery,
@@ -276,6 +249,7 @@ pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, Dd
         lost: opts.samples - received,
         duplicated: d.duplicated,
         reordered: d.reordered,
+        round: 0,
         secs,
         samples_per_s: received as f64 / secs,
         steady_samples_per_s: warm_at.and_then(|(n, t)| {

@@ -1,57 +1,52 @@
 //! The `dds` results section (seed 004: DDS latency and throughput, CDR vs JSON marshalling):
 //! terminal/Markdown/CSV text and the HTML section.
 //!
-//! The section is written by `wirebench dds latency|throughput|marshal` and the `[dds]` study
-//! part (crate `wirebench-dds`, `study::run`). Its arrays are all optional; each view shows what
-//! is there:
+//! The section ([`DdsSection`]) is written by `wirebench dds latency|throughput|marshal` and the
+//! `[dds]` study part (crate `wirebench-dds`, `study::run`). Its lists may be empty; each view
+//! shows what is there:
 //!
-//! - `latency`: ours per round × size × marshalling: `half_rtt_us` {avg, stddev, p50, p90, p99,
-//!   max, count}, `cdf` [[µs, fraction]], allocations per sample;
+//! - `latency`: ours per round × size × marshalling: the pooled half round trip, its CDF,
+//!   allocations per sample;
 //! - `throughput`: ours: samples/s, MB/s (10⁶ B of payload), delivery (sent, received, lost);
-//! - `ddsperf_latency`, `ddsperf_throughput`: Cyclone's ddsperf in the same run (its `size` is
-//!   payload + 12);
+//! - `ddsperf_latency`, `ddsperf_throughput`: Cyclone's ddsperf in the same run;
 //! - `marshal`: marshalling alone (encode/decode ns, bytes); `ratios`: JSON ÷ CDR per size;
 //! - `checks`: the must-hold comparisons with ddsperf; `failures`;
-//! - `published`: the seed's figures with their tables and notes on what cannot be right.
+//! - `published`: the seed's figures with their tables and notes on what cannot be right;
+//! - per size ([`DdsSection::figures`]): the medians over rounds the charts and the native table
+//!   show, and the seed's figures in our units.
 //!
-//! Several rounds are shown one per row in the tables; charts use the median over rounds.
-//! Nothing is measured here.
+//! Several rounds are shown one per row in the tables; charts use the medians over rounds.
+//! Nothing is measured or computed here.
 
 use std::fmt::Write;
 
-use serde_json::Value;
 use wirebench_core::results::Results;
+use wirebench_core::sections::dds::{DdsSection, Marshal, SizeFigures, SEED_CDR, SEED_JSON, SEED_NATIVE};
 
 use crate::csv::record;
 use crate::html::{table, Ctx, Section};
 use crate::svg::{color, esc, fixed, BarChart, Bars, Line, LineChart};
 use crate::table::Table;
 use crate::Output;
-use crate::json::{arr, f64_at as f, str_at as s};
 
 /// The seed's series (method, label, colour): hatched, in the colour of our counterpart (native:
 /// ddsperf's grey; CDR and JSON: ours in the usual cdr, json order).
 fn seed_series() -> [(&'static str, &'static str, &'static str); 3] {
-    [("OpenDDS Native", "seed native", NATIVE), ("OpenDDSharp CDR", "seed CDR", color(0)), ("OpenDDSharp JSON", "seed JSON", color(1))]
+    [(SEED_NATIVE, "seed native", NATIVE), (SEED_CDR, "seed CDR", color(0)), (SEED_JSON, "seed JSON", color(1))]
 }
 /// Colour of Cyclone's ddsperf (the native anchor).
 const NATIVE: &str = "#555555";
-/// ddsperf's `size` includes KeyedSeq's fixed 12 bytes.
-const FIXED: u64 = 12;
-
-fn section(r: &Results) -> Option<&Value> {
-    r.dds.as_ref().filter(|v| v.is_object())
-}
-
-fn u(v: &Value, key: &str) -> Option<u64> {
-    v.get(key).and_then(Value::as_u64)
-}
 
 fn num(v: Option<f64>, decimals: usize) -> String {
     v.map(|x| fixed(x, decimals)).unwrap_or_else(|| "-".into())
 }
 
-fn size_label(n: u64) -> String {
+/// A number in a CSV field: empty when absent or not finite (written as `null` in results).
+fn csv_num(v: Option<f64>) -> String {
+    v.filter(|x| x.is_finite()).map(|x| x.to_string()).unwrap_or_default()
+}
+
+fn size_label(n: usize) -> String {
     if n >= 1024 && n & 1023 == 0 {
         format!("{} KB", n / 1024)
     } else {
@@ -59,92 +54,27 @@ fn size_label(n: u64) -> String {
     }
 }
 
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    v.retain(|x| x.is_finite());
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
-}
-
-/// Payload sizes present anywhere in the section, ascending.
-fn sizes(d: &Value) -> Vec<u64> {
-    let mut out: Vec<u64> = Vec::new();
-    for key in ["latency", "throughput", "marshal"] {
-        out.extend(arr(d, key).iter().filter_map(|r| u(r, "size")));
-    }
-    for key in ["ddsperf_latency", "ddsperf_throughput"] {
-        out.extend(arr(d, key).iter().filter_map(|r| u(r, "size")).map(|n| n.saturating_sub(FIXED)));
-    }
-    out.sort_unstable();
-    out.dedup();
-    out
-}
-
-fn marshals(d: &Value) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for key in ["latency", "throughput"] {
-        for r in arr(d, key) {
-            let m = s(r, "marshal").to_string();
-            if !m.is_empty() && !out.contains(&m) {
-                out.push(m);
-            }
-        }
-    }
-    out
-}
-
-/// Median over rounds of `path` in `key` rows of this size and marshalling.
-fn ours(d: &Value, key: &str, size: u64, marshal: &str, path: &[&str]) -> Option<f64> {
-    median(
-        arr(d, key)
-            .iter()
-            .filter(|r| u(r, "size") == Some(size) && s(r, "marshal") == marshal)
-            .filter_map(|r| f(r, path))
-            .collect(),
-    )
-}
-
-fn native(d: &Value, key: &str, size: u64, path: &[&str]) -> Option<f64> {
-    median(arr(d, key).iter().filter(|r| u(r, "size") == Some(size + FIXED)).filter_map(|r| f(r, path)).collect())
-}
-
-fn published<'a>(d: &'a Value, key: &str) -> &'a [Value] {
-    d.get("published").map(|p| arr(p, key)).unwrap_or(&[])
-}
-
-fn seed_latency_us(d: &Value, size: u64, method: &str, what: &str) -> Option<f64> {
-    published(d, "latency_ms")
-        .iter()
-        .find(|r| u(r, "size") == Some(size) && s(r, "method") == method)
-        .and_then(|r| f(r, &[what]))
-        .map(|ms| ms * 1000.0)
-}
-
-/// The seed's throughput in 10⁶ B/s (it printed MiB/s).
-fn seed_mb(d: &Value, size: u64, method: &str) -> Option<f64> {
-    published(d, "throughput")
-        .iter()
-        .find(|r| u(r, "size") == Some(size) && s(r, "method") == method)
-        .and_then(|r| f(r, &["mib_per_s"]))
-        .map(|m| m * 1_048_576.0 / 1e6)
-}
-
-fn who(marshal: &str) -> String {
+fn who(marshal: Marshal) -> String {
     match marshal {
-        "cdr" => "ours CDR".into(),
-        "json" => "ours JSON".into(),
-        other => format!("ours {other}"),
+        Marshal::Cdr => "ours CDR".into(),
+        Marshal::Json => "ours JSON".into(),
+        other => format!("ours {}", other.name()),
+    }
+}
+
+/// Rows of several rounds at one size, in round order (stable: ddsperf's first in a round).
+fn by_round(mut rows: Vec<(u32, Vec<String>)>, t: &mut Table) {
+    rows.sort_by_key(|(round, _)| *round);
+    for (_, row) in rows {
+        t.push(row);
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Tables
 
-pub fn latency_table(d: &Value) -> Option<Table> {
-    if arr(d, "latency").is_empty() && arr(d, "ddsperf_latency").is_empty() {
+pub fn latency_table(d: &DdsSection) -> Option<Table> {
+    if d.latency.is_empty() && d.ddsperf_latency.is_empty() {
         return None;
     }
     let mut t = Table::new(
@@ -152,63 +82,63 @@ pub fn latency_table(d: &Value) -> Option<Table> {
         &["size", "round", "who", "bytes", "avg", "stddev", "p50", "p90", "p99", "max", "round trips", "allocs/sample"],
     )
     .numeric_from(3);
-    for size in sizes(d) {
-        let mut rows: Vec<(u64, Vec<String>)> = Vec::new();
-        for r in arr(d, "ddsperf_latency").iter().filter(|r| u(r, "size") == Some(size + FIXED)) {
+    for f in d.figures().iter() {
+        let size = f.size;
+        let mut rows: Vec<(u32, Vec<String>)> = Vec::new();
+        for r in d.ddsperf_latency.iter().filter(|r| r.payload_size() == size) {
+            let p = r;
             rows.push((
-                u(r, "round").unwrap_or(0),
+                r.round,
                 vec![
                     size_label(size),
-                    u(r, "round").map(|x| x.to_string()).unwrap_or_default(),
+                    r.round.to_string(),
                     "ddsperf".into(),
-                    num(f(r, &["size"]), 0),
-                    num(f(r, &["mean"]), 1),
+                    p.size.to_string(),
+                    fixed(p.mean, 1),
                     "-".into(),
-                    num(f(r, &["p50"]), 1),
-                    num(f(r, &["p90"]), 1),
-                    num(f(r, &["p99"]), 1),
-                    num(f(r, &["max"]), 0),
-                    num(f(r, &["round_trips"]), 0),
+                    fixed(p.p50, 1),
+                    fixed(p.p90, 1),
+                    fixed(p.p99, 1),
+                    fixed(p.max, 0),
+                    p.round_trips.to_string(),
                     "-".into(),
                 ],
             ));
         }
-        for r in arr(d, "latency").iter().filter(|r| u(r, "size") == Some(size)) {
+        for r in d.latency.iter().filter(|r| r.size == size) {
+            let h = &r.half_rtt_us;
             rows.push((
-                u(r, "round").unwrap_or(0),
+                r.round,
                 vec![
                     size_label(size),
-                    u(r, "round").map(|x| x.to_string()).unwrap_or_default(),
-                    who(s(r, "marshal")),
-                    num(f(r, &["wire_bytes"]), 0),
-                    num(f(r, &["half_rtt_us", "avg"]), 1),
-                    num(f(r, &["half_rtt_us", "stddev"]), 1),
-                    num(f(r, &["half_rtt_us", "p50"]), 1),
-                    num(f(r, &["half_rtt_us", "p90"]), 1),
-                    num(f(r, &["half_rtt_us", "p99"]), 1),
-                    num(f(r, &["half_rtt_us", "max"]), 0),
-                    num(f(r, &["half_rtt_us", "count"]), 0),
-                    num(f(r, &["allocs_per_sample"]), 1),
+                    r.round.to_string(),
+                    who(r.marshal),
+                    r.wire_bytes.to_string(),
+                    fixed(h.avg, 1),
+                    fixed(h.stddev, 1),
+                    fixed(h.p50, 1),
+                    fixed(h.p90, 1),
+                    fixed(h.p99, 1),
+                    fixed(h.max, 0),
+                    h.count.to_string(),
+                    num(r.allocs_per_sample, 1),
                 ],
             ));
         }
-        rows.sort_by_key(|(round, _)| *round);
-        for (_, row) in rows {
-            t.push(row);
-        }
-        for (method, short) in [("OpenDDS Native", "native"), ("OpenDDSharp CDR", "CDR"), ("OpenDDSharp JSON", "JSON")] {
-            let Some(p50) = seed_latency_us(d, size, method, "p50_ms") else { continue };
+        by_round(rows, &mut t);
+        for (method, short) in [(SEED_NATIVE, "native"), (SEED_CDR, "CDR"), (SEED_JSON, "JSON")] {
+            let Some(s) = f.seed.latency_of(method) else { continue };
             t.push(vec![
                 size_label(size),
                 "seed".into(),
                 format!("seed {short} (published)"),
                 "-".into(),
-                num(seed_latency_us(d, size, method, "avg_ms"), 1),
-                num(seed_latency_us(d, size, method, "std_ms"), 1),
-                fixed(p50, 1),
-                num(seed_latency_us(d, size, method, "p90_ms"), 1),
-                num(seed_latency_us(d, size, method, "p99_ms"), 1),
-                num(seed_latency_us(d, size, method, "max_ms"), 0),
+                fixed(s.avg_us, 1),
+                fixed(s.std_us, 1),
+                fixed(s.p50_us, 1),
+                fixed(s.p90_us, 1),
+                fixed(s.p99_us, 1),
+                fixed(s.max_us, 0),
                 "-".into(),
                 "-".into(),
             ]);
@@ -217,8 +147,8 @@ pub fn latency_table(d: &Value) -> Option<Table> {
     Some(t)
 }
 
-pub fn throughput_table(d: &Value) -> Option<Table> {
-    if arr(d, "throughput").is_empty() && arr(d, "ddsperf_throughput").is_empty() {
+pub fn throughput_table(d: &DdsSection) -> Option<Table> {
+    if d.throughput.is_empty() && d.ddsperf_throughput.is_empty() {
         return None;
     }
     let mut t = Table::new(
@@ -226,59 +156,56 @@ pub fn throughput_table(d: &Value) -> Option<Table> {
         &["size", "round", "who", "samples/s", "steady samples/s", "MB/s", "received", "sent", "lost", "allocs/sample"],
     )
     .numeric_from(3);
-    for size in sizes(d) {
-        let mut rows: Vec<(u64, Vec<String>)> = Vec::new();
-        for r in arr(d, "ddsperf_throughput").iter().filter(|r| u(r, "size") == Some(size + FIXED)) {
-            let sps = f(r, &["samples_per_s"]);
+    for f in d.figures().iter() {
+        let size = f.size;
+        let mut rows: Vec<(u32, Vec<String>)> = Vec::new();
+        for r in d.ddsperf_throughput.iter().filter(|r| r.payload_size() == size) {
+            let p = r;
             rows.push((
-                u(r, "round").unwrap_or(0),
+                r.round,
                 vec![
                     size_label(size),
-                    u(r, "round").map(|x| x.to_string()).unwrap_or_default(),
+                    r.round.to_string(),
                     "ddsperf".into(),
                     "-".into(),
-                    num(sps, 0),
-                    num(sps.map(|x| x * size as f64 / 1e6), 1),
-                    num(f(r, &["total"]), 0),
+                    fixed(p.samples_per_s, 0),
+                    fixed(p.payload_mb(), 1),
+                    p.total.to_string(),
                     "-".into(),
-                    num(f(r, &["lost"]), 0),
+                    p.lost.to_string(),
                     "-".into(),
                 ],
             ));
         }
-        for r in arr(d, "throughput").iter().filter(|r| u(r, "size") == Some(size)) {
+        for r in d.throughput.iter().filter(|r| r.size == size) {
+            let o = r;
             rows.push((
-                u(r, "round").unwrap_or(0),
+                r.round,
                 vec![
                     size_label(size),
-                    u(r, "round").map(|x| x.to_string()).unwrap_or_default(),
-                    who(s(r, "marshal")),
-                    num(f(r, &["samples_per_s"]), 0),
-                    num(f(r, &["steady_samples_per_s"]), 0),
-                    num(f(r, &["mb_per_s"]), 1),
-                    num(f(r, &["received"]), 0),
-                    num(f(r, &["sent"]), 0),
-                    num(f(r, &["lost"]), 0),
-                    num(f(r, &["allocs_per_sample"]), 1),
+                    r.round.to_string(),
+                    who(o.marshal),
+                    fixed(o.samples_per_s, 0),
+                    num(o.steady_samples_per_s, 0),
+                    fixed(o.mb_per_s, 1),
+                    o.received.to_string(),
+                    o.sent.to_string(),
+                    o.lost.to_string(),
+                    num(o.allocs_per_sample, 1),
                 ],
             ));
         }
-        rows.sort_by_key(|(round, _)| *round);
-        for (_, row) in rows {
-            t.push(row);
-        }
-        for r in published(d, "throughput").iter().filter(|r| u(r, "size") == Some(size)) {
-            let n = f(r, &["samples"]);
-            let ms = f(r, &["mean_ms"]);
+        by_round(rows, &mut t);
+        for s in &f.seed.throughput {
             t.push(vec![
                 size_label(size),
                 "seed".into(),
-                format!("seed {} (published)", s(r, "method").replace("OpenDDSharp ", "").replace("OpenDDS ", "")),
-                num(n.zip(ms).map(|(n, ms)| n / (ms / 1e3)), 0),
+                format!("seed {} (published)", s.method.replace("OpenDDSharp ", "").replace("OpenDDS ", "")),
+                fixed(s.samples_per_s, 0),
                 "-".into(),
-                num(seed_mb(d, size, s(r, "method")), 1),
-                num(n, 0),
-                num(n, 0),
+                num(f.seed.throughput_of(&s.method).map(|x| x.mb_per_s), 1),
+                s.samples.to_string(),
+                s.samples.to_string(),
                 "-".into(),
                 "-".into(),
             ]);
@@ -287,35 +214,32 @@ pub fn throughput_table(d: &Value) -> Option<Table> {
     Some(t)
 }
 
-pub fn checks_table(d: &Value) -> Option<Table> {
-    let checks = arr(d, "checks");
-    if checks.is_empty() {
+pub fn checks_table(d: &DdsSection) -> Option<Table> {
+    if d.checks.is_empty() {
         return None;
     }
     let mut t = Table::new("Must hold: ours (CDR) against ddsperf, same run", &["check", "round", "ours", "ddsperf", "unit", "ratio", "limit", "result"])
         .numeric_from(1);
     t.numeric[4] = false;
     t.numeric[7] = false;
-    for c in checks {
-        let unit = s(c, "unit");
-        let dec = if unit == "us" { 1 } else { 0 };
+    for c in &d.checks {
+        let dec = if c.unit == "us" { 1 } else { 0 };
         t.push(vec![
-            s(c, "name").to_string(),
-            num(f(c, &["round"]), 0),
-            num(f(c, &["ours"]), dec),
-            num(f(c, &["ddsperf"]), dec),
-            unit.to_string(),
-            num(f(c, &["ratio"]), 2),
-            num(f(c, &["limit"]), 1),
-            if c.get("pass").and_then(Value::as_bool) == Some(true) { "pass".into() } else { "FAIL".into() },
+            c.name.clone(),
+            c.round.to_string(),
+            fixed(c.ours, dec),
+            fixed(c.ddsperf, dec),
+            c.unit.clone(),
+            fixed(c.ratio, 2),
+            fixed(c.limit, 1),
+            if c.pass { "pass".into() } else { "FAIL".into() },
         ]);
     }
     Some(t)
 }
 
-pub fn marshal_table(d: &Value) -> Option<Table> {
-    let rows = arr(d, "marshal");
-    if rows.is_empty() {
+pub fn marshal_table(d: &DdsSection) -> Option<Table> {
+    if d.marshal.is_empty() {
         return None;
     }
     let mut t = Table::new(
@@ -323,106 +247,91 @@ pub fn marshal_table(d: &Value) -> Option<Table> {
         &["size", "marshal", "bytes", "encode ns", "decode ns", "encode allocs", "decode allocs"],
     )
     .numeric_from(2);
-    for r in rows {
+    for r in &d.marshal {
         t.push(vec![
-            size_label(u(r, "size").unwrap_or(0)),
-            s(r, "marshal").to_string(),
-            num(f(r, &["bytes"]), 0),
-            num(f(r, &["encode_ns"]), 0),
-            num(f(r, &["decode_ns"]), 0),
-            num(f(r, &["encode_allocs"]), 1),
-            num(f(r, &["decode_allocs"]), 1),
+            size_label(r.size),
+            r.marshal.name().to_string(),
+            r.bytes.to_string(),
+            fixed(r.encode_ns, 0),
+            fixed(r.decode_ns, 0),
+            num(r.encode_allocs, 1),
+            num(r.decode_allocs, 1),
         ]);
     }
     Some(t)
 }
 
-pub fn ratio_table(d: &Value) -> Option<Table> {
-    let rows = arr(d, "ratios");
-    if rows.is_empty() {
+pub fn ratio_table(d: &DdsSection) -> Option<Table> {
+    if d.ratios.is_empty() {
         return None;
     }
+    let figures = d.figures();
     let mut t = Table::new(
         "JSON ÷ CDR (ours; seed: OpenDDSharp JSON ÷ CDR)",
         &["size", "bytes", "encode", "decode", "marshal round trip", "latency p50", "seed latency p50", "throughput", "seed throughput"],
     )
     .numeric_from(1);
-    for r in rows {
-        let size = u(r, "size").unwrap_or(0);
-        let seed_lat = seed_latency_us(d, size, "OpenDDSharp JSON", "p50_ms")
-            .zip(seed_latency_us(d, size, "OpenDDSharp CDR", "p50_ms"))
-            .map(|(j, c)| j / c);
-        let seed_thr = seed_mb(d, size, "OpenDDSharp JSON").zip(seed_mb(d, size, "OpenDDSharp CDR")).map(|(j, c)| j / c);
+    for r in &d.ratios {
+        let seed = figures.iter().find(|f| f.size == r.size).map(|f| &f.seed_json_over_cdr);
         t.push(vec![
-            size_label(size),
-            num(f(r, &["marshal_bytes"]), 2),
-            num(f(r, &["marshal_encode"]), 1),
-            num(f(r, &["marshal_decode"]), 1),
-            num(f(r, &["marshal_round_trip"]), 1),
-            num(f(r, &["latency_p50"]), 2),
-            num(seed_lat, 2),
-            num(f(r, &["throughput"]), 2),
-            num(seed_thr, 2),
+            size_label(r.size),
+            num(r.marshal_bytes, 2),
+            num(r.marshal_encode, 1),
+            num(r.marshal_decode, 1),
+            num(r.marshal_round_trip, 1),
+            num(r.latency_p50, 2),
+            num(seed.and_then(|s| s.latency_p50), 2),
+            num(r.throughput, 2),
+            num(seed.and_then(|s| s.throughput), 2),
         ]);
     }
     Some(t)
 }
 
 /// CDR relative to the native anchor: ours against ddsperf, the seed's against OpenDDS native.
-pub fn native_table(d: &Value) -> Option<Table> {
+pub fn native_table(d: &DdsSection) -> Option<Table> {
     let mut t = Table::new(
         "CDR ÷ native (ours: CDR ÷ ddsperf, same run, throughput in steady state; seed: OpenDDSharp CDR ÷ OpenDDS native)",
         &["size", "latency p50", "seed latency p50", "throughput", "seed throughput"],
     )
     .numeric_from(1);
-    for size in sizes(d) {
-        let lat = ours(d, "latency", size, "cdr", &["half_rtt_us", "p50"]).zip(native(d, "ddsperf_latency", size, &["p50"]));
-        let steady = ours(d, "throughput", size, "cdr", &["steady_samples_per_s"]);
-        let thr = steady
-            .or_else(|| ours(d, "throughput", size, "cdr", &["samples_per_s"]))
-            .zip(native(d, "ddsperf_throughput", size, &["samples_per_s"]));
-        let seed_lat = seed_latency_us(d, size, "OpenDDSharp CDR", "p50_ms").zip(seed_latency_us(d, size, "OpenDDS Native", "p50_ms"));
-        let seed_thr = seed_mb(d, size, "OpenDDSharp CDR").zip(seed_mb(d, size, "OpenDDS Native"));
-        if lat.is_none() && thr.is_none() && seed_lat.is_none() {
+    for f in d.figures().iter() {
+        let (ours, seed) = (&f.cdr_over_ddsperf, &f.seed_cdr_over_native);
+        if ours.latency_p50.is_none() && ours.throughput.is_none() && seed.latency_p50.is_none() {
             continue;
         }
         t.push(vec![
-            size_label(size),
-            num(lat.map(|(a, b)| a / b), 2),
-            num(seed_lat.map(|(a, b)| a / b), 2),
-            num(thr.map(|(a, b)| a / b), 2),
-            num(seed_thr.map(|(a, b)| a / b), 2),
+            size_label(f.size),
+            num(ours.latency_p50, 2),
+            num(seed.latency_p50, 2),
+            num(ours.throughput, 2),
+            num(seed.throughput, 2),
         ]);
     }
     (!t.rows.is_empty()).then_some(t)
 }
 
-fn failure_lines(d: &Value) -> Vec<String> {
-    arr(d, "failures")
+fn failure_lines(d: &DdsSection) -> Vec<String> {
+    d.failures
         .iter()
         .map(|x| {
-            let m = s(x, "marshal");
             format!(
                 "{} {}{} (round {}): {}",
-                s(x, "what"),
-                u(x, "size").filter(|n| *n > 0).map(size_label).unwrap_or_default(),
-                if m.is_empty() { String::new() } else { format!(" {m}") },
-                u(x, "round").unwrap_or(0),
-                s(x, "error")
+                x.what,
+                if x.size > 0 { size_label(x.size) } else { String::new() },
+                x.marshal.map(|m| format!(" {}", m.name())).unwrap_or_default(),
+                x.round,
+                x.error
             )
         })
         .collect()
-}
-
-fn notes(d: &Value) -> Vec<String> {
-    d.get("published").map(|p| arr(p, "notes")).unwrap_or(&[]).iter().filter_map(Value::as_str).map(str::to_string).collect()
 }
 
 // ---------------------------------------------------------------------------------------------
 // Text
 
 pub fn render(r: &Results, output: Output) -> String {
-    let Some(d) = section(r) else {
+    let Some(d) = r.dds.as_ref() else {
         return String::new();
     };
     match output {
@@ -438,21 +347,13 @@ pub fn render(r: &Results, output: Output) -> String {
             } else {
                 "DDS latency and throughput, CDR vs JSON (seed 004)\n\n"
             });
-            let transport = s(d, "transport");
-            if !transport.is_empty() {
-                let _ = writeln!(out, "{transport}.\n");
+            if !d.transport.is_empty() {
+                let _ = writeln!(out, "{}.\n", d.transport);
             }
             let mut first = true;
-            for t in [
-                checks_table(d),
-                latency_table(d),
-                throughput_table(d),
-                marshal_table(d),
-                ratio_table(d),
-                native_table(d),
-            ]
-            .into_iter()
-            .flatten()
+            for t in [checks_table(d), latency_table(d), throughput_table(d), marshal_table(d), ratio_table(d), native_table(d)]
+                .into_iter()
+                .flatten()
             {
                 if !first {
                     out.push('\n');
@@ -467,15 +368,15 @@ pub fn render(r: &Results, output: Output) -> String {
                     let _ = writeln!(out, "{bullet}{l}");
                 }
             }
-            let n = notes(d);
-            if !n.is_empty() {
-                let src = d.get("published").map(|p| s(p, "source")).unwrap_or("");
+            let notes = &d.published.notes;
+            if !notes.is_empty() {
+                let src = &d.published.source;
                 let _ = write!(out, "{}", if md { "\n**About the seed's figures**" } else { "\nAbout the seed's figures" });
                 let _ = writeln!(out, "{}", if src.is_empty() { String::new() } else { format!(" ({src})") });
                 if md {
                     out.push('\n');
                 }
-                for l in n {
+                for l in notes {
                     let _ = writeln!(out, "{bullet}{l}");
                 }
             }
@@ -484,92 +385,95 @@ pub fn render(r: &Results, output: Output) -> String {
     }
 }
 
-fn csv(d: &Value) -> String {
+fn csv(d: &DdsSection) -> String {
     let mut out = record(&[
         "kind", "round", "size", "who", "bytes", "avg_us", "stddev_us", "p50_us", "p90_us", "p99_us", "max_us", "count",
         "samples_per_s", "mb_per_s", "lost", "allocs_per_sample",
     ]);
-    let o = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
-    for r in arr(d, "latency") {
+    let o = |v: f64| csv_num(Some(v));
+    let none = String::new;
+    for r in &d.latency {
+        let (l, h) = (r, &r.half_rtt_us);
         out.push_str(&record(&[
             "latency".into(),
-            o(f(r, &["round"])),
-            o(f(r, &["size"])),
-            s(r, "marshal").to_string(),
-            o(f(r, &["wire_bytes"])),
-            o(f(r, &["half_rtt_us", "avg"])),
-            o(f(r, &["half_rtt_us", "stddev"])),
-            o(f(r, &["half_rtt_us", "p50"])),
-            o(f(r, &["half_rtt_us", "p90"])),
-            o(f(r, &["half_rtt_us", "p99"])),
-            o(f(r, &["half_rtt_us", "max"])),
-            o(f(r, &["half_rtt_us", "count"])),
-            String::new(),
-            String::new(),
-            String::new(),
-            o(f(r, &["allocs_per_sample"])),
+            r.round.to_string(),
+            l.size.to_string(),
+            l.marshal.name().to_string(),
+            l.wire_bytes.to_string(),
+            o(h.avg),
+            o(h.stddev),
+            o(h.p50),
+            o(h.p90),
+            o(h.p99),
+            o(h.max),
+            h.count.to_string(),
+            none(),
+            none(),
+            none(),
+            csv_num(l.allocs_per_sample),
         ]));
     }
-    for r in arr(d, "ddsperf_latency") {
+    for r in &d.ddsperf_latency {
+        let p = r;
         out.push_str(&record(&[
             "latency".into(),
-            o(f(r, &["round"])),
-            o(f(r, &["size"]).map(|x| x - FIXED as f64)),
+            r.round.to_string(),
+            p.payload_size().to_string(),
             "ddsperf".into(),
-            o(f(r, &["size"])),
-            o(f(r, &["mean"])),
-            String::new(),
-            o(f(r, &["p50"])),
-            o(f(r, &["p90"])),
-            o(f(r, &["p99"])),
-            o(f(r, &["max"])),
-            o(f(r, &["round_trips"])),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
+            p.size.to_string(),
+            o(p.mean),
+            none(),
+            o(p.p50),
+            o(p.p90),
+            o(p.p99),
+            o(p.max),
+            p.round_trips.to_string(),
+            none(),
+            none(),
+            none(),
+            none(),
         ]));
     }
-    for r in arr(d, "throughput") {
+    for r in &d.throughput {
+        let t = r;
         out.push_str(&record(&[
             "throughput".into(),
-            o(f(r, &["round"])),
-            o(f(r, &["size"])),
-            s(r, "marshal").to_string(),
-            o(f(r, &["wire_bytes"])),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-            o(f(r, &["received"])),
-            o(f(r, &["samples_per_s"])),
-            o(f(r, &["mb_per_s"])),
-            o(f(r, &["lost"])),
-            o(f(r, &["allocs_per_sample"])),
+            r.round.to_string(),
+            t.size.to_string(),
+            t.marshal.name().to_string(),
+            t.wire_bytes.to_string(),
+            none(),
+            none(),
+            none(),
+            none(),
+            none(),
+            none(),
+            t.received.to_string(),
+            o(t.samples_per_s),
+            o(t.mb_per_s),
+            t.lost.to_string(),
+            csv_num(t.allocs_per_sample),
         ]));
     }
-    for r in arr(d, "ddsperf_throughput") {
-        let size = f(r, &["size"]).map(|x| x - FIXED as f64);
-        let sps = f(r, &["samples_per_s"]);
+    for r in &d.ddsperf_throughput {
+        let p = r;
         out.push_str(&record(&[
             "throughput".into(),
-            o(f(r, &["round"])),
-            o(size),
+            r.round.to_string(),
+            p.payload_size().to_string(),
             "ddsperf".into(),
-            o(f(r, &["size"])),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-            o(f(r, &["total"])),
-            o(sps),
-            o(sps.zip(size).map(|(a, b)| a * b / 1e6)),
-            o(f(r, &["lost"])),
-            String::new(),
+            p.size.to_string(),
+            none(),
+            none(),
+            none(),
+            none(),
+            none(),
+            none(),
+            p.total.to_string(),
+            o(p.samples_per_s),
+            o(p.payload_mb()),
+            p.lost.to_string(),
+            none(),
         ]));
     }
     out
@@ -602,10 +506,10 @@ fn spans(values: &[Option<f64>], factor: f64) -> bool {
 }
 
 pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
-    let d = section(r)?;
-    let sz = sizes(d);
-    let cats: Vec<String> = sz.iter().map(|n| size_label(*n)).collect();
-    let ms = marshals(d);
+    let d = r.dds.as_ref()?;
+    let figures = d.figures();
+    let cats: Vec<String> = figures.iter().map(|f| size_label(f.size)).collect();
+    let ms = d.run_marshals();
     let mut b = String::new();
     let _ = writeln!(
         b,
@@ -614,35 +518,33 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
          <code>KeyedSeq</code> topic through {}. Latency is half of a back-to-back ping-pong round trip between two processes, \
          from before marshalling to after unmarshalling, all round trips pooled; throughput counts N samples written flat out \
          until the reader has unmarshalled all of them. Cyclone's own <code>ddsperf</code> ran in the same run as the native anchor.</p>",
-        esc(s(d, "transport"))
+        esc(&d.transport)
     );
-    if !published(d, "latency_ms").is_empty() {
-        let src = d.get("published").map(|p| s(p, "source")).unwrap_or("");
+    if !d.published.latency_ms.is_empty() {
         let _ = writeln!(
             b,
             "<p class=\"legend-published\"><span class=\"swatch hatched\"></span><b>published</b>: figures printed in {} \
              (Apple M3, writer and reader in one process, one-way), not measured here; \
              <span class=\"swatch ours\"></span><b>ours (this host)</b>: this results file.</p>",
-            esc(src)
+            esc(&d.published.source)
         );
     }
     // Key line: the checks.
-    let checks = arr(d, "checks");
-    if !checks.is_empty() {
-        let pass = checks.iter().filter(|c| c.get("pass").and_then(Value::as_bool) == Some(true)).count();
-        let _ = writeln!(b, "<p class=\"keyline\">Must-hold checks against ddsperf: <b>{pass} of {}</b> pass.</p>", checks.len());
+    if !d.checks.is_empty() {
+        let pass = d.checks.iter().filter(|c| c.pass).count();
+        let _ = writeln!(b, "<p class=\"keyline\">Must-hold checks against ddsperf: <b>{pass} of {}</b> pass.</p>", d.checks.len());
     }
     if let Some(t) = checks_table(d) {
         b.push_str(&table(&t));
     }
     // Latency per size.
-    if !arr(d, "latency").is_empty() || !arr(d, "ddsperf_latency").is_empty() {
+    if !d.latency.is_empty() || !d.ddsperf_latency.is_empty() {
         let (series, all) = size_series(
             &ms,
-            &sz,
-            (|n, m| ours(d, "latency", n, m, &["half_rtt_us", "p50"]), " p50"),
-            (|n| native(d, "ddsperf_latency", n, &["p50"]), "ddsperf p50"),
-            (|n, method| seed_latency_us(d, n, method, "p50_ms"), " p50 (published)"),
+            &figures,
+            (|f, m| f.ours_of(m).and_then(|o| o.latency_p50_us), " p50"),
+            (|f| f.ddsperf.latency_p50_us, "ddsperf p50"),
+            (|f, method| f.seed.latency_of(method).map(|s| s.p50_us), " p50 (published)"),
         );
         b.push_str(&size_chart(
             BarChart::new(&ctx.chart_id("latency"), "Latency p50 per payload size", cats.clone())
@@ -657,13 +559,13 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         b.push_str(&table(&t));
     }
     // Throughput per size.
-    if !arr(d, "throughput").is_empty() || !arr(d, "ddsperf_throughput").is_empty() {
+    if !d.throughput.is_empty() || !d.ddsperf_throughput.is_empty() {
         let (series, all) = size_series(
             &ms,
-            &sz,
-            (|n, m| ours(d, "throughput", n, m, &["mb_per_s"]), ""),
-            (|n| native(d, "ddsperf_throughput", n, &["samples_per_s"]).map(|x| x * n as f64 / 1e6), "ddsperf"),
-            (|n, method| seed_mb(d, n, method), " (published)"),
+            &figures,
+            (|f, m| f.ours_of(m).and_then(|o| o.mb_per_s), ""),
+            (|f| f.ddsperf.mb_per_s, "ddsperf"),
+            (|f, method| f.seed.throughput_of(method).map(|s| s.mb_per_s), " (published)"),
         );
         b.push_str(&size_chart(
             BarChart::new(&ctx.chart_id("throughput"), "Throughput per payload size", cats.clone())
@@ -678,12 +580,9 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         b.push_str(&table(&t));
     }
     // Latency CDF, first round, one chart per marshalling.
-    let first_round = arr(d, "latency").iter().filter_map(|r| u(r, "round")).min();
-    for (mi, m) in ms.iter().enumerate() {
-        let runs: Vec<&Value> = arr(d, "latency")
-            .iter()
-            .filter(|r| s(r, "marshal") == m && u(r, "round") == first_round && !arr(r, "cdf").is_empty())
-            .collect();
+    let first_round = d.latency.iter().map(|r| r.round).min();
+    for (mi, &m) in ms.iter().enumerate() {
+        let runs: Vec<_> = d.latency.iter().filter(|r| r.marshal == m && Some(r.round) == first_round && !r.cdf.is_empty()).collect();
         if runs.is_empty() {
             continue;
         }
@@ -697,9 +596,8 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         .y_range(0.0, 100.0)
         .size(560.0, 340.0);
         for (i, r) in runs.iter().enumerate() {
-            let pts: Vec<(f64, f64)> =
-                arr(r, "cdf").iter().filter_map(|p| Some((p.get(0)?.as_f64()?, p.get(1)?.as_f64()? * 100.0))).collect();
-            lc = lc.line(Line::new(&size_label(u(r, "size").unwrap_or(0)), pts).step(true).color(color(i)));
+            let pts: Vec<(f64, f64)> = r.cdf.iter().map(|&(us, frac)| (us, frac * 100.0)).collect();
+            lc = lc.line(Line::new(&size_label(r.size), pts).step(true).color(color(i)));
         }
         b.push_str(&figure(lc.render(), "Every round trip of the first round, pooled; log x axis."));
     }
@@ -714,29 +612,75 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         }
         b.push_str("</ul>\n");
     }
-    let n = notes(d);
-    if !n.is_empty() {
+    if !d.published.notes.is_empty() {
         b.push_str("<p class=\"note\"><b>About the seed's figures</b></p>\n<ul>\n");
-        for l in n {
-            let _ = writeln!(b, "<li>{}</li>", esc(&l));
+        for l in &d.published.notes {
+            let _ = writeln!(b, "<li>{}</li>", esc(l));
         }
         b.push_str("</ul>\n");
     }
     let summary = format!(
         "{} latency and {} throughput runs of ours, {} ddsperf runs, sizes {}",
-        arr(d, "latency").len(),
-        arr(d, "throughput").len(),
-        arr(d, "ddsperf_latency").len() + arr(d, "ddsperf_throughput").len(),
+        d.latency.len(),
+        d.throughput.len(),
+        d.ddsperf_latency.len() + d.ddsperf_throughput.len(),
         if cats.is_empty() { "-".into() } else { cats.join(", ") }
     );
     Some(Section { title: "DDS: latency and throughput, CDR vs JSON (seed 004)".into(), summary, body: b })
 }
 
+/// The bars of a per-size chart and every value in them (for the axis): ours per marshalling
+/// (always), ddsperf's and the seed's published ones (hatched) where there are any. Each part
+/// is a value per (size[, marshalling or seed method]) and a label suffix (ddsperf: the label).
+fn size_series(
+    ms: &[Marshal],
+    figures: &[SizeFigures],
+    ours: (impl Fn(&SizeFigures, Marshal) -> Option<f64>, &str),
+    native: (impl Fn(&SizeFigures) -> Option<f64>, &str),
+    published: (impl Fn(&SizeFigures, &str) -> Option<f64>, &str),
+) -> (Vec<Bars>, Vec<Option<f64>>) {
+    let mut series: Vec<Bars> = Vec::new();
+    let mut all: Vec<Option<f64>> = Vec::new();
+    for (i, &m) in ms.iter().enumerate() {
+        let v: Vec<Option<f64>> = figures.iter().map(|f| ours.0(f, m)).collect();
+        all.extend(v.iter().copied());
+        series.push(Bars::new(&format!("{}{}", who(m), ours.1), v).color(color(i)));
+    }
+    let nat: Vec<Option<f64>> = figures.iter().map(|f| native.0(f)).collect();
+    if nat.iter().any(Option::is_some) {
+        all.extend(nat.iter().copied());
+        series.push(Bars::new(native.1, nat).color(NATIVE));
+    }
+    for (method, label, col) in seed_series() {
+        let v: Vec<Option<f64>> = figures.iter().map(|f| published.0(f, method)).collect();
+        if v.iter().any(Option::is_some) {
+            all.extend(v.iter().copied());
+            series.push(Bars::new(&format!("{label}{}", published.1), v).hatched(true).color(col));
+        }
+    }
+    (series, all)
+}
+
+/// A per-size bar chart with its series (ours, ddsperf, the seed's hatched), on a log axis when
+/// the values span more than 8×, in a figure whose caption is `caption.0` + the axis note +
+/// `caption.1`.
+fn size_chart(chart: BarChart, series: Vec<Bars>, all: &[Option<f64>], caption: (&str, &str)) -> String {
+    let log = spans(all, 8.0);
+    let mut chart = chart.log(log).missing_label("not run");
+    for sr in series {
+        chart = chart.series(sr);
+    }
+    figure(chart.render(), &format!("{}{}{}", caption.0, if log { "; log axis" } else { "" }, caption.1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
     use wirebench_core::results::{Machine, Provenance};
+    use wirebench_core::sections::dds::{
+        Check, DdsperfLatency, DdsperfThroughput, Failure, LatencyResult, MarshalBench, PeerReport, PooledSummary, Published,
+        PublishedLatency, PublishedThroughput, Ratio, ThroughputResult,
+    };
 
     fn results() -> Results {
         let prov = Provenance {
@@ -755,35 +699,157 @@ mod tests {
             started_at: "t".into(),
             seed: 0,
         };
-        let mut r = Results::new(prov, json!({}));
-        let lat = |m: &str, p50: f64| {
-            json!({"round": 1, "size": 2048, "marshal": m, "wire_bytes": 2076,
-                   "half_rtt_us": {"count": 100, "avg": p50, "stddev": 1.0, "min": 1.0, "p50": p50, "p90": p50 * 1.1, "p99": p50 * 2.0, "max": p50 * 3.0},
-                   "cdf": [[p50 * 0.5, 0.01], [p50, 0.5], [p50 * 3.0, 1.0]], "allocs_per_sample": 2.0})
+        let mut r = Results::new(prov, serde_json::json!({}));
+        let lat = |m: Marshal, p50: f64| LatencyResult {
+            round: 1,
+            size: 2048,
+            marshal: m,
+            instances: 1,
+            samples: 100,
+            iterations: 1,
+            baggage_bytes: 2064,
+            wire_bytes: 2076,
+            round_trips: 100,
+            retries: 0,
+            half_rtt_us: PooledSummary { count: 100, avg: p50, stddev: 1.0, min: 1.0, p50, p90: p50 * 1.1, p99: p50 * 2.0, max: p50 * 3.0 },
+            cdf: vec![(p50 * 0.5, 0.01), (p50, 0.5), (p50 * 3.0, 1.0)],
+            allocs_per_sample: Some(2.0),
+            alloc_bytes_per_sample: None,
+            secs: 1.0,
+            peer: PeerReport::default(),
         };
-        r.dds = Some(
-            json!({
-                "transport": "Cyclone DDS 0.10.2 <lo>",
-                "latency": [lat("cdr", 20.0), lat("json", 60.0)],
-                "throughput": [{"round": 1, "size": 2048, "marshal": "cdr", "samples_per_s": 100000.0, "mb_per_s": 204.8, "received": 10, "sent": 10, "lost": 0, "allocs_per_sample": 2.0}],
-                "ddsperf_latency": [{"round": 1, "size": 2060, "p50": 10.0, "p90": 11.0, "p99": 12.0, "mean": 10.5, "max": 100.0, "round_trips": 1000}],
-                "ddsperf_throughput": [{"round": 1, "size": 2060, "samples_per_s": 150000.0, "total": 600000, "lost": 0}],
-                "marshal": [{"size": 2048, "marshal": "cdr", "bytes": 2064, "encode_ns": 100.0, "decode_ns": 150.0},
-                            {"size": 2048, "marshal": "json", "bytes": 7400, "encode_ns": 5000.0, "decode_ns": 9000.0}],
-                "ratios": [{"size": 2048, "marshal_bytes": 3.6, "marshal_encode": 50.0, "marshal_decode": 60.0, "marshal_round_trip": 56.0, "latency_p50": 3.0, "throughput": null}],
-                "checks": [{"name": "latency p50 within 2x of ddsperf at 2 KB", "round": 1, "ours": 20.0, "ddsperf": 10.0, "unit": "us", "ratio": 2.0, "limit": 2.0, "pass": true},
-                           {"name": "throughput at least 0.5x of ddsperf at 2 KB", "round": 1, "ours": 100000.0, "ddsperf": 150000.0, "unit": "samples/s", "ratio": 0.67, "limit": 0.5, "pass": true}],
-                "failures": [{"round": 1, "what": "throughput", "size": 2048, "marshal": "json", "error": "timed out <x>"}],
-                "published": {"source": "seed <src>", "latency_ms": [
-                    {"method": "OpenDDS Native", "size": 2048, "avg_ms": 0.0769, "std_ms": 0.0019, "min_ms": 0.0681, "max_ms": 0.0878, "p50_ms": 0.0755, "p90_ms": 0.0767, "p99_ms": 0.0760},
-                    {"method": "OpenDDSharp CDR", "size": 2048, "avg_ms": 0.0808, "std_ms": 0.0067, "min_ms": 0.075, "max_ms": 0.259, "p50_ms": 0.082, "p90_ms": 0.083, "p99_ms": 0.080},
-                    {"method": "OpenDDSharp JSON", "size": 2048, "avg_ms": 0.1956, "std_ms": 0.0081, "min_ms": 0.182, "max_ms": 0.307, "p50_ms": 0.194, "p90_ms": 0.203, "p99_ms": 0.196}],
-                  "throughput": [{"method": "OpenDDS Native", "size": 2048, "samples": 10000, "mean_ms": 398.7, "mib_per_s": 48.988},
-                                 {"method": "OpenDDSharp CDR", "size": 2048, "samples": 10000, "mean_ms": 408.8, "mib_per_s": 47.780},
-                                 {"method": "OpenDDSharp JSON", "size": 2048, "samples": 10000, "mean_ms": 756.2, "mib_per_s": 25.826}],
-                  "notes": ["percentiles <not monotonic>"]},
-            }),
-        );
+        let published_lat = |method: &str, v: [f64; 7]| PublishedLatency {
+            table: "Latency Default".into(),
+            method: method.into(),
+            instances: 100,
+            samples: 20,
+            size: 2048,
+            avg_ms: v[0],
+            std_ms: v[1],
+            min_ms: v[2],
+            max_ms: v[3],
+            p50_ms: v[4],
+            p90_ms: v[5],
+            p99_ms: v[6],
+        };
+        let published_thr = |method: &str, mean_ms: f64, mib_per_s: f64| PublishedThroughput {
+            table: "Throughput Default".into(),
+            method: method.into(),
+            samples: 10000,
+            size: 2048,
+            mean_ms,
+            ratio: 1.0,
+            mib_per_s,
+            allocated_bytes: 74,
+        };
+        let bench = |m: Marshal, bytes: usize, e: f64, d: f64| MarshalBench {
+            size: 2048,
+            marshal: m,
+            bytes,
+            encode_ns: e,
+            decode_ns: d,
+            encode_ns_range: (e, e),
+            decode_ns_range: (d, d),
+            encode_allocs: None,
+            decode_allocs: None,
+        };
+        let check = |name: &str, ours: f64, ddsperf: f64, unit: &str, ratio: f64, limit: f64| Check {
+            name: name.into(),
+            round: 1,
+            size: 2048,
+            ours,
+            ddsperf,
+            unit: unit.into(),
+            ratio,
+            limit,
+            pass: true,
+        };
+        let mut d = DdsSection {
+            transport: "Cyclone DDS 0.10.2 <lo>".into(),
+            latency: vec![lat(Marshal::Cdr, 20.0), lat(Marshal::Json, 60.0)],
+            throughput: vec![ThroughputResult {
+                round: 1,
+                size: 2048,
+                marshal: Marshal::Cdr,
+                batch: true,
+                baggage_bytes: 2064,
+                wire_bytes: 2076,
+                sent: 10,
+                received: 10,
+                lost: 0,
+                duplicated: 0,
+                reordered: 0,
+                secs: 1.0,
+                samples_per_s: 100000.0,
+                steady_samples_per_s: None,
+                mb_per_s: 204.8,
+                wire_mb_per_s: 207.6,
+                allocs_per_sample: Some(2.0),
+                alloc_bytes_per_sample: None,
+                stalled: false,
+                peer: PeerReport::default(),
+            }],
+            ddsperf_latency: vec![DdsperfLatency {
+                round: 1,
+                size: 2060,
+                windows_used: 3,
+                round_trips: 1000,
+                p50: 10.0,
+                p90: 11.0,
+                p99: 12.0,
+                mean: 10.5,
+                min: 9.0,
+                max: 100.0,
+                windows: vec![],
+                payload: Some(2048),
+            }],
+            ddsperf_throughput: vec![DdsperfThroughput {
+                round: 1,
+                size: 2060,
+                windows_used: 3,
+                samples_per_s: 150000.0,
+                mb_per_s: 309.0,
+                min_samples_per_s: 150000.0,
+                max_samples_per_s: 150000.0,
+                total: 600000,
+                lost: 0,
+                windows: vec![],
+                payload: Some(2048),
+                payload_mb_per_s: Some(307.2),
+            }],
+            marshal: vec![bench(Marshal::Cdr, 2064, 100.0, 150.0), bench(Marshal::Json, 7400, 5000.0, 9000.0)],
+            ratios: vec![Ratio {
+                size: 2048,
+                marshal_bytes: Some(3.6),
+                marshal_encode: Some(50.0),
+                marshal_decode: Some(60.0),
+                marshal_round_trip: Some(56.0),
+                latency_p50: Some(3.0),
+                throughput: None,
+            }],
+            checks: vec![
+                check("latency p50 within 2x of ddsperf at 2 KB", 20.0, 10.0, "us", 2.0, 2.0),
+                check("throughput at least 0.5x of ddsperf at 2 KB", 100000.0, 150000.0, "samples/s", 0.67, 0.5),
+            ],
+            failures: vec![Failure { round: 1, what: "throughput".into(), size: 2048, marshal: Some(Marshal::Json), error: "timed out <x>".into() }],
+            published: Published {
+                source: "seed <src>".into(),
+                latency_ms: vec![
+                    published_lat(SEED_NATIVE, [0.0769, 0.0019, 0.0681, 0.0878, 0.0755, 0.0767, 0.0760]),
+                    published_lat(SEED_CDR, [0.0808, 0.0067, 0.075, 0.259, 0.082, 0.083, 0.080]),
+                    published_lat(SEED_JSON, [0.1956, 0.0081, 0.182, 0.307, 0.194, 0.203, 0.196]),
+                ],
+                throughput: vec![
+                    published_thr(SEED_NATIVE, 398.7, 48.988),
+                    published_thr(SEED_CDR, 408.8, 47.780),
+                    published_thr(SEED_JSON, 756.2, 25.826),
+                ],
+                notes: vec!["percentiles <not monotonic>".into()],
+            },
+            ..Default::default()
+        };
+        d.per_size = Some(d.derive_per_size());
+        r.dds = Some(d);
         r
     }
 
@@ -799,7 +865,7 @@ mod tests {
         // JSON / CDR latency of the seed: 194 / 82 = 2.37.
         assert!(t.contains("2.37"), "{t}");
         assert!(t.contains("pass") && !t.contains("FAIL"));
-        assert!(t.contains("Failed runs") && t.contains("timed out <x>"));
+        assert!(t.contains("Failed runs") && t.contains("throughput 2 KB json (round 1): timed out <x>"), "{t}");
         let md = render(&results(), Output::Markdown);
         assert!(md.starts_with("## DDS latency") && md.contains("| size |"), "{md}");
     }
@@ -810,7 +876,44 @@ mod tests {
         let lines: Vec<&str> = c.lines().collect();
         assert_eq!(lines.len(), 1 + 2 + 1 + 1 + 1, "{c}");
         assert!(lines[0].starts_with("kind,round,size,who"));
-        assert!(c.contains("throughput,1,2048,ddsperf,2060"), "{c}");
+        assert!(c.contains("throughput,1,2048,ddsperf,2060,,,,,,,600000,150000,307.2,0,"), "{c}");
+        assert!(c.contains("latency,1,2048,cdr,2076,20,1,20,22,40,60,100,,,,2"), "{c}");
+    }
+
+    #[test]
+    fn a_section_without_stored_figures_renders_the_same() {
+        // Results files written before the figures per size were stored: derived on reading.
+        let with = results();
+        let mut without = with.clone();
+        let d = without.dds.as_mut().unwrap();
+        d.per_size = None;
+        for r in &mut d.ddsperf_throughput {
+            (r.payload, r.payload_mb_per_s) = (None, None);
+        }
+        for r in &mut d.ddsperf_latency {
+            r.payload = None;
+        }
+        for o in [Output::Table, Output::Markdown, Output::Csv] {
+            assert_eq!(render(&with, o), render(&without, o));
+        }
+        let ctx = Ctx { id: "dds".into(), file: 1, files: 1 };
+        assert_eq!(html_section(&with, &ctx).unwrap().body, html_section(&without, &ctx).unwrap().body);
+        // And the JSON of such a file stays as it was: nothing added.
+        let json = render(&without, Output::Json);
+        assert!(!json.contains("per_size") && !json.contains("payload"), "{json}");
+    }
+
+    #[test]
+    fn non_finite_numbers_show_as_absent() {
+        let mut r = results();
+        let d = r.dds.as_mut().unwrap();
+        d.ddsperf_latency[0].mean = f64::NAN;
+        d.ddsperf_throughput[0].payload_mb_per_s = Some(f64::NAN);
+        let c = render(&r, Output::Csv);
+        assert!(c.contains("latency,1,2048,ddsperf,2060,,,10,"), "{c}");
+        assert!(c.contains("throughput,1,2048,ddsperf,2060,,,,,,,600000,150000,,0,"), "{c}");
+        let t = render(&r, Output::Table);
+        assert!(!t.contains("NaN"), "{t}");
     }
 
     #[test]
@@ -834,48 +937,4 @@ mod tests {
         assert_eq!(render(&r, Output::Table), "");
         assert!(html_section(&r, &Ctx { id: "dds".into(), file: 1, files: 1 }).is_none());
     }
-}
-
-/// A per-size bar chart with its series (ours, ddsperf, the seed's hatched), on a log axis when
-/// the values span more than 8×, in a figure whose caption is `caption.0` + the axis note +
-/// `caption.1`.
-/// The bars of a per-size chart and every value in them (for the axis): ours per marshalling
-/// (always), ddsperf's and the seed's published ones (hatched) where there are any. Each part
-/// is a value per (size[, marshalling or seed method]) and a label suffix (ddsperf: the label).
-fn size_series(
-    ms: &[String],
-    sz: &[u64],
-    ours: (impl Fn(u64, &str) -> Option<f64>, &str),
-    native: (impl Fn(u64) -> Option<f64>, &str),
-    published: (impl Fn(u64, &str) -> Option<f64>, &str),
-) -> (Vec<Bars>, Vec<Option<f64>>) {
-    let mut series: Vec<Bars> = Vec::new();
-    let mut all: Vec<Option<f64>> = Vec::new();
-    for (i, m) in ms.iter().enumerate() {
-        let v: Vec<Option<f64>> = sz.iter().map(|n| ours.0(*n, m)).collect();
-        all.extend(v.iter().copied());
-        series.push(Bars::new(&format!("{}{}", who(m), ours.1), v).color(color(i)));
-    }
-    let nat: Vec<Option<f64>> = sz.iter().map(|n| native.0(*n)).collect();
-    if nat.iter().any(Option::is_some) {
-        all.extend(nat.iter().copied());
-        series.push(Bars::new(native.1, nat).color(NATIVE));
-    }
-    for (method, label, col) in seed_series() {
-        let v: Vec<Option<f64>> = sz.iter().map(|n| published.0(*n, method)).collect();
-        if v.iter().any(Option::is_some) {
-            all.extend(v.iter().copied());
-            series.push(Bars::new(&format!("{label}{}", published.1), v).hatched(true).color(col));
-        }
-    }
-    (series, all)
-}
-
-fn size_chart(chart: BarChart, series: Vec<Bars>, all: &[Option<f64>], caption: (&str, &str)) -> String {
-    let log = spans(all, 8.0);
-    let mut chart = chart.log(log).missing_label("not run");
-    for sr in series {
-        chart = chart.series(sr);
-    }
-    figure(chart.render(), &format!("{}{}{}", caption.0, if log { "; log axis" } else { "" }, caption.1))
 }

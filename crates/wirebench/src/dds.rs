@@ -1,19 +1,21 @@
 //! DDS transport (seed 004): `wirebench dds latency|throughput|marshal|interop` and the [dds]
-//! study part. The work is in the `wirebench-dds` crate; this module parses options, starts the
-//! peer of each run as a child process of this binary (`wirebench dds peer`, hidden) and renders.
+//! study part. The work is in the `wirebench-dds` crate (`study`: options, plan, runs, the typed
+//! section; `interop`); this module parses options, answers as the peer of each run (`wirebench
+//! dds peer`, hidden: the crate starts this binary so) and renders.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use anyhow::Result;
-use serde::{Deserialize, Serialize};
+use wirebench_core::part::{Part, PartError};
 use wirebench_core::results::Results;
-use wirebench_dds::peer::PeerMode;
-use wirebench_dds::study::{Case, Plan};
-use wirebench_dds::{parse_size, Marshal};
+use wirebench_core::sections::dds::DdsSection;
+use wirebench_dds::study::{self, Case, DdsPart, Plan};
 
 use crate::common::{bad, check_writable, provenance, write_stdout};
 use crate::OutputArg;
+
+/// The options of this part in a study file.
+pub use wirebench_dds::study::StudyOpts;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -32,6 +34,7 @@ enum Cmd {
     /// Interoperability with Cyclone's ddsperf: ddsperf pub -> our reader, our writer -> ddsperf sub.
     Interop(InteropArgs),
     /// The other end of a run (started by wirebench itself).
+    // `wirebench_dds::study::PEER_ARGS` names this subcommand: the crate starts this binary so.
     #[command(hide = true)]
     Peer { json: String },
 }
@@ -94,6 +97,14 @@ struct InteropArgs {
     count: u64,
 }
 
+/// A part error as the CLI reports it: bad input exits with code 2.
+fn cli_error(e: PartError) -> anyhow::Error {
+    match e {
+        PartError::BadInput(m) => bad(m),
+        PartError::Failed(m) => anyhow::anyhow!(m),
+    }
+}
+
 /// DDS runs need Cyclone DDS in this build: the one-line answer (exit 2) when it is missing.
 fn need_dds() -> Result<()> {
     wirebench_dds::available().map_err(bad)
@@ -116,83 +127,18 @@ enum Kind {
     Marshal,
 }
 
-fn sizes(list: &str) -> Result<Vec<usize>> {
-    let v: Vec<usize> = list
-        .split(',')
-        .map(|s| match parse_size(s) {
-            Some(n) if (1..=MAX_SIZE).contains(&n) => Ok(n),
-            _ => Err(bad(format!("bad size {:?} (1 byte to 4 MiB, e.g. 2k, 8192, 64k)", s.trim()))),
-        })
-        .collect::<Result<_>>()?;
-    if v.is_empty() {
-        return Err(bad("no size given"));
-    }
-    Ok(v)
-}
-
-const MAX_SIZE: usize = 4 << 20;
-/// The reader keeps one flag per expected sample (delivery accounting).
-const MAX_THROUGHPUT_SAMPLES: u64 = 100_000_000;
-
-fn marshals(list: &[String]) -> Result<Vec<Marshal>> {
-    let mut v = Vec::new();
-    for s in list {
-        let m = Marshal::parse(s).ok_or_else(|| bad(format!("bad marshalling {:?} (cdr, json, raw)", s.trim())))?;
-        if !v.contains(&m) {
-            v.push(m);
-        }
-    }
-    if v.is_empty() {
-        return Err(bad("no marshalling given"));
-    }
-    Ok(v)
-}
-
-fn check_domain(d: u32) -> Result<()> {
-    if d > 190 {
-        return Err(bad(format!("domain {d} too large: runs use domain .. domain+40, and Cyclone allows up to 230")));
-    }
-    Ok(())
-}
-
-fn positive(name: &str, v: u64) -> Result<()> {
-    if v == 0 {
-        return Err(bad(format!("{name} must be at least 1")));
-    }
-    Ok(())
-}
-
-/// Each run's peer: this binary, `dds peer <json>`. On Linux through /proc/self/exe, which
-/// still runs this very binary when its file has been replaced meanwhile (a rebuild in a shared
-/// target directory during a long study).
-fn child_peer() -> PeerMode {
-    let proc_exe = PathBuf::from("/proc/self/exe");
-    let exe = if proc_exe.exists() {
-        proc_exe
-    } else {
-        std::env::current_exe().unwrap_or_else(|_| PathBuf::from("wirebench"))
-    };
-    let mut cmd = std::process::Command::new(exe);
-    cmd.args(["dds", "peer"]);
-    PeerMode::Process(cmd)
-}
-
-fn progress(msg: &str) {
-    eprintln!("dds: {msg}");
-}
-
 fn measure_cmd(a: RunArgs, kind: Kind) -> Result<()> {
     let list: Vec<String> = a.marshal.split(',').map(str::to_string).collect();
     let plan = Plan {
         cases: vec![Case {
-            sizes: sizes(&a.size)?,
+            sizes: study::sizes(&a.size).map_err(cli_error)?,
             instances: a.instances,
             samples: a.samples,
             iterations: a.iterations,
             throughput_samples: a.count,
             json_throughput_samples: None,
         }],
-        marshals: marshals(&list)?,
+        marshals: study::marshals(&list).map_err(cli_error)?,
         rounds: a.rounds,
         domain_base: a.domain,
         latency: kind == Kind::Latency,
@@ -204,14 +150,14 @@ fn measure_cmd(a: RunArgs, kind: Kind) -> Result<()> {
         warmup: a.warmup,
         count_allocs: true,
     };
-    check_plan(&plan)?;
+    study::check_plan(&plan).map_err(cli_error)?;
     if let Some(out) = &a.out {
         check_writable(out)?;
     }
-    let value = wirebench_dds::study::run(&plan, &child_peer, &mut progress);
+    let section = study::measure(&plan);
     let config = serde_json::json!({ "command": "dds", "plan": plan });
     let mut results = Results::new(provenance(0), config);
-    results.dds = Some(value);
+    results.dds = Some(section);
     if let Some(out) = &a.out {
         results.write_atomic(out).map_err(|e| bad(e.to_string()))?;
     }
@@ -224,211 +170,23 @@ fn measure_cmd(a: RunArgs, kind: Kind) -> Result<()> {
     write_stdout(text.as_bytes())
 }
 
-fn check_plan(p: &Plan) -> Result<()> {
-    check_domain(p.domain_base)?;
-    positive("rounds", u64::from(p.rounds))?;
-    positive("ddsperf seconds", u64::from(p.ddsperf_secs))?;
-    if p.rounds > 20 {
-        return Err(bad("rounds: at most 20"));
-    }
-    if p.ddsperf_secs > 120 {
-        return Err(bad("ddsperf seconds: at most 120"));
-    }
-    if p.cases.is_empty() {
-        return Err(bad("no case to run"));
-    }
-    for c in &p.cases {
-        positive("instances", u64::from(c.instances))?;
-        positive("samples", u64::from(c.samples))?;
-        positive("iterations", u64::from(c.iterations))?;
-        positive("throughput samples", c.throughput_samples)?;
-        if c.throughput_samples > MAX_THROUGHPUT_SAMPLES || c.json_throughput_samples.unwrap_or(1) > MAX_THROUGHPUT_SAMPLES {
-            return Err(bad(format!("throughput samples: at most {MAX_THROUGHPUT_SAMPLES}")));
-        }
-        if let Some(j) = c.json_throughput_samples {
-            positive("json throughput samples", j)?;
-        }
-        let trips = u64::from(c.instances) * u64::from(c.samples) * u64::from(c.iterations);
-        if trips > 10_000_000 {
-            return Err(bad(format!("{trips} round trips per run is too many (at most 10 million)")));
-        }
-    }
-    Ok(())
-}
-
 fn interop(a: InteropArgs) -> Result<()> {
-    use wirebench_dds::config::ConfigFile;
-    use wirebench_dds::ddsperf::{self, Proc};
-    use wirebench_dds::throughput::{self, ThroughputOpts};
-    check_domain(a.domain)?;
-    let size = sizes(&a.size)?[0];
-    positive("count", a.count)?;
-    if !ddsperf::available() {
-        return Err(bad(format!("{} not found (apt-get install cyclonedds-tools)", ddsperf::program())));
-    }
-    let cfg = ConfigFile::create()?;
-    let mut out = String::new();
-    // ddsperf pub -> our reader.
-    let publ = Proc::spawn(&cfg, a.domain, &["-D20".into(), "pub".into(), "1000Hz".into(), "size".into(), (size + 12).to_string()])?;
-    let got = throughput::receive_any(a.domain, 500, Duration::from_secs(20))?;
-    drop(publ);
-    let ok1 = got.samples >= 500 && got.baggage_lengths == [size];
-    out.push_str(&format!(
-        "ddsperf pub -> wirebench reader: {} samples in {:.1} s, baggage {:?} bytes: {}\n",
-        got.samples,
-        got.secs,
-        got.baggage_lengths,
-        if ok1 { "ok" } else { "FAILED" }
-    ));
-    // Our writer -> ddsperf sub.
-    let d2 = a.domain + 1;
-    let sub = Proc::spawn(&cfg, d2, &["-D15".into(), "-n".into(), "4".into(), "sub".into()])?;
-    let mut o = ThroughputOpts::new(d2, size, Marshal::Cdr, a.count);
-    o.instances = 4;
-    let report = throughput::publish(&o, Duration::from_millis(1500))?;
-    let (_, text) = sub.finish(Duration::from_secs(20));
-    let total = text.lines().filter_map(ddsperf::parse_sub_line).map(|w| w.total).max().unwrap_or(0);
-    let ok2 = total == a.count;
-    out.push_str(&format!(
-        "wirebench writer -> ddsperf sub: wrote {}, ddsperf counted {total}: {}\n",
-        report.handled,
-        if ok2 { "ok" } else { "FAILED" }
-    ));
-    write_stdout(out.as_bytes())?;
-    if ok1 && ok2 {
+    let r = wirebench_dds::interop::run(a.domain, &a.size, a.count).map_err(cli_error)?;
+    write_stdout(r.text().as_bytes())?;
+    if r.passed() {
         Ok(())
     } else {
         Err(anyhow::anyhow!("interoperability with ddsperf failed"))
     }
 }
 
-/// A size in a study file: a number of bytes or a string such as "2k".
-#[derive(Deserialize, Serialize, Debug, Clone)]
-#[serde(untagged)]
-pub enum SizeSpec {
-    Bytes(usize),
-    Text(String),
-}
-
-/// One group of sizes in a study file.
-#[derive(Deserialize, Serialize, Debug, Clone)]
-#[serde(deny_unknown_fields)]
-pub struct CaseOpts {
-    pub sizes: Vec<SizeSpec>,
-    pub instances: u32,
-    pub samples: u32,
-    #[serde(default = "one")]
-    pub iterations: u32,
-    pub throughput_samples: u64,
-    #[serde(default)]
-    pub json_throughput_samples: Option<u64>,
-}
-
-fn one() -> u32 {
-    1
-}
-fn yes() -> bool {
-    true
-}
-fn default_marshal() -> Vec<String> {
-    vec!["cdr".into(), "json".into()]
-}
-fn default_domain() -> u32 {
-    60
-}
-fn default_secs() -> u32 {
-    4
-}
-fn default_warmup() -> u32 {
-    200
-}
-
-/// The options of this part in a study file.
-#[derive(serde::Deserialize, serde::Serialize, Debug, Default)]
-#[serde(deny_unknown_fields)]
-pub struct StudyOpts {
-    /// Groups of sizes with their counts.
-    #[serde(default)]
-    pub cases: Vec<CaseOpts>,
-    #[serde(default = "default_marshal")]
-    pub marshal: Vec<String>,
-    #[serde(default = "one")]
-    pub rounds: u32,
-    #[serde(default = "default_domain")]
-    pub domain: u32,
-    #[serde(default = "yes")]
-    pub latency: bool,
-    #[serde(default = "yes")]
-    pub throughput: bool,
-    #[serde(default = "yes")]
-    pub marshal_bench: bool,
-    #[serde(default = "yes")]
-    pub ddsperf: bool,
-    #[serde(default = "default_secs")]
-    pub ddsperf_secs: u32,
-    #[serde(default = "yes")]
-    pub batch: bool,
-    #[serde(default = "default_warmup")]
-    pub warmup: u32,
-}
-
-fn plan_of(o: &StudyOpts) -> Result<Plan> {
-    let mut cases = Vec::new();
-    for c in &o.cases {
-        let mut s = Vec::new();
-        for spec in &c.sizes {
-            let text = match spec {
-                SizeSpec::Bytes(n) => n.to_string(),
-                SizeSpec::Text(t) => t.clone(),
-            };
-            s.extend(sizes(&text)?);
-        }
-        if s.is_empty() {
-            return Err(bad("[[dds.cases]]: sizes is empty"));
-        }
-        cases.push(Case {
-            sizes: s,
-            instances: c.instances,
-            samples: c.samples,
-            iterations: c.iterations,
-            throughput_samples: c.throughput_samples,
-            json_throughput_samples: c.json_throughput_samples,
-        });
-    }
-    if cases.is_empty() {
-        return Err(bad("[dds]: add at least one [[dds.cases]] with sizes, instances, samples, throughput_samples"));
-    }
-    let plan = Plan {
-        cases,
-        marshals: marshals(&o.marshal)?,
-        rounds: o.rounds,
-        domain_base: o.domain,
-        latency: o.latency,
-        throughput: o.throughput,
-        marshal_bench: o.marshal_bench,
-        ddsperf: o.ddsperf,
-        ddsperf_secs: o.ddsperf_secs,
-        batch: o.batch,
-        warmup: o.warmup,
-        count_allocs: true,
-    };
-    check_plan(&plan)?;
-    Ok(plan)
-}
-
 /// Check this part of a study before anything runs: its plan, and that this build has DDS when
 /// the part needs it (latency, throughput or ddsperf; the marshalling bench alone does not).
 pub fn validate(opts: &StudyOpts) -> Result<()> {
-    plan_of(opts)?;
-    if opts.latency || opts.throughput || opts.ddsperf {
-        need_dds().map_err(|e| bad(format!("[dds]: {e}")))?;
-    }
-    Ok(())
+    DdsPart::validate(opts).map_err(cli_error)
 }
 
-/// Run this part of a study; the value becomes the results section of the same name.
-pub fn measure(opts: &StudyOpts) -> Result<serde_json::Value> {
-    let plan = plan_of(opts)?;
-    let value = wirebench_dds::study::run(&plan, &child_peer, &mut progress);
-    Ok(value)
+/// Run this part of a study into its results section.
+pub fn measure(opts: &StudyOpts) -> Result<DdsSection> {
+    DdsPart::run(opts).map_err(cli_error)
 }
