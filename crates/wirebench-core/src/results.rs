@@ -69,7 +69,22 @@ fn schema_tag(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 /// The JSON Schema of results files, generated from the types (shipped as
 /// docs/results.schema.json).
 pub fn json_schema() -> String {
-    serde_json::to_string_pretty(&schemars::schema_for!(Results)).expect("a schema serializes") + "\n"
+    let schema = serde_json::to_value(schemars::schema_for!(Results)).expect("a schema serializes");
+    serde_json::to_string_pretty(&sorted(schema)).expect("a schema serializes") + "\n"
+}
+
+/// Object keys in sorted order at every level, whether or not serde_json keeps insertion order
+/// in this build (its `preserve_order` feature is on when some crate of the build asks for it).
+fn sorted(v: serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::Object(map) => {
+            let mut entries: Vec<(String, serde_json::Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            serde_json::Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        serde_json::Value::Array(items) => serde_json::Value::Array(items.into_iter().map(sorted).collect()),
+        other => other,
+    }
 }
 
 /// A part of a study that has no section: it failed, or it did not run after another failed.

@@ -10,7 +10,6 @@ pub mod dds;
 pub mod device;
 pub mod failed;
 pub mod html;
-mod json;
 pub mod mqtt;
 pub mod net;
 pub mod recommend;
