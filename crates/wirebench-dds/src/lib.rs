@@ -18,6 +18,7 @@
 pub mod bench;
 pub mod config;
 pub mod ddsperf;
+pub mod figures;
 mod ffi;
 pub mod interop;
 pub mod latency;

@@ -408,7 +408,7 @@ fn section(plan: &Plan, c: Collected) -> DdsSection {
         published: crate::published::section(),
         per_size: None,
     };
-    s.per_size = Some(s.derive_per_size());
+    s.per_size = Some(crate::figures::per_size(&s));
     s
 }
 

@@ -162,6 +162,19 @@ pub fn geomean_positive(xs: impl Iterator<Item = f64>) -> Option<f64> {
     (!v.is_empty()).then(|| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
 }
 
+/// The median of the finite values, `None` when there is none; of an even count, the mean of
+/// the middle two as `(a + b) / 2` (the arithmetic the DDS figures have always used, so figures
+/// derived again from older files are the same bits).
+pub fn median_finite(values: impl Iterator<Item = f64>) -> Option<f64> {
+    let mut v: Vec<f64> = values.filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
+}
+
 /// Arithmetic mean of the finite values; `None` when there is none.
 pub fn mean_finite(xs: impl Iterator<Item = f64>) -> Option<f64> {
     let v: Vec<f64> = xs.filter(|x| x.is_finite()).collect();
@@ -179,6 +192,14 @@ pub fn geomean(xs: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn median_finite_skips_non_finite_and_averages_the_middle_two() {
+        assert_eq!(median_finite([3.0, 1.0, 2.0].into_iter()), Some(2.0));
+        assert_eq!(median_finite([4.0, 1.0, f64::NAN].into_iter()), Some(2.5));
+        assert_eq!(median_finite([f64::INFINITY].into_iter()), None);
+        assert_eq!(median_finite(std::iter::empty()), None);
+    }
 
     #[test]
     fn cdf_points_keep_ends() {

@@ -848,7 +848,7 @@ mod tests {
             },
             ..Default::default()
         };
-        d.per_size = Some(d.derive_per_size());
+        d.per_size = Some(wirebench_dds::figures::per_size(&d));
         r.dds = Some(d);
         r
     }
@@ -882,7 +882,8 @@ mod tests {
 
     #[test]
     fn a_section_without_stored_figures_renders_the_same() {
-        // Results files written before the figures per size were stored: derived on reading.
+        // Results files written before the figures per size were stored: completed on reading
+        // (`wirebench report` calls `figures::complete`), then rendered the same.
         let with = results();
         let mut without = with.clone();
         let d = without.dds.as_mut().unwrap();
@@ -893,14 +894,15 @@ mod tests {
         for r in &mut d.ddsperf_latency {
             r.payload = None;
         }
+        wirebench_dds::figures::complete(d);
         for o in [Output::Table, Output::Markdown, Output::Csv] {
             assert_eq!(render(&with, o), render(&without, o));
         }
         let ctx = Ctx { id: "dds".into(), file: 1, files: 1 };
         assert_eq!(html_section(&with, &ctx).unwrap().body, html_section(&without, &ctx).unwrap().body);
-        // And the JSON of such a file stays as it was: nothing added.
+        // The JSON output is the completed section.
         let json = render(&without, Output::Json);
-        assert!(!json.contains("per_size") && !json.contains("payload"), "{json}");
+        assert!(json.contains("per_size"), "{json}");
     }
 
     #[test]

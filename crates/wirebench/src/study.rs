@@ -411,6 +411,9 @@ pub fn report(args: ReportArgs) -> Result<()> {
     if let Some(tcp) = &mut results.tcp {
         wirebench_net::study::tcp::complete(tcp);
     }
+    if let Some(dds) = &mut results.dds {
+        wirebench_dds::figures::complete(dds);
+    }
     let title = results
         .config
         .get("definition")
