@@ -10,7 +10,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use crate::marshal::{Codec, KeyedOctets, Marshal};
-use crate::stats::percentile;
+use wirebench_measure::stats::percentile_nearest_rank as percentile;
 use crate::DdsError;
 
 /// Marshalling alone at one size (results data, in `wirebench-core`).

@@ -18,7 +18,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::config::ConfigFile;
-use crate::stats::median;
+use wirebench_measure::stats::median_nearest_rank as median;
 use crate::{DdsError, KEYEDSEQ_FIXED};
 use wirebench_core::sections::dds::payload_mb;
 

@@ -22,7 +22,8 @@ use serde::{Deserialize, Serialize};
 use crate::config::loopback_xml;
 use crate::marshal::{Codec, KeyedOctets, Marshal};
 use crate::peer::{Peer, PeerMode, PeerOpts, PeerReport, Role};
-use crate::stats::{cdf, summarize};
+use wirebench_core::sections::dds::PooledSummary;
+use wirebench_measure::stats::{cdf_points, percentile_nearest_rank};
 use crate::{DdsError, Participant, Taker, Writer, KEYEDSEQ_FIXED, PING_TOPIC, PONG_TOPIC};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -300,7 +301,7 @@ pub fn run(opts: &LatencyOpts, mode: PeerMode) -> Result<LatencyResult, DdsError
         round_trips: summary.count,
         retries: retries - warm_retries,
         round: 0,
-        cdf: cdf(&half_sorted, 200),
+        cdf: cdf_points(&half_sorted, 200).into_iter().map(|(x, pct)| (x, pct / 100.0)).collect(),
         half_rtt_us: summary,
         allocs_per_sample,
         alloc_bytes_per_sample,
@@ -314,4 +315,46 @@ fn mode_counted(counted: bool, r: &PeerReport) -> Option<(f64, f64)> {
         return None;
     }
     Some((r.allocs_per_sample?, r.alloc_bytes_per_sample?))
+}
+
+/// Pool every half round trip of a run (sorted in place): count, mean, sample standard
+/// deviation, and nearest-rank percentiles (every value reported is a measured round trip, as
+/// ddsperf reports them).
+pub fn summarize(values: &mut [f64]) -> PooledSummary {
+    values.sort_by(|a, b| a.total_cmp(b));
+    let n = values.len();
+    if n == 0 {
+        return PooledSummary::default();
+    }
+    let avg = values.iter().sum::<f64>() / n as f64;
+    let var = if n > 1 { values.iter().map(|v| (v - avg) * (v - avg)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
+    PooledSummary {
+        count: n as u64,
+        avg,
+        stddev: var.sqrt(),
+        min: values[0],
+        p50: percentile_nearest_rank(values, 0.50),
+        p90: percentile_nearest_rank(values, 0.90),
+        p99: percentile_nearest_rank(values, 0.99),
+        max: values[n - 1],
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_is_pooled_and_monotonic() {
+        let mut v: Vec<f64> = (1..=100).rev().map(f64::from).collect();
+        let s = summarize(&mut v);
+        assert_eq!(s.count, 100);
+        assert_eq!((s.min, s.p50, s.p90, s.p99, s.max), (1.0, 50.0, 90.0, 99.0, 100.0));
+        assert!((s.avg - 50.5).abs() < 1e-12);
+        assert!((s.stddev - 29.011_491_975_882_016).abs() < 1e-9);
+        assert!(s.p50 <= s.p90 && s.p90 <= s.p99 && s.p99 <= s.max);
+        assert_eq!(summarize(&mut []).count, 0);
+    }
+
 }

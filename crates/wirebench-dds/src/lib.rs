@@ -25,7 +25,6 @@ pub mod latency;
 pub mod marshal;
 pub mod peer;
 pub mod published;
-pub mod stats;
 pub mod study;
 pub mod throughput;
 

@@ -472,7 +472,7 @@ fn checks(c: &Collected) -> Vec<Check> {
 
 /// Nearest-rank median over rounds (`None` when there is no run).
 fn rounds_median(v: Vec<f64>) -> Option<f64> {
-    (!v.is_empty()).then(|| crate::stats::median(v))
+    (!v.is_empty()).then(|| wirebench_measure::stats::median_nearest_rank(v))
 }
 
 /// JSON relative to CDR per size: marshalling alone and in the transport (medians over rounds;

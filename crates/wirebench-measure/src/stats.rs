@@ -136,6 +136,23 @@ pub fn cdf_points(samples: &[f64], max_points: usize) -> Vec<(f64, f64)> {
     out
 }
 
+/// Nearest-rank percentile of sorted data (`q` in 0..=1): always a measured value, never an
+/// interpolation (the convention of ddsperf and of the DDS seed); NaN for no data.
+pub fn percentile_nearest_rank(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = (q * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// Nearest-rank median of unsorted data: of an even count the lower middle value (a measured
+/// one), not the mean of the two; NaN for no data.
+pub fn median_nearest_rank(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    percentile_nearest_rank(&v, 0.5)
+}
+
 /// The CDF at fixed percentiles (0, 1, …, 100 % and 99.5, 99.9 %): (value, percent), each
 /// point the nearest-rank sample (the smallest sample with at least that share of the samples
 /// at or below it; 0 % is the minimum). Values are taken as given; empty for no samples.
@@ -199,6 +216,16 @@ mod tests {
         assert_eq!(median_finite([4.0, 1.0, f64::NAN].into_iter()), Some(2.5));
         assert_eq!(median_finite([f64::INFINITY].into_iter()), None);
         assert_eq!(median_finite(std::iter::empty()), None);
+    }
+
+    #[test]
+    fn nearest_rank_median_and_percentiles_are_measured_values() {
+        assert_eq!(median_nearest_rank(vec![4.0, 1.0, 3.0, 2.0]), 2.0);
+        assert_eq!(median_nearest_rank(vec![3.0, 1.0, 2.0]), 2.0);
+        assert!(median_nearest_rank(vec![]).is_nan());
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile_nearest_rank(&v, 0.9), 90.0);
+        assert_eq!(percentile_nearest_rank(&v, 0.0), 1.0);
     }
 
     #[test]
