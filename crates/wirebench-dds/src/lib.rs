@@ -24,7 +24,8 @@ pub mod interop;
 pub mod latency;
 pub mod marshal;
 pub mod peer;
-pub mod published;
+/// The figures seed 004 published.
+pub use wirebench_core::published::seed004 as published;
 pub mod study;
 pub mod throughput;
 

@@ -33,7 +33,8 @@ mod hyper_io;
 pub mod lab;
 pub mod loadgen;
 pub mod profile;
-pub mod published;
+/// The figures seeds 002 and 003 and the LoRa specification published.
+pub use wirebench_core::published::seed002_003 as published;
 pub mod recommend;
 pub mod rr;
 pub mod study;

@@ -16,7 +16,7 @@
 //! - **"Allocated" counts the managed heap only** (74 B for native): not comparable to our
 //!   Rust-heap count.
 
-use wirebench_core::sections::dds::{Published, PublishedLatency, PublishedThroughput};
+use crate::sections::dds::{Published, PublishedLatency, PublishedThroughput};
 
 /// One latency row (milliseconds, as published).
 #[derive(Clone, Copy, Debug)]
