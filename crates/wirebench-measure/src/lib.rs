@@ -5,6 +5,7 @@ pub mod alloc;
 pub mod callgrind;
 pub mod compare;
 pub mod compress;
+pub mod cpu;
 pub mod device;
 pub mod progress;
 pub mod rng;

@@ -9,6 +9,8 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use wirebench_measure::cpu::clock_ns;
+
 use crate::error::MqttError;
 
 /// A run is harness-bound when our client threads used at least this many cores on average.
@@ -54,16 +56,6 @@ impl ThreadClocks {
             .filter_map(|&c| clock_ns(c).map(|ns| (c, ns)))
             .collect()
     }
-}
-
-fn clock_ns(clk: libc::clockid_t) -> Option<u64> {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: ts is a valid out-pointer.
-    let rc = unsafe { libc::clock_gettime(clk, &mut ts) };
-    (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
 }
 
 /// A snapshot at the start of a measured interval.

@@ -56,19 +56,10 @@ fn round3(x: f64) -> f64 {
     (x * 1e3).round() / 1e3
 }
 
-/// Median of a slice (mean of the two middle values for even lengths); `NaN` when empty.
+/// Median of a slice (mean of the two middle values for even lengths; non-finite values left
+/// out); `NaN` when empty. `wirebench_measure::stats::median_finite`.
 pub(crate) fn median(values: &[f64]) -> f64 {
-    let mut v: Vec<f64> = values.iter().copied().filter(|x| !x.is_nan()).collect();
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        (v[m - 1] + v[m]) / 2.0
-    }
+    wirebench_measure::stats::median_finite(values.iter().copied()).unwrap_or(f64::NAN)
 }
 
 #[cfg(test)]

@@ -24,7 +24,8 @@
 pub mod airtime;
 mod cmd;
 pub mod collector;
-pub mod cpu;
+/// CPU time of threads, the process and the machine (`wirebench_measure::cpu`).
+pub use wirebench_measure::cpu;
 pub mod emu;
 mod error;
 pub mod ev;

@@ -1,18 +1,18 @@
-//! CPU time of the calling thread and of the whole process (Linux `clock_gettime`), and the
-//! whole machine's busy time (`/proc/stat`), used to tell link-bound from harness-bound and
-//! host-bound runs.
+//! CPU time of a thread, of the calling thread and of the whole process (Linux
+//! `clock_gettime`), and the whole machine's busy time (`/proc/stat`), used to tell link-bound
+//! from harness-bound and host-bound runs.
+
+/// A clock's reading in nanoseconds (`clock_gettime`), e.g. a thread's CPU clock from
+/// `pthread_getcpuclockid`; `None` when the clock cannot be read (the thread has exited).
+pub fn clock_ns(clock: libc::clockid_t) -> Option<u64> {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec.
+    let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
+    (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+}
 
 fn clock_seconds(clock: libc::clockid_t) -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; the clock ids used are valid on Linux.
-    let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
-    if rc != 0 {
-        return 0.0;
-    }
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+    clock_ns(clock).map_or(0.0, |ns| ns as f64 * 1e-9)
 }
 
 /// CPU seconds (user + system) the calling thread has used so far.
