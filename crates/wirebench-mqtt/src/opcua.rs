@@ -310,9 +310,6 @@ pub fn seed_layout() -> Vec<LayoutPart> {
 /// Bytes per Float/Int32 Variant field: type byte + 4.
 pub const VARIANT_FIELD_BYTES: usize = 5;
 
-/// The thesis's published figures (seed 000).
-pub use wirebench_core::published::seed000 as thesis;
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,7 +30,9 @@ use wirebench_core::sections::mqtt::{
 };
 use wirebench_measure::stats::median;
 
-use crate::opcua::{self, thesis, StudyFormat, FIELD_COUNTS};
+use wirebench_core::published::seed000 as thesis;
+
+use crate::opcua::{self, StudyFormat, FIELD_COUNTS};
 use crate::{
     baseline_echo_rtt, baseline_throughput, cdf_us, detect_nagle_stall, echo_rtt, latency_stats, throughput,
     EchoConfig, EchoResult, Endpoint, ExternalBroker, Mosquitto, MqttBroker, MqttError, Payloads, Qos,
