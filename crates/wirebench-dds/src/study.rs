@@ -131,7 +131,7 @@ impl Part for DdsPart {
     fn validate(opts: &StudyOpts) -> Result<(), PartError> {
         plan_of(opts)?;
         if opts.latency || opts.throughput || opts.ddsperf {
-            crate::available().map_err(|e| PartError::bad(format!("[dds]: {e}")))?;
+            crate::available().map_err(PartError::bad)?;
         }
         Ok(())
     }
@@ -245,7 +245,7 @@ pub fn plan_of(o: &StudyOpts) -> Result<Plan, PartError> {
         });
     }
     if cases.is_empty() {
-        return Err(PartError::bad("[dds]: add at least one [[dds.cases]] with sizes, instances, samples, throughput_samples"));
+        return Err(PartError::bad("add at least one [[dds.cases]] with sizes, instances, samples, throughput_samples"));
     }
     let plan = Plan {
         cases,
