@@ -3,6 +3,11 @@
 //! from the command line), checked completely before any part of the study runs, then run into
 //! a typed, serde-serializable results section of the same name.
 
+/// Every part, in run order, which is also the order of the report's sections: the one list
+/// the study runner, the CLI and the report follow (their tests check that they cover it, in
+/// this order).
+pub const NAMES: &[&str] = &["size", "speed", "link", "mqtt", "http", "tcp", "dds"];
+
 /// Why a part could not be checked or run.
 #[derive(Debug, thiserror::Error)]
 pub enum PartError {

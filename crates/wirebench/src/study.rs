@@ -464,6 +464,36 @@ mod tests {
         assert!(built_in("seed01").is_none());
     }
 
+    /// The runner's parts, the report's renderers and the HTML page's sections follow the one
+    /// list of parts, in its order.
+    #[test]
+    fn parts_and_sections_follow_the_registry() {
+        let all = r#"[study]
+name = "t"
+title = "t"
+[size]
+[speed]
+[link]
+[mqtt]
+[http]
+[tcp]
+[dds]
+[[dds.cases]]
+sizes = ["2k"]
+instances = 1
+samples = 1
+throughput_samples = 1
+"#;
+        let study = parse_study(all, Path::new("t.toml")).unwrap();
+        let names: Vec<&str> = study.parts().iter().map(Part::name).collect();
+        assert_eq!(names, wirebench_core::part::NAMES);
+        let rendered: Vec<&str> = SECTIONS.iter().map(|(n, _)| *n).filter(|n| wirebench_core::part::NAMES.contains(n)).collect();
+        assert_eq!(rendered, wirebench_core::part::NAMES);
+        let html: Vec<&str> =
+            wirebench_report::html::SECTIONS.iter().map(|(n, _)| *n).filter(|n| wirebench_core::part::NAMES.contains(n)).collect();
+        assert_eq!(html, wirebench_core::part::NAMES);
+    }
+
     fn study_has_dds(file: &str) -> bool {
         BUILT_IN.iter().any(|(_, f, text)| *f == file && text.contains("\n[dds]"))
     }
