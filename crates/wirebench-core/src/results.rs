@@ -619,7 +619,9 @@ impl OutputSet {
     pub fn commit(mut self) -> std::io::Result<()> {
         if self.target.exists() {
             if !exchange(&self.staging, &self.target)? {
-                let old = self.staging.with_extension("old");
+                let mut old_name = self.staging.file_name().unwrap_or_default().to_os_string();
+                old_name.push(".old");
+                let old = self.staging.with_file_name(old_name);
                 std::fs::rename(&self.target, &old)?;
                 std::fs::rename(&self.staging, &self.target)?;
                 std::fs::rename(&old, &self.staging)?;
