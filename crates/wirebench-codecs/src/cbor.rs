@@ -25,6 +25,9 @@ impl Codec for Cbor {
     }
 
     fn decode(&self, bytes: &[u8], _: Option<&Schema>) -> Result<Value, CodecError> {
+        // ciborium accepts some input that is not well-formed (nested indefinite-length
+        // strings, RFC 8949 Appendix F): check the structure first, without recursion.
+        check_well_formed(bytes, crate::MAX_DEPTH)?;
         let mut reader = bytes;
         let v: Value = ciborium::from_reader(&mut reader).map_err(|e| match e {
             ciborium::de::Error::Syntax(off) => CodecError::decode("invalid CBOR", Some(off)),
@@ -36,5 +39,120 @@ impl Codec for Cbor {
             return Err(CodecError::decode("trailing bytes after the CBOR item", Some(bytes.len() - reader.len())));
         }
         Ok(v)
+    }
+}
+
+/// What the item being read is inside of.
+enum Open {
+    /// A definite-length array or map (or a tag): this many items still to come.
+    Items(u64),
+    /// An indefinite-length array or map: items until a break (a map's count must be even
+    /// there: `odd` says whether a key is waiting for its value).
+    Indefinite { map: bool, odd: bool },
+    /// An indefinite-length byte (2) or text (3) string: definite chunks of that major type
+    /// until a break.
+    Chunks(u8),
+}
+
+/// Check that `b` starts with one well-formed CBOR item (RFC 8949 §3 and Appendix F) nested at
+/// most `max` containers deep; the error names the byte offset. Iterative: no input can exhaust
+/// the stack. Trailing bytes are left to the caller.
+fn check_well_formed(b: &[u8], max: usize) -> Result<(), CodecError> {
+    let bad = |msg: &str, at: usize| Err(CodecError::decode(format!("CBOR not well-formed: {msg}"), Some(at)));
+    let mut stack: Vec<Open> = Vec::new();
+    let mut at = 0usize;
+    loop {
+        let start = at;
+        let Some(&ib) = b.get(at) else { return bad("the input ends inside an item", at) };
+        at += 1;
+        let (major, ai) = (ib >> 5, ib & 0x1f);
+        // A break ends an indefinite-length container or string.
+        if ib == 0xff {
+            match stack.pop() {
+                Some(Open::Indefinite { map: true, odd: true }) => return bad("a break where a map value belongs", start),
+                Some(Open::Indefinite { .. }) | Some(Open::Chunks(_)) => {}
+                _ => return bad("a break outside an indefinite-length item", start),
+            }
+        } else {
+            if let Some(Open::Chunks(m)) = stack.last() {
+                if major != *m || ai == 31 {
+                    return bad("a chunk of an indefinite-length string must be a definite string of the same type", start);
+                }
+            }
+            let arg = match ai {
+                0..=23 => Some(u64::from(ai)),
+                24..=27 => {
+                    let n = 1usize << (ai - 24);
+                    let Some(bytes) = b.get(at..at + n) else { return bad("the input ends inside an item's argument", at) };
+                    at += n;
+                    Some(bytes.iter().fold(0u64, |v, &x| (v << 8) | u64::from(x)))
+                }
+                28..=30 => return bad("reserved additional information", start),
+                _ => None, // 31: indefinite length
+            };
+            match (major, arg) {
+                (0 | 1, Some(_)) => {}
+                (2 | 3, Some(len)) => {
+                    let end = usize::try_from(len).ok().and_then(|l| at.checked_add(l));
+                    match end {
+                        Some(end) if end <= b.len() => at = end,
+                        _ => return bad("a string longer than the input", start),
+                    }
+                }
+                (2 | 3, None) => {
+                    if stack.len() >= max {
+                        return bad(&format!("nested deeper than {max}"), start);
+                    }
+                    stack.push(Open::Chunks(major));
+                    continue;
+                }
+                (4 | 5 | 6, Some(n)) => {
+                    let items = match major {
+                        4 => n,
+                        5 => n.saturating_mul(2),
+                        _ => 1,
+                    };
+                    if stack.len() >= max {
+                        return bad(&format!("nested deeper than {max}"), start);
+                    }
+                    if items > 0 {
+                        stack.push(Open::Items(items));
+                        continue;
+                    }
+                }
+                (4 | 5, None) => {
+                    if stack.len() >= max {
+                        return bad(&format!("nested deeper than {max}"), start);
+                    }
+                    stack.push(Open::Indefinite { map: major == 5, odd: false });
+                    continue;
+                }
+                (7, Some(v)) => {
+                    if ai == 24 && v < 32 {
+                        return bad("a two-byte simple value below 32", start);
+                    }
+                }
+                _ => return bad("indefinite length on a type that has none", start),
+            }
+        }
+        // One item is complete: count it against the containers it closes.
+        loop {
+            match stack.last_mut() {
+                None => return Ok(()),
+                Some(Open::Items(n)) => {
+                    *n -= 1;
+                    if *n == 0 {
+                        stack.pop();
+                        continue;
+                    }
+                    break;
+                }
+                Some(Open::Indefinite { odd, .. }) => {
+                    *odd = !*odd;
+                    break;
+                }
+                Some(Open::Chunks(_)) => break,
+            }
+        }
     }
 }
