@@ -281,7 +281,23 @@ impl<'de> Visitor<'de> for ValueSeed {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut pairs: Vec<(String, Value)> =
             Vec::with_capacity(map.size_hint().unwrap_or(0).min(4096));
+        // A key named twice is an input error: a map of our data model holds each key once,
+        // and keeping either value silently would lose the other.
+        let mut seen: Option<std::collections::HashSet<String>> = None;
         while let Some(k) = map.next_key_seed(KeySeed)? {
+            let repeated = match &mut seen {
+                Some(set) => !set.insert(k.clone()),
+                None if pairs.len() < 16 => pairs.iter().any(|(p, _)| *p == k),
+                None => {
+                    let mut set: std::collections::HashSet<String> = pairs.iter().map(|(p, _)| p.clone()).collect();
+                    let dup = !set.insert(k.clone());
+                    seen = Some(set);
+                    dup
+                }
+            };
+            if repeated {
+                return Err(serde::de::Error::custom(format!("duplicate key {k:?}")));
+            }
             let v = map.next_value_seed(self)?;
             pairs.push((k, v));
         }
@@ -349,6 +365,16 @@ impl<'de> Visitor<'de> for KeySeed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn duplicate_keys_are_refused_in_small_and_large_maps() {
+        assert!(Value::from_json_str(r#"{"a":1,"b":2,"a":3}"#).unwrap_err().to_string().contains("duplicate key \"a\""));
+        let mut big: Vec<String> = (0..40).map(|i| format!("\"k{i}\":{i}")).collect();
+        assert!(Value::from_json_str(&format!("{{{}}}", big.join(","))).is_ok());
+        big.push("\"k3\":0".into());
+        let e = Value::from_json_str(&format!("{{{}}}", big.join(","))).unwrap_err();
+        assert!(e.to_string().contains("duplicate key \"k3\""), "{e}");
+    }
 
     #[test]
     fn json_keeps_order_and_kinds() {

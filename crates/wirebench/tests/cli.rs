@@ -276,6 +276,19 @@ warmup_ms = 0.0
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A key named twice is bad input with its line and column, in every path that reads JSON
+/// (it used to become two fields and read back as `{"a":1,"a":1}` through schema codecs).
+#[test]
+fn duplicate_keys_are_bad_input() {
+    for f in ["protobuf", "avro", "thrift", "cdr-xcdr2", "uadp", "json"] {
+        expect_bad_input(wb().args(["encode", "-f", f]).write_stdin("{\"a\":1,\"a\":2}"), &["<stdin>:1:10", "duplicate key \"a\""]);
+    }
+    let dir = TempDir::new("dupkeys");
+    let file = dir.0.join("r.ndjson");
+    std::fs::write(&file, "{\"t\":1}\n{\"x\":{\"k\":1,\"k\":2}}\n").unwrap();
+    expect_bad_input(wb().args(["size", "--samples", file.to_str().unwrap()]), &["r.ndjson:2:", "duplicate key \"k\""]);
+}
+
 /// Speed options that would exhaust memory or never finish are refused in one line (the study
 /// table the same way), before anything runs.
 #[test]
