@@ -199,6 +199,28 @@ pub struct ValueSeed {
     pub markers: bool,
 }
 
+/// The keys a map being read has so far: whether the next one repeats one of them, in linear
+/// time (a scan of the few first keys, a hash set from the 16th on). Every reader that builds a
+/// [`Value::Map`] refuses a repeated key with it.
+#[derive(Debug, Default)]
+pub struct SeenKeys(Option<std::collections::HashSet<String>>);
+
+impl SeenKeys {
+    /// Whether `key` is already among the keys of `pairs` (the map read so far).
+    pub fn repeated(&mut self, pairs: &[(String, Value)], key: &str) -> bool {
+        match &mut self.0 {
+            Some(set) => !set.insert(key.to_owned()),
+            None if pairs.len() < 16 => pairs.iter().any(|(p, _)| p == key),
+            None => {
+                let mut set: std::collections::HashSet<String> = pairs.iter().map(|(p, _)| p.clone()).collect();
+                let dup = !set.insert(key.to_owned());
+                self.0 = Some(set);
+                dup
+            }
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for Value {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         ValueSeed { markers: false }.deserialize(d)
@@ -283,19 +305,9 @@ impl<'de> Visitor<'de> for ValueSeed {
             Vec::with_capacity(map.size_hint().unwrap_or(0).min(4096));
         // A key named twice is an input error: a map of our data model holds each key once,
         // and keeping either value silently would lose the other.
-        let mut seen: Option<std::collections::HashSet<String>> = None;
+        let mut seen = SeenKeys::default();
         while let Some(k) = map.next_key_seed(KeySeed)? {
-            let repeated = match &mut seen {
-                Some(set) => !set.insert(k.clone()),
-                None if pairs.len() < 16 => pairs.iter().any(|(p, _)| *p == k),
-                None => {
-                    let mut set: std::collections::HashSet<String> = pairs.iter().map(|(p, _)| p.clone()).collect();
-                    let dup = !set.insert(k.clone());
-                    seen = Some(set);
-                    dup
-                }
-            };
-            if repeated {
+            if seen.repeated(&pairs, &k) {
                 return Err(serde::de::Error::custom(format!("duplicate key {k:?}")));
             }
             let v = map.next_value_seed(self)?;
