@@ -98,13 +98,8 @@ fn read_value(dec: &mut Decoder<'_>, depth: usize) -> Result<Value, CodecError> 
         }
         Item::Map(n) => {
             let mut pairs = Vec::with_capacity(n as usize);
-            let mut seen = wirebench_core::value::SeenKeys::default();
             for _ in 0..n {
-                let kat = dec.position();
                 let k = dec.key().map_err(pson_err)?.to_owned();
-                if seen.repeated(&pairs, &k) {
-                    return Err(CodecError::decode(format!("duplicate key {k:?}"), Some(kat)));
-                }
                 pairs.push((k, read_value(dec, depth + 1)?));
             }
             Value::Map(pairs)

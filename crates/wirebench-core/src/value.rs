@@ -303,11 +303,13 @@ impl<'de> Visitor<'de> for ValueSeed {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut pairs: Vec<(String, Value)> =
             Vec::with_capacity(map.size_hint().unwrap_or(0).min(4096));
-        // A key named twice is an input error: a map of our data model holds each key once,
-        // and keeping either value silently would lose the other.
+        // In JSON text (the user's input), a key named twice is an input error: keeping either
+        // value silently would lose the other, and the schema-directed codecs would make two
+        // fields of one name. Binary formats keep what their specs say (PSON: both pairs are
+        // read; the spec's reference decoders let the last win).
         let mut seen = SeenKeys::default();
         while let Some(k) = map.next_key_seed(KeySeed)? {
-            if seen.repeated(&pairs, &k) {
+            if self.markers && seen.repeated(&pairs, &k) {
                 return Err(serde::de::Error::custom(format!("duplicate key {k:?}")));
             }
             let v = map.next_value_seed(self)?;
