@@ -200,14 +200,14 @@ pub struct ValueSeed {
 }
 
 /// The keys a map being read has so far: whether the next one repeats one of them, in linear
-/// time (a scan of the few first keys, a hash set from the 16th on). Every reader that builds a
-/// [`Value::Map`] refuses a repeated key with it.
+/// time (a scan of the few first keys, a hash set from the 16th on). The JSON text reader
+/// refuses a repeated key with it.
 #[derive(Debug, Default)]
-pub struct SeenKeys(Option<std::collections::HashSet<String>>);
+struct SeenKeys(Option<std::collections::HashSet<String>>);
 
 impl SeenKeys {
     /// Whether `key` is already among the keys of `pairs` (the map read so far).
-    pub fn repeated(&mut self, pairs: &[(String, Value)], key: &str) -> bool {
+    fn repeated(&mut self, pairs: &[(String, Value)], key: &str) -> bool {
         match &mut self.0 {
             Some(set) => !set.insert(key.to_owned()),
             None if pairs.len() < 16 => pairs.iter().any(|(p, _)| p == key),
