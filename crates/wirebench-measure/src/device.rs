@@ -46,12 +46,6 @@ const TOOLS: &[(&str, &str)] = &[
     ("valgrind", "valgrind"),
 ];
 
-fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
-        .unwrap_or(false)
-}
-
 /// Write the compiled-in sources under the user's cache folder (a file is rewritten only when
 /// its content changed, so `make` stays incremental) and return its `c/` folder.
 fn unpack_sources() -> Result<PathBuf, PartError> {
@@ -114,7 +108,7 @@ impl Cells<'_> {
 /// Build (in `c_dir`, or in the compiled-in sources unpacked under the cache folder) and read
 /// the code sizes and instruction counts.
 pub fn measure(c_dir: Option<&Path>) -> Result<DeviceSection, PartError> {
-    let missing: Vec<&(&str, &str)> = TOOLS.iter().filter(|(program, _)| !on_path(program)).collect();
+    let missing: Vec<&(&str, &str)> = TOOLS.iter().filter(|(program, _)| crate::programs::which(program).is_none()).collect();
     if !missing.is_empty() {
         let programs: Vec<&str> = missing.iter().map(|(p, _)| *p).collect();
         let packages: Vec<&str> = missing.iter().map(|(_, pkg)| *pkg).collect();

@@ -72,14 +72,10 @@ impl Mosquitto {
                 )))
             };
         }
-        let path = std::env::var_os("PATH").unwrap_or_default();
-        std::env::split_paths(&path)
-            .map(|d| d.join("mosquitto"))
-            .chain([PathBuf::from("/usr/sbin/mosquitto")])
-            .find(|p| p.is_file())
+        wirebench_measure::programs::which("mosquitto")
             .ok_or_else(|| {
                 MqttError::Mosquitto(
-                    "mosquitto not found (looked at $WIREBENCH_MOSQUITTO, PATH, /usr/sbin/mosquitto): \
+                    "mosquitto not found (looked at $WIREBENCH_MOSQUITTO, PATH, the sbin and bin folders): \
                      install it with `apt-get install -y mosquitto`"
                         .into(),
                 )

@@ -18,25 +18,7 @@ pub struct Finished {
     pub stderr: String,
 }
 
-/// Find `program` on `PATH` or in the sbin directories (root's tools live there even when a
-/// CI environment's `PATH` lacks them).
-pub fn which(program: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain(
-            [
-                "/usr/sbin",
-                "/sbin",
-                "/usr/bin",
-                "/bin",
-                "/usr/local/sbin",
-                "/usr/local/bin",
-            ]
-            .map(PathBuf::from),
-        )
-        .map(|d| d.join(program))
-        .find(|p| p.is_file())
-}
+pub use wirebench_measure::programs::which;
 
 /// Resolve a program or fail with an install hint.
 pub fn require(program: &'static str, hint: &'static str) -> Result<PathBuf, NetError> {
