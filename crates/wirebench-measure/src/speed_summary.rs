@@ -3,7 +3,7 @@
 //! them to results files written before they were part of the section.
 
 use wirebench_core::published::PSON_PAPER_ESP32;
-use wirebench_core::results::{CodecSpeed, OpSpeed, Results, Seed001Row, SpeedCase, SpeedSection};
+use wirebench_core::results::{CodecSpeed, OpSpeed, Seed001Row, SpeedCase, SpeedSection};
 
 use crate::stats::{geomean_positive, mean_finite};
 
@@ -89,10 +89,8 @@ pub fn summarize(s: &mut SpeedSection) {
 }
 
 /// Add what results files written before the summaries lack.
-pub fn complete(r: &mut Results) {
-    if let Some(s) = &mut r.speed {
-        if s.per_codec.is_empty() && !s.cases.is_empty() {
-            summarize(s);
-        }
+pub fn complete(s: &mut SpeedSection) {
+    if s.per_codec.is_empty() && !s.cases.is_empty() {
+        summarize(s);
     }
 }

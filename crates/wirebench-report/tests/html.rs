@@ -150,7 +150,7 @@ fn speed_results(corpus: &str, payloads: &[&str], codecs: &[&str]) -> Results {
         per_codec: Vec::new(),
         seed001: Vec::new(),
     });
-    wirebench_measure::speed_summary::complete(&mut r);
+    wirebench_measure::speed_summary::complete(r.speed.as_mut().unwrap());
     r
 }
 

@@ -405,9 +405,15 @@ pub fn render_all(results: &Results, output: Output) -> String {
 }
 
 pub fn report(args: ReportArgs) -> Result<()> {
+    if args.out.is_some() && args.output != "csv" {
+        return Err(bad("--out goes with -o csv (one CSV file per table); other outputs go to stdout"));
+    }
     let mut results = Results::read(&args.results).map_err(|e| bad(e.to_string()))?;
-    // Files written before the speed summaries were part of the section get them here.
-    wirebench_measure::speed_summary::complete(&mut results);
+    // Files written before these figures were part of their sections get them here (the parts
+    // compute them as they measure).
+    if let Some(speed) = &mut results.speed {
+        wirebench_measure::speed_summary::complete(speed);
+    }
     if let Some(tcp) = &mut results.tcp {
         wirebench_net::study::tcp::complete(tcp);
     }
@@ -426,17 +432,13 @@ pub fn report(args: ReportArgs) -> Result<()> {
         "html" => wirebench_report::html::render(&[&results], &title),
         "table" => render_all(&results, Output::Table),
         "md" => format!("# {title}\n\n{}", render_all(&results, Output::Markdown)),
-        "csv" if args.out.is_some() => {
-            let dir = args.out.as_deref().expect("checked");
-            return write_csv_dir(&results, dir);
-        }
-        "csv" => render_all(&results, Output::Csv),
+        "csv" => match &args.out {
+            Some(dir) => return write_csv_dir(&results, dir),
+            None => render_all(&results, Output::Csv),
+        },
         "json" => render_all(&results, Output::Json),
         other => return Err(bad(format!("unknown output {other:?} (table, md, csv, json, html)"))),
     };
-    if args.out.is_some() {
-        return Err(bad("--out goes with -o csv (one CSV file per table); other outputs go to stdout"));
-    }
     write_stdout(text.as_bytes())
 }
 
