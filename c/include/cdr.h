@@ -40,6 +40,20 @@
 extern "C" {
 #endif
 
+/* CDR_HAS_DOUBLE: 1 where `double` is IEEE-754 binary64 (hosts, Cortex-M),
+ * 0 where it is 32 bits wide (avr-gcc's default). With 0 the `double` API
+ * does not exist and f64 values are moved as raw binary64 bits (the *_bits
+ * functions and union members, which exist on every target). Derived from
+ * __SIZEOF_DOUBLE__ (gcc, clang); other compilers get 1, and the source
+ * file checks the size at compile time. */
+#ifndef CDR_HAS_DOUBLE
+#if defined(__SIZEOF_DOUBLE__) && __SIZEOF_DOUBLE__ != 8
+#define CDR_HAS_DOUBLE 0
+#else
+#define CDR_HAS_DOUBLE 1
+#endif
+#endif
+
 /* Error kinds in the order of the Rust cdr::ErrorKind::ALL; cdr_err_name()
  * gives the shared snake_case names. */
 typedef enum cdr_err {
@@ -145,7 +159,12 @@ cdr_err cdr_write_i32(cdr_writer *w, int32_t v);
 cdr_err cdr_write_u64(cdr_writer *w, uint64_t v);
 cdr_err cdr_write_i64(cdr_writer *w, int64_t v);
 cdr_err cdr_write_f32(cdr_writer *w, float v);
+#if CDR_HAS_DOUBLE
 cdr_err cdr_write_f64(cdr_writer *w, double v);
+#endif
+/* float / double given as IEEE-754 binary32 / binary64 bits (every target). */
+cdr_err cdr_write_f32_bits(cdr_writer *w, uint32_t bits);
+cdr_err cdr_write_f64_bits(cdr_writer *w, uint64_t bits);
 /* An enum value: 4 bytes, or with @bit_bound in XCDR2 1 (<= 8) / 2 (<= 16). */
 cdr_err cdr_write_enum(cdr_writer *w, unsigned bit_bound, int32_t v);
 /* string / string<bound>: len bytes (no NUL inside expected; not checked). */
@@ -211,7 +230,12 @@ cdr_err cdr_read_i32(cdr_reader *r, int32_t *v);
 cdr_err cdr_read_u64(cdr_reader *r, uint64_t *v);
 cdr_err cdr_read_i64(cdr_reader *r, int64_t *v);
 cdr_err cdr_read_f32(cdr_reader *r, float *v);
+#if CDR_HAS_DOUBLE
 cdr_err cdr_read_f64(cdr_reader *r, double *v);
+#endif
+/* float / double as IEEE-754 binary32 / binary64 bits (every target). */
+cdr_err cdr_read_f32_bits(cdr_reader *r, uint32_t *bits);
+cdr_err cdr_read_f64_bits(cdr_reader *r, uint64_t *bits);
 /* An enum (size as cdr_write_enum); with values != NULL it must be one of
  * the n enumerators (else invalid_enum at its offset). */
 cdr_err cdr_read_enum(cdr_reader *r, unsigned bit_bound, const int32_t *values, size_t n, int32_t *v);

@@ -40,6 +40,21 @@ extern "C" {
 #define PSON_MAX_DEPTH 128
 #endif
 
+/* PSON_HAS_DOUBLE: 1 where `double` is IEEE-754 binary64 (hosts, Cortex-M),
+ * 0 where it is 32 bits wide (avr-gcc's default). With 0 the `double` API
+ * (pson_write_f64, pson_len_f64, pson_item.v.f64) does not exist: f64 values
+ * are written with pson_write_f64_bits and read from pson_item.v.f64_bits as
+ * raw binary64 bits. The `float` API and every *_bits function exist on every
+ * target. Derived from __SIZEOF_DOUBLE__ (gcc, clang); other compilers get 1,
+ * and pson.c checks the size at compile time. */
+#ifndef PSON_HAS_DOUBLE
+#if defined(__SIZEOF_DOUBLE__) && __SIZEOF_DOUBLE__ != 8
+#define PSON_HAS_DOUBLE 0
+#else
+#define PSON_HAS_DOUBLE 1
+#endif
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Errors                                                               */
 /* ------------------------------------------------------------------ */
@@ -119,7 +134,9 @@ pson_err pson_write_i64(pson_writer *w, int64_t v);    /* >= 0: wire 0, else wir
  * (-0.0 -> 00); exactly representable in binary32 (incl. +-inf) -> 40 + f32 LE;
  * else 41 + f64 LE; every NaN -> 41 000000000000f87f. Implemented on the bit
  * pattern: no floating-point arithmetic, no float->int casts. */
+#if PSON_HAS_DOUBLE
 pson_err pson_write_f64(pson_writer *w, double v);
+#endif
 pson_err pson_write_f32(pson_writer *w, float v);        /* widened to f64, same rule */
 pson_err pson_write_f64_bits(pson_writer *w, uint64_t bits); /* IEEE-754 binary64 bits */
 pson_err pson_write_f32_bits(pson_writer *w, uint32_t bits); /* IEEE-754 binary32 bits */
@@ -141,9 +158,12 @@ size_t pson_len_null(void);
 size_t pson_len_bool(bool v);
 size_t pson_len_u64(uint64_t v);
 size_t pson_len_i64(int64_t v);
+#if PSON_HAS_DOUBLE
 size_t pson_len_f64(double v);
+#endif
 size_t pson_len_f32(float v);
 size_t pson_len_f64_bits(uint64_t bits);
+size_t pson_len_f32_bits(uint32_t bits);
 size_t pson_len_str(size_t len);     /* header + len (saturating) */
 size_t pson_len_bytes(size_t len);
 size_t pson_len_map(uint64_t pairs); /* header only */
@@ -172,8 +192,8 @@ uint64_t pson_f32_bits_to_f64_bits(uint32_t bits); /* exact widening */
 typedef enum pson_type {
     PSON_TYPE_UINT,  /* v.u */
     PSON_TYPE_INT,   /* v.i (from wire 1: -magnitude; magnitude 0 gives 0) */
-    PSON_TYPE_F32,   /* v.f32 */
-    PSON_TYPE_F64,   /* v.f64 */
+    PSON_TYPE_F32,   /* v.f32 (v.f32_bits: its binary32 bits) */
+    PSON_TYPE_F64,   /* v.f64 (v.f64_bits: its binary64 bits; only these without PSON_HAS_DOUBLE) */
     PSON_TYPE_BOOL,  /* v.b */
     PSON_TYPE_NULL,
     PSON_TYPE_STR,   /* v.str: valid UTF-8, zero-copy view into the input */
@@ -193,7 +213,11 @@ typedef struct pson_item {
         uint64_t u;
         int64_t i;
         float f32;
+        uint32_t f32_bits; /* the same value as binary32 bits */
+#if PSON_HAS_DOUBLE
         double f64;
+#endif
+        uint64_t f64_bits; /* the f64 as binary64 bits (every target) */
         bool b;
         pson_view str;
         pson_view bytes;

@@ -58,6 +58,20 @@
 extern "C" {
 #endif
 
+/* UADP_HAS_DOUBLE: 1 where `double` is IEEE-754 binary64 (hosts, Cortex-M),
+ * 0 where it is 32 bits wide (avr-gcc's default). With 0 the `double` API
+ * does not exist and f64 values are moved as raw binary64 bits (the *_bits
+ * functions and union members, which exist on every target). Derived from
+ * __SIZEOF_DOUBLE__ (gcc, clang); other compilers get 1, and the source
+ * file checks the size at compile time. */
+#ifndef UADP_HAS_DOUBLE
+#if defined(__SIZEOF_DOUBLE__) && __SIZEOF_DOUBLE__ != 8
+#define UADP_HAS_DOUBLE 0
+#else
+#define UADP_HAS_DOUBLE 1
+#endif
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Errors                                                               */
 /* ------------------------------------------------------------------ */
@@ -151,7 +165,12 @@ typedef struct uadp_scalar {
         int64_t i;           /* SByte, Int16, Int32, Int64, DateTime (100 ns ticks since 1601) */
         uint64_t u;          /* Byte, UInt16, UInt32, UInt64, StatusCode */
         float f32;           /* Float */
+        uint32_t f32_bits;   /* Float as binary32 bits (shares the bytes of f32) */
+#if UADP_HAS_DOUBLE
         double f64;          /* Double */
+#endif
+        uint64_t f64_bits;   /* Double as binary64 bits (every target; the only
+                                Double member without UADP_HAS_DOUBLE) */
         uadp_view bytes;     /* String (UTF-8, no NUL), ByteString */
         const uint8_t *guid; /* Guid: 16 bytes in wire order (uadp_guid_bytes) */
     } v;
@@ -378,7 +397,11 @@ uadp_err uadp_write_u32(uadp_writer *w, uint32_t v);
 uadp_err uadp_write_i64(uadp_writer *w, int64_t v);
 uadp_err uadp_write_u64(uadp_writer *w, uint64_t v);
 uadp_err uadp_write_f32(uadp_writer *w, float v);
+#if UADP_HAS_DOUBLE
 uadp_err uadp_write_f64(uadp_writer *w, double v);
+#endif
+uadp_err uadp_write_f32_bits(uadp_writer *w, uint32_t bits); /* binary32 bits */
+uadp_err uadp_write_f64_bits(uadp_writer *w, uint64_t bits); /* binary64 bits */
 uadp_err uadp_write_string(uadp_writer *w, const char *s, size_t len);
 uadp_err uadp_write_bytestring(uadp_writer *w, const void *p, size_t len);
 uadp_err uadp_write_datetime(uadp_writer *w, int64_t ticks);

@@ -12,10 +12,33 @@
 
 #include "wb_utf8.h"
 
+#if CDR_HAS_DOUBLE
 typedef char cdr_assert_double_is_binary64[(sizeof(double) == 8) ? 1 : -1];
+#endif
 typedef char cdr_assert_float_is_binary32[(sizeof(float) == 4) ? 1 : -1];
 
 #define NONE ((size_t)-1)
+/* n above 0xffffffff / at least 0xffffffff: only possible where size_t is
+ * wider than 32 bits (no always-false comparisons on 16-bit targets). */
+#if SIZE_MAX >= 0xffffffffu
+#define SIZE_ABOVE_U32(n) ((n) > 0xffffffffu)
+#define SIZE_AT_LEAST_U32(n) ((n) >= 0xffffffffu)
+#else
+#define SIZE_ABOVE_U32(n) ((void)(n), 0)
+#define SIZE_AT_LEAST_U32(n) ((void)(n), 0)
+#endif
+
+/* A 32-bit wire length as a size_t. Where size_t is narrower, values above
+ * SIZE_MAX become SIZE_MAX: no input is that long, so every check against
+ * the input fails exactly as it does for the real value. */
+static size_t wire_size(uint64_t v)
+{
+#if SIZE_MAX < 0xffffffffu
+    return v > SIZE_MAX ? SIZE_MAX : (size_t)v;
+#else
+    return (size_t)v;
+#endif
+}
 #define PID_EXTENDED 0x3f01u
 #define PID_LIST_END 0x3f02u
 #define PID_EXTENDED_MU 0x7f01u
@@ -151,7 +174,7 @@ static cdr_err wclose(cdr_writer *w, const cdr_mark *m)
         return CDR_OK;
     }
     len = w->pos - m->start;
-    if (len > 0xffffffffu) {
+    if (SIZE_ABOVE_U32(len)) {
         return wfail(w, CDR_ERR_OUT_OF_RANGE, w->pos);
     }
     if (w->buf != NULL) {
@@ -211,17 +234,22 @@ cdr_err cdr_write_f32(cdr_writer *w, float v)
     return put_num(w, b, 4);
 }
 
+#if CDR_HAS_DOUBLE
 cdr_err cdr_write_f64(cdr_writer *w, double v)
 {
     uint64_t b;
     memcpy(&b, &v, 8);
     return put_num(w, b, 8);
 }
+#endif
+
+cdr_err cdr_write_f32_bits(cdr_writer *w, uint32_t bits) { return put_num(w, bits, 4); }
+cdr_err cdr_write_f64_bits(cdr_writer *w, uint64_t bits) { return put_num(w, bits, 8); }
 
 cdr_err cdr_write_enum(cdr_writer *w, unsigned bit_bound, int32_t v)
 {
     unsigned n = enum_size(w->v2, bit_bound);
-    return put_num(w, (uint32_t)v & (n == 4 ? 0xffffffffu : (1u << (8 * n)) - 1u), n);
+    return put_num(w, (uint32_t)v & (n == 4 ? 0xffffffffu : ((uint32_t)1 << (8u * n)) - 1u), n);
 }
 
 cdr_err cdr_write_string_bounded(cdr_writer *w, const char *s, size_t len, uint32_t bound)
@@ -233,7 +261,7 @@ cdr_err cdr_write_string_bounded(cdr_writer *w, const char *s, size_t len, uint3
     if (bound != CDR_UNBOUNDED && len > bound) {
         return wfail(w, CDR_ERR_BOUND_EXCEEDED, w->pos);
     }
-    if (len >= 0xffffffffu) {
+    if (SIZE_AT_LEAST_U32(len)) {
         return wfail(w, CDR_ERR_OUT_OF_RANGE, w->pos);
     }
     TRY(put_num(w, (uint64_t)len + 1u, 4));
@@ -248,7 +276,7 @@ cdr_err cdr_write_string(cdr_writer *w, const char *s, size_t len)
 
 cdr_err cdr_write_octets(cdr_writer *w, const void *p, size_t n)
 {
-    if (w->error.kind == CDR_OK && n > 0xffffffffu) {
+    if (w->error.kind == CDR_OK && SIZE_ABOVE_U32(n)) {
         return wfail(w, CDR_ERR_OUT_OF_RANGE, w->pos);
     }
     TRY(put_num(w, n, 4));
@@ -264,7 +292,7 @@ cdr_err cdr_begin_sequence(cdr_writer *w, size_t count, bool primitive_elements,
 {
     m->slot = NONE;
     m->origin = w->origin;
-    if (w->error.kind == CDR_OK && count > 0xffffffffu) {
+    if (w->error.kind == CDR_OK && SIZE_ABOVE_U32(count)) {
         return wfail(w, CDR_ERR_OUT_OF_RANGE, w->pos);
     }
     if (w->v2 && !primitive_elements) {
@@ -449,7 +477,7 @@ static cdr_err dheader(cdr_reader *r, cdr_mark *m)
     TRY(ralign(r, 4));
     at = r->pos;
     TRY(get_num(r, 4, &n));
-    return enter_region(r, (size_t)n, at, m);
+    return enter_region(r, wire_size(n), at, m);
 }
 
 static void reader_setup(cdr_reader *r, const void *buf, size_t len, unsigned encoding, size_t start, size_t body_end)
@@ -554,6 +582,7 @@ cdr_err cdr_read_f32(cdr_reader *r, float *v)
     return e;
 }
 
+#if CDR_HAS_DOUBLE
 cdr_err cdr_read_f64(cdr_reader *r, double *v)
 {
     uint64_t x;
@@ -561,6 +590,17 @@ cdr_err cdr_read_f64(cdr_reader *r, double *v)
     memcpy(v, &x, 8);
     return e;
 }
+#endif
+
+cdr_err cdr_read_f32_bits(cdr_reader *r, uint32_t *bits)
+{
+    uint64_t x;
+    cdr_err e = get_num(r, 4, &x);
+    *bits = (uint32_t)x;
+    return e;
+}
+
+cdr_err cdr_read_f64_bits(cdr_reader *r, uint64_t *bits) { return get_num(r, 8, bits); }
 
 cdr_err cdr_read_enum(cdr_reader *r, unsigned bit_bound, const int32_t *values, size_t n, int32_t *v)
 {
@@ -641,7 +681,15 @@ cdr_err cdr_read_bytes(cdr_reader *r, size_t n, cdr_view *b)
     return CDR_OK;
 }
 
-static cdr_err check_count(cdr_reader *r, size_t count, size_t min, size_t at)
+/* Element counts: uint64_t where size_t is narrower than 32 bits (a wire
+ * count must not be cut to size_t before the checks). */
+#if SIZE_MAX < 0xffffffffu
+typedef uint64_t count_t;
+#else
+typedef size_t count_t;
+#endif
+
+static cdr_err check_count(cdr_reader *r, count_t count, size_t min, size_t at)
 {
     if (min == 0 ? count > MAX_EMPTY_ELEMENTS : count > cdr_reader_remaining(r) / min) {
         return rfail(r, CDR_ERR_LENGTH_LIMIT, at);
@@ -666,7 +714,7 @@ cdr_err cdr_begin_read_sequence(cdr_reader *r, bool primitive_elements, size_t m
     if (bound != CDR_UNBOUNDED && n > bound) {
         return rfail(r, CDR_ERR_BOUND_EXCEEDED, at);
     }
-    TRY(check_count(r, (size_t)n, min_element_size, at));
+    TRY(check_count(r, (count_t)n, min_element_size, at));
     *count = (uint32_t)n;
     return CDR_OK;
 }
@@ -734,7 +782,7 @@ cdr_err cdr_begin_read_optional(cdr_reader *r, bool *present, cdr_mark *m)
     if (len == 0) {
         return CDR_OK;
     }
-    TRY(enter_region(r, (size_t)len, r->pos, m));
+    TRY(enter_region(r, wire_size(len), r->pos, m));
     r->origin = r->pos; /* the member aligns from its own start */
     *present = true;
     return CDR_OK;

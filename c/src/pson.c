@@ -11,7 +11,9 @@
 #include <string.h>
 
 /* Floats are read and written through their bit patterns. */
+#if PSON_HAS_DOUBLE
 typedef char pson_assert_double_is_binary64[(sizeof(double) == 8) ? 1 : -1];
+#endif
 typedef char pson_assert_float_is_binary32[(sizeof(float) == 4) ? 1 : -1];
 
 #define PSON_ESCAPE 31u
@@ -96,12 +98,14 @@ size_t pson_len_f64_bits(uint64_t bits)
     }
 }
 
+#if PSON_HAS_DOUBLE
 static uint64_t f64_bits(double v)
 {
     uint64_t b;
     memcpy(&b, &v, sizeof b);
     return b;
 }
+#endif
 
 static uint32_t f32_bits(float v)
 {
@@ -110,8 +114,11 @@ static uint32_t f32_bits(float v)
     return b;
 }
 
+#if PSON_HAS_DOUBLE
 size_t pson_len_f64(double v) { return pson_len_f64_bits(f64_bits(v)); }
-size_t pson_len_f32(float v) { return pson_len_f64_bits(pson_f32_bits_to_f64_bits(f32_bits(v))); }
+#endif
+size_t pson_len_f32_bits(uint32_t bits) { return pson_len_f64_bits(pson_f32_bits_to_f64_bits(bits)); }
+size_t pson_len_f32(float v) { return pson_len_f32_bits(f32_bits(v)); }
 
 /* ------------------------------------------------------------------ */
 /* Float rule (spec 1.5) on bit patterns                                */
@@ -279,7 +286,9 @@ pson_err pson_write_f32_bits(pson_writer *w, uint32_t bits)
     return pson_write_f64_bits(w, pson_f32_bits_to_f64_bits(bits));
 }
 
+#if PSON_HAS_DOUBLE
 pson_err pson_write_f64(pson_writer *w, double v) { return pson_write_f64_bits(w, f64_bits(v)); }
+#endif
 pson_err pson_write_f32(pson_writer *w, float v) { return pson_write_f32_bits(w, f32_bits(v)); }
 
 /* Header, then body: two steps like the Rust encoder. */
@@ -451,7 +460,7 @@ static pson_err read_item(pson_reader *r, pson_item *it, int key_only)
                 return fail(r, start, PSON_ERR_UNEXPECTED_END, len);
             }
             bits = le_bytes(buf + pos, 8);
-            memcpy(&it->v.f64, &bits, 8);
+            memcpy(&it->v.f64_bits, &bits, 8); /* the double member, where it exists, shares these bytes */
             it->type = PSON_TYPE_F64;
             pos += 8;
         } else {

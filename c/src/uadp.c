@@ -13,11 +13,27 @@
 
 #include "wb_utf8.h"
 
+#if UADP_HAS_DOUBLE
 typedef char uadp_assert_double_is_binary64[(sizeof(double) == 8) ? 1 : -1];
+#endif
 typedef char uadp_assert_float_is_binary32[(sizeof(float) == 4) ? 1 : -1];
 
-#define DEFAULT_MAX_ARRAY ((size_t)1 << 20)
-#define DEFAULT_MAX_STRING ((size_t)1 << 24)
+/* Length limits; as uint64_t where size_t is narrower than 32 bits, so the
+ * limits (and the errors) are the same on every target. */
+#if SIZE_MAX < 0xffffffffu
+typedef uint64_t limit_t;
+#else
+typedef size_t limit_t;
+#endif
+#define DEFAULT_MAX_ARRAY ((limit_t)1 << 20)
+#define DEFAULT_MAX_STRING ((limit_t)1 << 24)
+/* n above 0x7fffffff: only possible where size_t has 32 bits or more (no
+ * always-false comparison on 16-bit targets). */
+#if SIZE_MAX > 0x7fffffffu
+#define SIZE_ABOVE_I32(n) ((n) > 0x7fffffffu)
+#else
+#define SIZE_ABOVE_I32(n) ((void)(n), 0)
+#endif
 #define NONE ((size_t)-1)
 
 #define TRY(expr)                                                                                  \
@@ -310,14 +326,14 @@ static uadp_err read_opts(uadp_reader *r, unsigned has, const opt_field *t, unsi
     return UADP_OK;
 }
 
-static size_t max_string(const uadp_reader *r)
+static limit_t max_string(const uadp_reader *r)
 {
-    return r->opts != NULL && r->opts->max_string_len != 0 ? r->opts->max_string_len : DEFAULT_MAX_STRING;
+    return r->opts != NULL && r->opts->max_string_len != 0 ? (limit_t)r->opts->max_string_len : DEFAULT_MAX_STRING;
 }
 
-static size_t max_array(const uadp_reader *r)
+static limit_t max_array(const uadp_reader *r)
 {
-    return r->opts != NULL && r->opts->max_array_len != 0 ? r->opts->max_array_len : DEFAULT_MAX_ARRAY;
+    return r->opts != NULL && r->opts->max_array_len != 0 ? (limit_t)r->opts->max_array_len : DEFAULT_MAX_ARRAY;
 }
 
 /* Int32 length (-1 = null) and the bytes; UTF-8 checked for String. */
@@ -337,6 +353,11 @@ static uadp_err read_bytes(uadp_reader *r, unsigned type, uadp_scalar *s)
     if (v > max_string(r)) {
         return rfail(r, UADP_ERR_LENGTH_LIMIT, at);
     }
+#if SIZE_MAX < 0xffffffffu
+    if (v > remaining(r)) { /* what take() reports; v may not fit in a size_t here */
+        return short_read(r);
+    }
+#endif
     TRY(take(r, (size_t)v, &p));
     if (type == UADP_STRING) {
         size_t ok = wb_utf8_valid_up_to(p, (size_t)v);
@@ -368,7 +389,7 @@ static uadp_err read_scalar(uadp_reader *r, unsigned type, uadp_scalar *s)
         uint32_t b = (uint32_t)v;
         memcpy(&s->v.f32, &b, 4);
     } else if (type == UADP_DOUBLE) {
-        memcpy(&s->v.f64, &v, 8);
+        memcpy(&s->v.f64_bits, &v, 8); /* the double member, where it exists, shares these bytes */
     } else if (is_signed(type)) {
         s->v.i = sext(v, n);
     } else {
@@ -740,7 +761,7 @@ uadp_err uadp_next_dsm(uadp_reader *r, uadp_dsm_header *d)
     } else if (type == UADP_MSG_DELTA_FRAME) {
         at = r->pos;
         TRY(rd(r, 2, &v));
-        if ((size_t)v * 3u > remaining(r)) { /* v <= 65535: no overflow */
+        if ((uint32_t)v * 3u > remaining(r)) { /* v <= 65535: no overflow */
             return rfail(r, UADP_ERR_LENGTH_LIMIT, at);
         }
         r->fields_left = (size_t)v;
@@ -948,7 +969,7 @@ size_t uadp_writer_pos(const uadp_writer *w)
 
 static uadp_err put_bytes(uadp_writer *w, const uint8_t *p, size_t len)
 {
-    if (len > 0x7fffffffu) {
+    if (SIZE_ABOVE_I32(len)) {
         return wfail(w, UADP_ERR_LENGTH_LIMIT, w->pos);
     }
     TRY(put_le(w, len, 4));
@@ -979,7 +1000,7 @@ static uadp_err put_scalar(uadp_writer *w, const uadp_scalar *s)
     }
     case UADP_DOUBLE: {
         uint64_t b;
-        memcpy(&b, &s->v.f64, 8);
+        memcpy(&b, &s->v.f64_bits, 8);
         return put_le(w, b, 8);
     }
     default:
@@ -1288,12 +1309,32 @@ uadp_err uadp_write_f32(uadp_writer *w, float v)
     return uadp_write_scalar(w, &s);
 }
 
+#if UADP_HAS_DOUBLE
 uadp_err uadp_write_f64(uadp_writer *w, double v)
 {
     uadp_scalar s;
     memset(&s, 0, sizeof s);
     s.type = UADP_DOUBLE;
     s.v.f64 = v;
+    return uadp_write_scalar(w, &s);
+}
+#endif
+
+uadp_err uadp_write_f32_bits(uadp_writer *w, uint32_t bits)
+{
+    uadp_scalar s;
+    memset(&s, 0, sizeof s);
+    s.type = UADP_FLOAT;
+    s.v.f32_bits = bits;
+    return uadp_write_scalar(w, &s);
+}
+
+uadp_err uadp_write_f64_bits(uadp_writer *w, uint64_t bits)
+{
+    uadp_scalar s;
+    memset(&s, 0, sizeof s);
+    s.type = UADP_DOUBLE;
+    s.v.f64_bits = bits;
     return uadp_write_scalar(w, &s);
 }
 

@@ -125,7 +125,11 @@ static pson_err walk_reencode_cb(void *ctx, walk_event_kind ev, const pson_item 
     case PSON_TYPE_UINT: e = pson_write_u64(w, it->v.u); break;
     case PSON_TYPE_INT: e = pson_write_i64(w, it->v.i); break;
     case PSON_TYPE_F32: e = pson_write_f32(w, it->v.f32); break;
+#if PSON_HAS_DOUBLE
     case PSON_TYPE_F64: e = pson_write_f64(w, it->v.f64); break;
+#else
+    case PSON_TYPE_F64: e = pson_write_f64_bits(w, it->v.f64_bits); break;
+#endif
     case PSON_TYPE_BOOL: e = pson_write_bool(w, it->v.b); break;
     case PSON_TYPE_NULL: e = pson_write_null(w); break;
     case PSON_TYPE_STR: e = pson_write_str(w, (const char *)it->v.str.ptr, it->v.str.len); break;
