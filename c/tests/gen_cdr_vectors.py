@@ -3,6 +3,8 @@
 
 usage: gen_cdr_vectors.py IN.json OUT.h          (Python 3 standard library only)
        gen_cdr_vectors.py --seeds IN.json DIR    (each vector's bytes as DIR/cdr_<i>)
+       gen_cdr_vectors.py --avr IN.json OUT.h    (for c/tests/avr/test_avr_cdr.c: double
+                                                  as binary64 bits, bytes in flash)
 
 Each entry is {"name","idl","value","encoding","hex",...}. The generator reads
 the IDL (a subset: modules, @final / @appendable structs, nested structs,
@@ -537,8 +539,10 @@ class Emitter:
 
     def blob(self, b):
         name = "cv_d_%d_%d" % (self.idx, len(self.data))
-        self.data.append("static const uint8_t %s[] = {%s};\n" % (name, ",".join("0x%02x" % x for x in b) or "0"))
-        return name
+        self.data.append("static const uint8_t %s[]%s = {%s};\n"
+                         % (name, " CV_FLASH" if AVR else "", ",".join("0x%02x" % x for x in b) or "0"))
+        # --avr: the bytes stay in flash; CV_RAM(name, n) gives a RAM copy
+        return "CV_RAM(%s, %d)" % (name, len(b)) if AVR else name
 
     @staticmethod
     def same_bytes(view, data, n):
@@ -575,6 +579,12 @@ class Emitter:
                 x = self.var("f")
                 self.dec.append("    { float %s; cdr_read_f32(r, &%s);" % (x, x))
                 self.expect("cv_f32_bits(%s) == 0x%08xu" % (x, bits), path)
+            elif AVR:  # no 64-bit double on the device: binary64 bits
+                bits = struct.unpack("<Q", struct.pack("<d", f))[0] if f == f else 0x7ff8000000000000
+                self.enc.append("    cdr_write_f64_bits(w, UINT64_C(0x%016x));" % bits)
+                x = self.var("d")
+                self.dec.append("    { uint64_t %s; cdr_read_f64_bits(r, &%s);" % (x, x))
+                self.expect("%s == UINT64_C(0x%016x)" % (x, bits), path)
             else:
                 bits = struct.unpack("<Q", struct.pack("<d", f))[0] if f == f else 0x7ff8000000000000
                 self.enc.append("    cdr_write_f64(w, cv_f64(UINT64_C(0x%016x)));" % bits)
@@ -1032,7 +1042,15 @@ def load(src):
     return [e for e in doc if isinstance(e, dict)] if isinstance(doc, list) else []
 
 
+AVR = False  # --avr: code for c/tests/avr (f64 as bits, vector bytes in flash)
+
+
 def main():
+    global AVR
+    if len(sys.argv) == 4 and sys.argv[1] == "--avr":
+        AVR = True
+        del sys.argv[1]
+        PRIMS["double"] = (8, "f64_bits", "uint64_t", False)
     if len(sys.argv) == 4 and sys.argv[1] == "--seeds":
         os.makedirs(sys.argv[3], exist_ok=True)
         n = 0
@@ -1093,7 +1111,8 @@ def main():
             err = str(g)
         except (RecursionError, KeyError, IndexError, TypeError, ValueError, StopIteration) as x:
             err = "generator: %s: %s" % (type(x).__name__, x)
-        parts.append("static const uint8_t cv_hex_%d[] = {%s};\n" % (i, ",".join("0x%02x" % b for b in data) or "0"))
+        parts.append("static const uint8_t cv_hex_%d[]%s = {%s};\n"
+                     % (i, " CV_FLASH" if AVR else "", ",".join("0x%02x" % b for b in data) or "0"))
         rows.append("  {%s, %s, cv_hex_%d, %d, %d, %s, %s, %s, %s, %s},"
                     % (c_string(name.encode()), c_string(encs.encode()), i, len(data), pad, enc_fn, dec_fn, walk_fn,
                        c_string(skip.encode()) if skip else "NULL", c_string(err.encode()) if err else "NULL"))

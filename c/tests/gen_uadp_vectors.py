@@ -4,6 +4,7 @@
 usage: gen_uadp_vectors.py IN.json OUT.h        (Python 3 standard library only)
        gen_uadp_vectors.py --seeds IN.json DIR  (each UADP vector's bytes as
                                                  DIR/uadp_<i>, a fuzz seed corpus)
+       gen_uadp_vectors.py --avr IN.json OUT.h  (the same, message bytes in flash)
        gen_uadp_vectors.py --meta IN.json NAME  (print the --meta arguments of
                                                  uadp_tool for one vector)
 
@@ -91,9 +92,12 @@ def c_string(s):
     return '"' + "".join(out) + '"'
 
 
-def c_bytes(name, data):
+AVR = False  # --avr: the message bytes are declared UV_FLASH (c/tests/avr keeps them in flash)
+
+
+def c_bytes(name, data, flash=False):
     lines = [",".join("0x%02x" % b for b in data[i:i + 16]) for i in range(0, len(data), 16)]
-    return "static const uint8_t %s[] = {\n%s\n};\n" % (name, ",\n".join(lines) or "0")
+    return "static const uint8_t %s[]%s = {\n%s\n};\n" % (name, " UV_FLASH" if flash else "", ",\n".join(lines) or "0")
 
 
 def load(src):
@@ -107,6 +111,10 @@ def load(src):
 
 
 def main():
+    global AVR
+    if len(sys.argv) == 4 and sys.argv[1] == "--avr":
+        AVR = True
+        del sys.argv[1]
     if len(sys.argv) == 4 and sys.argv[1] == "--seeds":
         os.makedirs(sys.argv[3], exist_ok=True)
         n = 0
@@ -147,7 +155,7 @@ def main():
             meta = metadata(e)
         except GenError as ge:
             err = str(ge)
-        parts.append(c_bytes("uv_hex_%d" % i, data))
+        parts.append(c_bytes("uv_hex_%d" % i, data, AVR))
         mrows = []
         for k, (wid, types) in enumerate(meta):
             parts.append(c_bytes("uv_mt_%d_%d" % (i, k), bytes(types)))
