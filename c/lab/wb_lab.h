@@ -61,5 +61,6 @@ int wb_decode(const uint8_t *buf, size_t len); /* into the driver's variables; 0
 int wb_check(void); /* the decoded variables equal the payload's values; 0 = ok */
 void wb_release(void); /* frees what decode allocated (outside the timed part) */
 extern const char wb_driver_name[];
+extern const char *wb_diff; /* after a failed wb_check: the key that differed */
 
 #endif

@@ -1,0 +1,188 @@
+/*
+ * lab_main.c - the device-lab firmware around one generated driver (one
+ * library, one payload). Protocol with the simulator: wb_lab.h.
+ *
+ *  1. marker calibration: CAL_START and CAL_END back to back (the cost of a
+ *     marker, subtracted from every measured span);
+ *  2. one untimed round trip: encode, decode, check - a driver whose bytes do
+ *     not decode to the payload's values stops here (exit 1..3);
+ *  3. the encoded bytes, printed as "bytes <hex>";
+ *  4. the timed encode (markers 1/2) and the timed decode (markers 3/4), each
+ *     after painting the free RAM between the heap start and the stack, so
+ *     the peak stack and the heap each operation used can be read back
+ *     ("stack_encode N", "heap_encode N", ...); the decoded values are
+ *     checked again after the timed decode (exit 5 if they differ).
+ *
+ * Nothing here uses printf: the baseline firmware (driver "baseline") is this
+ * file with an empty codec, so flash and RAM deltas are the library's.
+ */
+#include "wb_lab.h"
+
+#ifndef WB_BUF_SIZE
+#define WB_BUF_SIZE 1024
+#endif
+
+static uint8_t wb_buf[WB_BUF_SIZE];
+
+#define WB_PAINT 0xA5u
+/* a run of this many untouched bytes ends a used region */
+#define WB_CLEAN_RUN 16u
+
+#if defined(__AVR__)
+extern char __heap_start;
+#define WB_HEAP_START ((uint8_t *)&__heap_start)
+#else
+extern char end; /* first free byte after .bss (c/lab/arm/link.ld) */
+#define WB_HEAP_START ((uint8_t *)&end)
+#endif
+
+static uint8_t *wb_paint_top;
+
+/* Paint from the heap start up to 32 bytes below a local of this function
+ * (nothing below it is in use while the loop runs: no calls, no interrupts). */
+static __attribute__((noinline)) void wb_paint(void)
+{
+    volatile uint8_t mark = 0;
+    volatile uint8_t *p = WB_HEAP_START;
+    uint8_t *top = (uint8_t *)&mark - 32;
+    while (p < top) {
+        *p++ = WB_PAINT;
+    }
+    wb_paint_top = top;
+}
+
+/* Bytes used at the top of the painted region (the stack grows down into it),
+ * counted from `sp`, the stack position of the caller before the operation. */
+static uint32_t wb_stack_used(const uint8_t *sp)
+{
+    const volatile uint8_t *p = wb_paint_top;
+    const uint8_t *low = WB_HEAP_START;
+    uint32_t run = 0;
+    while (p > low) {
+        p--;
+        if (*p == WB_PAINT) {
+            if (++run == WB_CLEAN_RUN) {
+                return (uint32_t)(sp - (const uint8_t *)p - WB_CLEAN_RUN);
+            }
+        } else {
+            run = 0;
+        }
+    }
+    return (uint32_t)(sp - low);
+}
+
+/* Bytes used at the bottom of the painted region (the heap grows up into it). */
+static uint32_t wb_heap_used(void)
+{
+    const volatile uint8_t *p = WB_HEAP_START;
+    uint32_t run = 0;
+    while (p < wb_paint_top) {
+        if (*p == WB_PAINT) {
+            if (++run == WB_CLEAN_RUN) {
+                return (uint32_t)((const uint8_t *)p + 1 - WB_HEAP_START - WB_CLEAN_RUN);
+            }
+        } else {
+            run = 0;
+        }
+        p++;
+    }
+    return (uint32_t)(wb_paint_top - WB_HEAP_START);
+}
+
+static void wb_puts(const char *s)
+{
+    while (*s) {
+        wb_putc(*s++);
+    }
+}
+
+static void wb_put_u32(const char *label, uint32_t v)
+{
+    char d[11];
+    int n = 0;
+    wb_puts(label);
+    wb_putc(' ');
+    do {
+        d[n++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    while (n) {
+        wb_putc(d[--n]);
+    }
+    wb_putc('\n');
+}
+
+static void wb_put_hex(const char *label, const uint8_t *p, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t i;
+    wb_puts(label);
+    wb_putc(' ');
+    for (i = 0; i < n; i++) {
+        wb_putc(hex[p[i] >> 4]);
+        wb_putc(hex[p[i] & 15]);
+    }
+    wb_putc('\n');
+}
+
+int main(void)
+{
+    volatile uint8_t here = 0; /* its address: the stack position of main's frame */
+    const uint8_t *sp = (const uint8_t *)&here;
+    size_t n, n2;
+    uint32_t floor;
+    int r;
+
+    wb_mark(WB_MARK_CAL_START);
+    wb_mark(WB_MARK_CAL_END);
+
+    wb_puts("driver ");
+    wb_puts(wb_driver_name);
+    wb_putc('\n');
+    n = wb_encode(wb_buf, sizeof wb_buf);
+    if (n == 0) {
+        wb_puts("error encode failed\n");
+        wb_exit(1);
+    }
+    wb_release();
+    if (wb_decode(wb_buf, n) != 0) {
+        wb_puts("error decode failed\n");
+        wb_exit(2);
+    }
+    if (wb_check() != 0) {
+        wb_puts("error decoded values differ from the payload at key ");
+        wb_puts(wb_diff);
+        wb_putc('\n');
+        wb_exit(3);
+    }
+    wb_release();
+    wb_put_hex("bytes", wb_buf, n);
+
+    wb_paint();
+    floor = (uint32_t)(sp - wb_paint_top);
+    wb_mark(WB_MARK_ENCODE_START);
+    n2 = wb_encode(wb_buf, sizeof wb_buf);
+    wb_mark(WB_MARK_ENCODE_END);
+    wb_put_u32("stack_encode", wb_stack_used(sp));
+    wb_put_u32("heap_encode", wb_heap_used());
+    if (n2 != n) {
+        wb_puts("error second encode gave another length\n");
+        wb_exit(4);
+    }
+
+    wb_release();
+    wb_paint();
+    wb_mark(WB_MARK_DECODE_START);
+    r = wb_decode(wb_buf, n);
+    wb_mark(WB_MARK_DECODE_END);
+    wb_put_u32("stack_decode", wb_stack_used(sp));
+    wb_put_u32("heap_decode", wb_heap_used());
+    if (r != 0 || wb_check() != 0) {
+        wb_puts("error timed decode failed\n");
+        wb_exit(5);
+    }
+    /* what an operation that used less stack than this reads as */
+    wb_put_u32("stack_floor", floor);
+    wb_release();
+    wb_exit(0);
+}

@@ -1,0 +1,502 @@
+//! The device lab: every (target, library, payload) built as a firmware and run on a
+//! simulator of its microcontroller. AVR (ATmega328P, the Arduino UNO) runs on simavr,
+//! cycle-exact (`c/lab/avr/avr_run.c`); Cortex-M0+ and Cortex-M4 run on unicorn with a
+//! per-instruction cycle model of each core (`c/lab/arm/armsim.py`, its sources and known
+//! error in `c/lab/arm/CYCLES.md`).
+//!
+//! Per firmware: the encoded bytes (checked on the host: our codec of the same format
+//! decodes them to the payload), cycles and instructions of one encode and one decode
+//! (marker cost subtracted), µs at the target's clock, flash and RAM over the baseline
+//! firmware of the same payload, and the peak stack and heap of each operation (painted
+//! RAM). A library that does not build, does not fit or does not round-trip on a target
+//! gets its row with the reason.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+
+use wirebench_core::part::PartError;
+use wirebench_core::sections::device::{LabLib, LabRow, LabSection, LabTarget};
+use wirebench_core::value::Value;
+
+use super::drivers::{driver, nanopb_proto, Lib};
+use super::plan::Plan;
+
+/// A target of the lab.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Target {
+    Avr,
+    CortexM0Plus,
+    CortexM4,
+}
+
+impl Target {
+    pub const ALL: [Target; 3] = [Target::Avr, Target::CortexM0Plus, Target::CortexM4];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Avr => "avr",
+            Target::CortexM0Plus => "cortex-m0plus",
+            Target::CortexM4 => "cortex-m4",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name() == s)
+    }
+
+    /// Clock in Hz of the part the figures are stated for.
+    pub fn clock_hz(self) -> u64 {
+        match self {
+            Target::Avr => 16_000_000,
+            Target::CortexM0Plus => 48_000_000,
+            Target::CortexM4 => 64_000_000,
+        }
+    }
+
+    fn info(self) -> LabTarget {
+        let (part, toolchain, simulator) = match self {
+            Target::Avr => (
+                "ATmega328P (Arduino UNO), 32 KiB flash, 2 KiB SRAM, 16 MHz",
+                "avr-gcc 5.4 (Debian gcc-avr) -Os, avr-libc 2.0; double is 32 bit",
+                "simavr 1.6 (Debian), cycle-exact per instruction",
+            ),
+            Target::CortexM0Plus => (
+                "Cortex-M0+ (as a SAMD21G18: 256 KiB flash, 32 KiB SRAM), 48 MHz",
+                "arm-none-eabi-gcc 12.2 -Os -mthumb, newlib-nano",
+                "unicorn 2.1.4 + the Cortex-M0+ cycle model of c/lab/arm (0 flash wait states)",
+            ),
+            Target::CortexM4 => (
+                "Cortex-M4 (as an nRF52840: 1 MiB flash, 256 KiB SRAM), 64 MHz, soft float",
+                "arm-none-eabi-gcc 12.2 -Os -mthumb (soft float), newlib-nano",
+                "unicorn 2.1.4 + the Cortex-M4 cycle model of c/lab/arm (0 flash wait states)",
+            ),
+        };
+        LabTarget {
+            name: self.name().into(),
+            part: part.into(),
+            clock_hz: self.clock_hz(),
+            toolchain: toolchain.into(),
+            simulator: simulator.into(),
+            cycles: if self == Target::Avr { "exact" } else { "modelled" }.into(),
+        }
+    }
+
+    fn cc(self) -> &'static str {
+        if self == Target::Avr {
+            "avr-gcc"
+        } else {
+            "arm-none-eabi-gcc"
+        }
+    }
+
+    fn size_tool(self) -> &'static str {
+        if self == Target::Avr {
+            "avr-size"
+        } else {
+            "arm-none-eabi-size"
+        }
+    }
+
+    fn cflags(self, root: &Path) -> Vec<String> {
+        let mut f: Vec<String> = match self {
+            Target::Avr => vec!["-mmcu=atmega328p".into(), "-DF_CPU=16000000UL".into(), "-DWB_BUF_SIZE=384".into()],
+            Target::CortexM0Plus => vec!["-mcpu=cortex-m0plus".into(), "-mthumb".into()],
+            Target::CortexM4 => vec!["-mcpu=cortex-m4".into(), "-mthumb".into(), "-mfloat-abi=soft".into()],
+        };
+        f.extend(["-Os", "-std=gnu99", "-ffunction-sections", "-fdata-sections"].map(String::from));
+        for inc in ["lab", "include"] {
+            f.push(format!("-I{}", root.join("c").join(inc).display()));
+        }
+        f
+    }
+
+    fn link_flags(self, root: &Path) -> Vec<String> {
+        match self {
+            Target::Avr => vec!["-Wl,--gc-sections".into()],
+            _ => {
+                let ram = if self == Target::CortexM0Plus { "32K" } else { "256K" };
+                vec![
+                    "-nostartfiles".into(),
+                    "--specs=nano.specs".into(),
+                    "--specs=nosys.specs".into(),
+                    "-Wl,--gc-sections".into(),
+                    format!("-Wl,--defsym=WB_RAM_SIZE={ram}"),
+                    "-T".into(),
+                    root.join("c/lab/arm/link.ld").display().to_string(),
+                ]
+            }
+        }
+    }
+
+    /// The target's own lab support file (wb_exit, startup).
+    fn support(self, root: &Path) -> Vec<PathBuf> {
+        match self {
+            Target::Avr => vec![root.join("c/lab/avr/avr_lab.c")],
+            _ => vec![root.join("c/lab/arm/startup.c")],
+        }
+    }
+}
+
+/// What to measure.
+pub struct LabConfig<'a> {
+    pub targets: Vec<Target>,
+    pub libs: Vec<Lib>,
+    pub payloads: Vec<(String, Value)>,
+    /// Where the lab sources and libraries are (a checkout's root, or the unpacked cache).
+    pub root: &'a Path,
+    /// Where the peer libraries are fetched to.
+    pub libs_dir: &'a Path,
+    /// Build folder of this run.
+    pub build: &'a Path,
+    pub jobs: usize,
+}
+
+/// Libraries devices use that the lab cannot build here, with the reason.
+pub const NOT_HERE: &[(&str, &str)] = &[
+    ("ArduinoJson", "seed 001's JSON library: C++ for the Arduino core, not in Debian or a registry reachable here; cJSON stands for JSON"),
+    ("MiniBSON", "seed 001's BSON library: not packaged anywhere reachable here"),
+    ("Protoson", "Thinger.io's PSON library (seed 001): not packaged anywhere reachable here; our C PSON codec writes the same format"),
+    ("TinyXML2", "seed 001's XML library: C++ (needs a C++ standard library; avr-gcc has none); fetched (Debian tinyxml2 9.0.0) but not driven yet"),
+    ("libcbor", "Debian's libcbor source (0.8.0) is not served by the archive here; TinyCBOR stands for CBOR"),
+];
+
+fn lib_sources(lib: Lib, root: &Path, libs: &Path) -> Vec<PathBuf> {
+    let c = root.join("c/src");
+    match lib {
+        Lib::Baseline => vec![],
+        Lib::Pson => vec![c.join("pson.c")],
+        Lib::Uadp => vec![c.join("uadp.c")],
+        Lib::Cdr => vec![c.join("cdr.c")],
+        Lib::Nanopb => ["pb_encode.c", "pb_decode.c", "pb_common.c"].iter().map(|f| libs.join("nanopb").join(f)).collect(),
+        Lib::Cjson => vec![libs.join("cjson/cJSON.c")],
+        Lib::Msgpuck => vec![libs.join("msgpuck/msgpuck.c")],
+        Lib::Tinycbor => ["cborencoder.c", "cborparser.c", "cborencoder_float.c", "cborparser_float.c"]
+            .iter()
+            .map(|f| libs.join("tinycbor/src").join(f))
+            .collect(),
+    }
+}
+
+fn lib_includes(lib: Lib, libs: &Path) -> Vec<String> {
+    let dir = match lib {
+        Lib::Nanopb => libs.join("nanopb"),
+        Lib::Cjson => libs.join("cjson"),
+        Lib::Msgpuck => libs.join("msgpuck"),
+        Lib::Tinycbor => libs.join("tinycbor/src"),
+        _ => return vec![],
+    };
+    vec![format!("-I{}", dir.display())]
+}
+
+/// Extra link flags a library's users need on a target: cJSON prints and reads numbers
+/// with printf/scanf("%g"), which newlib-nano and avr-libc leave out unless asked.
+fn lib_link(lib: Lib, target: Target) -> Vec<String> {
+    match (lib, target) {
+        (Lib::Cjson, Target::Avr) => ["-Wl,-u,vfprintf", "-lprintf_flt", "-Wl,-u,vfscanf", "-lscanf_flt", "-lm"].map(String::from).to_vec(),
+        (Lib::Cjson, _) => ["-u", "_printf_float", "-u", "_scanf_float"].map(String::from).to_vec(),
+        _ => vec![],
+    }
+}
+
+fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
+    let out = cmd.stdin(Stdio::null()).output().map_err(|e| format!("{what}: cannot start: {e}"))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let first = err
+            .lines()
+            .find(|l| l.contains("error") || l.contains("overflow") || l.contains("undefined"))
+            .or_else(|| err.lines().next())
+            .unwrap_or("")
+            .trim();
+        return Err(format!("{what}: {first}"));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// text, data, bss of an ELF (berkeley format).
+fn sizes(target: Target, elf: &Path) -> Result<(u64, u64, u64), String> {
+    let out = run(Command::new(target.size_tool()).arg(elf), "size")?;
+    let line = out.lines().nth(1).ok_or("size printed nothing")?;
+    let n: Vec<u64> = line.split_whitespace().take(3).filter_map(|x| x.parse().ok()).collect();
+    match n[..] {
+        [t, d, b] => Ok((t, d, b)),
+        _ => Err(format!("size: cannot read {line:?}")),
+    }
+}
+
+/// What the simulator reported.
+#[derive(Default, Debug)]
+struct SimOut {
+    marks: BTreeMap<u8, (u64, u64)>,
+    out: Vec<String>,
+    exit: Option<u8>,
+}
+
+fn simulate(target: Target, root: &Path, build: &Path, elf: &Path) -> Result<SimOut, String> {
+    let mut cmd = match target {
+        Target::Avr => {
+            let mut c = Command::new(build.join("avr_run"));
+            c.args(["--mcu", "atmega328p", "--freq", "16000000"]);
+            c
+        }
+        _ => {
+            let mut c = Command::new("python3");
+            c.arg(root.join("c/lab/arm/armsim.py")).args(["--cpu", target.name()]);
+            c
+        }
+    };
+    let text = run(cmd.arg(elf), "simulator")?;
+    let mut sim = SimOut::default();
+    for line in text.lines() {
+        let mut w = line.splitn(2, ' ');
+        match (w.next(), w.next()) {
+            (Some("mark"), Some(rest)) | (Some("exit"), Some(rest)) => {
+                let n: Vec<u64> = rest.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+                if n.len() != 3 {
+                    return Err(format!("simulator: cannot read {line:?}"));
+                }
+                if line.starts_with("mark") {
+                    sim.marks.insert(n[0] as u8, (n[1], n[2]));
+                } else {
+                    sim.exit = Some(n[0] as u8);
+                }
+            }
+            (Some("out"), Some(rest)) => sim.out.push(rest.to_string()),
+            (Some("out"), None) => sim.out.push(String::new()),
+            _ => {}
+        }
+    }
+    Ok(sim)
+}
+
+impl SimOut {
+    fn value(&self, key: &str) -> Option<&str> {
+        self.out.iter().find_map(|l| l.strip_prefix(key).and_then(|r| r.strip_prefix(' ')))
+    }
+
+    fn num(&self, key: &str) -> Option<u64> {
+        self.value(key).and_then(|v| v.parse().ok())
+    }
+
+    /// (cycles, instructions) between two markers, less the marker's own cost.
+    fn span(&self, start: u8, end: u8) -> Option<(u64, u64)> {
+        let (c0, i0) = *self.marks.get(&start)?;
+        let (c1, i1) = *self.marks.get(&end)?;
+        let (k0, j0) = *self.marks.get(&wirebench_cal::START)?;
+        let (k1, j1) = *self.marks.get(&wirebench_cal::END)?;
+        Some(((c1 - c0).saturating_sub(k1 - k0), (i1 - i0).saturating_sub(j1 - j0)))
+    }
+}
+
+mod wirebench_cal {
+    pub const START: u8 = 0x7E;
+    pub const END: u8 = 0x7F;
+}
+
+fn hex(bytes: &str) -> Option<Vec<u8>> {
+    (0..bytes.len()).step_by(2).map(|i| bytes.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok())).collect()
+}
+
+/// Build and run one firmware; `Err` is the row's reason.
+struct Built {
+    flash: u64,
+    ram: u64,
+    text: u64,
+}
+
+fn build_fw(cfg: &LabConfig, target: Target, lib: Lib, payload: &str, plan: &Plan, dir: &Path) -> Result<(PathBuf, Built), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let drv = dir.join(format!("drv_{}.c", lib.name()));
+    std::fs::write(&drv, driver(lib, plan)).map_err(|e| format!("{}: {e}", drv.display()))?;
+    let mut extra: Vec<PathBuf> = lib_sources(lib, cfg.root, cfg.libs_dir);
+    if lib == Lib::Nanopb {
+        let (proto, opts) = nanopb_proto(plan);
+        std::fs::write(dir.join("payload.proto"), proto).map_err(|e| e.to_string())?;
+        std::fs::write(dir.join("payload.options"), opts).map_err(|e| e.to_string())?;
+        run(Command::new(nanopb_generator()).arg("-q").arg("payload.proto").current_dir(dir), "nanopb_generator")?;
+        extra.push(dir.join("payload.pb.c"));
+    }
+    let elf = dir.join(format!("fw_{}.elf", lib.name()));
+    let mut cmd = Command::new(target.cc());
+    cmd.args(target.cflags(cfg.root))
+        .args(lib_includes(lib, cfg.libs_dir))
+        .arg(format!("-I{}", dir.display()))
+        .arg("-o")
+        .arg(&elf)
+        .arg(cfg.root.join("c/lab/lab_main.c"))
+        .arg(&drv)
+        .args(&extra)
+        .args(target.support(cfg.root))
+        .args(target.link_flags(cfg.root))
+        .args(lib_link(lib, target));
+    run(&mut cmd, &format!("{} does not build for {}", lib.name(), target.name()))?;
+    let (text, data, bss) = sizes(target, &elf)?;
+    let _ = payload;
+    Ok((elf, Built { flash: text + data, ram: data + bss, text }))
+}
+
+fn nanopb_generator() -> &'static str {
+    if crate::programs::which("nanopb_generator").is_some() {
+        "nanopb_generator"
+    } else {
+        "nanopb_generator.py"
+    }
+}
+
+/// Check the bytes a device wrote with the host codec of the same format: they must decode
+/// to the payload (floats compared as float32 on a target whose double is 32 bit).
+fn host_check(lib: Lib, bytes: &[u8], value: &Value, f32_only: bool) -> Result<(), String> {
+    let (_, codec_id) = lib.format();
+    if codec_id.is_empty() {
+        return Ok(());
+    }
+    let codec = wirebench_codecs::find(codec_id).ok_or_else(|| format!("no host codec {codec_id}"))?;
+    let schema = wirebench_core::schema::Schema::infer(std::iter::once(value));
+    let schema = if f32_only { narrow_floats(&schema) } else { schema };
+    let got = codec.decode(bytes, Some(&schema)).map_err(|e| format!("the host {codec_id} decoder refuses the device's bytes: {e}"))?;
+    if same(&got, value, f32_only) {
+        Ok(())
+    } else {
+        Err(format!("the host {codec_id} decoder reads other values from the device's bytes"))
+    }
+}
+
+fn narrow_floats(s: &wirebench_core::schema::Schema) -> wirebench_core::schema::Schema {
+    use wirebench_core::schema::Type;
+    fn walk(t: &Type) -> Type {
+        match t {
+            Type::Float { .. } => Type::Float { bits: 32 },
+            Type::Array { items } => Type::Array { items: Box::new(walk(items)) },
+            Type::Record { name, fields } => Type::Record {
+                name: name.clone(),
+                fields: fields.iter().map(|f| wirebench_core::schema::Field { ty: walk(&f.ty), ..f.clone() }).collect(),
+            },
+            t => t.clone(),
+        }
+    }
+    wirebench_core::schema::Schema { root: walk(&s.root), ..s.clone() }
+}
+
+/// Values equal as the device holds them (map order free; numbers by value).
+fn same(a: &Value, b: &Value, f32_only: bool) -> bool {
+    match (a, b) {
+        (Value::Map(x), Value::Map(y)) => {
+            x.len() == y.len() && y.iter().all(|(k, v)| x.iter().any(|(k2, v2)| k2 == k && same(v2, v, f32_only)))
+        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q, f32_only)),
+        _ => match (a.as_i128(), b.as_i128()) {
+            (Some(p), Some(q)) => p == q,
+            _ => match (a.as_float().or(a.as_i128().map(|i| i as f64)), b.as_float().or(b.as_i128().map(|i| i as f64))) {
+                (Some(p), Some(q)) if f32_only => p as f32 == q as f32,
+                (Some(p), Some(q)) => p == q,
+                _ => a == b,
+            },
+        },
+    }
+}
+
+/// Measure every (target, library, payload) of `cfg`.
+pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
+    let mut jobs: Vec<(Target, Lib, usize)> = Vec::new();
+    for &t in &cfg.targets {
+        for p in 0..cfg.payloads.len() {
+            jobs.push((t, Lib::Baseline, p));
+            for &l in &cfg.libs {
+                jobs.push((t, l, p));
+            }
+        }
+    }
+    let queue = Mutex::new(jobs.into_iter().rev().collect::<Vec<_>>());
+    let rows: Mutex<Vec<(Target, Lib, usize, Result<(Built, SimOut), String>)>> = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..cfg.jobs.max(1) {
+            s.spawn(|| loop {
+                let Some((t, l, p)) = queue.lock().unwrap().pop() else { break };
+                let (name, value) = &cfg.payloads[p];
+                let dir = cfg.build.join(t.name()).join(name);
+                let r = Plan::new(name, value, t == Target::Avr).map_err(|u| u.0).and_then(|plan| {
+                    let (elf, built) = build_fw(cfg, t, l, name, &plan, &dir)?;
+                    let sim = simulate(t, cfg.root, cfg.build, &elf)?;
+                    Ok((built, sim))
+                });
+                rows.lock().unwrap().push((t, l, p, r));
+            });
+        }
+    });
+    let mut rows = rows.into_inner().unwrap();
+    rows.sort_by_key(|(t, l, p, _)| (*t, *p, *l));
+    let mut baseline: BTreeMap<(Target, usize), (u64, u64, u64)> = BTreeMap::new();
+    for (t, l, p, r) in &rows {
+        if *l == Lib::Baseline {
+            if let Ok((b, _)) = r {
+                baseline.insert((*t, *p), (b.flash, b.ram, b.text));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (t, l, p, r) in rows {
+        if l == Lib::Baseline {
+            continue;
+        }
+        let (name, value) = &cfg.payloads[p];
+        let mut row = LabRow { target: t.name().into(), lib: l.name().into(), payload: name.clone(), ..LabRow::default() };
+        match r.and_then(|(b, sim)| fill(&mut row, t, l, value, &b, &sim, baseline.get(&(t, p)))) {
+            Ok(()) => row.status = "ok".into(),
+            Err(reason) => row.status = reason,
+        }
+        out.push(row);
+    }
+    Ok(LabSection {
+        targets: cfg.targets.iter().map(|t| t.info()).collect(),
+        libs: cfg
+            .libs
+            .iter()
+            .map(|l| LabLib { name: l.name().into(), format: l.format().0.into(), origin: l.origin().into() })
+            .collect(),
+        not_here: NOT_HERE.iter().map(|(n, r)| [n.to_string(), r.to_string()]).collect(),
+        rows: out,
+    })
+}
+
+fn fill(
+    row: &mut LabRow,
+    t: Target,
+    l: Lib,
+    value: &Value,
+    b: &Built,
+    sim: &SimOut,
+    base: Option<&(u64, u64, u64)>,
+) -> Result<(), String> {
+    let base = base.ok_or("the baseline firmware did not build")?;
+    row.flash = Some(b.flash.saturating_sub(base.0));
+    row.ram = Some(b.ram.saturating_sub(base.1));
+    let _ = b.text;
+    match sim.exit {
+        Some(0) => {}
+        Some(code) => {
+            let why = sim.value("error").unwrap_or("no reason printed");
+            return Err(format!("round trip failed on the target (exit {code}: {why})"));
+        }
+        None => return Err("the simulator stopped without an exit".into()),
+    }
+    let bytes = sim.value("bytes").and_then(hex).ok_or("the firmware printed no bytes")?;
+    host_check(l, &bytes, value, t == Target::Avr)?;
+    row.bytes = Some(bytes.len() as u64);
+    let (ec, ei) = sim.span(1, 2).ok_or("no encode markers")?;
+    let (dc, di) = sim.span(3, 4).ok_or("no decode markers")?;
+    let hz = t.clock_hz() as f64;
+    row.encode_cycles = Some(ec);
+    row.decode_cycles = Some(dc);
+    row.encode_instructions = Some(ei);
+    row.decode_instructions = Some(di);
+    row.encode_us = Some(ec as f64 / hz * 1e6);
+    row.decode_us = Some(dc as f64 / hz * 1e6);
+    row.stack_encode = sim.num("stack_encode");
+    row.stack_decode = sim.num("stack_decode");
+    row.heap_encode = sim.num("heap_encode");
+    row.heap_decode = sim.num("heap_decode");
+    row.stack_floor = sim.num("stack_floor");
+    Ok(())
+}

@@ -1,0 +1,378 @@
+//! The device part: what our C codecs cost on a microcontroller. Builds them with
+//! arm-none-eabi-gcc for Cortex-M0+ and Cortex-M4 (a baseline firmware vs the same firmware with
+//! the codec, the way seed 001 measures binary-size increase) and counts instructions per
+//! encode/decode of each pson-paper payload under valgrind (host build). The C side does the
+//! building (`make -C c size-arm instr`); this runs it and reads its CSV files.
+//!
+//! The C sources are compiled into the binary ([`SOURCES`]) and written out to a cache folder,
+//! so it works from any directory and after `cargo install`; a checkout's own `c/` folder can
+//! be named instead.
+
+pub mod drivers;
+pub mod lab;
+pub mod plan;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use wirebench_core::part::PartError;
+use wirebench_core::sections::device::{CodeSize, DeviceSection, Instructions};
+
+/// The files `make size-arm instr` needs, by their path in the repository.
+const SOURCES: &[(&str, &[u8])] = &[
+    ("c/Makefile", include_bytes!("../../../../c/Makefile")),
+    ("c/include/pson.h", include_bytes!("../../../../c/include/pson.h")),
+    ("c/include/uadp.h", include_bytes!("../../../../c/include/uadp.h")),
+    ("c/include/cdr.h", include_bytes!("../../../../c/include/cdr.h")),
+    ("c/src/pson.c", include_bytes!("../../../../c/src/pson.c")),
+    ("c/src/uadp.c", include_bytes!("../../../../c/src/uadp.c")),
+    ("c/src/cdr.c", include_bytes!("../../../../c/src/cdr.c")),
+    ("c/src/wb_utf8.h", include_bytes!("../../../../c/src/wb_utf8.h")),
+    ("c/size/app.c", include_bytes!("../../../../c/size/app.c")),
+    ("c/size/app_uadp.c", include_bytes!("../../../../c/size/app_uadp.c")),
+    ("c/size/app_cdr.c", include_bytes!("../../../../c/size/app_cdr.c")),
+    ("c/size/startup.c", include_bytes!("../../../../c/size/startup.c")),
+    ("c/size/link.ld", include_bytes!("../../../../c/size/link.ld")),
+    ("c/size/size_arm.sh", include_bytes!("../../../../c/size/size_arm.sh")),
+    ("c/tools/instr.sh", include_bytes!("../../../../c/tools/instr.sh")),
+    ("c/tools/instr_pson.c", include_bytes!("../../../../c/tools/instr_pson.c")),
+    ("c/tests/gen_instr_payloads.py", include_bytes!("../../../../c/tests/gen_instr_payloads.py")),
+    ("c/tests/gen_vectors.py", include_bytes!("../../../../c/tests/gen_vectors.py")),
+    ("vectors/pson.json", include_bytes!("../../../../vectors/pson.json")),
+];
+
+/// The programs the build needs, with the Debian packages that bring them.
+const TOOLS: &[(&str, &str)] = &[
+    ("make", "make"),
+    ("cc", "gcc"),
+    ("python3", "python3"),
+    ("arm-none-eabi-gcc", "gcc-arm-none-eabi libnewlib-arm-none-eabi"),
+    ("valgrind", "valgrind"),
+];
+
+/// Write the compiled-in sources under the user's cache folder (a file is rewritten only when
+/// its content changed, so `make` stays incremental) and return its `c/` folder.
+fn unpack_sources() -> Result<PathBuf, PartError> {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .ok_or_else(|| PartError::failed("neither XDG_CACHE_HOME nor HOME is set: pass --c-dir with a checkout's c/ folder"))?;
+    let root = cache.join("wirebench").join(format!("device-{}", env!("CARGO_PKG_VERSION")));
+    for (rel, bytes) in SOURCES {
+        let path = root.join(rel);
+        if std::fs::read(&path).ok().as_deref() == Some(*bytes) {
+            continue;
+        }
+        let dir = path.parent().expect("a relative path with a folder");
+        std::fs::create_dir_all(dir).map_err(|e| PartError::failed(format!("{}: {e}", dir.display())))?;
+        std::fs::write(&path, bytes).map_err(|e| PartError::failed(format!("{}: {e}", path.display())))?;
+    }
+    Ok(root.join("c"))
+}
+
+/// A CSV file of plain fields (no quoting): header and rows.
+fn read_csv(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), PartError> {
+    let text = std::fs::read_to_string(path).map_err(|e| PartError::failed(format!("{}: {e}", path.display())))?;
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let header: Vec<String> = lines.next().unwrap_or_default().split(',').map(|s| s.trim().to_string()).collect();
+    let rows = lines.map(|l| l.split(',').map(|s| s.trim().to_string()).collect()).collect();
+    Ok((header, rows))
+}
+
+/// The cell of column `name` as text or integer; a malformed file names itself.
+struct Cells<'a> {
+    path: &'a Path,
+    header: &'a [String],
+}
+
+impl Cells<'_> {
+    fn text(&self, row: &[String], name: &str) -> Result<String, PartError> {
+        self.header
+            .iter()
+            .position(|h| h == name)
+            .and_then(|i| row.get(i))
+            .cloned()
+            .ok_or_else(|| PartError::failed(format!("{}: no column {name:?} in a row", self.path.display())))
+    }
+
+    /// An integer, or none for an empty cell.
+    fn opt_int(&self, row: &[String], name: &str) -> Result<Option<i64>, PartError> {
+        if self.text(row, name)?.is_empty() {
+            return Ok(None);
+        }
+        self.int(row, name).map(Some)
+    }
+
+    fn int(&self, row: &[String], name: &str) -> Result<i64, PartError> {
+        let t = self.text(row, name)?;
+        t.parse().map_err(|_| PartError::failed(format!("{}: {name} = {t:?} is not an integer", self.path.display())))
+    }
+}
+
+/// Build (in `c_dir`, or in the compiled-in sources unpacked under the cache folder) and read
+/// the code sizes and instruction counts.
+pub fn measure(c_dir: Option<&Path>) -> Result<DeviceSection, PartError> {
+    let missing: Vec<&(&str, &str)> = TOOLS.iter().filter(|(program, _)| crate::programs::which(program).is_none()).collect();
+    if !missing.is_empty() {
+        let programs: Vec<&str> = missing.iter().map(|(p, _)| *p).collect();
+        let packages: Vec<&str> = missing.iter().map(|(_, pkg)| *pkg).collect();
+        return Err(PartError::failed(format!(
+            "wirebench device builds C with {}, which are not on PATH (Debian/Ubuntu: apt-get install {})",
+            programs.join(", "),
+            packages.join(" ")
+        )));
+    }
+    let dir: PathBuf = match c_dir {
+        Some(dir) if !dir.join("Makefile").is_file() => {
+            return Err(PartError::bad(format!("{}: no Makefile here (--c-dir names a checkout's c/ folder)", dir.display())))
+        }
+        Some(dir) => dir.to_path_buf(),
+        None => unpack_sources()?,
+    };
+    let status = Command::new("make")
+        .arg("-s")
+        .arg("-C")
+        .arg(&dir)
+        .args(["size-arm", "instr"])
+        .stdout(std::process::Stdio::null())
+        .status()
+        .map_err(|e| PartError::failed(format!("cannot run make: {e}")))?;
+    if !status.success() {
+        return Err(PartError::failed(format!(
+            "make -C {} size-arm instr failed (needs gcc-arm-none-eabi, libnewlib-arm-none-eabi and valgrind)",
+            dir.display()
+        )));
+    }
+    let sizes_path = dir.join("build/arm/sizes.csv");
+    if !sizes_path.is_file() {
+        return Err(PartError::failed("arm-none-eabi-gcc is not installed: apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi"));
+    }
+    let (header, rows) = read_csv(&sizes_path)?;
+    let c = Cells { path: &sizes_path, header: &header };
+    let code_size = rows
+        .iter()
+        .map(|r| {
+            Ok(CodeSize {
+                cpu: c.text(r, "cpu")?,
+                codec: c.text(r, "codec")?,
+                variant: c.text(r, "variant")?,
+                text: c.int(r, "text")?,
+                data: c.int(r, "data")?,
+                bss: c.int(r, "bss")?,
+                delta_text: c.opt_int(r, "delta_text")?,
+                delta_data: c.opt_int(r, "delta_data")?,
+                delta_bss: c.opt_int(r, "delta_bss")?,
+            })
+        })
+        .collect::<Result<_, PartError>>()?;
+    let instr_path = dir.join("build/instr.csv");
+    let (header, rows) = read_csv(&instr_path)?;
+    let c = Cells { path: &instr_path, header: &header };
+    let instructions = rows
+        .iter()
+        .map(|r| {
+            Ok(Instructions {
+                payload: c.text(r, "payload")?,
+                encode_instr: c.int(r, "encode_instr")?,
+                decode_instr: c.int(r, "decode_instr")?,
+            })
+        })
+        .collect::<Result<_, PartError>>()?;
+    Ok(DeviceSection {
+        toolchain: "arm-none-eabi-gcc -Os -ffunction-sections -fdata-sections -Wl,--gc-sections".into(),
+        code_size,
+        instructions,
+        lab: None,
+    })
+}
+
+/// What `wirebench device` and the `[device]` study part measure on the lab.
+#[derive(Clone, Debug)]
+pub struct LabOptions {
+    pub targets: Vec<lab::Target>,
+    pub libs: Vec<drivers::Lib>,
+    pub payloads: Vec<(String, wirebench_core::value::Value)>,
+    /// A checkout's root (with c/), instead of the sources compiled into the binary.
+    pub root: Option<PathBuf>,
+    pub jobs: usize,
+}
+
+/// Parse `--targets`: names separated by commas, or `all`.
+pub fn parse_targets(list: &str) -> Result<Vec<lab::Target>, PartError> {
+    if list.trim() == "all" {
+        return Ok(lab::Target::ALL.to_vec());
+    }
+    list.split(',')
+        .map(|t| {
+            lab::Target::from_name(t.trim()).ok_or_else(|| {
+                let known: Vec<&str> = lab::Target::ALL.iter().map(|t| t.name()).collect();
+                PartError::bad(format!("unknown target {:?} (known: {}, or all)", t.trim(), known.join(", ")))
+            })
+        })
+        .collect()
+}
+
+/// Parse `--libs`: names separated by commas, or `all`.
+pub fn parse_libs(list: &str) -> Result<Vec<drivers::Lib>, PartError> {
+    if list.trim() == "all" {
+        return Ok(drivers::Lib::ALL.to_vec());
+    }
+    list.split(',')
+        .map(|l| {
+            drivers::Lib::from_name(l.trim()).ok_or_else(|| {
+                let known: Vec<&str> = drivers::Lib::ALL.iter().map(|l| l.name()).collect();
+                PartError::bad(format!("unknown library {:?} (known: {}, or all)", l.trim(), known.join(", ")))
+            })
+        })
+        .collect()
+}
+
+/// The programs a target needs, with the Debian packages that bring them; the Python
+/// modules of the Cortex-M simulator are checked by importing them.
+fn missing_for(target: lab::Target) -> Vec<String> {
+    let mut missing = Vec::new();
+    let tools: &[(&str, &str)] = match target {
+        lab::Target::Avr => &[("avr-gcc", "gcc-avr avr-libc"), ("avr-size", "binutils-avr"), ("cc", "gcc")],
+        _ => &[("arm-none-eabi-gcc", "gcc-arm-none-eabi libnewlib-arm-none-eabi"), ("python3", "python3")],
+    };
+    for (program, package) in tools {
+        if crate::programs::which(program).is_none() {
+            missing.push(format!("{program} (apt-get install {package})"));
+        }
+    }
+    if target == lab::Target::Avr && !Path::new("/usr/include/simavr/sim_avr.h").exists() {
+        missing.push("libsimavr (apt-get install libsimavr-dev)".into());
+    }
+    if target != lab::Target::Avr && missing.is_empty() {
+        let ok = Command::new("python3")
+            .args(["-c", "import unicorn, capstone, elftools"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        if !ok {
+            missing.push("the Python modules unicorn, capstone, pyelftools (pip install -r c/lab/arm/requirements.txt)".into());
+        }
+    }
+    missing
+}
+
+fn cache_dir() -> Result<PathBuf, PartError> {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .map(|c| c.join("wirebench"))
+        .ok_or_else(|| PartError::failed("neither XDG_CACHE_HOME nor HOME is set: the device lab needs a cache folder"))
+}
+
+/// Run the device lab. Targets whose tools are missing, and libraries whose sources cannot
+/// be fetched, get rows with the reason; the run itself fails only when nothing can run.
+pub fn run_lab(opts: &LabOptions) -> Result<wirebench_core::sections::device::LabSection, PartError> {
+    let root = match &opts.root {
+        Some(r) => r.clone(),
+        None => unpack_sources()?.parent().expect("the c/ folder has a parent").to_path_buf(),
+    };
+    let cache = cache_dir()?;
+    let libs_dir = cache.join("lab-libs");
+    let build = cache.join(format!("lab-build-{}", std::process::id()));
+    let _cleanup = RemoveOnDrop(build.clone());
+    std::fs::create_dir_all(&build).map_err(|e| PartError::failed(format!("{}: {e}", build.display())))?;
+
+    // Peer libraries from Debian's archive (pinned, checked); a failure leaves their rows
+    // with the reason.
+    let peers: Vec<&str> = opts
+        .libs
+        .iter()
+        .filter_map(|l| match l {
+            drivers::Lib::Nanopb => Some("nanopb"),
+            drivers::Lib::Cjson => Some("cjson"),
+            drivers::Lib::Msgpuck => Some("msgpuck"),
+            drivers::Lib::Tinycbor => Some("tinycbor"),
+            _ => None,
+        })
+        .collect();
+    let mut lib_failure: Option<String> = None;
+    if !peers.is_empty() {
+        let out = Command::new("python3")
+            .arg(root.join("c/lab/libs/fetch.py"))
+            .arg(&libs_dir)
+            .args(&peers)
+            .output()
+            .map_err(|e| PartError::failed(format!("cannot run python3: {e}")))?;
+        if !out.status.success() {
+            lib_failure = Some(String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("fetch.py failed").to_string());
+        }
+    }
+    if opts.libs.contains(&drivers::Lib::Nanopb)
+        && crate::programs::which("nanopb_generator").is_none()
+        && crate::programs::which("nanopb_generator.py").is_none()
+    {
+        lib_failure.get_or_insert_with(|| "nanopb_generator is not on PATH (apt-get install nanopb)".into());
+    }
+
+    let mut runnable = Vec::new();
+    let mut refused: Vec<(lab::Target, String)> = Vec::new();
+    for &t in &opts.targets {
+        let missing = missing_for(t);
+        if missing.is_empty() {
+            runnable.push(t);
+        } else {
+            refused.push((t, format!("not measured here: missing {}", missing.join(", "))));
+        }
+    }
+    if runnable.contains(&lab::Target::Avr) {
+        let status = Command::new("cc")
+            .args(["-O2", "-o"])
+            .arg(build.join("avr_run"))
+            .arg(root.join("c/lab/avr/avr_run.c"))
+            .args(["-isystem", "/usr/include/simavr", "-lsimavr"])
+            .status()
+            .map_err(|e| PartError::failed(format!("cannot run cc: {e}")))?;
+        if !status.success() {
+            runnable.retain(|t| *t != lab::Target::Avr);
+            refused.push((lab::Target::Avr, "not measured here: c/lab/avr/avr_run.c does not build against libsimavr".into()));
+        }
+    }
+    let cfg = lab::LabConfig {
+        targets: runnable,
+        libs: opts.libs.clone(),
+        payloads: opts.payloads.clone(),
+        root: &root,
+        libs_dir: &libs_dir,
+        build: &build,
+        jobs: opts.jobs,
+    };
+    let mut section = lab::measure(&cfg)?;
+    if let Some(why) = &lib_failure {
+        for row in &mut section.rows {
+            if peers.contains(&row.lib.as_str()) && row.status != "ok" {
+                row.status = format!("{} (library sources: {why})", row.status);
+            }
+        }
+    }
+    for (t, why) in refused {
+        for lib in &opts.libs {
+            for (payload, _) in &opts.payloads {
+                section.rows.push(wirebench_core::sections::device::LabRow {
+                    target: t.name().into(),
+                    lib: lib.name().into(),
+                    payload: payload.clone(),
+                    status: why.clone(),
+                    ..Default::default()
+                });
+            }
+        }
+    }
+    Ok(section)
+}
+
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        if std::env::var_os("WIREBENCH_KEEP_LAB").is_none() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
