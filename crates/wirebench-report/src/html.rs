@@ -57,7 +57,7 @@ pub const SECTIONS: &[(&str, SectionFn)] = &[
     ("http", crate::net::http_section),
     ("tcp", crate::net::tcp_section),
     ("dds", crate::dds::html_section),
-    ("device", device_section),
+    ("device", crate::device::html_section),
 ];
 
 /// Whether a results file has the known section `key`.
@@ -93,11 +93,6 @@ fn failed_section(r: &Results, _ctx: &Ctx) -> Option<Section> {
     })
 }
 
-/// The device section: its data as recorded (a view of its own comes with the device lab).
-fn device_section(r: &Results, _ctx: &Ctx) -> Option<Section> {
-    let d = r.device.as_ref()?;
-    Some(generic_section("device", &serde_json::to_value(d).unwrap_or(Value::Null)))
-}
 
 /// Render one self-contained HTML page from results files.
 pub fn render(results: &[&Results], title: &str) -> String {
@@ -236,7 +231,7 @@ pub fn table_with(t: &Table, decorate: CellDecorator) -> String {
 }
 
 /// A chart in a `<figure>` with a caption (`caption_html` must already be escaped).
-fn figure(svg: String, caption_html: &str) -> String {
+pub(crate) fn figure(svg: String, caption_html: &str) -> String {
     if caption_html.is_empty() {
         format!("<figure class=\"chart\">{svg}</figure>\n")
     } else {
@@ -244,7 +239,7 @@ fn figure(svg: String, caption_html: &str) -> String {
     }
 }
 
-fn grid(class: &str, items: &[String]) -> String {
+pub(crate) fn grid(class: &str, items: &[String]) -> String {
     format!("<div class=\"{class}\">\n{}</div>\n", items.concat())
 }
 

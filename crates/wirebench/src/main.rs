@@ -79,7 +79,7 @@ enum Command {
     Dds(dds::Args),
     /// Rank formats for given constraints (link, byte budget, MCU class), with reasons.
     Recommend(recommend::Args),
-    /// Cost of our C codecs on Cortex-M0+/M4 (code size) and instructions per operation.
+    /// The device lab: cycles, µs, flash, RAM and stack of each library on simulated AVR (UNO) and Cortex-M0+/M4.
     Device(DeviceArgs),
     /// OPC UA PubSub NetworkMessages between UADP and the JSON mapping (either way).
     Transcode(TranscodeArgs),
@@ -164,10 +164,10 @@ struct TranscodeArgs {
 
 #[derive(clap::Args)]
 struct DeviceArgs {
-    /// Build this checkout's c/ folder (default: the C sources compiled into this binary,
-    /// written to ~/.cache/wirebench).
-    #[arg(long)]
-    c_dir: Option<PathBuf>,
+    #[command(flatten)]
+    opts: wirebench_measure::device::part::DeviceOpts,
+    #[arg(long, short = 'o', value_enum, default_value_t = OutputArg::Table)]
+    output: OutputArg,
     /// Also write the results file here, atomically.
     #[arg(long)]
     out: Option<PathBuf>,

@@ -47,6 +47,8 @@ pub struct Study {
     pub link: Option<crate::link::StudyOpts>,
     #[serde(default)]
     pub dds: Option<crate::dds::StudyOpts>,
+    #[serde(default)]
+    pub device: Option<wirebench_measure::device::part::DeviceOpts>,
 }
 
 impl Study {
@@ -72,6 +74,10 @@ impl Study {
         if let Some(o) = &mut self.tcp {
             lists.push(&mut o.samples);
         }
+        if let Some(o) = &mut self.device {
+            lists.push(&mut o.samples);
+            single.push(&mut o.c_dir);
+        }
         let fix = |p: &mut PathBuf| {
             if p.is_relative() {
                 *p = base.join(&*p);
@@ -91,6 +97,7 @@ impl Study {
         v.extend(self.http.as_ref().map(Part::Http));
         v.extend(self.tcp.as_ref().map(Part::Tcp));
         v.extend(self.dds.as_ref().map(Part::Dds));
+        v.extend(self.device.as_ref().map(Part::Device));
         v
     }
 }
@@ -105,6 +112,7 @@ pub enum Part<'a> {
     Http(&'a crate::http::StudyOpts),
     Tcp(&'a crate::tcp::StudyOpts),
     Dds(&'a crate::dds::StudyOpts),
+    Device(&'a wirebench_measure::device::part::DeviceOpts),
 }
 
 impl Part<'_> {
@@ -118,6 +126,7 @@ impl Part<'_> {
             Part::Http(_) => "http",
             Part::Tcp(_) => "tcp",
             Part::Dds(_) => "dds",
+            Part::Device(_) => "device",
         }
     }
 
@@ -132,6 +141,9 @@ impl Part<'_> {
             Part::Http(o) => crate::http::validate(o),
             Part::Tcp(o) => crate::tcp::validate(o),
             Part::Dds(o) => crate::dds::validate(o),
+            Part::Device(o) => {
+                <wirebench_measure::device::part::DevicePart as wirebench_core::part::Part>::validate(o).map_err(part_error)
+            }
         }
     }
 
@@ -145,6 +157,11 @@ impl Part<'_> {
             Part::Http(o) => results.http = Some(crate::http::measure(o)?),
             Part::Tcp(o) => results.tcp = Some(crate::tcp::measure(o)?),
             Part::Dds(o) => results.dds = Some(crate::dds::measure(o)?),
+            Part::Device(o) => {
+                results.device = Some(
+                    <wirebench_measure::device::part::DevicePart as wirebench_core::part::Part>::run(o).map_err(part_error)?,
+                )
+            }
         }
         Ok(())
     }
@@ -225,7 +242,7 @@ fn parse_study(text: &str, path: &Path) -> Result<Study> {
     })?;
     if study.parts().is_empty() {
         return Err(bad(format!(
-            "{}: the study names no part to run (add [size], [speed], [link], [mqtt], [http], [tcp] or [dds])",
+            "{}: the study names no part to run (add [size], [speed], [link], [mqtt], [http], [tcp], [dds] or [device])",
             path.display()
         )));
     }
@@ -263,6 +280,7 @@ pub fn samples_study(samples: &[PathBuf]) -> Study {
         http: None,
         tcp: None,
         dds: None,
+        device: None,
     }
 }
 
@@ -282,6 +300,11 @@ fn use_samples(study: &mut Study, samples: &[PathBuf]) {
     if let Some(o) = &mut study.link {
         o.corpus = None;
         o.payload_bytes.clear();
+        o.samples = samples.to_vec();
+    }
+    if let Some(o) = &mut study.device {
+        o.corpus = None;
+        o.payloads.clear();
         o.samples = samples.to_vec();
     }
 }

@@ -52,6 +52,43 @@ pub const PSON_PAPER_ESP32: Table = Table {
            code is not public.",
 };
 
+/// A series with gaps: `-1` stands for the paper's "-" (not run on the device).
+macro_rules! g {
+    ($codec:literal, $op:literal, [$($v:expr),*]) => {
+        Series { codec: $codec, op: $op, values: [$(if $v < 0 { None } else { Some($v as f64) }),*] }
+    };
+}
+
+/// PSON paper (Sensors 2021, 21, 4559), Table 4: Arduino UNO (ATmega328P, 16 MHz)
+/// serialization (encode) and deserialization (decode) time, µs per 1000 iterations. "-" in
+/// the paper (the library or payload did not run on the UNO) is a gap here; BSON, Protocol
+/// Buffers and XML have no UNO figures at all.
+pub const PSON_PAPER_UNO: Table = Table {
+    source: "Sensors 2021, 21, 4559, Table 4 (Arduino UNO)",
+    unit: "µs per 1000 iterations",
+    device: "Arduino UNO (ATmega328P, 16 MHz)",
+    payloads: T,
+    series: &[
+        g!("json", "encode", [1685840, -1, -1, 3890896, 118868, 150172, 147008, 539372, 165756, 2539444]),
+        g!("json", "decode", [633272, -1, -1, 776852, 133652, 128432, 122884, 179188, 169768, 1240716]),
+        g!("msgpack", "encode", [299712, -1, -1, 407748, 77536, 79980, 83780, 94592, 96824, 528548]),
+        g!("msgpack", "decode", [325988, -1, -1, 285564, 85656, 80604, 80632, 106908, 141716, 647048]),
+        g!("pson", "encode", [189648, -1, -1, 195420, 50688, 52536, 52632, 65096, 73408, 325940]),
+        g!("pson", "decode", [471604, -1, -1, 427496, 86000, 314908, 122880, 99216, 99776, 973368]),
+    ],
+    note: "JSON and MessagePack ran on ArduinoJson 6.18.0, PSON on the paper's 2021 Arduino encoder; \
+           Test02 and Test03 did not run on the UNO. The paper states PSON encodes 40 % faster than \
+           MessagePack on average on the UNO and decodes about 47 % slower (averages of this table: \
+           125,671 vs 208,590 and 324,406 vs 219,264.5).",
+};
+
+/// Seed 001's binary sizes without a library (section 5.2), bytes.
+pub const PSON_PAPER_BASELINE_BYTES: [(&str, u64); 2] = [("Arduino UNO", 592), ("ESP32", 260_710)];
+
+/// Seed 001's stated ESP32 binary-size increases over the 260,710 B baseline (section 5.3),
+/// percent: PSON, MessagePack, JSON (ArduinoJson). Figures 5-6 print the rest as bars only.
+pub const PSON_PAPER_ESP32_INCREASE_PCT: [(&str, f64); 3] = [("pson", 20.26), ("msgpack", 20.15), ("json", 20.21)];
+
 impl Table {
     pub fn get(&self, codec: &str, op: &str, payload: &str) -> Option<f64> {
         let i = self.payloads.iter().position(|p| *p == payload)?;

@@ -204,12 +204,20 @@ fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
     let out = cmd.stdin(Stdio::null()).output().map_err(|e| format!("{what}: cannot start: {e}"))?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
-        let first = err
-            .lines()
-            .find(|l| l.contains("error") || l.contains("overflow") || l.contains("undefined"))
+        // The most telling line: a region that overflowed, an undefined symbol, a compile
+        // error; the linker's closing "ld returned 1" says nothing.
+        let pick = |needle: &str| err.lines().find(|l| l.contains(needle) && !l.contains("ld returned"));
+        let first = pick("overflowed")
+            .or_else(|| pick("will not fit"))
+            .or_else(|| pick("undefined reference"))
+            .or_else(|| pick("error"))
             .or_else(|| err.lines().next())
             .unwrap_or("")
             .trim();
+        let first = first.rsplit_once("/ld: ").map(|(_, m)| m).unwrap_or(first);
+        if first.contains("out of ram") || first.contains("not within region `data'") || first.contains("region `data' overflowed") || first.contains("region `RAM' overflowed") {
+            return Err(format!("{what}: does not fit the target's RAM ({first})"));
+        }
         return Err(format!("{what}: {first}"));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())

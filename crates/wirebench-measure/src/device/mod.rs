@@ -10,6 +10,7 @@
 
 pub mod drivers;
 pub mod lab;
+pub mod part;
 pub mod plan;
 
 use std::path::{Path, PathBuf};
@@ -39,6 +40,11 @@ const SOURCES: &[(&str, &[u8])] = &[
     ("c/tests/gen_instr_payloads.py", include_bytes!("../../../../c/tests/gen_instr_payloads.py")),
     ("c/tests/gen_vectors.py", include_bytes!("../../../../c/tests/gen_vectors.py")),
     ("vectors/pson.json", include_bytes!("../../../../vectors/pson.json")),
+    ("c/lab/wb_lab.h", include_bytes!("../../../../c/lab/wb_lab.h")),
+    ("c/lab/lab_main.c", include_bytes!("../../../../c/lab/lab_main.c")),
+    ("c/lab/libs/fetch.py", include_bytes!("../../../../c/lab/libs/fetch.py")),
+    ("c/lab/avr/avr_run.c", include_bytes!("../../../../c/lab/avr/avr_run.c")),
+    ("c/lab/avr/avr_lab.c", include_bytes!("../../../../c/lab/avr/avr_lab.c")),
 ];
 
 /// The programs the build needs, with the Debian packages that bring them.

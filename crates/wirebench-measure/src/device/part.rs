@@ -1,0 +1,162 @@
+//! The `device` part (the `[device]` table of a study, and `wirebench device`): the device
+//! lab on the chosen targets, libraries and payloads, or with `codec_sizes` the older
+//! measurement of our own C codecs (Cortex-M code size, x86 instruction counts).
+
+use std::path::PathBuf;
+
+use wirebench_core::corpus::{self, SampleStream};
+use wirebench_core::part::{Part, PartError};
+use wirebench_core::sections::device::DeviceSection;
+use wirebench_core::value::Value;
+
+use crate::study::inputs::{check_payloads, find_corpus, sample_error};
+
+/// The options of this part in a study file (and of the command).
+#[derive(clap::Args, serde::Deserialize, serde::Serialize, Debug, Default, Clone)]
+#[serde(default, deny_unknown_fields)]
+pub struct DeviceOpts {
+    /// Targets, comma-separated: avr (ATmega328P on simavr), cortex-m0plus, cortex-m4 (unicorn
+    /// with a cycle model), or all (the default).
+    #[arg(long, value_delimiter = ',')]
+    pub targets: Vec<String>,
+    /// Libraries, comma-separated: pson, uadp, cdr, nanopb, cjson, msgpuck, tinycbor, or all
+    /// (the default).
+    #[arg(long, value_delimiter = ',')]
+    pub libs: Vec<String>,
+    /// A built-in corpus (default: pson-paper, seed 001's Test01-Test10).
+    #[arg(long, conflicts_with = "samples")]
+    pub corpus: Option<String>,
+    /// Your JSON/NDJSON samples: each one is a payload (at most --max-payloads of them).
+    #[arg(long, num_args = 1..)]
+    pub samples: Vec<PathBuf>,
+    /// Only these payloads of the corpus (names, comma-separated, e.g. Test01,Test10).
+    #[arg(long, value_delimiter = ',')]
+    pub payloads: Vec<String>,
+    /// The most samples measured (each is a firmware per target and library; default 10).
+    #[arg(long)]
+    pub max_payloads: Option<usize>,
+    /// Firmwares built and run at once (default: the CPUs of this machine).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Instead of the lab: code size of our C codecs on Cortex-M and x86 instruction counts.
+    #[arg(long)]
+    pub codec_sizes: bool,
+    /// A checkout's c/ folder to build (default: the sources compiled into this binary).
+    #[arg(long)]
+    pub c_dir: Option<PathBuf>,
+}
+
+/// The `[device]` part.
+pub struct DevicePart;
+
+const MAX_PAYLOADS_LIMIT: usize = 1000;
+const MAX_JOBS: usize = 256;
+
+fn targets(opts: &DeviceOpts) -> Result<Vec<super::lab::Target>, PartError> {
+    if opts.targets.is_empty() {
+        return Ok(super::lab::Target::ALL.to_vec());
+    }
+    let mut out = Vec::new();
+    for t in &opts.targets {
+        for x in super::parse_targets(t)? {
+            if !out.contains(&x) {
+                out.push(x);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn libs(opts: &DeviceOpts) -> Result<Vec<super::drivers::Lib>, PartError> {
+    if opts.libs.is_empty() {
+        return Ok(super::drivers::Lib::ALL.to_vec());
+    }
+    let mut out = Vec::new();
+    for l in &opts.libs {
+        for x in super::parse_libs(l)? {
+            if !out.contains(&x) {
+                out.push(x);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The payloads of the run, named.
+pub fn payloads(opts: &DeviceOpts) -> Result<Vec<(String, Value)>, PartError> {
+    let max = opts.max_payloads.unwrap_or(10);
+    let mut out: Vec<(String, Value)> = if opts.samples.is_empty() {
+        let c = find_corpus(opts.corpus.as_deref().unwrap_or("pson-paper"))?;
+        c.payloads().into_iter().map(|p| (p.name, p.value)).collect()
+    } else {
+        let mut v = Vec::new();
+        for item in SampleStream::open(&opts.samples).map_err(sample_error)? {
+            let p: corpus::Payload = item.map_err(sample_error)?;
+            if v.len() == max {
+                break;
+            }
+            v.push((p.name, p.value));
+        }
+        v
+    };
+    if !opts.payloads.is_empty() {
+        for want in &opts.payloads {
+            if !out.iter().any(|(n, _)| n == want) {
+                let known: Vec<&str> = out.iter().map(|(n, _)| n.as_str()).collect();
+                return Err(PartError::bad(format!("payloads: no payload {want:?} (known: {})", known.join(", "))));
+            }
+        }
+        out.retain(|(n, _)| opts.payloads.contains(n));
+    }
+    out.truncate(max);
+    Ok(out)
+}
+
+impl Part for DevicePart {
+    const NAME: &'static str = "device";
+    type Options = DeviceOpts;
+    type Section = DeviceSection;
+
+    fn validate(opts: &DeviceOpts) -> Result<(), PartError> {
+        targets(opts)?;
+        libs(opts)?;
+        if let Some(n) = opts.max_payloads {
+            if n == 0 || n > MAX_PAYLOADS_LIMIT {
+                return Err(PartError::bad(format!("max_payloads = {n}: give 1 to {MAX_PAYLOADS_LIMIT}")));
+            }
+        }
+        if let Some(n) = opts.jobs {
+            if n == 0 || n > MAX_JOBS {
+                return Err(PartError::bad(format!("jobs = {n}: give 1 to {MAX_JOBS}")));
+            }
+        }
+        if let Some(dir) = &opts.c_dir {
+            if !dir.join("Makefile").is_file() {
+                return Err(PartError::bad(format!("{}: no Makefile here (--c-dir names a checkout's c/ folder)", dir.display())));
+            }
+        }
+        check_payloads(opts.corpus.as_deref(), &opts.samples, None)?;
+        if !opts.codec_sizes {
+            payloads(opts)?;
+        }
+        Ok(())
+    }
+
+    fn run(opts: &DeviceOpts) -> Result<DeviceSection, PartError> {
+        Self::validate(opts)?;
+        if opts.codec_sizes {
+            return super::measure(opts.c_dir.as_deref());
+        }
+        let jobs = opts.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+        let lab = super::run_lab(&super::LabOptions {
+            targets: targets(opts)?,
+            libs: libs(opts)?,
+            payloads: payloads(opts)?,
+            root: opts.c_dir.as_ref().map(|c| {
+                c.parent().filter(|p| !p.as_os_str().is_empty()).map(|p| p.to_path_buf()).unwrap_or_else(|| PathBuf::from("."))
+            }),
+            jobs,
+        })?;
+        Ok(DeviceSection { lab: Some(lab), ..DeviceSection::default() })
+    }
+}
