@@ -403,7 +403,12 @@ fn device_reports_code_size_and_instructions() {
     // cache folder.
     let dir = tmpdir("device");
     let out = dir.join("d.json");
-    let o = wb().current_dir(&dir).env("XDG_CACHE_HOME", dir.join("cache")).args(["device", "--out", out.to_str().unwrap()]).output().unwrap();
+    let o = wb()
+        .current_dir(&dir)
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .args(["device", "--codec-sizes", "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(text.contains("cortex-m0plus") && text.contains("Test10"), "{text}");
@@ -416,6 +421,54 @@ fn device_reports_code_size_and_instructions() {
     assert!(instr.iter().all(|x| x["encode_instr"].as_i64().unwrap() > 50));
     assert!(dir.join("cache/wirebench").read_dir().unwrap().next().is_some(), "sources unpacked under XDG_CACHE_HOME");
     expect_bad_input(wb().args(["device", "--c-dir", dir.to_str().unwrap()]), &["no Makefile"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The device lab on the simulated ATmega328P: from a folder outside the checkout (sources from
+/// the binary), two payloads through our PSON and msgpuck. Every row has figures, the bytes
+/// are the payload's (checked inside the run by our host codecs), cycle counts are identical
+/// between two runs (simavr is cycle-exact), and bad options are one-line errors.
+#[test]
+fn device_lab_avr_rows_are_exact_and_repeat() {
+    let dir = tmpdir("device-lab");
+    let run = |n: &str| -> serde_json::Value {
+        let out = dir.join(format!("{n}.json"));
+        let o = wb()
+            .current_dir(&dir)
+            .env("XDG_CACHE_HOME", dir.join("cache"))
+            .args(["device", "--targets", "avr", "--libs", "pson,msgpuck", "--payloads", "Test01,Test06", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap()
+    };
+    let (a, b) = (run("a"), run("b"));
+    let rows = a["device"]["lab"]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    for r in rows {
+        assert_eq!(r["status"], "ok", "{r}");
+        assert!(r["encode_cycles"].as_u64().unwrap() > 50 && r["decode_cycles"].as_u64().unwrap() > 50, "{r}");
+        assert!(r["flash"].as_u64().unwrap() > 500, "{r}");
+    }
+    // Test06 {"neg":-2}: 6 bytes in PSON (81 83 'neg' 21) and in MessagePack (81 a3 'neg' fe).
+    for lib in ["pson", "msgpuck"] {
+        let r = rows.iter().find(|r| r["lib"] == lib && r["payload"] == "Test06").unwrap();
+        assert_eq!(r["bytes"], 6, "{r}");
+    }
+    let key = |v: &serde_json::Value| -> Vec<(String, u64, u64)> {
+        v["device"]["lab"]["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (format!("{}/{}", r["lib"], r["payload"]), r["encode_cycles"].as_u64().unwrap(), r["decode_cycles"].as_u64().unwrap()))
+            .collect()
+    };
+    assert_eq!(key(&a), key(&b), "AVR cycle counts differ between two runs");
+    expect_bad_input(wb().args(["device", "--targets", "z80"]), &["unknown target", "avr"]);
+    expect_bad_input(wb().args(["device", "--libs", "protobuf-c"]), &["unknown library", "nanopb"]);
+    expect_bad_input(wb().args(["device", "--payloads", "Test99"]), &["Test99", "Test01"]);
+    expect_bad_input(wb().args(["device", "--max-payloads", "0"]), &["max_payloads"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
