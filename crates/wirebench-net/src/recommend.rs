@@ -2,9 +2,11 @@
 //!
 //! The sizes come from a size run (the same meter as `wirebench size`, on a built-in corpus or
 //! the user's samples); the link figures from the analytic models of `wirebench link`. Which
-//! formats have an implementation for a microcontroller class is a curated table
-//! ([`MCU_SUPPORT`]): it says what is known to run there; our own measured C code sizes come
-//! from `wirebench device`.
+//! formats run on a microcontroller, and at what cost, comes from the device lab
+//! ([`DeviceEvidence`]: each format's C library built and run on the simulated target, on the
+//! user's largest message) when the class is one the lab simulates (8bit = ATmega328P, m0 =
+//! Cortex-M0+, m4 = Cortex-M4); for the other classes, or when the lab cannot run here, a
+//! curated table ([`MCU_SUPPORT`]) says what is known to run there, marked as such.
 //!
 //! Formats that break a hard constraint (a sample they cannot encode, a message over the byte
 //! budget, a schema they need that the user does not have, no implementation for the MCU class,
@@ -18,6 +20,7 @@ use serde::Serialize;
 use wirebench_codecs::SchemaUse;
 use wirebench_core::part::PartError;
 use wirebench_core::results::SizeAggregate;
+use wirebench_core::sections::device::LabRow;
 use wirebench_core::sections::recommend::{Excluded, Ranked, Recommendation};
 use crate::airtime::{airtime, Radio};
 
@@ -81,11 +84,75 @@ pub const MCU_SUPPORT: &[(&str, &str, &str)] = &[
 ];
 
 fn class_rank(class: &str) -> Option<usize> {
+    let class = match class {
+        "avr" => "8bit",
+        "cortex-m0plus" => "m0",
+        "cortex-m4" => "m4",
+        c => c,
+    };
     MCU_CLASSES.iter().position(|(c, _)| *c == class)
 }
 
+/// The device-lab target that stands for a class (`--mcu` also takes the target names).
+pub fn lab_target(mcu: &str) -> Option<&'static str> {
+    match mcu {
+        "8bit" | "avr" => Some("avr"),
+        "m0" | "cortex-m0plus" => Some("cortex-m0plus"),
+        "m4" | "cortex-m4" => Some("cortex-m4"),
+        _ => None,
+    }
+}
+
+/// Which device-lab library writes each codec's format.
+pub const CODEC_LIBS: &[(&str, &str)] = &[
+    ("pson", "pson"),
+    ("uadp", "uadp"),
+    ("cdr-xcdr2", "cdr"),
+    ("protobuf", "nanopb"),
+    ("json", "cjson"),
+    ("msgpack", "msgpuck"),
+    ("cbor", "tinycbor"),
+];
+
+/// What the device lab measured on the chosen target: its rows (one or more payloads per
+/// library), or why it could not run.
+#[derive(Clone, Debug, Default)]
+pub struct DeviceEvidence {
+    pub target: String,
+    pub rows: Vec<LabRow>,
+    /// Set when the lab did not run: the curated table is used instead.
+    pub unavailable: Option<String>,
+}
+
+/// The worst case over the payloads of one library on the target: every payload's row must
+/// be `ok`, else the first failure is the reason.
+fn lab_cost<'a>(ev: &'a DeviceEvidence, lib: &str) -> Result<Option<(f64, f64, u64, u64, u64)>, &'a str> {
+    let rows: Vec<&LabRow> = ev.rows.iter().filter(|r| r.target == ev.target && r.lib == lib).collect();
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    if let Some(bad) = rows.iter().find(|r| r.status != "ok") {
+        return Err(&bad.status);
+    }
+    let max_f = |f: fn(&LabRow) -> Option<f64>| rows.iter().filter_map(|r| f(r)).fold(0.0, f64::max);
+    let max_u = |f: fn(&LabRow) -> Option<u64>| rows.iter().filter_map(|r| f(r)).max().unwrap_or(0);
+    Ok(Some((
+        max_f(|r| r.encode_us),
+        max_f(|r| r.decode_us),
+        max_u(|r| r.flash),
+        max_u(|r| r.ram),
+        max_u(|r| r.stack_encode.max(r.stack_decode)),
+    )))
+}
+
 /// Rank the formats of a size run (`aggs`, one aggregate per codec) for the constraints.
-pub fn rank(c: &Constraints, radio: Option<&Radio>, aggs: &[SizeAggregate]) -> Result<Recommendation, PartError> {
+pub fn rank(
+    c: &Constraints,
+    radio: Option<&Radio>,
+    aggs: &[SizeAggregate],
+    device: Option<&DeviceEvidence>,
+) -> Result<Recommendation, PartError> {
+    let measured = device.filter(|d| d.unavailable.is_none());
     let mut ranked = Vec::new();
     let mut excluded = Vec::new();
     let want_class = c.mcu.as_deref().and_then(class_rank);
@@ -125,15 +192,48 @@ pub fn rank(c: &Constraints, radio: Option<&Radio>, aggs: &[SizeAggregate]) -> R
             )));
             continue;
         }
-        let support = MCU_SUPPORT.iter().find(|(id, _, _)| *id == a.codec);
-        let (min_class, what) = support.map(|(_, c, w)| (*c, *w)).unwrap_or(("linux", "no known microcontroller library"));
-        if let Some(want) = want_class {
-            if class_rank(min_class).unwrap_or(usize::MAX) > want {
-                excluded.push(exclude(format!("no implementation known for {} (smallest class: {min_class}; {what})", MCU_CLASSES[want].0)));
-                continue;
-            }
-        }
         let mut reasons = vec![format!("{:.0}% of JSON's size", a.ratio_to_json.unwrap_or(f64::NAN) * 100.0)];
+        let mcu_text;
+        if let Some(ev) = measured {
+            // Measured on the simulated target: the format runs there if its library did.
+            let lib = CODEC_LIBS.iter().find(|(id, _)| *id == a.codec).map(|(_, l)| *l);
+            let cost = lib.map(|l| (l, lab_cost(ev, l)));
+            match cost {
+                None | Some((_, Ok(None))) => {
+                    let libs: Vec<&str> = CODEC_LIBS.iter().map(|(_, l)| *l).collect();
+                    excluded.push(exclude(format!(
+                        "not measured on {}: the device lab has no C library of this format (it drives {})",
+                        ev.target,
+                        libs.join(", ")
+                    )));
+                    continue;
+                }
+                Some((l, Err(why))) => {
+                    excluded.push(exclude(format!("{l} on {}: {why}", ev.target)));
+                    continue;
+                }
+                Some((l, Ok(Some((enc, dec, flash, ram, stack))))) => {
+                    reasons.push(format!(
+                        "on {} ({l}, measured): encode {enc:.0} µs, decode {dec:.0} µs, flash +{flash} B, RAM +{ram} B, stack {stack} B",
+                        ev.target
+                    ));
+                    mcu_text = format!("{}: {l}, measured by the device lab", ev.target);
+                }
+            }
+        } else {
+            let support = MCU_SUPPORT.iter().find(|(id, _, _)| *id == a.codec);
+            let (min_class, what) = support.map(|(_, c, w)| (*c, *w)).unwrap_or(("linux", "no known microcontroller library"));
+            if let Some(want) = want_class {
+                if class_rank(min_class).unwrap_or(usize::MAX) > want {
+                    excluded.push(exclude(format!(
+                        "no implementation known for {} (smallest class: {min_class}; {what}; curated, not measured)",
+                        MCU_CLASSES[want].0
+                    )));
+                    continue;
+                }
+            }
+            mcu_text = format!("{min_class} and up: {what} (curated)");
+        }
         let (mut airtime_ms, mut frames, mut per_day) = (None, None, None);
         if let Some(r) = radio {
             let at = airtime(r, max as usize);
@@ -169,7 +269,7 @@ pub fn rank(c: &Constraints, radio: Option<&Radio>, aggs: &[SizeAggregate]) -> R
                 SchemaUse::None => "none",
             }
             .into(),
-            mcu: format!("{min_class} and up: {what}"),
+            mcu: mcu_text,
             fidelity: if a.lossy > 0 { format!("lossy in {}/{}", a.lossy, a.records) } else { "exact".into() },
             reasons,
         });
@@ -188,7 +288,17 @@ pub fn rank(c: &Constraints, radio: Option<&Radio>, aggs: &[SizeAggregate]) -> R
             None => "Ranked by the largest message, then by mean size (give --link to rank by time on air).".into(),
         },
         "Sizes are measured now; link figures come from the analytic models of `wirebench link` (payload only, no protocol headers).".into(),
-        "Microcontroller support is a curated table (wirebench-net/src/recommend.rs), not a measurement; `wirebench device` measures our own C codecs.".into(),
+        match (measured, device) {
+            (Some(ev), _) => format!(
+                "Device cost measured by the device lab on {} (worst case over the measured messages; `wirebench device` shows every figure).",
+                ev.target
+            ),
+            (None, Some(ev)) => format!(
+                "Microcontroller support from a curated table, not measured: the device lab could not run here ({}).",
+                ev.unavailable.clone().unwrap_or_default()
+            ),
+            (None, None) => "Microcontroller support from a curated table (wirebench-net/src/recommend.rs), not measured; give --mcu avr, m0 or m4 to measure on the device lab.".into(),
+        },
     ];
     if ranked.is_empty() {
         notes.push("No format meets every constraint: relax the budget, the MCU class or --exact.".into());

@@ -24,8 +24,14 @@ pub struct Args {
     #[arg(long)]
     budget: Option<u64>,
     /// The device class: 8bit (AVR-class, ~2 KB RAM), m0 (Cortex-M0+), m4 (Cortex-M4/M7), esp32, linux.
+    /// For 8bit, m0 and m4 the device lab measures each format's C library on the simulated
+    /// target (ATmega328P, Cortex-M0+, Cortex-M4) with the largest message.
     #[arg(long)]
     mcu: Option<String>,
+    /// Take the device figures from this results file of `wirebench device` instead of running
+    /// the lab.
+    #[arg(long)]
+    device_results: Option<PathBuf>,
     /// No schema is shared between sender and receiver: schema-driven formats are excluded.
     #[arg(long)]
     schemaless: bool,
@@ -65,8 +71,12 @@ pub fn run(args: Args) -> Result<()> {
         formats: args.formats.clone(),
         ..Default::default()
     };
+    let evidence = match args.mcu.as_deref().and_then(recommend::lab_target) {
+        Some(target) => Some(device_evidence(&args, target)?),
+        None => None,
+    };
     let (section, _) = crate::size::measure_with_config(&opts)?;
-    let rec = recommend::rank(&constraints, radio.as_ref(), &section.aggregates).map_err(part_error)?;
+    let rec = recommend::rank(&constraints, radio.as_ref(), &section.aggregates, evidence.as_ref()).map_err(part_error)?;
     let text = match args.output.as_str() {
         "json" => serde_json::to_string_pretty(&rec)? + "\n",
         kind => wirebench_report::recommend::render(&rec, kind == "md"),
@@ -74,3 +84,50 @@ pub fn run(args: Args) -> Result<()> {
     write_stdout(text.as_bytes())
 }
 
+
+/// The device lab's figures on `target`: from `--device-results`, or a lab run of every
+/// library on the largest message (a lab that cannot run here is noted, not an error).
+fn device_evidence(args: &Args, target: &str) -> Result<recommend::DeviceEvidence> {
+    use wirebench_core::part::Part;
+    use wirebench_measure::device::part::{payloads, DeviceOpts, DevicePart};
+    if let Some(path) = &args.device_results {
+        let text = std::fs::read_to_string(path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+        let r: wirebench_core::results::Results =
+            serde_json::from_str(&text).map_err(|e| bad(format!("{}:{}:{}: not a results file: {e}", path.display(), e.line(), e.column())))?;
+        let lab = r.device.and_then(|d| d.lab).ok_or_else(|| bad(format!("{}: no device lab section (run `wirebench device --out FILE`)", path.display())))?;
+        if !lab.rows.iter().any(|row| row.target == target) {
+            return Err(bad(format!("{}: no rows for target {target}", path.display())));
+        }
+        return Ok(recommend::DeviceEvidence { target: target.into(), rows: lab.rows, unavailable: None });
+    }
+    let mut opts = DeviceOpts {
+        targets: vec![target.into()],
+        corpus: Some(args.corpus.clone().unwrap_or_else(|| "pson-paper".into())).filter(|_| args.samples.is_empty()),
+        samples: args.samples.clone(),
+        max_payloads: Some(1000),
+        ..Default::default()
+    };
+    let all = payloads(&opts).map_err(part_error)?;
+    let largest = all
+        .iter()
+        .max_by_key(|(_, v)| v.to_json_string().len())
+        .map(|(n, _)| n.clone())
+        .ok_or_else(|| bad("no message to measure on the device"))?;
+    opts.payloads = vec![largest];
+    opts.max_payloads = None;
+    if !opts.samples.is_empty() {
+        // Samples are named by file and line; keep the one chosen.
+        opts.max_payloads = Some(1000);
+    }
+    match DevicePart::run(&opts) {
+        Ok(section) => {
+            let rows = section.lab.map(|l| l.rows).unwrap_or_default();
+            let unavailable = rows
+                .iter()
+                .all(|r| r.status.starts_with("not measured here"))
+                .then(|| rows.first().map(|r| r.status.clone()).unwrap_or_else(|| "no rows".into()));
+            Ok(recommend::DeviceEvidence { target: target.into(), rows, unavailable })
+        }
+        Err(e) => Ok(recommend::DeviceEvidence { target: target.into(), rows: vec![], unavailable: Some(e.to_string()) }),
+    }
+}

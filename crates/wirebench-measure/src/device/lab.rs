@@ -429,6 +429,9 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
                     let sim = simulate(t, cfg.root, cfg.build, &elf)?;
                     Ok((built, sim))
                 });
+                // Reasons name files by their name in the firmware's folder, not the run's
+                // temporary build path.
+                let r = r.map_err(|e| e.replace(&format!("{}/", dir.display()), ""));
                 rows.lock().unwrap().push((t, l, p, r));
             });
         }
