@@ -242,7 +242,23 @@ pson_err pson_write_header(pson_writer *w, unsigned wire, uint64_t value)
     size_t n = 1;
     uint8_t tag = (uint8_t)((wire & 7u) << 5);
     if (value < PSON_ESCAPE) {
-        out[0] = (uint8_t)(tag | (uint8_t)value);
+        /* One byte, stored directly: most headers (short strings, small maps and arrays,
+         * small integers, bools) take this path. */
+        if (w->pos >= w->cap) {
+            return PSON_ERR_BUFFER_TOO_SMALL;
+        }
+        w->buf[w->pos++] = (uint8_t)(tag | (uint8_t)value);
+        return PSON_OK;
+    } else if (value <= 0xffffffffu) {
+        /* The same varint on 32 bits: on 8- and 32-bit cores a 64-bit shift is a library
+         * call or several instructions per step. */
+        uint32_t v = (uint32_t)value;
+        out[0] = (uint8_t)(tag | PSON_ESCAPE);
+        while (v >= 0x80u) {
+            out[n++] = (uint8_t)((v & 0x7fu) | 0x80u);
+            v >>= 7;
+        }
+        out[n++] = (uint8_t)v;
     } else {
         out[0] = (uint8_t)(tag | PSON_ESCAPE);
         while (value >= 0x80u) {
@@ -283,6 +299,23 @@ pson_err pson_write_f64_bits(pson_writer *w, uint64_t bits)
 
 pson_err pson_write_f32_bits(pson_writer *w, uint32_t bits)
 {
+    /* A normal binary32 value that is not integral is exact in binary32 and not an integer:
+     * the float rule gives 40 + its 4 bytes, written here without widening to 64 bits (the
+     * widening and the 64-bit classification are most of the cost on 8-bit cores). Zeros,
+     * subnormals, integral values, infinities and NaNs take the general path. */
+    unsigned exp = (unsigned)(bits >> 23) & 0xffu;
+    if (exp != 0 && exp != 0xffu) {
+        int e = (int)exp - 127;
+        if (e < 0 || (e < 23 && (bits & ((UINT32_C(1) << (23 - e)) - 1u)) != 0)) {
+            uint8_t out[5];
+            out[0] = 0x40;
+            out[1] = (uint8_t)bits;
+            out[2] = (uint8_t)(bits >> 8);
+            out[3] = (uint8_t)(bits >> 16);
+            out[4] = (uint8_t)(bits >> 24);
+            return put(w, out, 5);
+        }
+    }
     return pson_write_f64_bits(w, pson_f32_bits_to_f64_bits(bits));
 }
 

@@ -1035,6 +1035,55 @@ static size_t ref_utf8(const uint8_t *p, size_t n)
     return n;
 }
 
+/* The f32 and 32-bit-varint fast paths write exactly what the general 64-bit paths write:
+ * every 4099th binary32 pattern plus the edges of each exponent, and headers around every
+ * power of two. */
+static void test_fast_paths(void)
+{
+    uint8_t a[16], b[16];
+    uint64_t i;
+    unsigned long bad = 0;
+    for (i = 0; i <= 0xffffffffu; i += (i & 0xffffu) == 0 ? 1 : 4099) {
+        pson_writer wa, wb;
+        uint32_t bits = (uint32_t)i;
+        pson_err ea, eb;
+        pson_writer_init(&wa, a, sizeof a);
+        pson_writer_init(&wb, b, sizeof b);
+        ea = pson_write_f32_bits(&wa, bits);
+        eb = pson_write_f64_bits(&wb, pson_f32_bits_to_f64_bits(bits));
+        if (ea != eb || pson_writer_pos(&wa) != pson_writer_pos(&wb) || memcmp(a, b, pson_writer_pos(&wa)) != 0) {
+            bad++;
+        }
+    }
+    CHECK(bad == 0, "f32 fast path: %lu patterns differ from the widened f64 path", bad);
+    for (i = 0; i < 64; i++) {
+        uint64_t base = (uint64_t)1 << i, d;
+        for (d = 0; d < 3; d++) {
+            uint64_t v = base - 1 + d;
+            pson_writer wa;
+            size_t k, n = 1;
+            uint8_t want[11];
+            uint64_t x = v;
+            pson_writer_init(&wa, a, sizeof a);
+            CHECK(pson_write_u64(&wa, v) == PSON_OK, "u64 %llu", (unsigned long long)v);
+            if (v < 31) {
+                want[0] = (uint8_t)v;
+            } else {
+                want[0] = 31;
+                while (x >= 0x80u) {
+                    want[n++] = (uint8_t)((x & 0x7fu) | 0x80u);
+                    x >>= 7;
+                }
+                want[n++] = (uint8_t)x;
+            }
+            CHECK(pson_writer_pos(&wa) == n, "u64 %llu: length", (unsigned long long)v);
+            for (k = 0; k < n && k < pson_writer_pos(&wa); k++) {
+                CHECK(a[k] == want[k], "u64 %llu: byte %lu", (unsigned long long)v, (unsigned long)k);
+            }
+        }
+    }
+}
+
 static void test_utf8(void)
 {
     uint8_t s[5];
@@ -1080,6 +1129,7 @@ int main(void)
     test_errors();
     test_encodings();
     test_float_rule_and_sizes();
+    test_fast_paths();
     test_utf8();
     printf("%lu checks, %lu failed\n", n_checks, n_failed);
     return n_failed == 0 ? 0 : 1;
