@@ -15,6 +15,7 @@ pub mod published;
 pub mod results;
 pub mod schema;
 pub mod sections;
+pub mod signals;
 pub mod value;
 
 pub use fidelity::Fidelity;

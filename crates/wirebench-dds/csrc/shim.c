@@ -1,18 +1,78 @@
 /* See shim.h. Written for wirebench against the public Cyclone DDS 0.10 C API (dds/dds.h). */
+#define _GNU_SOURCE
 #include <string.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "dds/dds.h"
 #include "dds/version.h"
 #include "keyedseq.h"
 #include "shim.h"
 
+/* Loopback confinement of Cyclone's sockets.
+ *
+ * Cyclone DDS 0.10 binds its unicast and multicast receive sockets to the wildcard address
+ * whatever the interface configuration says (ddsi_udp_create_conn: bind_to_any for
+ * DDSI_TRAN_QOS_RECV_UC and _MC); no configuration option changes that. With only `lo`
+ * configured, datagrams to any address of the host would still be accepted. And its sockets are
+ * created without SOCK_CLOEXEC, so a child process would inherit them.
+ *
+ * This bind() is part of the executable, so it interposes on libc's for libddsc (the linker
+ * exports it because libddsc references bind). While this thread creates a domain or a
+ * participant (the only calls in which Cyclone 0.10 opens sockets), a datagram socket bound to
+ * the IPv4/IPv6 wildcard address is bound to the loopback address instead, and every socket bound
+ * is made close-on-exec. Every other bind() of the process passes through unchanged. */
+static __thread int confine_sockets;
+
+static void confine(int fd, const struct sockaddr *addr, socklen_t len, struct sockaddr_storage *copy)
+{
+  int type = 0;
+  socklen_t tl = (socklen_t)sizeof type;
+  (void)fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC);
+  if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 || type != SOCK_DGRAM)
+    return;
+  if (addr->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in))
+  {
+    struct sockaddr_in *a = (struct sockaddr_in *)copy;
+    if (a->sin_addr.s_addr == htonl(INADDR_ANY))
+      a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  }
+  else if (addr->sa_family == AF_INET6 && len >= (socklen_t)sizeof(struct sockaddr_in6))
+  {
+    struct sockaddr_in6 *a = (struct sockaddr_in6 *)copy;
+    if (memcmp(&a->sin6_addr, &in6addr_any, sizeof a->sin6_addr) == 0)
+      a->sin6_addr = in6addr_loopback;
+  }
+}
+
+int bind(int fd, const struct sockaddr *addr, socklen_t len)
+{
+  if (confine_sockets && addr != NULL && len <= (socklen_t)sizeof(struct sockaddr_storage))
+  {
+    struct sockaddr_storage copy;
+    memcpy(&copy, addr, len);
+    confine(fd, addr, len, &copy);
+    return (int)syscall(SYS_bind, fd, (const struct sockaddr *)&copy, len);
+  }
+  return (int)syscall(SYS_bind, fd, addr, len);
+}
+
 int32_t wbdds_domain(uint32_t domain, const char *config_xml)
 {
-  return dds_create_domain((dds_domainid_t)domain, config_xml);
+  confine_sockets = 1;
+  int32_t d = dds_create_domain((dds_domainid_t)domain, config_xml);
+  confine_sockets = 0;
+  return d;
 }
 
 int32_t wbdds_participant(uint32_t domain)
 {
-  return dds_create_participant((dds_domainid_t)domain, NULL, NULL);
+  confine_sockets = 1;
+  int32_t p = dds_create_participant((dds_domainid_t)domain, NULL, NULL);
+  confine_sockets = 0;
+  return p;
 }
 
 int32_t wbdds_topic(int32_t participant, const char *name)

@@ -7,7 +7,7 @@
 //! 239.255.0.1 there (shared/specs/cdr-dds.md §2.1). Isolation between concurrent runs comes
 //! from the domain id: each run or test uses its own.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Participants per domain and host that unicast discovery can find (participant indices).
 pub const MAX_PARTICIPANT_INDEX: u32 = 30;
@@ -22,38 +22,35 @@ pub fn loopback_xml() -> String {
     )
 }
 
-/// The XML in a file (for `CYCLONEDDS_URI=file://...` of child processes); removed on drop.
+/// The XML in a file (for `CYCLONEDDS_URI=file://...` of child processes): created by
+/// `tempfile` (unpredictable name, `O_EXCL`, mode 0600), removed on drop.
 #[derive(Debug)]
 pub struct ConfigFile {
-    path: PathBuf,
+    file: tempfile::NamedTempFile,
+    /// Removes the file when a signal ends the process (Drop does not run then).
+    _on_signal: wirebench_core::signals::HookGuard,
 }
 
 impl ConfigFile {
     pub fn create() -> std::io::Result<ConfigFile> {
-        use std::sync::atomic::{AtomicU32, Ordering};
-        static N: AtomicU32 = AtomicU32::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "wirebench-dds-{}-{}.xml",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::write(&path, loopback_xml())?;
-        Ok(ConfigFile { path })
+        use std::io::Write;
+        let mut file = tempfile::Builder::new().prefix("wirebench-dds-").suffix(".xml").tempfile()?;
+        file.write_all(loopback_xml().as_bytes())?;
+        file.flush()?;
+        let path = file.path().to_path_buf();
+        let _on_signal = wirebench_core::signals::on_signal(move |_| {
+            let _ = std::fs::remove_file(&path);
+        });
+        Ok(ConfigFile { file, _on_signal })
     }
 
     pub fn path(&self) -> &Path {
-        &self.path
+        self.file.path()
     }
 
     /// The value for `CYCLONEDDS_URI`.
     pub fn uri(&self) -> String {
-        format!("file://{}", self.path.display())
-    }
-}
-
-impl Drop for ConfigFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        format!("file://{}", self.path().display())
     }
 }
 

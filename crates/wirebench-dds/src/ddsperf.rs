@@ -157,6 +157,7 @@ pub struct Proc {
 
 impl Proc {
     pub fn spawn(cfg: &ConfigFile, domain: u32, args: &[String]) -> Result<Proc, DdsError> {
+        crate::close_on_exec_all();
         let mut child = Command::new(program())
             .arg("-i")
             .arg(domain.to_string())

@@ -68,6 +68,9 @@ pub fn run(domain: u32, size: &str, count: u64) -> Result<Interop, PartError> {
     check_domain(domain)?;
     let size = sizes(size)?[0];
     positive("count", count)?;
+    if count > crate::study::MAX_THROUGHPUT_SAMPLES {
+        return Err(PartError::bad(format!("count {count}: at most {}", crate::study::MAX_THROUGHPUT_SAMPLES)));
+    }
     if !ddsperf::available() {
         return Err(PartError::bad(format!("{} not found (apt-get install cyclonedds-tools)", ddsperf::program())));
     }

@@ -45,6 +45,24 @@ pub fn available() -> Result<(), String> {
     }
 }
 
+/// Marks every descriptor of this process above stderr close-on-exec, so a child started next
+/// (the peer, ddsperf) inherits none of them: Cyclone (and C libraries in general) open sockets
+/// and pipes without `O_CLOEXEC`. Rust's own descriptors already are; the child's stdio is set up
+/// by `Command` after the fork. Best effort: a descriptor that cannot be read is left alone.
+pub fn close_on_exec_all() {
+    let Ok(dir) = std::fs::read_dir("/proc/self/fd") else { return };
+    let fds: Vec<i32> = dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok()).filter(|&fd| fd > 2).collect();
+    for fd in fds {
+        // SAFETY: fcntl on a descriptor number; a closed one (the directory's own) returns -1.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags >= 0 && flags & libc::FD_CLOEXEC == 0 {
+                libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+            }
+        }
+    }
+}
+
 /// Topic of ddsperf's reliable KeyedSeq data (what `ddsperf pub` / `sub` use).
 pub const DATA_TOPIC: &str = "DDSPerfRDataKS";
 /// Our ping and pong topics (no partitions, so any DDS can answer).

@@ -323,6 +323,7 @@ impl Peer {
             }
             PeerMode::Process(mut cmd) => {
                 let json = serde_json::to_string(opts).map_err(|e| DdsError::Peer(e.to_string()))?;
+                crate::close_on_exec_all();
                 let mut child = cmd
                     .arg(json)
                     .stdin(Stdio::piped())

@@ -8,7 +8,6 @@ use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpStream};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -48,9 +47,9 @@ pub struct Mosquitto {
     addr: SocketAddrV4,
     dir: PathBuf,
     version: String,
+    /// Removes `dir` when a signal ends the process (Drop does not run then).
+    _on_signal: wirebench_core::signals::HookGuard,
 }
-
-static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl Mosquitto {
     /// Start with [`MosquittoOptions::default`].
@@ -86,14 +85,13 @@ impl Mosquitto {
         let bin = Mosquitto::binary()?;
         let mut last = String::new();
         for _attempt in 0..3 {
-            let dir = std::env::temp_dir().join(format!(
-                "wirebench-mosquitto-{}-{}",
-                std::process::id(),
-                COUNTER.fetch_add(1, Ordering::Relaxed)
-            ));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir)
-                .map_err(|e| MqttError::io(format!("creating {}", dir.display()), e))?;
+            // Private (0700), unpredictable name, created with O_EXCL semantics: nothing in it
+            // can be a link planted by another user. Removed on drop and on SIGINT/SIGTERM/SIGHUP.
+            let dir = tempfile::Builder::new()
+                .prefix("wirebench-mosquitto-")
+                .tempdir()
+                .map_err(|e| MqttError::io("creating a temporary folder for mosquitto".to_string(), e))?
+                .keep();
             let port = free_port()?;
             match start_once(&bin, &dir, port, opts) {
                 Ok(m) => return Ok(m),
@@ -190,11 +188,11 @@ fn start_once(
         text.push('\n');
     }
     let fatal_io = |what: &str, e: std::io::Error| Retry::Fatal(MqttError::io(what.to_string(), e));
-    File::create(&conf)
+    File::create_new(&conf)
         .and_then(|mut f| f.write_all(text.as_bytes()))
         .map_err(|e| fatal_io("writing mosquitto.conf", e))?;
     let log_path = dir.join("mosquitto.log");
-    let log = File::create(&log_path).map_err(|e| fatal_io("creating mosquitto.log", e))?;
+    let log = File::create_new(&log_path).map_err(|e| fatal_io("creating mosquitto.log", e))?;
     let mut cmd = Command::new(bin);
     cmd.arg("-c")
         .arg(&conf)
@@ -217,6 +215,12 @@ fn start_once(
         addr,
         dir: dir.to_path_buf(),
         version: String::new(),
+        _on_signal: {
+            let dir = dir.to_path_buf();
+            wirebench_core::signals::on_signal(move |_| {
+                let _ = std::fs::remove_dir_all(&dir);
+            })
+        },
     };
     let deadline = Instant::now() + Duration::from_millis(opts.start_timeout_ms.min(3_600_000));
     loop {

@@ -16,8 +16,9 @@
 //!
 //! A [`Lab`] is a guard: dropping it (also while unwinding from a failed assertion) deletes both
 //! namespaces, which removes the veth pair, the qdiscs and the nftables rules with them. The
-//! first lab installs SIGINT/SIGTERM/SIGHUP handlers that tear down every live lab before the
-//! signal takes its normal course. `SIGKILL` cannot be caught: [`down`] / [`down_all`] clean up
+//! first lab registers a hook that tears down every live lab on SIGINT/SIGTERM/SIGHUP before the
+//! signal takes its normal course (`wirebench_core::signals`; a signal ignored at start, as
+//! under `nohup`, stays ignored). `SIGKILL` cannot be caught: [`down`] / [`down_all`] clean up
 //! leftovers by id. A lab meant to outlive the process (`wirebench lab up`) is made with
 //! [`Lab::persist`].
 //!
@@ -29,7 +30,7 @@ use std::fs::File;
 use std::net::Ipv4Addr;
 use std::os::fd::AsRawFd;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, Once};
 use std::time::Duration;
 
@@ -160,79 +161,20 @@ impl LabNames {
 
 /// Labs alive in this process (namespaces to delete on a signal).
 static LIVE: Mutex<Vec<LabNames>> = Mutex::new(Vec::new());
-static SIGNAL_PIPE_W: AtomicI32 = AtomicI32::new(-1);
 static INSTALL: Once = Once::new();
-const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
-static OLD_ACTIONS: Mutex<Vec<(libc::c_int, libc::sigaction)>> = Mutex::new(Vec::new());
 
-extern "C" fn on_signal(sig: libc::c_int) {
-    // Async-signal-safe: one write(2) to the self-pipe; the watcher thread does the work.
-    let fd = SIGNAL_PIPE_W.load(Ordering::Relaxed);
-    if fd >= 0 {
-        let b = sig as u8;
-        // SAFETY: writing one byte from a valid stack location to a pipe fd.
-        unsafe { libc::write(fd, &b as *const u8 as *const libc::c_void, 1) };
-    }
-}
-
+/// Tear down every live lab when SIGINT, SIGTERM or SIGHUP ends the process (a signal ignored
+/// at start, as under `nohup`, stays ignored: wirebench_core::signals).
 fn install_signal_teardown() {
     INSTALL.call_once(|| {
-        let mut fds = [0 as libc::c_int; 2];
-        // SAFETY: fds is a valid 2-element array.
-        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-            return;
-        }
-        SIGNAL_PIPE_W.store(fds[1], Ordering::Relaxed);
-        let rfd = fds[0];
-        let spawned = std::thread::Builder::new()
-            .name("wb-lab-signals".into())
-            .spawn(move || loop {
-                let mut b = 0u8;
-                // SAFETY: reading one byte into a valid location from our pipe.
-                let n = unsafe { libc::read(rfd, &mut b as *mut u8 as *mut libc::c_void, 1) };
-                if n != 1 {
-                    if n < 0
-                        && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
-                    {
-                        continue;
-                    }
-                    return;
-                }
-                let sig = b as libc::c_int;
-                let labs: Vec<LabNames> = LIVE
-                    .lock()
-                    .map(|mut l| std::mem::take(&mut *l))
-                    .unwrap_or_default();
-                for names in &labs {
-                    let _ = delete_namespaces(names);
-                }
-                // Give the signal its previous meaning and deliver it again.
-                if let Ok(old) = OLD_ACTIONS.lock() {
-                    if let Some((_, act)) = old.iter().find(|(s, _)| *s == sig) {
-                        // SAFETY: restoring a sigaction obtained from the kernel earlier.
-                        unsafe { libc::sigaction(sig, act, std::ptr::null_mut()) };
-                    }
-                }
-                // SAFETY: raising a signal in our own process.
-                unsafe { libc::raise(sig) };
-            });
-        if spawned.is_err() {
-            return;
-        }
-        let mut old = OLD_ACTIONS.lock().unwrap_or_else(|e| e.into_inner());
-        for sig in SIGNALS {
-            // SAFETY: a zeroed sigaction is valid; we set the handler and an empty mask.
-            unsafe {
-                let mut act: libc::sigaction = std::mem::zeroed();
-                act.sa_sigaction = on_signal as *const () as usize;
-                act.sa_flags = libc::SA_RESTART;
-                libc::sigemptyset(&mut act.sa_mask);
-                let mut prev: libc::sigaction = std::mem::zeroed();
-                if libc::sigaction(sig, &act, &mut prev) == 0 {
-                    old.push((sig, prev));
-                }
+        let guard = wirebench_core::signals::on_signal(|_| {
+            let labs: Vec<LabNames> = LIVE.lock().map(|mut l| std::mem::take(&mut *l)).unwrap_or_default();
+            for names in &labs {
+                let _ = delete_namespaces(names);
             }
-        }
+        });
+        // For the life of the process.
+        std::mem::forget(guard);
     });
 }
 
@@ -254,6 +196,7 @@ fn ns_exists(ns: &str) -> bool {
 }
 
 fn delete_namespaces(names: &LabNames) -> Result<(), NetError> {
+    forget_owner(&names.id);
     let ip = ip()?;
     let mut first_err = None;
     for ns in [&names.ns_a, &names.ns_b] {
@@ -302,6 +245,7 @@ impl Lab {
             ));
         }
         register(&names);
+        record_owner(&names.id);
         let mut lab = Lab {
             names,
             profile: LabProfile::unshaped(),
@@ -401,6 +345,7 @@ impl Lab {
     pub fn persist(mut self) -> LabNames {
         self.armed = false;
         unregister(&self.names);
+        forget_owner(&self.names.id);
         self.names.clone()
     }
 }
@@ -665,13 +610,60 @@ pub fn down(id: &str) -> Result<bool, NetError> {
     Ok(was)
 }
 
-/// Tear down every `wb_*` lab; returns the ids removed.
+/// Tear down every `wb_*` lab no running process owns; returns the ids removed. A lab made by a
+/// run still going (its owner process, recorded by pid and start time, is alive) is left alone;
+/// labs kept by `wirebench lab up` ([`Lab::persist`]) and labs of processes that are gone are
+/// removed.
 pub fn down_all() -> Result<Vec<String>, NetError> {
-    let ids = list()?;
-    for id in &ids {
-        down(id)?;
+    let mut removed = Vec::new();
+    for id in list()? {
+        if owner_alive(&id) {
+            continue;
+        }
+        down(&id)?;
+        removed.push(id);
     }
-    Ok(ids)
+    Ok(removed)
+}
+
+// ---- owners ------------------------------------------------------------------------------
+
+/// Where a lab's owner (the process whose run made it) is recorded, one file per lab id.
+const OWNERS: &str = "/run/wirebench/labs";
+
+fn owner_path(id: &str) -> PathBuf {
+    PathBuf::from(OWNERS).join(format!("{id}.owner"))
+}
+
+/// The start time of process `pid` (clock ticks since boot, /proc/PID/stat field 22): with the
+/// pid it names one process, even after the pid is reused.
+fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // pid (comm) state ppid ...: comm may hold spaces and parentheses, so split at the last ')'.
+    stat.rsplit_once(')')?.1.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Record this process as the owner of lab `id` (best effort: without the record, `down --all`
+/// treats the lab as orphaned, as before owners were recorded).
+fn record_owner(id: &str) {
+    let pid = std::process::id();
+    let Some(start) = start_time(pid) else { return };
+    let _ = std::fs::create_dir_all(OWNERS);
+    let _ = std::fs::write(owner_path(id), format!("{pid} {start}\n"));
+}
+
+fn forget_owner(id: &str) {
+    let _ = std::fs::remove_file(owner_path(id));
+}
+
+/// Whether the process recorded as lab `id`'s owner is still running.
+pub fn owner_alive(id: &str) -> bool {
+    let Ok(text) = std::fs::read_to_string(owner_path(id)) else { return false };
+    let mut f = text.split_whitespace().map(|x| x.parse::<u64>().ok());
+    match (f.next().flatten(), f.next().flatten()) {
+        (Some(pid), Some(start)) => u32::try_from(pid).ok().and_then(start_time) == Some(start),
+        _ => false,
+    }
 }
 
 // ---- running code inside a namespace -----------------------------------------------------

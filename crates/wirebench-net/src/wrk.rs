@@ -84,15 +84,19 @@ pub fn run(cfg: &WrkConfig) -> Result<WrkReport, NetError> {
     if secs > 3600 {
         return Err(NetError::invalid("duration", "wrk runs are limited to 1 h"));
     }
-    let dir = std::env::temp_dir();
-    let script = dir.join(format!("wb-wrk-{}-{}.lua", std::process::id(), unique()));
     let lua = format!(
         "wrk.method = \"POST\"\nwrk.body = {}\nwrk.headers[\"Content-Type\"] = {}\n",
         lua_string(&cfg.body),
         lua_string(cfg.content_type.as_bytes())
     );
-    std::fs::write(&script, lua)
-        .map_err(|e| NetError::io(format!("writing {}", script.display()), e))?;
+    // Unpredictable name, created exclusively (no link followed); removed when dropped.
+    let script_file = tempfile::Builder::new()
+        .prefix("wb-wrk-")
+        .suffix(".lua")
+        .tempfile()
+        .and_then(|mut f| std::io::Write::write_all(&mut f, lua.as_bytes()).map(|()| f))
+        .map_err(|e| NetError::io("writing the wrk script", e))?;
+    let script = script_file.path().to_path_buf();
     let mut args: Vec<String> = Vec::new();
     let program = match &cfg.netns {
         Some(ns) => {
@@ -120,7 +124,7 @@ pub fn run(cfg: &WrkConfig) -> Result<WrkReport, NetError> {
     let c0 = children_cpu_seconds();
     let result = cmd::run_ok(&program, &args, Duration::from_secs(secs + 20));
     let cpu = children_cpu_seconds() - c0;
-    let _ = std::fs::remove_file(&script);
+    drop(script_file);
     let out = result?;
     let mut r = parse(&out.stdout)?;
     r.url = cfg.url.clone();
@@ -129,12 +133,6 @@ pub fn run(cfg: &WrkConfig) -> Result<WrkReport, NetError> {
     r.body_bytes = cfg.body.len();
     r.cpu_s = cpu;
     Ok(r)
-}
-
-fn unique() -> u32 {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    N.fetch_add(1, Ordering::Relaxed)
 }
 
 /// A wrk duration ("1.53ms", "231.43us", "2.00s", "1.00m") in microseconds.

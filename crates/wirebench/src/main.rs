@@ -235,7 +235,18 @@ fn main() -> ExitCode {
     if std::env::args_os().any(|a| a == "--callgrind-child") {
         fixed_random::enable();
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help, --version (stdout, exit 0); no subcommand at all (the help, exit 2).
+        Err(e) if !e.use_stderr() || e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
+        Err(e) => {
+            // A usage error is bad input: one line (clap's first), exit code 2.
+            let text = e.render().to_string();
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
+            eprintln!("{}", first.trim_end());
+            return ExitCode::from(2);
+        }
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

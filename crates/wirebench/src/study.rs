@@ -18,6 +18,7 @@
 //! ```
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use anyhow::Result;
 use wirebench_core::results::{FailedPart, OutputSet, Results};
@@ -331,7 +332,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from("out").join(&study.study.name));
     // The output folder is claimed (and so proved writable) before measuring.
-    let set = OutputSet::begin(&out_dir, &SET_FILES).map_err(|e| bad(format!("{}: {e}", out_dir.display())))?;
+    drop(OutputSet::begin(&out_dir, &SET_FILES).map_err(|e| bad(format!("{}: {e}", out_dir.display())))?);
     let config = serde_json::json!({
         "study": source,
         "samples": args.samples.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
@@ -340,8 +341,29 @@ pub fn run(args: RunArgs) -> Result<()> {
     let seed = study.speed.as_ref().map(|s| s.seed).unwrap_or(0);
     let mut results = Results::new(provenance(seed), config);
     let parts = study.parts();
+    let names: Vec<String> = parts.iter().map(|p| p.name().to_string()).collect();
+    // What is on disk: the results after each finished part, the rest marked. A signal that ends
+    // the run rewrites it with the running part and the rest marked interrupted.
+    let saved = Arc::new(Mutex::new(Saved { results: results.clone(), done: 0 }));
+    let _on_signal = {
+        let (saved, names, out_dir, title) = (saved.clone(), names.clone(), out_dir.clone(), study.study.title.clone());
+        wirebench_core::signals::on_signal(move |sig| {
+            let s = saved.lock().unwrap_or_else(|e| e.into_inner());
+            let why = format!("not finished: the run was ended by {}", wirebench_core::signals::name(sig));
+            let r = with_rest_marked(&s.results, &names[s.done..], &why);
+            match write_set(&out_dir, &r, &title) {
+                Ok(()) => eprintln!(
+                    "wirebench: {}: results of the {} finished part(s) in {}",
+                    wirebench_core::signals::name(sig),
+                    s.done,
+                    out_dir.join("results.json").display()
+                ),
+                Err(e) => eprintln!("wirebench: writing the results set in {}: {e}", out_dir.display()),
+            }
+        })
+    };
     // A part that fails ends the run; the parts before it keep their sections, and the results
-    // set is written with the failure recorded.
+    // set is written with the failure recorded. Each finished part is written at once.
     let mut failure = None;
     for (i, part) in parts.iter().enumerate() {
         if failure.is_some() {
@@ -352,23 +374,21 @@ pub fn run(args: RunArgs) -> Result<()> {
         if let Err(e) = part.run(&mut results) {
             results.failed_parts.push(FailedPart { part: part.name().into(), error: format!("{e:#}") });
             failure = Some(e.context(format!("[{}]", part.name())));
+            continue;
+        }
+        if i + 1 < parts.len() {
+            let mut s = saved.lock().unwrap_or_else(|e| e.into_inner());
+            let r = with_rest_marked(&results, &names[i + 1..], "not run yet: the run is going on or was ended");
+            write_set(&out_dir, &r, &study.study.title).map_err(|e| set_error(&out_dir, e, None))?;
+            *s = Saved { results: results.clone(), done: i + 1 };
         }
     }
-    let text = serde_json::to_string_pretty(&results).expect("results serialize");
-    let md = format!("# {}\n\n{}", study.study.title, render_all(&results, Output::Markdown));
-    let html = wirebench_report::html::render(&[&results], &study.study.title);
-    let written = set
-        .write("results.json", text.as_bytes())
-        .and_then(|()| set.write("report.md", md.as_bytes()))
-        .and_then(|()| set.write("report.html", html.as_bytes()))
-        .and_then(|()| set.commit());
-    if let Err(e) = written {
-        let e = anyhow::anyhow!("writing the results set in {}: {e}", out_dir.display());
-        return Err(match failure {
-            Some(f) => f.context(e.to_string()),
-            None => e,
-        });
+    let mut s = saved.lock().unwrap_or_else(|e| e.into_inner());
+    if let Err(e) = write_set(&out_dir, &results, &study.study.title) {
+        return Err(set_error(&out_dir, e, failure));
     }
+    *s = Saved { results: results.clone(), done: parts.len() };
+    drop(s);
     let results_path = out_dir.join("results.json");
     if let Some(f) = failure {
         eprintln!("results of the parts that finished: {}", results_path.display());
@@ -382,6 +402,49 @@ pub fn run(args: RunArgs) -> Result<()> {
         out_dir.join("report.html").display()
     ));
     write_stdout(text.as_bytes())
+}
+
+/// The results on disk and how many parts they hold.
+struct Saved {
+    results: Results,
+    done: usize,
+}
+
+/// `results` with each part of `rest` not yet in its failures recorded as `why`.
+fn with_rest_marked(results: &Results, rest: &[String], why: &str) -> Results {
+    let mut r = results.clone();
+    for name in rest {
+        if !r.failed_parts.iter().any(|f| &f.part == name) {
+            r.failed_parts.push(FailedPart { part: name.clone(), error: why.into() });
+        }
+    }
+    r
+}
+
+/// Write the results set (results.json, report.md, report.html) of `results` into `out_dir`,
+/// replacing the previous set in one step; on error the previous set stays as it was.
+fn write_set(out_dir: &Path, results: &Results, title: &str) -> std::io::Result<()> {
+    let text = serde_json::to_string_pretty(results).expect("results serialize");
+    let md = format!("# {title}\n\n{}", render_all(results, Output::Markdown));
+    let html = wirebench_report::html::render(&[results], title);
+    let set = OutputSet::begin(out_dir, &SET_FILES)?;
+    set.write("results.json", text.as_bytes())?;
+    set.write("report.md", md.as_bytes())?;
+    set.write("report.html", html.as_bytes())?;
+    set.commit()
+}
+
+/// The one-line error of a results set that could not be written (an environment error, exit
+/// code 1), after the part failure that ended the run, if one did.
+fn set_error(out_dir: &Path, e: std::io::Error, failure: Option<anyhow::Error>) -> anyhow::Error {
+    let e = anyhow::anyhow!(
+        "writing the results set in {}: {e} (the previous results there, if any, are unchanged)",
+        out_dir.display()
+    );
+    match failure {
+        Some(f) => f.context(e.to_string()),
+        None => e,
+    }
 }
 
 /// The files of a results set, the only ones `run` replaces in its output folder.

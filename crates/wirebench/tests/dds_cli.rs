@@ -8,6 +8,7 @@
 
 mod common;
 use common::*;
+use std::time::Duration;
 
 /// The first domain id of test `k` (0..=4) of this process. A run uses the ids after the one
 /// given (`--domain D`: D+1, D+2, ...; interop D and D+1), so tests running in parallel are 6
@@ -65,6 +66,41 @@ fn latency_cdr_and_json_between_two_processes() {
     let html = String::from_utf8_lossy(&rep.stdout);
     assert!(html.contains("id=\"dds\"") && html.contains("seed native p50 (published)"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// During `wirebench dds latency` every UDP socket of wirebench and of its peer process is bound
+/// to the loopback address (Cyclone binds its receive sockets to the wildcard address unless the
+/// shim confines them), and the peer holds none of the parent's sockets (close-on-exec).
+#[test]
+fn dds_latency_sockets_are_loopback_only_and_not_inherited() {
+    if !dds_built() {
+        return;
+    }
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("wirebench"));
+    cmd.args(["dds", "latency", "--size", "2k", "--marshal", "cdr", "--instances", "100", "--samples", "100"])
+        .args(["--iterations", "50", "--warmup", "10", "--domain", &domain(4), "-o", "json"]);
+    let me = std::process::id();
+    // Enough: two processes (wirebench and its peer) each holding UDP sockets, seen twice.
+    let seen_both = |s: &Vec<ProcSocket>| {
+        let mut pids: Vec<u32> = s.iter().filter(|x| x.proto.starts_with("udp")).map(|x| x.pid).collect();
+        pids.sort();
+        pids.dedup();
+        pids.len() >= 2
+    };
+    let samples = watch_sockets(cmd, Duration::from_secs(60), |all| all.iter().filter(|s| seen_both(s)).count() >= 2);
+    let full: Vec<&Vec<ProcSocket>> = samples.iter().filter(|s| seen_both(s)).collect();
+    assert!(!full.is_empty(), "never saw wirebench and its peer holding DDS sockets (test {me}): {samples:?}");
+    for s in &samples {
+        for x in s {
+            assert!(bound_to_loopback(&x.local), "a socket on a non-loopback address: {x:?}\nall: {s:?}");
+        }
+    }
+    for s in full {
+        for x in s {
+            let holders: Vec<u32> = s.iter().filter(|y| y.inode == x.inode).map(|y| y.pid).collect();
+            assert_eq!(holders.len(), 1, "socket {} held by {holders:?} (inherited): {s:?}", x.inode);
+        }
+    }
 }
 
 #[test]

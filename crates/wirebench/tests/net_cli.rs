@@ -285,3 +285,115 @@ fn ctrl_c_during_a_lab_run_tears_the_lab_down() {
     assert!(!status.success(), "interrupted: {status:?}");
     assert!(!wirebench_net::lab::list().unwrap().contains(&id), "lab {id} left behind after SIGINT");
 }
+
+/// Under `nohup` (SIGHUP ignored from the start) a hangup does not end a lab run: wirebench
+/// installs no handler for a signal that was ignored when it started, so the lab stays up and the
+/// run completes.
+#[test]
+fn sighup_under_nohup_does_not_end_a_lab_run() {
+    if !is_root() {
+        eprintln!("skipped: the netns lab needs root");
+        return;
+    }
+    use std::os::unix::process::CommandExt;
+    let bin = assert_cmd::cargo::cargo_bin("wirebench");
+    let mut cmd = std::process::Command::new(bin);
+    cmd.args(["http", "--rate", "2mbit", "--formats", "json", "--duration", "3", "--connections", "2", "-o", "json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    // SAFETY: signal(2) between fork and exec, as nohup does.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGHUP, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    let id = first_lab_id(child.id());
+    struct Cleanup(String);
+    impl Drop for Cleanup {
+        fn drop(&mut self) {
+            let _ = wirebench_net::lab::down(&self.0);
+        }
+    }
+    let _cleanup = Cleanup(id.clone());
+    let t0 = std::time::Instant::now();
+    while !wirebench_net::lab::list().unwrap().contains(&id) {
+        assert!(t0.elapsed() < Duration::from_secs(20), "lab {id} never came up");
+        assert!(child.try_wait().unwrap().is_none(), "wirebench ended before its lab came up");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for _ in 0..3 {
+        // SAFETY: kill(2) on our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGHUP) };
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(wirebench_net::lab::list().unwrap().contains(&id), "SIGHUP tore lab {id} down");
+    let out = wait_bounded(child, Duration::from_secs(60));
+    assert!(out.status.success(), "{:?}: {}", out.status, String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["http"]["path"], "lab-tbf");
+    assert_eq!(r["http"]["runs"].as_array().map(|a| a.len()), Some(1), "{}", r["http"]);
+}
+
+/// `lab down --all` removes the labs no running process owns (kept by `lab up`) and leaves the
+/// lab of a run still going. Runs in a private mount namespace with its own /run/netns and
+/// /run/wirebench, so it sees (and could remove) only the labs it makes itself.
+#[test]
+fn lab_down_all_leaves_labs_of_running_processes() {
+    if !is_root() {
+        eprintln!("skipped: the netns lab needs root");
+        return;
+    }
+    if std::process::Command::new("unshare").arg("--version").output().is_err() {
+        eprintln!("skipped: no unshare (util-linux)");
+        return;
+    }
+    let bin = assert_cmd::cargo::cargo_bin("wirebench");
+    let script = r#"
+set -u
+mkdir -p /run/netns /run/wirebench
+mount -t tmpfs wb-test /run/netns && mount -t tmpfs wb-test /run/wirebench || exit 90
+"$WB" http --rate 2mbit --formats json --duration 4 --connections 2 -o json > /dev/null 2>&1 &
+run=$!
+i=0
+until ls /run/netns | grep -q '^wb_t.*_a$'; do
+  i=$((i+1)); [ $i -gt 400 ] && { echo "the run's lab never came up"; exit 91; }
+  kill -0 $run 2>/dev/null || { echo "the run ended before its lab came up"; exit 92; }
+  sleep 0.05
+done
+running=$(ls /run/netns | sed -n 's/^wb_\(.*\)_a$/\1/p')
+"$WB" lab up --profile 10mbit --id kept1 > /dev/null || exit 93
+"$WB" lab down --all
+echo "after: $(ls /run/netns | tr '\n' ' ')"
+echo "running: $running"
+wait $run
+echo "run exit: $?"
+"#;
+    let out = std::process::Command::new("timeout")
+        .args(["120", "unshare", "-m", "--propagation", "private", "sh", "-c", script])
+        .env("WB", &bin)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{:?}\n{text}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    let running = text.lines().find_map(|l| l.strip_prefix("running: ")).unwrap().trim().to_string();
+    let after = text.lines().find_map(|l| l.strip_prefix("after: ")).unwrap();
+    assert!(!running.is_empty(), "{text}");
+    assert!(after.contains(&format!("wb_{running}_a")), "the running run's lab was removed: {text}");
+    assert!(!after.contains("wb_kept1_a"), "the orphaned lab was kept: {text}");
+    assert!(text.contains("run exit: 0"), "{text}");
+}
+
+/// Waits for `child` at most `limit` (then kills it) and collects its output.
+fn wait_bounded(mut child: std::process::Child, limit: Duration) -> std::process::Output {
+    let t0 = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t0.elapsed() > limit {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}

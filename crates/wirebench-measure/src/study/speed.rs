@@ -407,7 +407,12 @@ pub fn measure(args: &SpeedOpts) -> Result<(SpeedSection, serde_json::Value), Pa
         );
     }
     if args.instructions {
-        let dir = std::env::temp_dir().join(format!("wirebench-callgrind-{}", std::process::id()));
+        // Private, unpredictable, removed on drop.
+        let tmp = tempfile::Builder::new()
+            .prefix("wirebench-callgrind-")
+            .tempdir()
+            .map_err(|e| PartError::failed(format!("instruction counts: creating a temporary folder: {e}")))?;
+        let dir = tmp.path();
         let exe = std::env::current_exe().map_err(|e| PartError::failed(format!("instruction counts: cannot find this program: {e}")))?;
         let mut child_args = args.to_cli_args();
         child_args.push("--callgrind-child".into());
@@ -423,7 +428,7 @@ pub fn measure(args: &SpeedOpts) -> Result<(SpeedSection, serde_json::Value), Pa
             }
             runs.push(counts);
         }
-        let _ = std::fs::remove_dir_all(&dir);
+        drop(tmp);
         for (i, c) in section.cases.iter_mut().enumerate() {
             let (a, b) = (runs[0][i], runs[1][i]);
             c.instructions_per_op = Some(a);

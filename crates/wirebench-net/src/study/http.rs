@@ -179,6 +179,7 @@ struct Plan {
 }
 
 fn plan(opts: &HttpOpts) -> Result<Plan, PartError> {
+    crate::study::check_messages(opts.messages)?;
     let main_formats =
         if opts.formats.is_empty() { vec!["json".into(), "xml".into(), "cbor".into()] } else { opts.formats.clone() };
     let rates = |v: &[String]| -> Result<Vec<Option<u64>>, PartError> {

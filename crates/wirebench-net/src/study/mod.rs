@@ -29,6 +29,14 @@ pub(crate) fn part_error(e: NetError) -> PartError {
 
 /// Check a part's payload source before anything runs: the corpus is built in, every sample
 /// path exists.
+/// Distinct messages of a workload (`messages`): 1 to 10,000 (they are held in memory).
+pub(crate) fn check_messages(messages: Option<usize>) -> Result<(), PartError> {
+    match messages {
+        Some(n) if n == 0 || n > 10_000 => Err(PartError::bad(format!("messages {n}: use 1 to 10,000 distinct messages"))),
+        _ => Ok(()),
+    }
+}
+
 pub(crate) fn check_payloads(corpus: Option<&str>, samples: &[PathBuf]) -> Result<(), PartError> {
     if let Some(name) = corpus {
         if corpus::builtin(name).is_none() {

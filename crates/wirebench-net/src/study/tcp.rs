@@ -168,6 +168,7 @@ struct Plan {
 }
 
 fn plan(opts: &TcpOpts) -> Result<Plan, PartError> {
+    crate::study::check_messages(opts.messages)?;
     let cadence_ms = opts.cadence_ms.unwrap_or(50.0);
     if !(0.0..=60_000.0).contains(&cadence_ms) {
         return Err(PartError::bad(format!("cadence {cadence_ms} ms: use 0-60000")));
@@ -180,7 +181,7 @@ fn plan(opts: &TcpOpts) -> Result<Plan, PartError> {
     let warmup = opts.warmup.unwrap_or(10);
     let check_count = |n: usize| -> Result<(), PartError> {
         if n == 0 || n.saturating_add(warmup) > 1_000_000 {
-            return Err(PartError::bad(format!("count {n}: use 1 to 1,000,000 messages")));
+            return Err(PartError::bad(format!("count {n} + warmup {warmup}: use 1 to 1,000,000 messages in all")));
         }
         Ok(())
     };

@@ -56,3 +56,137 @@ pub fn expect_bad_args(args: &[&str], needles: &[&str]) {
     eprintln!("expecting bad input: {args:?}");
     expect_bad_input(wb().args(args), needles)
 }
+
+/// One socket of a process, read from `/proc`: the protocol table it is in (`tcp`, `udp`,
+/// `tcp6`, `udp6`), its local address, its inode and the pid holding it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProcSocket {
+    pub pid: u32,
+    pub proto: &'static str,
+    pub local: std::net::SocketAddr,
+    pub inode: u64,
+    /// TCP state 0A (LISTEN); always false for UDP.
+    pub listening: bool,
+}
+
+/// `pid` and every process below it.
+pub fn process_tree(pid: u32) -> Vec<u32> {
+    let mut all = vec![pid];
+    let mut i = 0;
+    while i < all.len() {
+        let parent = all[i];
+        if let Ok(dir) = std::fs::read_dir("/proc") {
+            for e in dir.flatten() {
+                let Some(p) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+                let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else { continue };
+                // pid (comm) state ppid ...: comm may hold spaces, so split after the last ')'.
+                let ppid = stat.rsplit_once(')').and_then(|(_, r)| r.split_whitespace().nth(1)?.parse::<u32>().ok());
+                if ppid == Some(parent) && !all.contains(&p) {
+                    all.push(p);
+                }
+            }
+        }
+        i += 1;
+    }
+    all
+}
+
+/// The socket inodes `pid` holds.
+pub fn socket_inodes(pid: u32) -> Vec<u64> {
+    let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { return Vec::new() };
+    dir.flatten()
+        .filter_map(|e| {
+            let t = std::fs::read_link(e.path()).ok()?;
+            let t = t.to_str()?;
+            t.strip_prefix("socket:[")?.strip_suffix(']')?.parse().ok()
+        })
+        .collect()
+}
+
+/// The address of a `/proc/net/{tcp,udp}{,6}` column: hex words in host byte order.
+fn proc_addr(s: &str) -> Option<std::net::SocketAddr> {
+    let (a, p) = s.split_once(':')?;
+    let port = u16::from_str_radix(p, 16).ok()?;
+    let words: Vec<u32> = (0..a.len() / 8).map(|i| u32::from_str_radix(&a[i * 8..i * 8 + 8], 16)).collect::<Result<_, _>>().ok()?;
+    let ip: std::net::IpAddr = match words.len() {
+        1 => std::net::Ipv4Addr::from(words[0].to_ne_bytes()).into(),
+        4 => {
+            let mut b = [0u8; 16];
+            for (i, w) in words.iter().enumerate() {
+                b[i * 4..i * 4 + 4].copy_from_slice(&w.to_ne_bytes());
+            }
+            std::net::Ipv6Addr::from(b).into()
+        }
+        _ => return None,
+    };
+    Some(std::net::SocketAddr::new(ip, port))
+}
+
+/// Every TCP and UDP socket (IPv4 and IPv6) that a process of `pids` holds, in this network
+/// namespace.
+pub fn sockets_of(pids: &[u32]) -> Vec<ProcSocket> {
+    let owners: Vec<(u32, u64)> = pids.iter().flat_map(|&p| socket_inodes(p).into_iter().map(move |i| (p, i))).collect();
+    let mut out = Vec::new();
+    for proto in ["tcp", "tcp6", "udp", "udp6"] {
+        let Ok(table) = std::fs::read_to_string(format!("/proc/net/{proto}")) else { continue };
+        for line in table.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.len() < 10 {
+                continue;
+            }
+            let (Some(local), Ok(inode)) = (proc_addr(f[1]), f[9].parse::<u64>()) else { continue };
+            for &(pid, i) in &owners {
+                if i == inode && inode != 0 {
+                    out.push(ProcSocket { pid, proto, local, inode, listening: proto.starts_with("tcp") && f[3] == "0A" });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether an address a socket is bound to keeps it to this host: loopback only (the wildcard
+/// address and every other interface's address do not).
+pub fn bound_to_loopback(a: &std::net::SocketAddr) -> bool {
+    match a.ip() {
+        std::net::IpAddr::V4(ip) => ip.is_loopback(),
+        std::net::IpAddr::V6(ip) => ip.is_loopback() || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback()),
+    }
+}
+
+/// Starts `cmd`, and while it runs samples the sockets of its process tree every 20 ms until
+/// `enough` says the samples seen so far show what the test needs; then kills the tree (or lets
+/// it finish). Returns every sample. Bounded: gives up after `limit`.
+pub fn watch_sockets(
+    mut cmd: std::process::Command,
+    limit: Duration,
+    enough: impl Fn(&[Vec<ProcSocket>]) -> bool,
+) -> Vec<Vec<ProcSocket>> {
+    use std::process::Stdio;
+    let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let start = std::time::Instant::now();
+    let mut samples: Vec<Vec<ProcSocket>> = Vec::new();
+    let mut tree = vec![child.id()];
+    loop {
+        let t = process_tree(child.id());
+        for p in &t {
+            if !tree.contains(p) {
+                tree.push(*p);
+            }
+        }
+        let s = sockets_of(&t);
+        if !s.is_empty() {
+            samples.push(s);
+        }
+        if enough(&samples) || start.elapsed() > limit || child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for p in tree.iter().rev() {
+        // SAFETY: kill(2) on pids of this test's own process tree.
+        unsafe { libc::kill(*p as i32, libc::SIGKILL) };
+    }
+    let _ = child.wait();
+    samples
+}
