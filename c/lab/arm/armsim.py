@@ -244,7 +244,7 @@ class Sim:
         try:
             block = model.build_block(self.core, insns, FLASH_BASE + FLASH_SIZE, self.wait_states)
         except model.Unmodelled as e:
-            self._fail(f"instruction not supported on {self.cpu}: {e} (in block at {address:#x})")
+            self._fail(f"unsupported instruction for {self.cpu} at {e}")
             return None
         block.fallthrough = address + size
         for addr, rn, rm, signed in block.divs:

@@ -58,6 +58,7 @@ ISB = "isb"
 MRS = "mrs"
 MSR = "msr"
 HINT = "hint"  # NOP, YIELD, WFI, WFE, SEV, CPSID, CPSIE, CLREX
+TRAP = "trap"  # SVC, BKPT, UDF: raise an exception; armsim stops there
 
 # Classes whose instruction writes the PC (and so ends a block).
 BRANCHES = frozenset({ALU_PC, LOAD_PC, LDM_PC, B, BCC, CBZ, BL, BX, TB})
@@ -103,11 +104,13 @@ class Core:
 #  DMB/DSB/ISB 3                            3
 #  MRS/MSR   3                              3
 #  hints     NOP, YIELD, SEV, CPS: 1        1      WFI/WFE: the wait ignored
-#  SVC, BKPT, UDF: an exception; armsim stops with an error (no handler model).
+#  TRAP      SVC, BKPT, UDF                 0      they raise an exception, which
+#                                                  armsim reports as an error (no
+#                                                  exception entry is modelled)
 CORTEX_M0PLUS = Core(
     name="cortex-m0plus",
     fixed={ALU: 1, ALU_PC: 2, MUL: 1, LOAD: 2, STORE: 2, BARRIER: 3, ISB: 3,
-           MRS: 3, MSR: 3, HINT: 1},
+           MRS: 3, MSR: 3, HINT: 1, TRAP: 0},
     pop_pc_base=3,
     pop_pc_counts_pc=False,
     branch={B: (2, 2), BCC: (2, 1), BL: (3, 3), BX: (2, 2), ALU_PC: (2, 2)},
@@ -156,6 +159,7 @@ P_INDIRECT = 2
 #  ISB       1 + B (B >= P)                 1 + P_INDIRECT = 3
 #  MRS/MSR   1                              1
 #  hints     NOP, YIELD, SEV, CPS, CLREX: 1 1     WFI/WFE: the wait ignored
+#  TRAP      SVC, BKPT, UDF                 0     armsim stops with an error
 #
 # Load/store pipelining (TRM 3.3.2: neighbouring single loads and stores can
 # overlap the address phase of one with the data phase of the other; STR can be
@@ -172,7 +176,7 @@ CORTEX_M4 = Core(
     name="cortex-m4",
     fixed={ALU: 1, ALU_PC: 1 + P_INDIRECT, MUL: 1, DIV: 2, LOAD: 2, STORE: 2,
            LOAD_PC: 2 + P_INDIRECT, LOAD2: 3, STORE2: 3, BARRIER: 1,
-           ISB: 1 + P_INDIRECT, MRS: 1, MSR: 1, HINT: 1, IT: 1},
+           ISB: 1 + P_INDIRECT, MRS: 1, MSR: 1, HINT: 1, IT: 1, TRAP: 0},
     pop_pc_base=1 + P_INDIRECT,
     pop_pc_counts_pc=True,
     branch={B: (1 + P_DIRECT, 1 + P_DIRECT), BCC: (1 + P_DIRECT, 1),
@@ -305,7 +309,10 @@ def classify(insn):
         return MSR, 1, cond
     if name in _HINT_NAMES:
         return HINT, 1, cond
-    raise Unmodelled(f"{insn.mnemonic} {insn.op_str}".strip())
+    if name in ("svc", "bkpt", "udf"):
+        return TRAP, 1, cond
+    raise Unmodelled("no row in the cycle model" +
+                     ("; VFP: build soft-float" if name.startswith("v") else ""))
 
 
 def _mem_regs(insn):
@@ -336,12 +343,10 @@ def instruction_cycles(core: Core, cls: str, n: int, prev):
     if cls in core.branch:
         taken, not_taken = core.branch[cls]
         return not_taken, taken
-    if cls == CBZ:
-        raise Unmodelled("CBZ/CBNZ on a core without them")
     if cls == IT and core.it_folding and prev is not None and prev[1] == 2 and prev[0] != IT:
         return 0, 0
     if cls not in core.fixed:
-        raise Unmodelled(f"class {cls} on {core.name}")
+        raise Unmodelled(f"not in the {core.name} instruction set")
     c = core.fixed[cls]
     return c, c
 
@@ -366,14 +371,17 @@ def build_block(core: Core, insns, flash_end: int, wait_states: int) -> Block:
     prev = None
     taken_extra = 0
     for insn in insns:
-        cls, n, cond = classify(insn)
-        not_taken, taken = instruction_cycles(core, cls, n, prev)
+        try:
+            cls, n, cond = classify(insn)
+            not_taken, taken = instruction_cycles(core, cls, n, prev)
+            if cls == DIV and not core.has_div:
+                raise Unmodelled(f"no divider on {core.name}")
+        except Unmodelled as e:
+            raise Unmodelled(f"{insn.address:#x}: {insn.mnemonic} {insn.op_str} ({e})") from None
         if core.pipelined_ldst and cls in (LOAD, STORE) and prev is not None \
                 and prev[0] == LOAD and prev[2] not in _mem_regs(insn):
             not_taken = taken = 1
         if cls == DIV:
-            if not core.has_div:
-                raise Unmodelled(f"{insn.mnemonic} on {core.name}")
             ops = insn.operands
             divs.append((insn.address, ops[1].reg, ops[2].reg, insn.insn_name() == "sdiv"))
         c = not_taken
