@@ -5,6 +5,7 @@
 @   5 UDIV (Thumb-2): refused on cortex-m0plus, runs on cortex-m4
 @   6 ADD.W (Thumb-2; the cycle model has a row for ADD): only the CPU model
 @     of unicorn can refuse it on cortex-m0plus
+@   7 a call to HardFault_Handler (startup.c): the fault handler hook
     .include "kernel.inc"
     KERNEL_BEGIN
 #if ERR == 1
@@ -26,6 +27,8 @@
     movs r0, #1
     .short 0xf100, 0x0001   @ add.w r0, r0, #1
     subs r0, r0, #2
+#elif ERR == 7
+    bl HardFault_Handler
 #endif
     KERNEL_END
     KERNEL_RETURN

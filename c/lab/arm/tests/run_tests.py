@@ -12,8 +12,9 @@ arm-none-eabi-gcc for both cores and checks armsim's output.
 - k_loop.S again with --flash-wait-states 1: one more cycle per instruction.
 - fw_hello.c: PUTC lines, a non-zero exit code (armsim still exits 0), the
   calibration marks, malloc through _sbrk.
-- fw_errors.S: unmapped read, endless loop (instruction limit), write to
-  flash, BKPT, UDIV on cortex-m0plus: exit status 3 and one stderr line.
+- fw_errors.S: unmapped read, endless loop (instruction and cycle limits),
+  write to flash, BKPT, Thumb-2 on cortex-m0plus (UDIV, ADD.W), entering the
+  HardFault handler: exit status 3 and one stderr line.
 - Two runs give identical output.
 - fw_bench.c: armsim's instructions per second (reported, not checked).
 
@@ -170,6 +171,7 @@ ERRORS = [
     (2, "instruction limit exceeded"),
     (3, "write to read-only memory (flash) at 0x00000000"),
     (4, "CPU exception"),
+    (7, "HardFault (vector 3)"),
 ]
 
 
