@@ -387,6 +387,10 @@ def build_block(core: Core, insns, flash_end: int, wait_states: int) -> Block:
         c = not_taken
         if cls in BRANCHES:
             if cond:
+                # B<cond>, CBZ, or a branch made conditional by IT (BXEQ,
+                # POPNE {.., PC}): when its condition fails it costs what a
+                # not-taken B<cond> costs (1 on both cores)
+                not_taken = c = core.branch[BCC][1]
                 taken_extra = taken - not_taken
             else:
                 c = taken

@@ -21,10 +21,16 @@
 @   mls r3, r0, r1, r3     1
 @   movs r0, #1            1
 @   tbb [pc, r0]           4    2+P (P = 2: target from a load)
-@   KERNEL_END             3    (at .Lcase1)
-@ cycles 9 + 1 + 8 + 6 + 4 + 3 = 31, instructions 22.
+@   bl cond_ret            2    (at .Lcase1)
+@     cmp r0, #5           1
+@     it eq                0    folded
+@     bxeq lr              1    condition fails: as a not-taken branch
+@     it ne                1    first of its block (after the BXEQ): not folded
+@     bxne lr              3    taken, 1+P (P = 2)
+@   KERNEL_END             3
+@ cycles 9 + 1 + 8 + 6 + 4 + 8 + 3 = 39, instructions 28.
 @
-@ expect cortex-m4 cycles=31 instructions=22
+@ expect cortex-m4 cycles=39 instructions=28
     .include "kernel.inc"
     KERNEL_BEGIN
     movs r0, #0
@@ -55,6 +61,7 @@
 .Lcase0:
     movs r0, #9
 .Lcase1:
+    bl cond_ret
     KERNEL_END
     @ r1 == 2 (moveq, addne), r3 == r4 (mls undoes mla), buf[2..3] == buf[0..1]
     subs r0, r1, #2
@@ -69,6 +76,15 @@
     subs r3, r3, r5
     orrs r0, r3
     KERNEL_RETURN
+
+    .type cond_ret, %function
+    .thumb_func
+cond_ret:
+    cmp r0, #5
+    it eq
+    bxeq lr
+    it ne
+    bxne lr
 
     .data
     .p2align 3
