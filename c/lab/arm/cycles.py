@@ -158,7 +158,8 @@ P_INDIRECT = 2
 #  DMB/DSB   1 + B (B >= 0)                 1     barrier wait ignored
 #  ISB       1 + B (B >= P)                 1 + P_INDIRECT = 3
 #  MRS/MSR   1                              1
-#  hints     NOP, YIELD, SEV, CPS, CLREX: 1 1     WFI/WFE: the wait ignored
+#  hints     NOP, YIELD, SEV, CPS, CLREX: 1 1     WFI/WFE: the wait ignored;
+#                                                 PLD/PLI (newlib memcpy) as a NOP
 #  TRAP      SVC, BKPT, UDF                 0     armsim stops with an error
 #
 # Load/store pipelining (TRM 3.3.2: neighbouring single loads and stores can
@@ -237,7 +238,7 @@ _LOAD_NAMES = frozenset(
     "ldr ldrb ldrh ldrsb ldrsh ldrt ldrbt ldrht ldrsbt ldrsht ldrex ldrexb ldrexh".split())
 _STORE_NAMES = frozenset(
     "str strb strh strt strbt strht strex strexb strexh".split())
-_HINT_NAMES = frozenset("hint nop yield wfi wfe sev cps clrex".split())
+_HINT_NAMES = frozenset("hint nop yield wfi wfe sev cps clrex pld pli".split())
 
 ARM_REG_PC = 11  # capstone.arm.ARM_REG_PC
 _ARM_OP_REG = 1
