@@ -19,7 +19,8 @@ Exit status: 0 when the firmware wrote EXIT (whatever the code), 3 with one
 line on stderr when it ran past --max-instructions/--max-cycles, executed an
 invalid or unmodelled instruction, touched unmapped memory, wrote to flash,
 raised a CPU exception or reached a fault handler; 2 on a usage error or an
-ELF armsim cannot load.
+ELF armsim cannot load (including one whose build attributes name another
+architecture than --cpu's, or the hard-float ABI).
 
 Memory map: flash 0x00000000 (1 MiB, read/execute), RAM 0x20000000 (32 KiB
 on cortex-m0plus as on a SAMD21G18, 256 KiB on cortex-m4 as on an nRF52840;
@@ -54,6 +55,13 @@ LAB_SIZE = 0x1000
 REG_MARK = LAB_BASE + 0x0
 REG_PUTC = LAB_BASE + 0x4
 REG_EXIT = LAB_BASE + 0x8
+
+# cpu name -> ELF Tag_CPU_arch values accepted (ARM EABI build attributes:
+# 11 v6-M, 12 v6S-M, 10 v7 (with profile M: v7-M), 13 v7E-M)
+CPU_ARCHS = {"cortex-m0plus": {11: "v6-M", 12: "v6S-M"},
+             "cortex-m4": {10: "v7-M", 13: "v7E-M"}}
+ARCH_NAMES = {10: "v7", 11: "v6-M", 12: "v6S-M", 13: "v7E-M", 14: "v8-A", 16: "v8-M.base",
+              17: "v8-M.main"}
 
 # cpu name -> (unicorn CPU model, default RAM size)
 CPUS = {
@@ -126,6 +134,7 @@ class Sim:
                 elf = ELFFile(f)
                 if elf["e_machine"] != "EM_ARM" or elf.elfclass != 32:
                     raise LoadError(f"{path}: not a 32-bit ARM ELF")
+                self._check_attributes(elf, path)
                 for seg in elf.iter_segments():
                     if seg["p_type"] != "PT_LOAD" or seg["p_filesz"] == 0:
                         continue
@@ -158,6 +167,26 @@ class Sim:
                 self.handlers.setdefault(a, []).append(n)
         if self.core.has_div:
             self._scan_divs(code_ranges, mapping)
+
+    def _check_attributes(self, elf, path):
+        """Refuse firmware built for another core or for the hard-float ABI
+        (from the .ARM.attributes section; an ELF without it is not checked)."""
+        sec = elf.get_section_by_name(".ARM.attributes")
+        if sec is None or not hasattr(sec, "iter_subsections"):
+            return
+        tags = {}
+        for sub in sec.iter_subsections():
+            for subsub in sub.iter_subsubsections():
+                for attr in subsub.iter_attributes():
+                    tags[attr.tag] = attr.value
+        arch = tags.get("TAG_CPU_ARCH")
+        if arch is not None and arch not in CPU_ARCHS[self.cpu]:
+            want = "/".join(CPU_ARCHS[self.cpu].values())
+            raise LoadError(f"{path}: built for ARM{ARCH_NAMES.get(arch, arch)}, but --cpu "
+                            f"{self.cpu} runs ARM{want} (rebuild with -mcpu={self.cpu})")
+        if tags.get("TAG_ABI_VFP_ARGS") == 1:
+            raise LoadError(f"{path}: hard-float ABI; the cycle model has no VFP timings "
+                            f"(build with -mfloat-abi=soft)")
 
     def _mapped(self, addr, size):
         end = addr + size

@@ -15,6 +15,7 @@ arm-none-eabi-gcc for both cores and checks armsim's output.
 - fw_errors.S: unmapped read, endless loop (instruction and cycle limits),
   write to flash, BKPT, Thumb-2 on cortex-m0plus (UDIV, ADD.W), entering the
   HardFault handler: exit status 3 and one stderr line.
+- Firmware built for the other core is refused (exit status 2).
 - Two runs give identical output.
 - fw_bench.c: armsim's instructions per second (reported, not checked).
 
@@ -201,6 +202,14 @@ def test_errors():
     assert rc == 3 and "cycle limit exceeded" in err, (rc, err)
 
 
+def test_wrong_cpu():
+    """Firmware built for one core is refused on the other (status 2)."""
+    for built, run in (("cortex-m4", "cortex-m0plus"), ("cortex-m0plus", "cortex-m4")):
+        rc, out, err = armsim(build("k_mul.S", built), run)
+        assert rc == 2 and out == "" and len(err.splitlines()) == 1 \
+            and f"rebuild with -mcpu={run}" in err, (built, run, rc, err)
+
+
 def test_deterministic():
     for cpu in CPUS:
         elf = build("fw_hello.c", cpu, ["-DEXIT_CODE=7"])
@@ -226,7 +235,7 @@ def test_throughput():
 
 
 TESTS = [test_kernels, test_flash_wait_states, test_hello, test_exit_zero, test_errors,
-         test_deterministic, test_throughput]
+         test_wrong_cpu, test_deterministic, test_throughput]
 
 
 def main():
