@@ -350,7 +350,8 @@ class Sim:
     def _on_intr(self, uc, intno, _):
         pc = uc.reg_read(uac.UC_ARM_REG_PC)
         names = {1: "undefined instruction", 2: "SVC", 3: "prefetch abort",
-                 4: "data abort", 7: "BKPT", 6: "exception exit"}
+                 4: "data abort: unaligned (ARMv6-M) or faulting access", 7: "BKPT",
+                 6: "exception exit"}
         self._fail(f"CPU exception {intno} ({names.get(intno, 'exception')}) at pc {pc:#x}")
 
     def _on_handler(self, uc, address, size, _):

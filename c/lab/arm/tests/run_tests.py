@@ -14,7 +14,8 @@ arm-none-eabi-gcc for both cores and checks armsim's output.
   calibration marks, malloc through _sbrk.
 - fw_errors.S: unmapped read, endless loop (instruction and cycle limits),
   write to flash, BKPT, Thumb-2 on cortex-m0plus (UDIV, ADD.W), entering the
-  HardFault handler: exit status 3 and one stderr line.
+  HardFault handler, an unaligned load on cortex-m0plus: exit status 3 and
+  one stderr line.
 - Firmware built for the other core is refused (exit status 2).
 - Two runs give identical output.
 - fw_bench.c: armsim's instructions per second (reported, not checked).
@@ -196,6 +197,11 @@ def test_errors():
             (n, rc, err)
         rc, out, err = armsim(build("fw_errors.S", "cortex-m4", [f"-DERR={n}"]), "cortex-m4")
         assert rc == 0 and exit_code(out) == 0, (n, rc, out, err)
+    # an unaligned word load: a fault on ARMv6-M, fine on the M4
+    rc, out, err = armsim(build("fw_errors.S", "cortex-m0plus", ["-DERR=8"]), "cortex-m0plus")
+    assert rc == 3 and len(err.splitlines()) == 1 and "unaligned" in err, (rc, err)
+    rc, out, err = armsim(build("fw_errors.S", "cortex-m4", ["-DERR=8"]), "cortex-m4")
+    assert rc == 0 and exit_code(out) == 0, (rc, out, err)
     # the cycle limit too
     rc, out, err = armsim(build("fw_errors.S", "cortex-m4", ["-DERR=2"]), "cortex-m4",
                           "--max-cycles", "5000")
