@@ -28,6 +28,11 @@ command -v chromium >/dev/null 2>&1 || need+=(chromium)
 # The netns lab: ip and tc (iproute2), setpriv and unshare (util-linux).
 command -v ip >/dev/null 2>&1 && command -v tc >/dev/null 2>&1 || need+=(iproute2)
 command -v setpriv >/dev/null 2>&1 || need+=(util-linux)
+# The device lab: avr-gcc + avr-libc and simavr (AVR), nanopb's generator; the peer libraries'
+# sources come from Debian's archive at run time (c/lab/libs/fetch.py, pinned SHA-256).
+command -v avr-gcc >/dev/null 2>&1 || need+=(gcc-avr avr-libc binutils-avr)
+dpkg -s libsimavr-dev >/dev/null 2>&1 || need+=(libsimavr-dev simavr)
+command -v nanopb_generator >/dev/null 2>&1 || command -v nanopb_generator.py >/dev/null 2>&1 || need+=(nanopb)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 if [ ${#need[@]} -gt 0 ]; then
@@ -48,6 +53,8 @@ python3 -c 'import cyclonedds' >/dev/null 2>&1 || pip_install cyclonedds==11.0.1
 python3 -c 'import pytest' >/dev/null 2>&1 || pip_install pytest
 # Reading results as users do: the JSON Schema validator and pandas (scripts/check-results.py).
 python3 -c 'import jsonschema, pandas' >/dev/null 2>&1 || pip_install jsonschema pandas
+# The Cortex-M simulator of the device lab (unicorn, capstone, pyelftools; pinned).
+python3 -c 'import unicorn, capstone, elftools' >/dev/null 2>&1 || pip_install -r c/lab/arm/requirements.txt
 export CDR_ORACLE_REQUIRED=1
 # The normal build must have DDS (Cyclone is installed above): a build that silently left it out
 # would skip every DDS test.
@@ -62,6 +69,9 @@ cargo test --workspace --locked
 
 step "C device codecs: tests (strict + ASan/UBSan), nm check, Cortex-M sizes, libFuzzer smoke"
 make -C c check
+
+step "C device codecs on AVR (simavr) and the device lab's simulators (hand-counted cycle tests)"
+make -C c test-avr test-arm-sim
 
 step "Python device codecs: CPython and MicroPython"
 python/run_tests.sh

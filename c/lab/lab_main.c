@@ -8,10 +8,12 @@
  *     not decode to the payload's values stops here (exit 1..3);
  *  3. the encoded bytes, printed as "bytes <hex>";
  *  4. the timed encode (markers 1/2) and the timed decode (markers 3/4), each
- *     after painting the free RAM between the heap start and the stack, so
- *     the peak stack and the heap each operation used can be read back
- *     ("stack_encode N", "heap_encode N", ...); the decoded values are
- *     checked again after the timed decode (exit 5 if they differ).
+ *     after painting the free RAM between the heap's high-water mark and the
+ *     stack, so the peak stack of each operation can be read back
+ *     ("stack_encode N"); "heap_encode N" / "heap_decode N" are the heap's
+ *     high-water mark after each (the untimed round trip made the same
+ *     calls first); the decoded values are checked again after the timed
+ *     decode (exit 5 if they differ).
  *
  * Nothing here uses printf: the baseline firmware (driver "baseline") is this
  * file with an empty codec, so flash and RAM deltas are the library's.
@@ -25,6 +27,10 @@
 static uint8_t wb_buf[WB_BUF_SIZE];
 
 #define WB_PAINT 0xA5u
+/* At most this much RAM below the stack is painted (the simulators run every store). */
+#ifndef WB_PAINT_MAX
+#define WB_PAINT_MAX 16384
+#endif
 /* a run of this many untouched bytes ends a used region */
 #define WB_CLEAN_RUN 16u
 
@@ -36,29 +42,64 @@ extern char end; /* first free byte after .bss (c/lab/arm/link.ld) */
 #define WB_HEAP_START ((uint8_t *)&end)
 #endif
 
-static uint8_t *wb_paint_top;
+/* The heap's high-water mark: the end of the highest block malloc, calloc or realloc ever
+ * returned (the firmware links with -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc). The
+ * allocators keep their free lists inside freed blocks below it, so painting starts above
+ * it and never touches them. */
+static uint8_t *wb_heap_top;
 
-/* Paint from the heap start up to 32 bytes below a local of this function
- * (nothing below it is in use while the loop runs: no calls, no interrupts). */
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t k, size_t n);
+void *__real_realloc(void *p, size_t n);
+
+static void *wb_heap_note(void *p, size_t n)
+{
+    if (p != NULL && (uint8_t *)p + n > wb_heap_top) {
+        wb_heap_top = (uint8_t *)p + n;
+    }
+    return p;
+}
+
+void *__wrap_malloc(size_t n) { return wb_heap_note(__real_malloc(n), n); }
+void *__wrap_calloc(size_t k, size_t n) { return wb_heap_note(__real_calloc(k, n), k * n); }
+void *__wrap_realloc(void *p, size_t n) { return wb_heap_note(__real_realloc(p, n), n); }
+
+/* Bytes from the heap start to its high-water mark. */
+static uint32_t wb_heap_used(void)
+{
+    return wb_heap_top > WB_HEAP_START ? (uint32_t)(wb_heap_top - WB_HEAP_START) : 0;
+}
+
+static uint8_t *wb_paint_top;
+static uint8_t *wb_paint_low;
+
+/* Paint from above the heap's high-water mark (plus a margin for the allocator's next block
+ * header) up to 32 bytes below a local of this function (nothing below it is in use while the
+ * loop runs: no calls, no interrupts). */
 static __attribute__((noinline)) void wb_paint(void)
 {
     volatile uint8_t mark = 0;
-    volatile uint8_t *p = WB_HEAP_START;
+    uint8_t *low = wb_heap_top > WB_HEAP_START ? wb_heap_top + 16 : WB_HEAP_START;
     uint8_t *top = (uint8_t *)&mark - 32;
+    volatile uint8_t *p;
+    if (top - low > WB_PAINT_MAX) {
+        low = top - WB_PAINT_MAX; /* a stack deeper than this reads as this */
+    }
+    p = low;
     while (p < top) {
         *p++ = WB_PAINT;
     }
+    wb_paint_low = low;
     wb_paint_top = top;
 }
 
-/* Bytes used at the top of the painted region (the stack grows down into it),
- * counted from `sp`, the stack position of the caller before the operation. */
+/* Bytes used at the top of the painted region (the stack grows down into it), counted from
+ * `sp`, the stack position of the caller before the operation. */
 static uint32_t wb_stack_used(const uint8_t *sp)
 {
     const volatile uint8_t *p = wb_paint_top;
-    const uint8_t *low = WB_HEAP_START;
     uint32_t run = 0;
-    while (p > low) {
+    while (p > wb_paint_low) {
         p--;
         if (*p == WB_PAINT) {
             if (++run == WB_CLEAN_RUN) {
@@ -68,25 +109,7 @@ static uint32_t wb_stack_used(const uint8_t *sp)
             run = 0;
         }
     }
-    return (uint32_t)(sp - low);
-}
-
-/* Bytes used at the bottom of the painted region (the heap grows up into it). */
-static uint32_t wb_heap_used(void)
-{
-    const volatile uint8_t *p = WB_HEAP_START;
-    uint32_t run = 0;
-    while (p < wb_paint_top) {
-        if (*p == WB_PAINT) {
-            if (++run == WB_CLEAN_RUN) {
-                return (uint32_t)((const uint8_t *)p + 1 - WB_HEAP_START - WB_CLEAN_RUN);
-            }
-        } else {
-            run = 0;
-        }
-        p++;
-    }
-    return (uint32_t)(wb_paint_top - WB_HEAP_START);
+    return (uint32_t)(sp - wb_paint_low);
 }
 
 static void wb_puts(const char *s)

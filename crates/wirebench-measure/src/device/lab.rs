@@ -113,11 +113,14 @@ impl Target {
     }
 
     fn link_flags(self, root: &Path) -> Vec<String> {
+        // The allocator is wrapped for the heap's high-water mark (lab_main.c).
+        let wrap = "-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc".to_string();
         match self {
-            Target::Avr => vec!["-Wl,--gc-sections".into()],
+            Target::Avr => vec!["-Wl,--gc-sections".into(), wrap],
             _ => {
                 let ram = if self == Target::CortexM0Plus { "32K" } else { "256K" };
                 vec![
+                    wrap,
                     "-nostartfiles".into(),
                     "--specs=nano.specs".into(),
                     "--specs=nosys.specs".into(),
@@ -314,11 +317,37 @@ struct Built {
     text: u64,
 }
 
-fn build_fw(cfg: &LabConfig, target: Target, lib: Lib, payload: &str, plan: &Plan, dir: &Path) -> Result<(PathBuf, Built), String> {
+/// Compile what every firmware of (target, lib) shares once: the library's sources, the lab
+/// firmware and the target's support file. `Lib::Baseline` stands for the shared files alone.
+fn prebuild(cfg: &LabConfig, target: Target, lib: Lib) -> Result<Vec<PathBuf>, String> {
+    let dir = cfg.build.join(target.name()).join("obj").join(lib.name());
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let sources: Vec<PathBuf> = if lib == Lib::Baseline {
+        let mut v = vec![cfg.root.join("c/lab/lab_main.c")];
+        v.extend(target.support(cfg.root));
+        v
+    } else {
+        lib_sources(lib, cfg.root, cfg.libs_dir)
+    };
+    let mut objs = Vec::new();
+    for src in sources {
+        if !src.is_file() {
+            return Err(format!("{} sources missing: {}", lib.name(), src.display()));
+        }
+        let obj = dir.join(format!("{}.o", src.file_stem().unwrap_or_default().to_string_lossy()));
+        let mut cmd = Command::new(target.cc());
+        cmd.args(target.cflags(cfg.root)).args(lib_includes(lib, cfg.libs_dir)).arg("-c").arg(&src).arg("-o").arg(&obj);
+        run(&mut cmd, &format!("{} does not build for {}", lib.name(), target.name()))?;
+        objs.push(obj);
+    }
+    Ok(objs)
+}
+
+fn build_fw(cfg: &LabConfig, target: Target, lib: Lib, plan: &Plan, dir: &Path, objs: &[PathBuf]) -> Result<(PathBuf, Built), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let drv = dir.join(format!("drv_{}.c", lib.name()));
     std::fs::write(&drv, driver(lib, plan)).map_err(|e| format!("{}: {e}", drv.display()))?;
-    let mut extra: Vec<PathBuf> = lib_sources(lib, cfg.root, cfg.libs_dir);
+    let mut extra: Vec<PathBuf> = Vec::new();
     if lib == Lib::Nanopb {
         let (proto, opts) = nanopb_proto(plan);
         std::fs::write(dir.join("payload.proto"), proto).map_err(|e| e.to_string())?;
@@ -333,15 +362,13 @@ fn build_fw(cfg: &LabConfig, target: Target, lib: Lib, payload: &str, plan: &Pla
         .arg(format!("-I{}", dir.display()))
         .arg("-o")
         .arg(&elf)
-        .arg(cfg.root.join("c/lab/lab_main.c"))
         .arg(&drv)
         .args(&extra)
-        .args(target.support(cfg.root))
+        .args(objs)
         .args(target.link_flags(cfg.root))
         .args(lib_link(lib, target));
     run(&mut cmd, &format!("{} does not build for {}", lib.name(), target.name()))?;
     let (text, data, bss) = sizes(target, &elf)?;
-    let _ = payload;
     Ok((elf, Built { flash: text + data, ram: data + bss, text }))
 }
 
@@ -416,6 +443,31 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
             }
         }
     }
+    // The shared objects first, (target, lib) pairs in parallel.
+    let mut pre: Vec<(Target, Lib)> = Vec::new();
+    for &t in &cfg.targets {
+        pre.push((t, Lib::Baseline));
+        pre.extend(cfg.libs.iter().map(|&l| (t, l)));
+    }
+    let pre_queue = Mutex::new(pre);
+    let objects: Mutex<BTreeMap<(Target, Lib), Result<Vec<PathBuf>, String>>> = Mutex::new(BTreeMap::new());
+    std::thread::scope(|s| {
+        for _ in 0..cfg.jobs.max(1) {
+            s.spawn(|| loop {
+                let Some((t, l)) = pre_queue.lock().unwrap().pop() else { break };
+                let r = prebuild(cfg, t, l);
+                objects.lock().unwrap().insert((t, l), r);
+            });
+        }
+    });
+    let objects = objects.into_inner().unwrap();
+    let objs_for = |t: Target, l: Lib| -> Result<Vec<PathBuf>, String> {
+        let mut v = objects.get(&(t, Lib::Baseline)).cloned().unwrap_or_else(|| Err("not built".into()))?;
+        if l != Lib::Baseline {
+            v.extend(objects.get(&(t, l)).cloned().unwrap_or_else(|| Err("not built".into()))?);
+        }
+        Ok(v)
+    };
     let queue = Mutex::new(jobs.into_iter().rev().collect::<Vec<_>>());
     let rows: Mutex<Vec<(Target, Lib, usize, Result<(Built, SimOut), String>)>> = Mutex::new(Vec::new());
     std::thread::scope(|s| {
@@ -425,7 +477,8 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
                 let (name, value) = &cfg.payloads[p];
                 let dir = cfg.build.join(t.name()).join(name);
                 let r = Plan::new(name, value, t == Target::Avr).map_err(|u| u.0).and_then(|plan| {
-                    let (elf, built) = build_fw(cfg, t, l, name, &plan, &dir)?;
+                    let objs = objs_for(t, l)?;
+                    let (elf, built) = build_fw(cfg, t, l, &plan, &dir, &objs)?;
                     let sim = simulate(t, cfg.root, cfg.build, &elf)?;
                     Ok((built, sim))
                 });

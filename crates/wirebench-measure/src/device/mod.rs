@@ -45,6 +45,12 @@ const SOURCES: &[(&str, &[u8])] = &[
     ("c/lab/libs/fetch.py", include_bytes!("../../../../c/lab/libs/fetch.py")),
     ("c/lab/avr/avr_run.c", include_bytes!("../../../../c/lab/avr/avr_run.c")),
     ("c/lab/avr/avr_lab.c", include_bytes!("../../../../c/lab/avr/avr_lab.c")),
+    ("c/lab/arm/armsim.py", include_bytes!("../../../../c/lab/arm/armsim.py")),
+    ("c/lab/arm/cycles.py", include_bytes!("../../../../c/lab/arm/cycles.py")),
+    ("c/lab/arm/link.ld", include_bytes!("../../../../c/lab/arm/link.ld")),
+    ("c/lab/arm/startup.c", include_bytes!("../../../../c/lab/arm/startup.c")),
+    ("c/lab/arm/requirements.txt", include_bytes!("../../../../c/lab/arm/requirements.txt")),
+    ("c/lab/arm/CYCLES.md", include_bytes!("../../../../c/lab/arm/CYCLES.md")),
 ];
 
 /// The programs the build needs, with the Debian packages that bring them.
