@@ -126,6 +126,17 @@ fn lab_tables(lab: &LabSection) -> Vec<Table> {
     if !f.rows.is_empty() {
         out.push(f);
     }
+    if !lab.xtensa_objects.is_empty() {
+        let mut x = Table::new(
+            "ESP32: our C codecs' object sizes with the closest toolchain (Xtensa LX106, compiled only; no execution)",
+            &["lib", "text", "data", "bss"],
+        )
+        .numeric_from(1);
+        for o in &lab.xtensa_objects {
+            x.push(vec![o.lib.clone(), o.text.to_string(), o.data.to_string(), o.bss.to_string()]);
+        }
+        out.push(x);
+    }
     let mut n = Table::new("Libraries devices use that the lab does not build here", &["library", "why"]);
     for [name, why] in &lab.not_here {
         n.push(vec![name.clone(), why.clone()]);
@@ -146,13 +157,16 @@ pub fn render(results: &Results, output: Output) -> String {
     let Some(d) = &results.device else { return String::new() };
     if let Some(lab) = &d.lab {
         let tables = lab_tables(lab);
-        let note = "Cycles: AVR exact (simavr); Cortex-M from a per-instruction model of each core (c/lab/arm/CYCLES.md). \
-                    On AVR double is 32 bit: every float field is a float32 there.";
+        let note = format!(
+            "Cycles: AVR exact (simavr); Cortex-M from a per-instruction model of each core (c/lab/arm/CYCLES.md). \
+             On AVR double is 32 bit: every float field is a float32 there. {}",
+            lab.esp32
+        );
         return match output {
             Output::Json => serde_json::to_string_pretty(results).expect("results serialize") + "\n",
             Output::Csv => tables.iter().map(crate::csv::table).collect::<Vec<_>>().join("\n"),
-            Output::Markdown => tables.iter().map(|t| t.to_markdown()).collect::<Vec<_>>().join("\n") + "\n" + note + "\n",
-            Output::Table => tables.iter().map(|t| t.to_text()).collect::<Vec<_>>().join("\n") + "\n" + note + "\n",
+            Output::Markdown => tables.iter().map(|t| t.to_markdown()).collect::<Vec<_>>().join("\n") + "\n" + &note + "\n",
+            Output::Table => tables.iter().map(|t| t.to_text()).collect::<Vec<_>>().join("\n") + "\n" + &note + "\n",
         };
     }
     let (t, it) = tables(d);
@@ -408,6 +422,9 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
                 .value_format(bytes_fmt);
             b.push_str(&grid("grid2", &[figure(speed.render(), ""), figure(flash.render(), "")]));
         }
+    }
+    if !lab.esp32.is_empty() {
+        let _ = writeln!(b, "<p class=\"note\">{}</p>", esc(&lab.esp32));
     }
     let tables = lab_tables(lab);
     let _ = writeln!(b, "<details><summary>Every figure ({} rows)</summary>", lab.rows.len());

@@ -124,11 +124,28 @@ pub struct LabRow {
     pub stack_floor: Option<u64>,
 }
 
+/// Code size of one of our C codecs' objects for a target the lab cannot run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ObjectSize {
+    pub lib: String,
+    /// Bytes of the library object, every function (nothing linked, nothing removed).
+    pub text: u64,
+    pub data: u64,
+    pub bss: u64,
+}
+
 /// The device lab's results.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LabSection {
     pub targets: Vec<LabTarget>,
     pub libs: Vec<LabLib>,
+    /// Why the ESP32 (seed 000 and 001's board) has no figures, and what is given instead.
+    #[serde(default)]
+    pub esp32: String,
+    /// Our codecs' object sizes with the closest toolchain to the ESP32's Xtensa LX6 that is
+    /// available (Xtensa LX106, the ESP8266's), compiled only.
+    #[serde(default)]
+    pub xtensa_objects: Vec<ObjectSize>,
     /// Libraries devices use that the lab cannot build here: [name, reason].
     pub not_here: Vec<[String; 2]>,
     pub rows: Vec<LabRow>,

@@ -17,7 +17,7 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
 use wirebench_core::part::PartError;
-use wirebench_core::sections::device::{LabLib, LabRow, LabSection, LabTarget};
+use wirebench_core::sections::device::{LabLib, LabRow, LabSection, LabTarget, ObjectSize};
 use wirebench_core::value::Value;
 
 use super::drivers::{driver, nanopb_proto, Lib};
@@ -432,6 +432,56 @@ fn same(a: &Value, b: &Value, f32_only: bool) -> bool {
     }
 }
 
+/// The declarations our C codecs need from <string.h> (they use no other libc function): the
+/// Xtensa LX106 toolchain in Debian has no C library.
+const FREESTANDING_STRING_H: &str = "#include <stddef.h>\nvoid *memcpy(void *, const void *, size_t);\n\
+void *memmove(void *, const void *, size_t);\nvoid *memset(void *, int, size_t);\n\
+int memcmp(const void *, const void *, size_t);\nsize_t strlen(const char *);\n";
+
+/// What the lab says about the ESP32, and our codecs' object sizes for Xtensa LX106 when its
+/// compiler is installed (Debian gcc-xtensa-lx106).
+fn xtensa(cfg: &LabConfig) -> (String, Vec<ObjectSize>) {
+    let mut note = "ESP32 (Xtensa LX6, seeds 000 and 001): no figures from execution; no emulator of it is available here \
+                    (Debian's QEMU has no ESP32 machine, unicorn no Xtensa)."
+        .to_string();
+    if crate::programs::which("xtensa-lx106-elf-gcc").is_none() {
+        note.push_str(" Object sizes with the closest toolchain need xtensa-lx106-elf-gcc (apt-get install gcc-xtensa-lx106).");
+        return (note, vec![]);
+    }
+    let dir = cfg.build.join("xtensa");
+    let shim = dir.join("include");
+    if std::fs::create_dir_all(&shim).is_err() || std::fs::write(shim.join("string.h"), FREESTANDING_STRING_H).is_err() {
+        return (note, vec![]);
+    }
+    let mut out = Vec::new();
+    for lib in ["pson", "uadp", "cdr"] {
+        let obj = dir.join(format!("{lib}.o"));
+        let built = run(
+            Command::new("xtensa-lx106-elf-gcc")
+                .args(["-std=c99", "-Os", "-ffunction-sections", "-fdata-sections", "-ffreestanding", "-isystem"])
+                .arg(&shim)
+                .arg(format!("-I{}", cfg.root.join("c/include").display()))
+                .arg("-c")
+                .arg(cfg.root.join("c/src").join(format!("{lib}.c")))
+                .arg("-o")
+                .arg(&obj),
+            "xtensa-lx106-elf-gcc",
+        );
+        let size = built.and_then(|_| run(Command::new("xtensa-lx106-elf-size").arg(&obj), "xtensa-lx106-elf-size"));
+        if let Ok(text) = size {
+            let n: Vec<u64> = text.lines().nth(1).unwrap_or("").split_whitespace().take(3).filter_map(|x| x.parse().ok()).collect();
+            if let [t, d, b] = n[..] {
+                out.push(ObjectSize { lib: lib.into(), text: t, data: d, bss: b });
+            }
+        }
+    }
+    if !out.is_empty() {
+        note.push_str(" Given instead: our C codecs' object sizes for Xtensa LX106 (the ESP8266's core, the closest toolchain here: \
+                       Debian gcc-xtensa-lx106 12.2 -Os), compiled only, every function, no C library linked.");
+    }
+    (note, out)
+}
+
 /// Measure every (target, library, payload) of `cfg`.
 pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
     let mut jobs: Vec<(Target, Lib, usize)> = Vec::new();
@@ -499,6 +549,7 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
             }
         }
     }
+    let (esp32, xtensa_objects) = xtensa(cfg);
     let mut out = Vec::new();
     for (t, l, p, r) in rows {
         if l == Lib::Baseline {
@@ -520,6 +571,8 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
             .map(|l| LabLib { name: l.name().into(), format: l.format().0.into(), origin: l.origin().into() })
             .collect(),
         not_here: NOT_HERE.iter().map(|(n, r)| [n.to_string(), r.to_string()]).collect(),
+        esp32,
+        xtensa_objects,
         rows: out,
     })
 }
