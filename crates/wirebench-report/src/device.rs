@@ -145,6 +145,43 @@ fn lab_tables(lab: &LabSection) -> Vec<Table> {
     out
 }
 
+/// Every row of the lab as one tidy table (one header, a target and a status column): the CSV
+/// form, which loads as one data frame.
+fn lab_rows_table(lab: &LabSection) -> Table {
+    let mut t = Table::new(
+        "device lab",
+        &[
+            "target", "lib", "payload", "status", "bytes", "encode_cycles", "decode_cycles", "encode_instructions",
+            "decode_instructions", "encode_us", "decode_us", "flash", "ram", "stack_encode", "stack_decode", "stack_floor",
+            "heap_encode", "heap_decode",
+        ],
+    );
+    let f = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
+    for r in &lab.rows {
+        t.push(vec![
+            r.target.clone(),
+            r.lib.clone(),
+            r.payload.clone(),
+            r.status.clone(),
+            opt(r.bytes),
+            opt(r.encode_cycles),
+            opt(r.decode_cycles),
+            opt(r.encode_instructions),
+            opt(r.decode_instructions),
+            f(r.encode_us),
+            f(r.decode_us),
+            opt(r.flash),
+            opt(r.ram),
+            opt(r.stack_encode),
+            opt(r.stack_decode),
+            opt(r.stack_floor),
+            opt(r.heap_encode),
+            opt(r.heap_decode),
+        ]);
+    }
+    t
+}
+
 /// A stack figure at the painting's floor means "at most that".
 fn stack(v: Option<u64>, floor: Option<u64>) -> String {
     match (v, floor) {
@@ -164,7 +201,7 @@ pub fn render(results: &Results, output: Output) -> String {
         );
         return match output {
             Output::Json => serde_json::to_string_pretty(results).expect("results serialize") + "\n",
-            Output::Csv => tables.iter().map(crate::csv::table).collect::<Vec<_>>().join("\n"),
+            Output::Csv => crate::csv::table(&lab_rows_table(lab)),
             Output::Markdown => tables.iter().map(|t| t.to_markdown()).collect::<Vec<_>>().join("\n") + "\n" + &note + "\n",
             Output::Table => tables.iter().map(|t| t.to_text()).collect::<Vec<_>>().join("\n") + "\n" + &note + "\n",
         };
