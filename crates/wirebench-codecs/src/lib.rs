@@ -108,10 +108,11 @@ impl CodecError {
     }
 }
 
-/// The deepest nesting of containers (maps, arrays, documents) a decoder accepts: a root
-/// container has depth 1. Deeper input is refused with the byte offset, never followed (a
-/// recursive reader would overflow the stack).
-pub const MAX_DEPTH: usize = 128;
+/// The default deepest nesting of containers (maps, arrays, documents, records) every decoder
+/// accepts: a root container has depth 1. Deeper input is refused with the byte offset, never
+/// followed (a recursive reader would overflow the stack). The limit in force is
+/// [`wirebench_core::value::max_depth`] (the CLI's `--max-depth` sets it).
+pub use wirebench_core::value::DEFAULT_MAX_DEPTH as MAX_DEPTH;
 
 /// One wire format implementation.
 pub trait Codec: Send + Sync {
@@ -196,7 +197,19 @@ pub fn ids() -> String {
 
 /// The schema a schema-directed codec must have.
 pub(crate) fn need_schema<'s>(schema: Option<&'s Schema>, codec: &'static str) -> Result<&'s Schema, CodecError> {
-    schema.ok_or(CodecError::SchemaRequired(codec))
+    let schema = schema.ok_or(CodecError::SchemaRequired(codec))?;
+    check_schema_depth(schema)?;
+    Ok(schema)
+}
+
+/// A schema nested deeper than the nesting limit is refused (the codecs' schema compilers
+/// and readers walk it recursively).
+pub(crate) fn check_schema_depth(schema: &Schema) -> Result<(), CodecError> {
+    let max = wirebench_core::value::max_depth();
+    if schema.depth() > max {
+        return Err(CodecError::Unsupported(format!("schema {}", wirebench_core::value::too_deep(max))));
+    }
+    Ok(())
 }
 
 /// The fields of a schema whose root must be a record (Protobuf, Thrift and Avro messages).
