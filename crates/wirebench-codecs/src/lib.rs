@@ -83,12 +83,12 @@ pub enum CodecError {
 
 impl CodecError {
     pub fn decode(msg: impl Into<String>, offset: Option<usize>) -> CodecError {
-        CodecError::Decode { msg: msg.into(), offset, kind: None }
+        CodecError::Decode { msg: escape_controls(&msg.into()), offset, kind: None }
     }
 
     /// A decode error of one of our codecs, with its shared error kind.
     pub fn decode_kind(msg: impl Into<String>, kind: &'static str, offset: usize) -> CodecError {
-        CodecError::Decode { msg: msg.into(), offset: Some(offset), kind: Some(kind) }
+        CodecError::Decode { msg: escape_controls(&msg.into()), offset: Some(offset), kind: Some(kind) }
     }
 
     /// The byte offset of a decode error, when known.
@@ -106,6 +106,28 @@ impl CodecError {
             _ => None,
         }
     }
+}
+
+/// `text` with control characters (ESC, CR, BEL, ...) written as `\x1b`-style escapes: the
+/// input's bytes that a decoder's message quotes must not reach a terminal raw.
+pub fn escape_controls(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            let n = c as u32;
+            if n < 0x100 {
+                out.push_str(&format!("\\x{n:02x}"));
+            } else {
+                out.push_str(&format!("\\u{{{n:x}}}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The default deepest nesting of containers (maps, arrays, documents, records) every decoder

@@ -94,7 +94,9 @@ impl Value {
     }
 
     /// Parse JSON text, keeping key order and reading the `$bytes` / `$f64` markers.
+    /// A UTF-8 byte order mark at the start is skipped.
     pub fn from_json_str(text: &str) -> Result<Value, serde_json::Error> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut de = serde_json::Deserializer::from_str(text);
         // The nesting limit is ours (ValueSeed counts), the same for every format.
         de.disable_recursion_limit();

@@ -56,3 +56,14 @@ pub fn expect_bad_args(args: &[&str], needles: &[&str]) {
     eprintln!("expecting bad input: {args:?}");
     expect_bad_input(wb().args(args), needles)
 }
+
+/// The environment failed (an output that cannot be written, ...): exit code 1, one line.
+pub fn expect_env_error(cmd: &mut Command, needles: &[&str]) {
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "{n:?} not in {stderr}");
+    }
+}
