@@ -445,7 +445,7 @@ impl Scan<'_> {
 
     fn datum(&mut self, plan: &Plan, depth: usize) -> Result<(), CodecError> {
         if depth > max_depth() {
-            return self.err(&wirebench_core::value::too_deep(max_depth()), self.pos);
+            return self.err(wirebench_core::value::too_deep(max_depth()), self.pos);
         }
         match plan {
             Plan::Null => {}
