@@ -90,13 +90,17 @@ cmp "$report_dir/report.html" "$report_dir/again.html"   # re-rendering gives th
 scripts/screenshot-report.sh "$report_dir/report.html" "$report_dir/shot.png"
 
 step "fuzz smoke: Rust PSON and Protoson decoders (bounded)"
-FUZZ_RUNS="${FUZZ_RUNS:-200000}" FUZZ_TIME="${FUZZ_TIME:-30}" crates/pson/fuzz/smoke.sh
+FUZZ_RUNS="${FUZZ_RUNS:-200000}" FUZZ_TIME="${FUZZ_TIME:-20}" crates/pson/fuzz/smoke.sh
 
 step "fuzz smoke: UADP decoder (bounded)"
-FUZZ_RUNS="${FUZZ_RUNS:-200000}" FUZZ_TIME="${FUZZ_TIME:-30}" crates/uadp/fuzz/smoke.sh
+FUZZ_RUNS="${FUZZ_RUNS:-200000}" FUZZ_TIME="${FUZZ_TIME:-20}" crates/uadp/fuzz/smoke.sh
 
 step "fuzz smoke: CDR decoder and IDL reader (bounded)"
-FUZZ_RUNS="${FUZZ_RUNS:-200000}" FUZZ_TIME="${FUZZ_TIME:-20}" crates/cdr/fuzz/smoke.sh
+FUZZ_RUNS="${FUZZ_RUNS:-200000}" FUZZ_TIME="${FUZZ_TIME:-15}" crates/cdr/fuzz/smoke.sh
+
+step "fuzz smoke: every codec through wirebench-codecs, the UADP JSON mapping, schemas (3 s each, fuzz/)"
+# A longer campaign: scripts/fuzz.sh --minutes N [targets].
+scripts/fuzz.sh --minutes "${FUZZ_SMOKE_MINUTES:-0.05}"
 
 step "every built-in study: results valid against docs/results.schema.json, every CSV loads in pandas"
 # The release binary (with DDS): seed 004's 64 KB JSON marshalling takes 18 minutes in a debug build.

@@ -137,9 +137,11 @@ struct JsonWriter {
 }
 
 fn field_name(meta: Option<&DataSetMetaData>, i: usize) -> String {
+    // The metadata's name as given, even empty (a JSON key may be ""): a substitute would not
+    // find the field again when the text is read back with the same metadata.
     match meta.and_then(|m| m.fields.get(i)) {
-        Some(f) if !f.name.is_empty() => f.name.clone(),
-        _ => alloc::format!("Field{i}"),
+        Some(f) => f.name.clone(),
+        None => alloc::format!("Field{i}"),
     }
 }
 
@@ -917,13 +919,20 @@ pub fn from_json(text: &str, opts: &JsonDecodeOptions<'_>) -> Result<JsonMessage
     out.data_set_message_header = !headerless;
     // The form: untyped if any field value is (a bare value, or a DataValue with an untyped
     // "Value"); `{}` and DataValues without a value say nothing.
-    let untyped = |v: &Node<'_>| match &v.v {
+    // A `{}` for a field the metadata calls a scalar StatusCode is a Good StatusCode (the field
+    // reader takes it so), which only the untyped form writes as `{}`.
+    let untyped = |name: &str, v: &Node<'_>, meta: Option<&DataSetMetaData>| match &v.v {
+        Jv::Obj(m) if m.is_empty() => meta.is_some_and(|md| {
+            md.fields.iter().any(|f| f.name == name && f.built_in_type == BuiltInType::StatusCode && !f.array)
+        }),
         Jv::Obj(_) => v.get("UaType").is_none() && v.has_any(&["Value", "Code", "Symbol"]),
         _ => true,
     };
     let any_untyped = dsms.iter().any(|&d| {
         let payload = if headerless { Some(d) } else { d.get("Payload") };
-        matches!(payload.map(|p| &p.v), Some(Jv::Obj(m)) if m.iter().any(|(_, v)| untyped(v)))
+        let writer = if headerless { None } else { d.get("DataSetWriterId").and_then(|w| w.uint(u16::MAX as u64).ok()) };
+        let meta = DataSetMetaData::find(opts.metadata, writer.map(|w| w as u16));
+        matches!(payload.map(|p| &p.v), Some(Jv::Obj(m)) if m.iter().any(|(k, v)| untyped(k, v, meta)))
     });
     if any_untyped {
         out.form = JsonForm::NonReversible;

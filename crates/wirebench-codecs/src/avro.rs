@@ -13,6 +13,7 @@
 //! the walk a short or hostile input could allocate a lot or decode "successfully". The walk
 //! also gives every error a byte offset.
 
+use wirebench_core::value::max_depth;
 use std::collections::{BTreeMap, HashSet};
 
 use apache_avro::schema::{Name, RecordField, RecordFieldOrder, RecordSchema, UnionSchema};
@@ -393,8 +394,6 @@ struct Scan<'a> {
     zero_size_budget: usize,
 }
 
-/// Nesting bound for the walk (the schema bounds it too; this guards hand-made deep schemas).
-const MAX_DEPTH: usize = 256;
 
 impl Scan<'_> {
     fn err<T>(&self, msg: impl Into<String>, at: usize) -> Result<T, CodecError> {
@@ -445,8 +444,8 @@ impl Scan<'_> {
     }
 
     fn datum(&mut self, plan: &Plan, depth: usize) -> Result<(), CodecError> {
-        if depth > MAX_DEPTH {
-            return self.err("Avro value nested too deeply", self.pos);
+        if depth > max_depth() {
+            return self.err(wirebench_core::value::too_deep(max_depth()), self.pos);
         }
         match plan {
             Plan::Null => {}

@@ -1,5 +1,6 @@
 //! BSON on the MongoDB `bson` crate. A BSON message is a document: the root must be a map.
 
+use wirebench_core::value::max_depth;
 use wirebench_core::{Schema, Value};
 
 use crate::{Codec, CodecError, CodecInfo, SchemaUse};
@@ -52,7 +53,7 @@ impl Codec for Bson {
         }
         // The bson crate reads nested documents recursively with no limit of its own: check
         // the nesting first, without recursion.
-        check_depth(bytes, crate::MAX_DEPTH)?;
+        check_depth(bytes, max_depth())?;
         bson::deserialize_from_slice(bytes).map_err(|e| CodecError::decode(format!("invalid BSON: {e}"), None))
     }
 }

@@ -1,5 +1,6 @@
 //! CBOR (RFC 8949) on ciborium.
 
+use wirebench_core::value::max_depth;
 use wirebench_core::{Schema, Value};
 
 use crate::{Codec, CodecError, CodecInfo, SchemaUse};
@@ -27,13 +28,21 @@ impl Codec for Cbor {
     fn decode(&self, bytes: &[u8], _: Option<&Schema>) -> Result<Value, CodecError> {
         // ciborium accepts some input that is not well-formed (nested indefinite-length
         // strings, RFC 8949 Appendix F): check the structure first, without recursion.
-        check_well_formed(bytes, crate::MAX_DEPTH)?;
+        check_well_formed(bytes, max_depth())?;
         let mut reader = bytes;
-        let v: Value = ciborium::from_reader(&mut reader).map_err(|e| match e {
+        // The nesting limit is ours (the Value reader counts containers and tags; the
+        // structure walk above bounds the rest): ciborium's own one only as a backstop.
+        let limit = max_depth().saturating_mul(2).saturating_add(8);
+        let v: Result<Value, _> = ciborium::de::from_reader_with_recursion_limit(&mut reader, limit);
+        // Where ciborium stopped, when it names no offset of its own.
+        let at = bytes.len() - reader.len();
+        let v = v.map_err(|e| match e {
             ciborium::de::Error::Syntax(off) => CodecError::decode("invalid CBOR", Some(off)),
-            ciborium::de::Error::Semantic(off, msg) => CodecError::decode(msg, off),
+            ciborium::de::Error::Semantic(off, msg) => CodecError::decode(msg, Some(off.unwrap_or(at))),
             ciborium::de::Error::Io(e) => CodecError::decode(format!("truncated CBOR ({e})"), Some(bytes.len())),
-            ciborium::de::Error::RecursionLimitExceeded => CodecError::decode("CBOR nested too deeply", None),
+            ciborium::de::Error::RecursionLimitExceeded => {
+                CodecError::decode(wirebench_core::value::too_deep(max_depth()), Some(at))
+            }
         })?;
         if !reader.is_empty() {
             return Err(CodecError::decode("trailing bytes after the CBOR item", Some(bytes.len() - reader.len())));

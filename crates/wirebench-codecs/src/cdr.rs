@@ -24,6 +24,7 @@
 //! message and counted in its size. Decoding accepts either byte order and either version
 //! (the header says which) and the C writers' trailing padding (`options & 3`).
 
+use wirebench_core::value::max_depth;
 use ::cdr::{Endian, Extensibility, Header, Member, Reader, Representation, StructDesc, TypeDesc, Writer};
 use wirebench_core::{Field, Schema, Type, Value};
 
@@ -59,8 +60,6 @@ static XCDR2_INFO: CodecInfo = CodecInfo {
     fidelity_notes: NOTES,
 };
 
-/// Nesting the codec accepts.
-const MAX_DEPTH: usize = 64;
 
 macro_rules! cdr_codec {
     ($codec:ident, $info:ident, $id:literal, $repr:expr) => {
@@ -150,8 +149,8 @@ fn encode(value: &Value, schema: &Schema, repr: Representation, out: &mut Vec<u8
 }
 
 fn enc_value(w: &mut Writer<'_>, ty: &Type, v: &Value, depth: usize) -> Result<(), CodecError> {
-    if depth > MAX_DEPTH {
-        return Err(CodecError::Unsupported("value nested too deeply for CDR".into()));
+    if depth > max_depth() {
+        return Err(CodecError::Unsupported(wirebench_core::value::too_deep(max_depth())));
     }
     let e = |e: ::cdr::Error| CodecError::Encode(format!("{e}"));
     match (ty, v) {
@@ -258,8 +257,8 @@ fn min_size(ty: &Type, xcdr2: bool) -> usize {
 }
 
 fn dec_value(r: &mut Reader<'_>, ty: &Type, depth: usize) -> Result<Value, CodecError> {
-    if depth > MAX_DEPTH {
-        return Err(CodecError::decode("CDR value nested too deeply", Some(r.position())));
+    if depth > max_depth() {
+        return Err(CodecError::decode(wirebench_core::value::too_deep(max_depth()), Some(r.position())));
     }
     Ok(match ty {
         Type::Bool => Value::Bool(r.bool().map_err(cdr_err)?),

@@ -29,10 +29,17 @@ impl Codec for Json {
     }
 
     fn decode(&self, bytes: &[u8], _: Option<&Schema>) -> Result<Value, CodecError> {
-        serde_json::from_slice(bytes).map_err(|e| {
+        // A UTF-8 byte order mark is skipped (offsets still count from the file's first byte).
+        let bom = if bytes.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
+        let text = &bytes[bom..];
+        let mut de = serde_json::Deserializer::from_slice(text);
+        // The nesting limit is wirebench_core's (the Value reader counts), as for every format.
+        de.disable_recursion_limit();
+        let v = serde::Deserialize::deserialize(&mut de).and_then(|v: Value| de.end().map(|()| v));
+        v.map_err(|e| {
             let msg = e.to_string();
             let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-            CodecError::decode(msg, Some(offset_of(bytes, e.line(), e.column())))
+            CodecError::decode(msg, Some(bom + offset_of(text, e.line(), e.column())))
         })
     }
 }

@@ -83,12 +83,12 @@ pub enum CodecError {
 
 impl CodecError {
     pub fn decode(msg: impl Into<String>, offset: Option<usize>) -> CodecError {
-        CodecError::Decode { msg: msg.into(), offset, kind: None }
+        CodecError::Decode { msg: escape_controls(&msg.into()), offset, kind: None }
     }
 
     /// A decode error of one of our codecs, with its shared error kind.
     pub fn decode_kind(msg: impl Into<String>, kind: &'static str, offset: usize) -> CodecError {
-        CodecError::Decode { msg: msg.into(), offset: Some(offset), kind: Some(kind) }
+        CodecError::Decode { msg: escape_controls(&msg.into()), offset: Some(offset), kind: Some(kind) }
     }
 
     /// The byte offset of a decode error, when known.
@@ -108,10 +108,33 @@ impl CodecError {
     }
 }
 
-/// The deepest nesting of containers (maps, arrays, documents) a decoder accepts: a root
-/// container has depth 1. Deeper input is refused with the byte offset, never followed (a
-/// recursive reader would overflow the stack).
-pub const MAX_DEPTH: usize = 128;
+/// `text` with control characters (ESC, CR, BEL, ...) written as `\x1b`-style escapes: the
+/// input's bytes that a decoder's message quotes must not reach a terminal raw.
+pub fn escape_controls(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            let n = c as u32;
+            if n < 0x100 {
+                out.push_str(&format!("\\x{n:02x}"));
+            } else {
+                out.push_str(&format!("\\u{{{n:x}}}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The default deepest nesting of containers (maps, arrays, documents, records) every decoder
+/// accepts: a root container has depth 1. Deeper input is refused with the byte offset, never
+/// followed (a recursive reader would overflow the stack). The limit in force is
+/// [`wirebench_core::value::max_depth`] (the CLI's `--max-depth` sets it).
+pub use wirebench_core::value::DEFAULT_MAX_DEPTH as MAX_DEPTH;
 
 /// One wire format implementation.
 pub trait Codec: Send + Sync {
@@ -196,7 +219,19 @@ pub fn ids() -> String {
 
 /// The schema a schema-directed codec must have.
 pub(crate) fn need_schema<'s>(schema: Option<&'s Schema>, codec: &'static str) -> Result<&'s Schema, CodecError> {
-    schema.ok_or(CodecError::SchemaRequired(codec))
+    let schema = schema.ok_or(CodecError::SchemaRequired(codec))?;
+    check_schema_depth(schema)?;
+    Ok(schema)
+}
+
+/// A schema nested deeper than the nesting limit is refused (the codecs' schema compilers
+/// and readers walk it recursively).
+pub(crate) fn check_schema_depth(schema: &Schema) -> Result<(), CodecError> {
+    let max = wirebench_core::value::max_depth();
+    if schema.depth() > max {
+        return Err(CodecError::Unsupported(format!("schema {}", wirebench_core::value::too_deep(max))));
+    }
+    Ok(())
 }
 
 /// The fields of a schema whose root must be a record (Protobuf, Thrift and Avro messages).

@@ -21,6 +21,7 @@
 //! Non-optional scalars follow proto3 implicit presence: zero, false, "" and empty arrays are
 //! not written and read back as those defaults.
 
+use wirebench_core::value::max_depth;
 use prost::bytes::Buf;
 use prost::encoding::{decode_key, decode_varint, encode_key, encode_varint, WireType};
 use wirebench_core::{Field, Schema, Type, Value};
@@ -42,7 +43,6 @@ static INFO: CodecInfo = CodecInfo {
     ],
 };
 
-const MAX_DEPTH: usize = 64;
 
 impl Codec for Protobuf {
     fn info(&self) -> &'static CodecInfo {
@@ -195,8 +195,8 @@ fn derr(msg: impl Into<String>, total: usize, rest: &[u8]) -> CodecError {
 }
 
 fn decode_message(fields: &[Field], buf: &mut &[u8], total: usize, depth: usize) -> Result<Value, CodecError> {
-    if depth > MAX_DEPTH {
-        return Err(derr("protobuf message nested too deeply", total, buf));
+    if depth > max_depth() {
+        return Err(derr(&wirebench_core::value::too_deep(max_depth()), total, buf));
     }
     let mut slots: Vec<Option<Value>> = vec![None; fields.len()];
     while buf.has_remaining() {

@@ -4,10 +4,11 @@
 //! PSON encodes straight from a [`Value`] through the streaming encoder and decodes through
 //! the pull decoder, with no intermediate tree.
 
+use wirebench_core::value::max_depth;
 use pson::{Decoder, Encoder, Item};
 use wirebench_core::{Schema, Value};
 
-use crate::{Codec, CodecError, CodecInfo, SchemaUse, MAX_DEPTH};
+use crate::{Codec, CodecError, CodecInfo, SchemaUse};
 
 pub struct Pson;
 pub struct Protoson;
@@ -84,9 +85,9 @@ fn read_value(dec: &mut Decoder<'_>, depth: usize) -> Result<Value, CodecError> 
         Item::Null => Value::Null,
         Item::Str(s) => Value::String(s.to_owned()),
         Item::Bytes(b) => Value::Bytes(b.to_vec()),
-        Item::Array(n) | Item::Map(n) if depth >= MAX_DEPTH => {
+        Item::Array(n) | Item::Map(n) if depth >= max_depth() => {
             let _ = n;
-            return Err(CodecError::decode("invalid PSON: nesting deeper than 128", Some(at)));
+            return Err(CodecError::decode(format!("invalid PSON: {}", wirebench_core::value::too_deep(max_depth())), Some(at)));
         }
         Item::Array(n) => {
             // The decoder has checked n against the remaining input, so this is bounded.
@@ -173,8 +174,14 @@ impl Codec for Protoson {
     }
 
     fn decode(&self, bytes: &[u8], _: Option<&Schema>) -> Result<Value, CodecError> {
-        let (v, used) = pson::protoson::decode(bytes)
-            .map_err(|e| CodecError::decode_kind(format!("invalid Protoson: {}", e.kind.description()), e.kind.name(), e.offset))?;
+        let limits = pson::Limits { max_depth: max_depth(), ..pson::Limits::default() };
+        let (v, used) = pson::protoson::decode_with(bytes, &limits).map_err(|e| {
+            let what = match e.kind {
+                pson::ErrorKind::DepthLimit => wirebench_core::value::too_deep(max_depth()),
+                kind => kind.description().to_string(),
+            };
+            CodecError::decode_kind(format!("invalid Protoson: {what}"), e.kind.name(), e.offset)
+        })?;
         if used != bytes.len() {
             return Err(CodecError::decode("trailing bytes after the Protoson item", Some(used)));
         }

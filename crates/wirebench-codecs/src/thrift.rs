@@ -7,6 +7,7 @@
 //! allocates a string's declared length before reading it), and field-id deltas are checked
 //! before the crate adds them (an overflowing id would panic in a debug build).
 
+use wirebench_core::value::max_depth;
 use std::cell::Cell;
 use std::io::{self, Read};
 
@@ -38,8 +39,6 @@ static INFO: CodecInfo = CodecInfo {
     ],
 };
 
-/// Nesting bound (structs and lists) for encoding, decoding and skipping.
-const MAX_DEPTH: usize = 64;
 
 impl Codec for ThriftCompact {
     fn info(&self) -> &'static CodecInfo {
@@ -158,8 +157,8 @@ fn unsupported(what: String) -> WriteError {
 type Out<'a> = TCompactOutputProtocol<&'a mut Vec<u8>>;
 
 fn write_struct(p: &mut Out, fields: &[Field], v: &Value, depth: usize) -> Result<(), WriteError> {
-    if depth > MAX_DEPTH {
-        return Err(unsupported(format!("records nested deeper than {MAX_DEPTH}")));
+    if depth > max_depth() {
+        return Err(unsupported(format!("records nested deeper than {}", max_depth())));
     }
     let Value::Map(pairs) = v else {
         return Err(unsupported(format!("a {} where the schema has a record", v.kind())));
@@ -227,8 +226,8 @@ fn write_value(p: &mut Out, ty: &Type, v: &Value, depth: usize) -> Result<(), Wr
         }
         Type::Array { items } => {
             let Value::Array(vs) = v else { return Err(mismatch()) };
-            if depth >= MAX_DEPTH {
-                return Err(unsupported(format!("arrays nested deeper than {MAX_DEPTH}")));
+            if depth >= max_depth() {
+                return Err(unsupported(format!("arrays nested deeper than {}", max_depth())));
             }
             let size = i32::try_from(vs.len())
                 .map_err(|_| unsupported(format!("an array of {} items (Thrift list sizes are i32)", vs.len())))?;
@@ -369,8 +368,8 @@ impl Decoder<'_> {
     }
 
     fn read_struct(&mut self, fields: &[Field], depth: usize) -> Result<Value, CodecError> {
-        if depth > MAX_DEPTH {
-            return Err(self.err(format!("Thrift structs nested deeper than {MAX_DEPTH}")));
+        if depth > max_depth() {
+            return Err(self.err(format!("Thrift structs nested deeper than {}", max_depth())));
         }
         self.p.read_struct_begin().map_err(|e| self.thrift(e))?;
         let mut slots: Vec<Option<Value>> = (0..fields.len()).map(|_| None).collect();
@@ -457,8 +456,8 @@ impl Decoder<'_> {
                 Value::Bytes(self.p.read_bytes().map_err(|e| self.thrift(e))?)
             }
             Type::Array { items } => {
-                if depth >= MAX_DEPTH {
-                    return Err(self.err(format!("Thrift lists nested deeper than {MAX_DEPTH}")));
+                if depth >= max_depth() {
+                    return Err(self.err(format!("Thrift lists nested deeper than {}", max_depth())));
                 }
                 let (element_type, size) = self.list_begin(wire)?;
                 let mut out = Vec::with_capacity(size);
@@ -475,8 +474,8 @@ impl Decoder<'_> {
 
     /// Skip one value of wire type `t`, with bounds checks and a depth limit.
     fn skip(&mut self, t: TType, depth: usize) -> Result<(), CodecError> {
-        if depth > MAX_DEPTH {
-            return Err(self.err(format!("Thrift value nested deeper than {MAX_DEPTH}")));
+        if depth > max_depth() {
+            return Err(self.err(format!("Thrift value nested deeper than {}", max_depth())));
         }
         let res = match t {
             TType::Bool => self.p.read_bool().map(drop),

@@ -12,6 +12,7 @@
 //!
 //! UADP carries no field names: decoding takes them (and the Value types) from the schema.
 
+use wirebench_core::value::max_depth;
 use uadp::json::{from_json, to_json, JsonDecodeOptions, JsonForm, JsonOptions};
 use uadp::{
     BuiltInType, DataSetMessage, DataSetMetaData, DecodeOptions, Field, FieldMetaData, NetworkMessage,
@@ -110,8 +111,8 @@ fn leaves(fields: &[SchemaField]) -> Result<Vec<Leaf<'_>>, CodecError> {
         depth: usize,
         out: &mut Vec<Leaf<'s>>,
     ) -> Result<(), CodecError> {
-        if depth > 32 {
-            return Err(CodecError::Unsupported("records nested deeper than 32".into()));
+        if depth > max_depth() {
+            return Err(CodecError::Unsupported(format!("records nested deeper than {}", max_depth())));
         }
         for f in fields {
             prefix.push(&f.name);

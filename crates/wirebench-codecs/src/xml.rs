@@ -9,6 +9,7 @@
 //! Decoding works without a schema (every scalar comes back as text, repeated elements become
 //! arrays) and, given one, restores types, arrays of 0 or 1 items and absent optional fields.
 
+use wirebench_core::value::max_depth;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -42,8 +43,6 @@ static INFO: CodecInfo = CodecInfo {
     ],
 };
 
-/// Element nesting bound for encoding and decoding.
-const MAX_DEPTH: usize = 128;
 
 impl Codec for Xml {
     fn info(&self) -> &'static CodecInfo {
@@ -79,7 +78,7 @@ impl Codec for Xml {
                 _ => return Err(p.err("text before the root element")),
             }
         };
-        let v = p.element(&root, empty, schema.map(|s| &s.root), 1)?;
+        let v = p.element(&root, empty, schema.map(|s| &s.root), 0)?;
         loop {
             match p.next()? {
                 Event::Eof => break,
@@ -140,8 +139,8 @@ type Out<'a> = Writer<&'a mut Vec<u8>>;
 
 /// One element `name` holding `v`. `ty` (when a schema is given) only picks float text widths.
 fn write_elem(w: &mut Out, name: &str, v: &Value, ty: Option<&Type>, depth: usize) -> Result<(), WriteError> {
-    if depth >= MAX_DEPTH {
-        return Err(WriteError::unsupported(format!("values nested deeper than {MAX_DEPTH} elements")));
+    if depth > max_depth() {
+        return Err(WriteError::unsupported(format!("values nested deeper than {} elements", max_depth())));
     }
     let float64 = matches!(ty, Some(Type::Float { bits }) if *bits > 32);
     match v {
@@ -367,8 +366,8 @@ impl<'a> Parser<'a> {
     }
 
     fn element(&mut self, start: &BytesStart, empty: bool, ty: Option<&Type>, depth: usize) -> Result<Value, CodecError> {
-        if depth > MAX_DEPTH {
-            return Err(self.err(format!("elements nested deeper than {MAX_DEPTH}")));
+        if depth > max_depth() {
+            return Err(self.err(format!("elements nested deeper than {}", max_depth())));
         }
         let name = elem_name(start);
         let mut nil = false;

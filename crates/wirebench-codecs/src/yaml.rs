@@ -12,7 +12,11 @@ static INFO: CodecInfo = CodecInfo {
     library: "serde_yaml_ng",
     schema: SchemaUse::None,
     media_type: "application/yaml",
-    fidelity_notes: &["bytes are not supported: serde_yaml_ng refuses to encode them", "float32 is read back as float64 (same value)"],
+    fidelity_notes: &[
+        "bytes are not supported: serde_yaml_ng refuses to encode them",
+        "float32 is read back as float64 (same value)",
+        "nesting is limited to 128 levels by serde_yaml_ng whatever --max-depth says",
+    ],
 };
 
 impl Codec for Yaml {
@@ -29,6 +33,13 @@ impl Codec for Yaml {
             let off = e.location().map(|l| l.index());
             let msg = e.to_string();
             let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+            // serde_yaml_ng stops at 128 levels of its own (not configurable): the same
+            // wording as every other format's nesting limit.
+            let msg = if msg.starts_with("recursion limit exceeded") {
+                wirebench_core::value::too_deep(wirebench_core::value::max_depth().min(128))
+            } else {
+                msg
+            };
             CodecError::decode(format!("invalid YAML: {msg}"), off)
         })
     }

@@ -534,9 +534,9 @@ fn hostile_lengths_and_structures_are_errors() {
         0x00,
     ];
     assert_eq!(codec("thrift").decode(&bytes, Some(&int_schema)).unwrap(), j(r#"{"a":-1}"#));
-    // Deeply nested unknown structs hit the depth bound.
-    let mut deep = vec![0x2c; 100];
-    deep.extend(vec![0x00; 101]);
+    // Deeply nested unknown structs hit the depth bound (the nesting limit, 128).
+    let mut deep = vec![0x2c; 200];
+    deep.extend(vec![0x00; 201]);
     assert!(err("thrift", &deep, &int_schema).contains("deeper"));
     // XML: malformed documents, with offsets.
     let x = codec("xml");

@@ -187,6 +187,19 @@ fn merge(a: Type, b: Type, nullable: &mut bool) -> Type {
 
 impl Schema {
     /// Infer a schema from one or more samples (merging what each shows).
+    /// How deep records and arrays nest (a root record has depth 1, a scalar 0). The codecs
+    /// refuse a schema deeper than the nesting limit ([`crate::value::max_depth`]).
+    pub fn depth(&self) -> usize {
+        fn depth(t: &Type) -> usize {
+            match t {
+                Type::Array { items } => 1 + depth(items),
+                Type::Record { fields, .. } => 1 + fields.iter().map(|f| depth(&f.ty)).max().unwrap_or(0),
+                _ => 0,
+            }
+        }
+        depth(&self.root)
+    }
+
     pub fn infer<'a>(samples: impl IntoIterator<Item = &'a Value>) -> Schema {
         let mut inf = Inferrer::default();
         for s in samples {

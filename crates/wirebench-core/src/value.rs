@@ -4,10 +4,42 @@
 //! (`Int` for values read as signed, `UInt` for unsigned), and floats keep their width.
 
 use core::fmt;
+use core::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// The default nesting limit of every decoder and of reading a [`Value`]: containers (maps,
+/// arrays, documents, records, lists) nested deeper than this are refused with an error at the
+/// offending byte, line or field, never followed (a recursive reader would overflow the stack;
+/// the HTTP and TCP servers decode on 2 MiB thread stacks). A root container has depth 1.
+pub const DEFAULT_MAX_DEPTH: usize = 128;
+
+/// The largest nesting limit [`set_max_depth`] accepts (`--max-depth`): deeper reading still
+/// fits the main thread's 8 MiB stack.
+pub const MAX_DEPTH_LIMIT: usize = 1024;
+
+static MAX_DEPTH: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_DEPTH);
+
+/// The nesting limit in force (process-wide): [`DEFAULT_MAX_DEPTH`] unless set.
+pub fn max_depth() -> usize {
+    MAX_DEPTH.load(Ordering::Relaxed)
+}
+
+/// Set the process-wide nesting limit (the CLI's `--max-depth`): `1..=MAX_DEPTH_LIMIT`.
+pub fn set_max_depth(depth: usize) -> Result<(), String> {
+    if !(1..=MAX_DEPTH_LIMIT).contains(&depth) {
+        return Err(format!("the nesting limit must be 1 to {MAX_DEPTH_LIMIT}, not {depth}"));
+    }
+    MAX_DEPTH.store(depth, Ordering::Relaxed);
+    Ok(())
+}
+
+/// The error text of input nested deeper than the limit (one wording for every format).
+pub fn too_deep(max: usize) -> String {
+    format!("nested deeper than {max} levels (the nesting limit, --max-depth)")
+}
 
 /// A dynamic value: the data model shared by every codec in the zoo.
 #[derive(Clone, Debug, PartialEq)]
@@ -62,9 +94,13 @@ impl Value {
     }
 
     /// Parse JSON text, keeping key order and reading the `$bytes` / `$f64` markers.
+    /// A UTF-8 byte order mark at the start is skipped.
     pub fn from_json_str(text: &str) -> Result<Value, serde_json::Error> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut de = serde_json::Deserializer::from_str(text);
-        let v = ValueSeed { markers: true }.deserialize(&mut de)?;
+        // The nesting limit is ours (ValueSeed counts), the same for every format.
+        de.disable_recursion_limit();
+        let v = ValueSeed::new(true).deserialize(&mut de)?;
         de.end()?;
         Ok(v)
     }
@@ -197,6 +233,25 @@ impl Serialize for JsonView<'_> {
 pub struct ValueSeed {
     /// Read `{"$bytes":"hex"}` and `{"$f64":"NaN"}` as bytes and non-finite floats.
     pub markers: bool,
+    /// How many containers deep the value being read is (the root is read at 0); a container
+    /// beyond [`max_depth`] is refused before its contents are read.
+    depth: usize,
+}
+
+impl ValueSeed {
+    /// A seed for a root value.
+    pub fn new(markers: bool) -> ValueSeed {
+        ValueSeed { markers, depth: 0 }
+    }
+
+    /// The seed for the items of a container read with `self`, or the too-deep error.
+    fn inner<E: de::Error>(self) -> Result<ValueSeed, E> {
+        let max = max_depth();
+        if self.depth >= max {
+            return Err(E::custom(too_deep(max)));
+        }
+        Ok(ValueSeed { depth: self.depth + 1, ..self })
+    }
 }
 
 /// The keys a map being read has so far: whether the next one repeats one of them, in linear
@@ -223,7 +278,7 @@ impl SeenKeys {
 
 impl<'de> Deserialize<'de> for Value {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        ValueSeed { markers: false }.deserialize(d)
+        ValueSeed::new(false).deserialize(d)
     }
 }
 
@@ -287,20 +342,23 @@ impl<'de> Visitor<'de> for ValueSeed {
     fn visit_none<E>(self) -> Result<Value, E> {
         Ok(Value::Null)
     }
+    // A wrapper (an option, a CBOR tag) counts as a level: wrappers can nest too.
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        self.deserialize(d)
+        self.inner()?.deserialize(d)
     }
     fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        self.deserialize(d)
+        self.inner()?.deserialize(d)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let inner = self.inner()?;
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-        while let Some(v) = seq.next_element_seed(self)? {
+        while let Some(v) = seq.next_element_seed(inner)? {
             items.push(v);
         }
         Ok(Value::Array(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let inner = self.inner()?;
         let mut pairs: Vec<(String, Value)> =
             Vec::with_capacity(map.size_hint().unwrap_or(0).min(4096));
         // In JSON text (the user's input), a key named twice is an input error: keeping either
@@ -312,7 +370,7 @@ impl<'de> Visitor<'de> for ValueSeed {
             if self.markers && seen.repeated(&pairs, &k) {
                 return Err(serde::de::Error::custom(format!("duplicate key {k:?}")));
             }
-            let v = map.next_value_seed(self)?;
+            let v = map.next_value_seed(inner)?;
             pairs.push((k, v));
         }
         if self.markers && pairs.len() == 1 {

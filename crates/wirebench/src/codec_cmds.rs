@@ -12,6 +12,7 @@ use crate::common::*;
 use crate::CodecArgs;
 
 pub fn encode(args: CodecArgs) -> Result<()> {
+    wirebench_core::value::set_max_depth(args.max_depth as usize).map_err(bad)?;
     let codec = find_codec(&args.format)?;
     let schema = args.schema.as_deref().map(read_schema).transpose()?;
     let (name, bytes) = read_input(args.input.as_deref())?;
@@ -32,6 +33,7 @@ pub fn encode(args: CodecArgs) -> Result<()> {
 }
 
 pub fn decode(args: CodecArgs) -> Result<()> {
+    wirebench_core::value::set_max_depth(args.max_depth as usize).map_err(bad)?;
     let codec = find_codec(&args.format)?;
     let schema = args.schema.as_deref().map(read_schema).transpose()?;
     if schema.is_none() && codec.info().schema == SchemaUse::Required {

@@ -47,7 +47,12 @@ pub fn read_schema(path: &Path) -> Result<Schema> {
 pub fn read_input(path: Option<&Path>) -> Result<(String, Vec<u8>)> {
     match path {
         Some(p) => {
-            let bytes = std::fs::read(p).map_err(|e| bad(format!("{}: {e}", p.display())))?;
+            // A file that is not there was named wrongly (usage, exit 2); any other read
+            // failure is the environment's (exit 1).
+            let bytes = std::fs::read(p).map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::IsADirectory => bad(format!("{}: {e}", p.display())),
+                _ => anyhow::anyhow!("{}: {e}", p.display()),
+            })?;
             Ok((p.display().to_string(), bytes))
         }
         None => {
@@ -68,7 +73,7 @@ pub fn write_stdout(bytes: &[u8]) -> Result<()> {
 }
 
 pub fn codec_error(name: &str, codec: &dyn Codec, e: CodecError) -> anyhow::Error {
-    bad(format!("{name}: {}: {e}", codec.info().id))
+    bad(wirebench_codecs::escape_controls(&format!("{name}: {}: {e}", codec.info().id)))
 }
 
 pub fn sample_error(e: corpus::SampleError) -> anyhow::Error {
@@ -109,14 +114,16 @@ pub fn now_rfc3339() -> String {
 }
 
 
-/// Fail early (before measuring) when a results file cannot be written there.
+/// Fail early (before measuring) when a results file cannot be written there. An output that
+/// cannot be written is the environment's failure (exit 1), as when the write itself fails
+/// (`schema --out /missing/x`); exit 2 is for bad input and usage.
 pub fn check_writable(path: &Path) -> Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     if !dir.is_dir() {
-        return Err(bad(format!("{}: directory {} does not exist", path.display(), dir.display())));
+        anyhow::bail!("{}: directory {} does not exist", path.display(), dir.display());
     }
     if path.is_dir() {
-        return Err(bad(format!("{}: is a directory", path.display())));
+        anyhow::bail!("{}: is a directory", path.display());
     }
     Ok(())
 }

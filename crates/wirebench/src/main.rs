@@ -117,6 +117,9 @@ struct SizeArgs {
     /// Also write the results file (JSON, the one results schema) here, atomically.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Refuse samples nested deeper than this many levels (maps, arrays, records; 1 to 1024).
+    #[arg(long, default_value_t = wirebench_core::value::DEFAULT_MAX_DEPTH as u64, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    max_depth: u64,
 }
 
 #[derive(clap::Args)]
@@ -160,6 +163,9 @@ struct TranscodeArgs {
     publisher_id_type: Option<String>,
     /// Input file (default: stdin).
     input: Option<PathBuf>,
+    /// Refuse input nested deeper than this many levels (maps, arrays, records; 1 to 1024).
+    #[arg(long, default_value_t = wirebench_core::value::DEFAULT_MAX_DEPTH as u64, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    max_depth: u64,
 }
 
 #[derive(clap::Args)]
@@ -209,6 +215,9 @@ struct CodecArgs {
     schema: Option<PathBuf>,
     /// Input file (default: stdin).
     input: Option<PathBuf>,
+    /// Refuse input nested deeper than this many levels (maps, arrays, records; 1 to 1024).
+    #[arg(long, default_value_t = wirebench_core::value::DEFAULT_MAX_DEPTH as u64, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    max_depth: u64,
 }
 
 #[derive(Clone, Copy, ValueEnum)]

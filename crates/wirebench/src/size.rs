@@ -8,6 +8,7 @@ use crate::common::*;
 use crate::SizeArgs;
 
 pub fn size(args: SizeArgs) -> Result<()> {
+    wirebench_core::value::set_max_depth(args.max_depth as usize).map_err(bad)?;
     if let Some(out) = &args.out {
         check_writable(out)?;
     }
@@ -15,7 +16,8 @@ pub fn size(args: SizeArgs) -> Result<()> {
     let mut results = Results::new(provenance(0), config);
     results.size = Some(section);
     if let Some(out) = &args.out {
-        results.write_atomic(out).map_err(|e| bad(e.to_string()))?;
+        // Writing failed: the environment (exit 1), not the input.
+        results.write_atomic(out).map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
     }
     write_stdout(wirebench_report::size::render(&results, args.output.into()).as_bytes())
 }

@@ -115,9 +115,13 @@ fn bad_input_is_one_line_with_location_and_exit_2() {
     // Schema-driven decode without a schema; a schema file that is not one.
     expect_bad_input(wb().args(["decode", "-f", "protobuf"]).write_stdin(vec![8, 1]), &["needs --schema"]);
     expect_bad_input(wb().args(["encode", "-f", "avro", "--schema", bad_json.to_str().unwrap()]).write_stdin("{}"), &["bad.json:"]);
-    // Results file into a directory that does not exist: error before measuring, no file.
+    // Results file into a directory that does not exist: error before measuring, no file; the
+    // environment's failure (exit 1), as `schema --out` into it.
     let missing = dir.join("missing/r.json");
-    expect_bad_input(wb().args(["size", "--out", missing.to_str().unwrap()]), &["does not exist"]);
+    expect_env_error(wb().args(["size", "--out", missing.to_str().unwrap()]), &["does not exist"]);
+    let good = dir.join("good.json");
+    std::fs::write(&good, TEST10).unwrap();
+    expect_env_error(wb().args(["schema", "--out", missing.to_str().unwrap(), good.to_str().unwrap()]), &["missing"]);
     assert!(!missing.exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }

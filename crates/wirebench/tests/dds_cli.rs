@@ -178,7 +178,8 @@ fn bad_input_is_one_line_and_exit_2() {
     expect_bad_input(wb().args(["dds", "latency", "--instances", "0"]), &["instances must be at least 1"]);
     expect_bad_input(wb().args(["dds", "throughput", "--count", "100000001"]), &["at most 100000000"]);
     expect_bad_input(wb().args(["dds", "latency", "--samples", "100000", "--iterations", "1000"]), &["too many"]);
-    expect_bad_input(
+    // An output that cannot be written: the environment (exit 1).
+    expect_env_error(
         wb().args(["dds", "latency", "--size", "2k", "--out", "/nonexistent-dir/r.json"]),
         &["does not exist"],
     );

@@ -190,3 +190,14 @@ pub fn watch_sockets(
     let _ = child.wait();
     samples
 }
+
+/// The environment failed (an output that cannot be written, ...): exit code 1, one line.
+pub fn expect_env_error(cmd: &mut Command, needles: &[&str]) {
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "{n:?} not in {stderr}");
+    }
+}

@@ -1,0 +1,4 @@
+//! Fuzz the `json` codec through wirebench-codecs (see `wirebench_fuzz::codec`).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| wirebench_fuzz::codec("json", data));
