@@ -128,7 +128,12 @@ pub fn render(r: &Results, output: Output) -> String {
         }
         _ => {
             let md = output == Output::Markdown;
-            let heading = "Energy per message and battery life";
+            let heading = format!(
+                "Energy per message and battery life (every {} s, {} mAh at {} V)",
+                fixed(s.every_s, 0),
+                fixed(s.battery_mah, 0),
+                s.battery_v
+            );
             let mut out = if md { format!("## {heading}\n\n") } else { format!("{heading}\n\n") };
             for t in &tables {
                 out.push_str(&if md { t.to_markdown() } else { t.to_text() });

@@ -47,6 +47,8 @@ pub struct Study {
     pub link: Option<crate::link::StudyOpts>,
     #[serde(default)]
     pub dds: Option<crate::dds::StudyOpts>,
+    #[serde(default)]
+    pub energy: Option<crate::energy::StudyOpts>,
 }
 
 impl Study {
@@ -72,6 +74,10 @@ impl Study {
         if let Some(o) = &mut self.tcp {
             lists.push(&mut o.samples);
         }
+        if let Some(o) = &mut self.energy {
+            single.push(&mut o.device_results);
+            single.push(&mut o.energy_data);
+        }
         let fix = |p: &mut PathBuf| {
             if p.is_relative() {
                 *p = base.join(&*p);
@@ -91,6 +97,7 @@ impl Study {
         v.extend(self.http.as_ref().map(Part::Http));
         v.extend(self.tcp.as_ref().map(Part::Tcp));
         v.extend(self.dds.as_ref().map(Part::Dds));
+        v.extend(self.energy.as_ref().map(Part::Energy));
         v
     }
 }
@@ -105,6 +112,7 @@ pub enum Part<'a> {
     Http(&'a crate::http::StudyOpts),
     Tcp(&'a crate::tcp::StudyOpts),
     Dds(&'a crate::dds::StudyOpts),
+    Energy(&'a crate::energy::StudyOpts),
 }
 
 impl Part<'_> {
@@ -118,6 +126,7 @@ impl Part<'_> {
             Part::Http(_) => "http",
             Part::Tcp(_) => "tcp",
             Part::Dds(_) => "dds",
+            Part::Energy(_) => "energy",
         }
     }
 
@@ -132,6 +141,7 @@ impl Part<'_> {
             Part::Http(o) => crate::http::validate(o),
             Part::Tcp(o) => crate::tcp::validate(o),
             Part::Dds(o) => crate::dds::validate(o),
+            Part::Energy(o) => crate::energy::validate(o),
         }
     }
 
@@ -145,6 +155,7 @@ impl Part<'_> {
             Part::Http(o) => results.http = Some(crate::http::measure(o)?),
             Part::Tcp(o) => results.tcp = Some(crate::tcp::measure(o)?),
             Part::Dds(o) => results.dds = Some(crate::dds::measure(o)?),
+            Part::Energy(o) => results.energy = Some(crate::energy::measure(o)?),
         }
         Ok(())
     }
@@ -225,7 +236,7 @@ fn parse_study(text: &str, path: &Path) -> Result<Study> {
     })?;
     if study.parts().is_empty() {
         return Err(bad(format!(
-            "{}: the study names no part to run (add [size], [speed], [link], [mqtt], [http], [tcp] or [dds])",
+            "{}: the study names no part to run (add [size], [speed], [link], [mqtt], [http], [tcp], [dds] or [energy])",
             path.display()
         )));
     }
@@ -263,6 +274,7 @@ pub fn samples_study(samples: &[PathBuf]) -> Study {
         http: None,
         tcp: None,
         dds: None,
+        energy: None,
     }
 }
 
@@ -376,6 +388,7 @@ const SECTIONS: &[(&str, Render)] = &[
     ("tcp", wirebench_report::net::render_tcp),
     ("dds", wirebench_report::dds::render),
     ("device", wirebench_report::device::render),
+    ("energy", wirebench_report::energy::render),
 ];
 
 /// Every table of every section as CSV, named after its section (`tcp`, `tcp.2`, ...).
@@ -485,6 +498,7 @@ sizes = ["2k"]
 instances = 1
 samples = 1
 throughput_samples = 1
+[energy]
 "#;
         let study = parse_study(all, Path::new("t.toml")).unwrap();
         let names: Vec<&str> = study.parts().iter().map(Part::name).collect();
