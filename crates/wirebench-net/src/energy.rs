@@ -741,7 +741,7 @@ mod tests {
         // PL = 40 + 13 B LoRaWAN MAC, CRC 1, IH 0, DE 0 at SF9, CR 1 (4/5).
         let t_sym = 512.0 / 125_000.0;
         let pl = 53.0;
-        let n_payload = 8.0 + ((8.0 * pl - 36.0 + 28.0 + 16.0) / (4.0 * 9.0)).ceil() * 5.0;
+        let n_payload: f64 = 8.0 + ((8.0 * pl - 36.0 + 28.0 + 16.0) / (4.0 * 9.0_f64)).ceil() * 5.0;
         assert_eq!(n_payload, 68.0);
         let t_air = (8.0 + 4.25) * t_sym + n_payload * t_sym;
         assert!((r.airtime_s - t_air).abs() < 1e-12, "{} vs {t_air}", r.airtime_s);
