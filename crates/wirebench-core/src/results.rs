@@ -40,6 +40,9 @@ pub struct Results {
     /// What our C codecs cost on a microcontroller.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<crate::sections::device::DeviceSection>,
+    /// Energy per message and battery life from the device lab's cycles and the link models.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub energy: Option<crate::sections::energy::EnergySection>,
     /// The HTTP POST part (seed 002).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http: Option<crate::sections::net::HttpSection>,
@@ -499,7 +502,7 @@ pub fn peak_rss_kib() -> Option<u64> {
 
 impl Results {
     pub fn new(provenance: Provenance, config: serde_json::Value) -> Results {
-        Results { schema: RESULTS_SCHEMA.into(), provenance, config, size: None, speed: None, dds: None, device: None, http: None, link: None, mqtt: None, tcp: None, failed_parts: Vec::new(), other: Default::default() }
+        Results { schema: RESULTS_SCHEMA.into(), provenance, config, size: None, speed: None, dds: None, device: None, energy: None, http: None, link: None, mqtt: None, tcp: None, failed_parts: Vec::new(), other: Default::default() }
     }
 
     /// Read a results file, checking its schema tag.

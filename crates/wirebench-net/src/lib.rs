@@ -27,6 +27,7 @@ pub mod collector;
 /// CPU time of threads, the process and the machine (`wirebench_measure::cpu`).
 pub use wirebench_measure::cpu;
 pub mod emu;
+pub mod energy;
 mod error;
 pub mod ev;
 pub mod hist;

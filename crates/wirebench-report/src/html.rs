@@ -58,6 +58,7 @@ pub const SECTIONS: &[(&str, SectionFn)] = &[
     ("tcp", crate::net::tcp_section),
     ("dds", crate::dds::html_section),
     ("device", crate::device::html_section),
+    ("energy", crate::energy::html_section),
 ];
 
 /// Whether a results file has the known section `key`.
@@ -72,6 +73,7 @@ fn has(r: &Results, key: &str) -> bool {
         "tcp" => r.tcp.is_some(),
         "dds" => r.dds.is_some(),
         "device" => r.device.is_some(),
+        "energy" => r.energy.is_some(),
         _ => false,
     }
 }

@@ -8,6 +8,7 @@ pub mod compare;
 pub mod csv;
 pub mod dds;
 pub mod device;
+pub mod energy;
 pub mod failed;
 pub mod html;
 pub mod mqtt;

@@ -13,6 +13,7 @@ mod common;
 mod compare;
 mod dds;
 mod device;
+mod energy;
 mod fixed_random;
 mod http;
 mod lab;
@@ -81,6 +82,8 @@ enum Command {
     Recommend(recommend::Args),
     /// The device lab: cycles, µs, flash, RAM and stack of each library on simulated AVR (UNO) and Cortex-M0+/M4.
     Device(DeviceArgs),
+    /// Energy per message (CPU / radio / sleep) and battery days per library × MCU × radio.
+    Energy(energy::Args),
     /// OPC UA PubSub NetworkMessages between UADP and the JSON mapping (either way).
     Transcode(TranscodeArgs),
     /// Encode a JSON value (file or stdin) in one format; the bytes go to stdout.
@@ -291,6 +294,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Dds(args) => dds::run(args),
         Command::Recommend(args) => recommend::run(args),
         Command::Device(args) => device::device(args),
+        Command::Energy(args) => energy::run(args),
         Command::Transcode(args) => transcode::transcode(args),
         Command::Encode(args) => codec_cmds::encode(args),
         Command::Decode(args) => codec_cmds::decode(args),

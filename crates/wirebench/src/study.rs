@@ -50,6 +50,7 @@ pub struct Study {
     pub dds: Option<crate::dds::StudyOpts>,
     #[serde(default)]
     pub device: Option<wirebench_measure::device::part::DeviceOpts>,
+    pub energy: Option<crate::energy::StudyOpts>,
 }
 
 impl Study {
@@ -79,6 +80,10 @@ impl Study {
             lists.push(&mut o.samples);
             single.push(&mut o.c_dir);
         }
+        if let Some(o) = &mut self.energy {
+            single.push(&mut o.device_results);
+            single.push(&mut o.energy_data);
+        }
         let fix = |p: &mut PathBuf| {
             if p.is_relative() {
                 *p = base.join(&*p);
@@ -99,6 +104,7 @@ impl Study {
         v.extend(self.tcp.as_ref().map(Part::Tcp));
         v.extend(self.dds.as_ref().map(Part::Dds));
         v.extend(self.device.as_ref().map(Part::Device));
+        v.extend(self.energy.as_ref().map(Part::Energy));
         v
     }
 }
@@ -114,6 +120,7 @@ pub enum Part<'a> {
     Tcp(&'a crate::tcp::StudyOpts),
     Dds(&'a crate::dds::StudyOpts),
     Device(&'a wirebench_measure::device::part::DeviceOpts),
+    Energy(&'a crate::energy::StudyOpts),
 }
 
 impl Part<'_> {
@@ -128,6 +135,7 @@ impl Part<'_> {
             Part::Tcp(_) => "tcp",
             Part::Dds(_) => "dds",
             Part::Device(_) => "device",
+            Part::Energy(_) => "energy",
         }
     }
 
@@ -145,6 +153,7 @@ impl Part<'_> {
             Part::Device(o) => {
                 <wirebench_measure::device::part::DevicePart as wirebench_core::part::Part>::validate(o).map_err(part_error)
             }
+            Part::Energy(o) => crate::energy::validate(o),
         }
     }
 
@@ -163,6 +172,7 @@ impl Part<'_> {
                     <wirebench_measure::device::part::DevicePart as wirebench_core::part::Part>::run(o).map_err(part_error)?,
                 )
             }
+            Part::Energy(o) => results.energy = Some(crate::energy::measure(o)?),
         }
         Ok(())
     }
@@ -243,7 +253,7 @@ fn parse_study(text: &str, path: &Path) -> Result<Study> {
     })?;
     if study.parts().is_empty() {
         return Err(bad(format!(
-            "{}: the study names no part to run (add [size], [speed], [link], [mqtt], [http], [tcp], [dds] or [device])",
+            "{}: the study names no part to run (add [size], [speed], [link], [mqtt], [http], [tcp], [dds], [device] or [energy])",
             path.display()
         )));
     }
@@ -282,6 +292,7 @@ pub fn samples_study(samples: &[PathBuf]) -> Study {
         tcp: None,
         dds: None,
         device: None,
+        energy: None,
     }
 }
 
@@ -462,6 +473,7 @@ const SECTIONS: &[(&str, Render)] = &[
     ("tcp", wirebench_report::net::render_tcp),
     ("dds", wirebench_report::dds::render),
     ("device", wirebench_report::device::render),
+    ("energy", wirebench_report::energy::render),
 ];
 
 /// Every table of every section as CSV, named after its section (`tcp`, `tcp.2`, ...).
@@ -571,6 +583,7 @@ sizes = ["2k"]
 instances = 1
 samples = 1
 throughput_samples = 1
+[energy]
 "#;
         let study = parse_study(all, Path::new("t.toml")).unwrap();
         let names: Vec<&str> = study.parts().iter().map(Part::name).collect();

@@ -5,6 +5,7 @@
 pub mod compare;
 pub mod dds;
 pub mod device;
+pub mod energy;
 pub mod link;
 pub mod mqtt;
 pub mod net;
