@@ -593,6 +593,18 @@ pub fn lab_figures(opts: &EnergyOpts, plan: &Plan, data: &EnergyData) -> Result<
     Ok((lab, "a device lab run (pson-paper corpus)".into()))
 }
 
+/// The `[energy]` part of a study that also has a `[device]` part: the lab figures of that
+/// part (measured in the same run) instead of a lab run of its own, unless the options name a
+/// results file.
+pub fn run_with_lab(opts: &EnergyOpts, lab: &LabSection) -> Result<EnergySection, PartError> {
+    if opts.device_results.is_some() {
+        return EnergyPart::run(opts);
+    }
+    let data = opts.data()?;
+    let plan = opts.plan(&data)?;
+    Ok(evaluate(lab, &data, &plan, "this study's [device] part"))
+}
+
 /// The `[energy]` part.
 pub struct EnergyPart;
 
@@ -701,6 +713,8 @@ mod tests {
             }],
             libs: vec![LabLib { name: "pson".into(), format: "pson".into(), origin: String::new() }],
             not_here: vec![],
+            esp32: String::new(),
+            xtensa_objects: vec![],
             rows: vec![
                 LabRow {
                     target: "cortex-m0plus".into(),

@@ -300,7 +300,7 @@ fn seed001_html(lab: &LabSection, ctx: &Ctx) -> Option<String> {
         .series(Bars::new("published (Arduino UNO)", paper_bars).color(color(5)).hatched(true))
         .missing_label("not run")
         .log(true)
-        .axis_label("µs per operation (log scale)")
+        .axis_label("µs per operation")
         .width(760.0)
         .value_format(us_fmt);
     out.push_str(&figure(chart.render(), ""));

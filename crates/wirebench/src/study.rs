@@ -172,7 +172,13 @@ impl Part<'_> {
                     <wirebench_measure::device::part::DevicePart as wirebench_core::part::Part>::run(o).map_err(part_error)?,
                 )
             }
-            Part::Energy(o) => results.energy = Some(crate::energy::measure(o)?),
+            Part::Energy(o) => {
+                // The device lab measured earlier in this study is reused, not run again.
+                results.energy = Some(match results.device.as_ref().and_then(|d| d.lab.as_ref()) {
+                    Some(lab) => wirebench_net::energy::run_with_lab(o, lab).map_err(part_error)?,
+                    None => crate::energy::measure(o)?,
+                })
+            }
         }
         Ok(())
     }
@@ -583,6 +589,7 @@ sizes = ["2k"]
 instances = 1
 samples = 1
 throughput_samples = 1
+[device]
 [energy]
 "#;
         let study = parse_study(all, Path::new("t.toml")).unwrap();
