@@ -39,10 +39,6 @@ impl Lib {
         }
     }
 
-    pub fn from_name(s: &str) -> Option<Lib> {
-        Lib::ALL.into_iter().find(|l| l.name() == s)
-    }
-
     /// The format it writes and the wirebench codec id that reads the same bytes on the host.
     pub fn format(self) -> (&'static str, &'static str) {
         match self {

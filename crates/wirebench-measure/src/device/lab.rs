@@ -42,10 +42,6 @@ impl Target {
         }
     }
 
-    pub fn from_name(s: &str) -> Option<Target> {
-        Target::ALL.into_iter().find(|t| t.name() == s)
-    }
-
     /// Clock in Hz of the part the figures are stated for.
     pub fn clock_hz(self) -> u64 {
         match self {

@@ -209,34 +209,46 @@ pub struct LabOptions {
     pub jobs: usize,
 }
 
+/// Names separated by commas (or several such lists), or `all`, as the distinct items of
+/// `known` (none given: all of them); `what` names the kind in the error.
+fn parse_names<T: Copy + PartialEq>(lists: &[&str], known: &[T], name: fn(T) -> &'static str, what: &str) -> Result<Vec<T>, PartError> {
+    let mut out = Vec::new();
+    for item in lists.iter().flat_map(|l| l.split(',')).map(str::trim) {
+        let found: Vec<T> = if item == "all" {
+            known.to_vec()
+        } else {
+            let one = known.iter().copied().find(|k| name(*k) == item).ok_or_else(|| {
+                let names: Vec<&str> = known.iter().map(|k| name(*k)).collect();
+                PartError::bad(format!("unknown {what} {item:?} (known: {}, or all)", names.join(", ")))
+            })?;
+            vec![one]
+        };
+        for x in found {
+            if !out.contains(&x) {
+                out.push(x);
+            }
+        }
+    }
+    Ok(if out.is_empty() { known.to_vec() } else { out })
+}
+
 /// Parse `--targets`: names separated by commas, or `all`.
 pub fn parse_targets(list: &str) -> Result<Vec<lab::Target>, PartError> {
-    if list.trim() == "all" {
-        return Ok(lab::Target::ALL.to_vec());
-    }
-    list.split(',')
-        .map(|t| {
-            lab::Target::from_name(t.trim()).ok_or_else(|| {
-                let known: Vec<&str> = lab::Target::ALL.iter().map(|t| t.name()).collect();
-                PartError::bad(format!("unknown target {:?} (known: {}, or all)", t.trim(), known.join(", ")))
-            })
-        })
-        .collect()
+    parse_names(&[list], &lab::Target::ALL, lab::Target::name, "target")
 }
 
 /// Parse `--libs`: names separated by commas, or `all`.
 pub fn parse_libs(list: &str) -> Result<Vec<drivers::Lib>, PartError> {
-    if list.trim() == "all" {
-        return Ok(drivers::Lib::ALL.to_vec());
-    }
-    list.split(',')
-        .map(|l| {
-            drivers::Lib::from_name(l.trim()).ok_or_else(|| {
-                let known: Vec<&str> = drivers::Lib::ALL.iter().map(|l| l.name()).collect();
-                PartError::bad(format!("unknown library {:?} (known: {}, or all)", l.trim(), known.join(", ")))
-            })
-        })
-        .collect()
+    parse_names(&[list], &drivers::Lib::ALL, drivers::Lib::name, "library")
+}
+
+/// `--targets` and `--libs` as given (each entry may itself be a comma list).
+pub fn parse_target_lists(lists: &[String]) -> Result<Vec<lab::Target>, PartError> {
+    parse_names(&lists.iter().map(String::as_str).collect::<Vec<_>>(), &lab::Target::ALL, lab::Target::name, "target")
+}
+
+pub fn parse_lib_lists(lists: &[String]) -> Result<Vec<drivers::Lib>, PartError> {
+    parse_names(&lists.iter().map(String::as_str).collect::<Vec<_>>(), &drivers::Lib::ALL, drivers::Lib::name, "library")
 }
 
 /// The programs a target needs, with the Debian packages that bring them; the Python

@@ -53,33 +53,11 @@ const MAX_PAYLOADS_LIMIT: usize = 1000;
 const MAX_JOBS: usize = 256;
 
 fn targets(opts: &DeviceOpts) -> Result<Vec<super::lab::Target>, PartError> {
-    if opts.targets.is_empty() {
-        return Ok(super::lab::Target::ALL.to_vec());
-    }
-    let mut out = Vec::new();
-    for t in &opts.targets {
-        for x in super::parse_targets(t)? {
-            if !out.contains(&x) {
-                out.push(x);
-            }
-        }
-    }
-    Ok(out)
+    super::parse_target_lists(&opts.targets)
 }
 
 fn libs(opts: &DeviceOpts) -> Result<Vec<super::drivers::Lib>, PartError> {
-    if opts.libs.is_empty() {
-        return Ok(super::drivers::Lib::ALL.to_vec());
-    }
-    let mut out = Vec::new();
-    for l in &opts.libs {
-        for x in super::parse_libs(l)? {
-            if !out.contains(&x) {
-                out.push(x);
-            }
-        }
-    }
-    Ok(out)
+    super::parse_lib_lists(&opts.libs)
 }
 
 /// The payloads of the run, named.
