@@ -107,7 +107,8 @@ pub(crate) fn describe_conn(e: &rumqttc::ConnectionError) -> String {
         C::ConnectionRefused(code) => describe_refusal(*code),
         C::NetworkTimeout => "network timeout".into(),
         C::FlushTimeout => "write timed out (broker not reading)".into(),
-        C::MqttState(rumqttc::StateError::Io(io)) => {
+        C::MqttState(rumqttc::StateError::Io(io))
+        | C::MqttState(rumqttc::StateError::Deserialization(rumqttc::Error::Io(io))) => {
             crate::tls::describe(io).unwrap_or_else(|| describe_io(io))
         }
         C::MqttState(rumqttc::StateError::ConnectionAborted) => {

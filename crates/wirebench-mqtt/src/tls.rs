@@ -112,7 +112,7 @@ pub(crate) fn describe(e: &std::io::Error) -> Option<String> {
         E::InvalidCertificate(c) => format!("the broker's certificate was rejected ({c:?})"),
         E::AlertReceived(A::CertificateRequired) | E::AlertReceived(A::HandshakeFailure)
         | E::AlertReceived(A::BadCertificate) | E::AlertReceived(A::UnknownCA) => {
-            format!("the broker refused the handshake ({inner}); does it require a client certificate (--client-cert/--client-key)?")
+            format!("the broker refused the handshake ({inner}): does it require a client certificate (--client-cert/--client-key)?")
         }
         E::InvalidMessage(_) => format!("{inner} (is the broker's port a TLS port?)"),
         other => other.to_string(),

@@ -101,10 +101,10 @@ struct TransportArgs {
     #[arg(long, value_name = "PEM")]
     ca_file: Option<PathBuf>,
     /// PEM client certificate for mutual TLS (with --client-key).
-    #[arg(long, value_name = "PEM", requires = "client_key")]
+    #[arg(long, value_name = "PEM")]
     client_cert: Option<PathBuf>,
     /// PEM private key of --client-cert (PKCS#8, PKCS#1 or SEC1).
-    #[arg(long, value_name = "PEM", requires = "client_cert")]
+    #[arg(long, value_name = "PEM")]
     client_key: Option<PathBuf>,
     /// MQTT QoS: 0 or 1.
     #[arg(long, default_value = "0")]
