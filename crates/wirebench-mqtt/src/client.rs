@@ -6,11 +6,12 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rumqttc::{
     AsyncClient, ConnectReturnCode, Event, EventLoop, MqttOptions, NetworkOptions, Packet,
+    TlsConfiguration, Transport,
 };
 use serde::{Deserialize, Serialize};
 
 use crate::endpoint::Endpoint;
-use crate::error::{describe_conn, MqttError};
+use crate::error::{describe_conn, describe_refusal, MqttError};
 
 /// The MQTT delivery guarantees we measure (QoS 2 is not).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,13 +81,20 @@ pub(crate) struct ClientSettings {
 }
 
 impl ClientSettings {
-    /// rumqttc options for one client (clean session, keep-alive 30 s, our limits).
+    /// rumqttc options for one client (clean session, keep-alive 30 s, our limits), with the
+    /// endpoint's user name, password and TLS configuration.
     pub fn options(&self, ep: &Endpoint, client_id: &str) -> MqttOptions {
         let mut o = MqttOptions::new(client_id, ep.host.clone(), ep.port);
         o.set_keep_alive(Duration::from_secs(30))
             .set_clean_session(true)
             .set_max_packet_size(self.max_packet_size, self.max_packet_size)
             .set_inflight(self.inflight);
+        if let Some(user) = &ep.username {
+            o.set_credentials(user.clone(), ep.password().unwrap_or_default());
+        }
+        if let Some(tls) = &ep.security.tls {
+            o.set_transport(Transport::tls_with_config(TlsConfiguration::Rustls(tls.clone())));
+        }
         o
     }
 
@@ -134,7 +142,7 @@ impl ClientSettings {
             }
             Ok(Ok(Event::Incoming(Packet::ConnAck(ack)))) => Err(MqttError::Connect {
                 url: ep.url.clone(),
-                reason: format!("broker refused the connection ({:?})", ack.code),
+                reason: describe_refusal(ack.code),
             }),
             Ok(Ok(other)) => Err(MqttError::Connect {
                 url: ep.url.clone(),

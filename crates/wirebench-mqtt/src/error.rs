@@ -23,6 +23,10 @@ pub enum MqttError {
     /// An operation that did not finish within its time limit.
     #[error("{what} ({url}) timed out after {ms} ms")]
     Timeout { what: String, url: String, ms: u64 },
+    /// An option the user gave that cannot work (credentials, TLS files); the message names
+    /// the option.
+    #[error("{0}")]
+    Option(String),
     /// A configuration value out of range.
     #[error("invalid configuration: {0}")]
     Config(String),
@@ -73,15 +77,40 @@ pub(crate) fn describe_io(e: &io::Error) -> String {
     }
 }
 
+/// Why a broker refused a CONNECT, and what to check.
+pub(crate) fn describe_refusal(code: rumqttc::ConnectReturnCode) -> String {
+    use rumqttc::ConnectReturnCode as R;
+    let why = match code {
+        R::BadUserNamePassword => "bad user name or password (check --username/--password)",
+        R::NotAuthorized => "not authorized (check --username/--password)",
+        R::RefusedProtocolVersion => "unsupported protocol version (MQTT 3.1.1)",
+        R::BadClientId => "client identifier rejected",
+        R::ServiceUnavailable => "service unavailable",
+        R::Success => "success",
+    };
+    format!("broker refused the connection: {why}")
+}
+
 /// Describe a rumqttc connection error in the same short style.
 pub(crate) fn describe_conn(e: &rumqttc::ConnectionError) -> String {
     use rumqttc::ConnectionError as C;
     match e {
-        C::Io(io) => describe_io(io),
-        C::ConnectionRefused(code) => format!("broker refused the connection ({code:?})"),
+        C::Io(io) => crate::tls::describe(io).unwrap_or_else(|| describe_io(io)),
+        C::Tls(rumqttc::TlsError::Io(io)) => {
+            crate::tls::describe(io).unwrap_or_else(|| format!("TLS handshake failed: {}", describe_io(io)))
+        }
+        C::Tls(rumqttc::TlsError::TLS(e)) => format!("TLS handshake failed: {e}"),
+        C::Tls(rumqttc::TlsError::DNSName(_)) => {
+            "TLS: the host of --broker is not a valid server name".into()
+        }
+        C::Tls(other) => format!("TLS handshake failed: {other}"),
+        C::ConnectionRefused(code) => describe_refusal(*code),
         C::NetworkTimeout => "network timeout".into(),
         C::FlushTimeout => "write timed out (broker not reading)".into(),
-        C::MqttState(rumqttc::StateError::Io(io)) => describe_io(io),
+        C::MqttState(rumqttc::StateError::Io(io))
+        | C::MqttState(rumqttc::StateError::Deserialization(rumqttc::Error::Io(io))) => {
+            crate::tls::describe(io).unwrap_or_else(|| describe_io(io))
+        }
         C::MqttState(rumqttc::StateError::ConnectionAborted) => {
             "connection closed by the broker".into()
         }

@@ -2,7 +2,9 @@
 //! serde result structs with their configuration echoed.
 //!
 //! - Brokers: [`EmbeddedBroker`] (rumqttd 0.20 in-process, config in code, 127.0.0.1 and a free
-//!   port, TCP_NODELAY set on its listener), [`ExternalBroker`] (`mqtt://host:port`), and the
+//!   port, TCP_NODELAY set on its listener), [`ExternalBroker`] (`mqtt://host:port`, or
+//!   `mqtts://` with a CA file and an optional client certificate; a user name and password
+//!   from the URL or [`Credentials`]), and the
 //!   [`Mosquitto`] helper (Debian's `mosquitto` as a child process on a free loopback port).
 //! - Measurements: [`throughput`] / [`baseline_throughput`], [`echo_rtt`] /
 //!   [`baseline_echo_rtt`], their interleaved comparisons [`compare_throughput`] /
@@ -40,6 +42,7 @@ mod stall;
 mod stats;
 pub mod study;
 mod throughput;
+mod tls;
 mod topic;
 
 pub use client::{EndReason, Harness, Qos};
@@ -51,7 +54,11 @@ pub use cpu::{CpuUsage, HARNESS_BOUND_CORES};
 pub use echo::{baseline_echo_rtt, echo_rtt, EchoConfig, EchoDelivery, EchoResult};
 #[cfg(feature = "embedded-broker")]
 pub use embedded::{BrokerConfig, EmbeddedBroker};
-pub use endpoint::{parse_url, BrokerKind, Endpoint, ExternalBroker, MqttBroker, DEFAULT_PORT};
+pub use endpoint::{
+    parse_broker_url, parse_url, redact_url, BrokerKind, BrokerUrl, Credentials, Endpoint, ExternalBroker,
+    MqttBroker, Password, DEFAULT_PORT, DEFAULT_TLS_PORT, REDACTED,
+};
+pub use tls::TlsFiles;
 pub use error::{MqttError, Result};
 pub use framing::{PayloadInfo, Payloads, HEADER_LEN};
 pub use mosquitto::{Mosquitto, MosquittoOptions};

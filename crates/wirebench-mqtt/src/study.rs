@@ -13,9 +13,11 @@
 //!   bare echo pair interleaved.
 //! - The thesis's published figures as data, and the rows that put them beside ours.
 //!
-//! Errors: what the user got wrong (an unknown format, a malformed NetworkMessage file, an
-//! unreachable broker, an invalid topic, an option out of range) is [`PartError::BadInput`];
-//! the rest (the embedded broker failing to start, a socket error) is [`PartError::Failed`].
+//! Errors: what the user got wrong (an unknown format, a malformed NetworkMessage file, a
+//! malformed broker URL, a missing or unparsable certificate or key file, an invalid topic, an
+//! option out of range) is [`PartError::BadInput`] (exit code 2); what the environment did (a
+//! broker that refuses the connection or the credentials, a failed TLS handshake, a timeout,
+//! the embedded broker failing to start, a socket error) is [`PartError::Failed`] (exit 1).
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -35,7 +37,7 @@ use wirebench_core::published::seed000 as thesis;
 use crate::opcua::{self, StudyFormat, FIELD_COUNTS};
 use crate::{
     baseline_echo_rtt, baseline_throughput, cdf_us, detect_nagle_stall, echo_rtt, latency_stats, throughput,
-    EchoConfig, EchoResult, Endpoint, ExternalBroker, Mosquitto, MqttBroker, MqttError, Payloads, Qos,
+    Credentials, EchoConfig, EchoResult, Endpoint, ExternalBroker, Mosquitto, MqttBroker, MqttError, Payloads, Qos,
     ThroughputConfig, ThroughputResult, ECHO_P50_RATIO_GOAL, HEADER_LEN, THROUGHPUT_RATIO_GOAL,
 };
 
@@ -152,7 +154,7 @@ fn measure(opts: &StudyOpts) -> Result<MqttSection, PartError> {
     add_sizes(&mut section, &formats, &opts.fields, opts.codec_speed)?;
     let timeout_ms = (opts.timeout_s * 1e3).round() as u64;
     for spec in &opts.brokers {
-        let broker = match Broker::open(spec) {
+        let broker = match Broker::open(spec, &Credentials::default()) {
             Ok(b) => b,
             Err(e) if spec == "mosquitto" && Mosquitto::binary().is_err() => {
                 eprintln!("  mosquitto skipped: {e}");
@@ -161,12 +163,15 @@ fn measure(opts: &StudyOpts) -> Result<MqttSection, PartError> {
                     url: String::new(),
                     kind: "mosquitto".into(),
                     skipped: Some(e.to_string()),
+                    tls: None,
+                    username: None,
+                    client_cert: None,
                 });
                 continue;
             }
             Err(e) => return Err(e),
         };
-        section.brokers.push(broker.info());
+        section.brokers.push(broker.info(&Credentials::default()));
         for p in &payloads {
             for &q in &qos {
                 eprintln!("  {} · {} · QoS {}: throughput, then RTT", broker.name(), p.label, q.level());
@@ -218,8 +223,13 @@ pub fn sizes_section(formats: &[String], fields: &[usize], speed: bool) -> Resul
 /// the command line; error messages name the flags.
 #[derive(Clone, Debug)]
 pub struct TransportOpts {
-    /// `embedded`, `mosquitto` or `mqtt://host[:port]`.
+    /// `embedded`, `mosquitto`, `mqtt://[user[:password]@]host[:port]` or `mqtts://…`.
     pub broker: String,
+    /// User name, password and TLS files for a broker given by URL (the password's `Debug`
+    /// is `***`).
+    pub credentials: Credentials,
+    /// Throughput: the drain period after sending ends, seconds (0..=3600).
+    pub drain_s: f64,
     /// `0` or `1`.
     pub qos: String,
     /// A study format or `bytes:N`.
@@ -267,6 +277,11 @@ impl TransportOpts {
         if self.reps == 0 || self.reps > 100 {
             return Err(PartError::bad(format!("--reps {}: expected 1..=100", self.reps)));
         }
+        if !(self.drain_s.is_finite() && (0.0..=3_600.0).contains(&self.drain_s)) {
+            return Err(PartError::bad(format!("--drain {}: expected seconds in [0, 3600]", self.drain_s)));
+        }
+        // The URL, credentials and TLS files are checked here, before anything runs.
+        Broker::check(&self.broker, &self.credentials)?;
         let payload = match &self.message {
             Some(path) => PayloadSpec::file(path)?,
             None => PayloadSpec::parse(&self.format, self.fields)?,
@@ -290,11 +305,11 @@ impl TransportPlan {
     /// Per-repetition progress goes to stderr when it is a terminal.
     pub fn run(&self) -> Result<MqttSection, PartError> {
         let t = &self.opts;
-        let broker = Broker::open(&t.broker)?;
+        let broker = Broker::open(&t.broker, &t.credentials)?;
         let timeout_ms = (t.timeout_s * 1e3).round() as u64;
         let progress = std::io::stderr().is_terminal();
         let mut section = MqttSection::new();
-        section.brokers.push(broker.info());
+        section.brokers.push(broker.info(&t.credentials));
         match t.rtt {
             None => {
                 let cfg = ThroughputConfig {
@@ -303,7 +318,7 @@ impl TransportPlan {
                     topic: t.topic.clone(),
                     deadline_ms: timeout_ms,
                     connect_timeout_ms: timeout_ms.min(5_000),
-                    drain_timeout_ms: timeout_ms.min(2_000),
+                    drain_timeout_ms: (t.drain_s * 1e3).round() as u64,
                     ..ThroughputConfig::default()
                 };
                 let row = throughput_case(&broker, &self.payload, &cfg, t.reps, t.baseline, progress)?;
@@ -361,12 +376,21 @@ pub fn check_fields(fields: &[usize]) -> Result<(), PartError> {
     Ok(())
 }
 
-/// MQTT errors from the user's input (URL, topic, configuration, unreachable broker) are bad
-/// input; the rest are failures of the tool.
+/// MQTT errors from the user's input (URL, options, files, topic, configuration) are bad
+/// input (exit 2); what the environment did (a broker that refuses or cannot be reached, a
+/// failed TLS handshake, a timeout, a socket error) is a failure (exit 1).
 fn mqtt_err(e: MqttError) -> PartError {
     match e {
-        MqttError::Embedded(_) | MqttError::Io { .. } => PartError::failed(e.to_string()),
-        other => PartError::bad(other.to_string()),
+        MqttError::InvalidUrl { .. }
+        | MqttError::InvalidTopic { .. }
+        | MqttError::Option(_)
+        | MqttError::Config(_) => PartError::bad(e.to_string()),
+        MqttError::Connect { .. }
+        | MqttError::SubscribeRefused { .. }
+        | MqttError::Timeout { .. }
+        | MqttError::Embedded(_)
+        | MqttError::Mosquitto(_)
+        | MqttError::Io { .. } => PartError::failed(e.to_string()),
     }
 }
 
@@ -382,7 +406,21 @@ enum Broker {
 }
 
 impl Broker {
-    fn open(spec: &str) -> Result<Broker, PartError> {
+    /// Check a broker spec with its credentials without starting or contacting anything.
+    fn check(spec: &str, c: &Credentials) -> Result<(), PartError> {
+        if spec.contains("://") {
+            ExternalBroker::with_credentials(spec, c).map(drop).map_err(broker_err)
+        } else if c.any() {
+            Err(PartError::bad(format!(
+                "--broker {spec}: --username, --password, --ca-file, --client-cert and --client-key need a broker URL (mqtt:// or mqtts://)"
+            )))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn open(spec: &str, c: &Credentials) -> Result<Broker, PartError> {
+        Broker::check(spec, c)?;
         match spec {
             #[cfg(feature = "embedded-broker")]
             "embedded" => Ok(Broker::Embedded(
@@ -396,7 +434,7 @@ impl Broker {
                 Mosquitto::start().map_err(|e| PartError::bad(format!("--broker mosquitto: {e}")))?,
             )),
             url if url.contains("://") => {
-                Ok(Broker::External(ExternalBroker::new(url).map_err(|e| PartError::bad(format!("--broker: {e}")))?))
+                Ok(Broker::External(ExternalBroker::with_credentials(url, c).map_err(broker_err)?))
             }
             other => {
                 Err(PartError::bad(format!("--broker {other:?}: expected embedded, mosquitto or mqtt://host[:port]")))
@@ -414,9 +452,25 @@ impl Broker {
         }
     }
 
-    fn info(&self) -> BrokerInfo {
+    fn info(&self, c: &Credentials) -> BrokerInfo {
         let ep = self.endpoint();
-        BrokerInfo { name: self.name(), kind: ep.kind.name().into(), url: ep.url, skipped: None }
+        BrokerInfo {
+            name: self.name(),
+            kind: ep.kind.name().into(),
+            url: ep.url,
+            skipped: None,
+            tls: Some(ep.tls),
+            username: ep.username,
+            client_cert: c.tls.client_cert.as_ref().filter(|_| ep.tls).map(|p| p.display().to_string()),
+        }
+    }
+}
+
+/// A broker URL or credentials error: the URL's (already named `--broker`) or an option's.
+fn broker_err(e: MqttError) -> PartError {
+    match e {
+        MqttError::InvalidUrl { .. } => PartError::bad(format!("--broker: {e}")),
+        other => mqtt_err(other),
     }
 }
 
@@ -648,7 +702,10 @@ fn median_of(xs: &[f64]) -> Option<f64> {
 fn throughput_side(runs: &[(ThroughputResult, Option<f64>)]) -> ThroughputSide {
     let rates: Vec<f64> = runs.iter().map(|(r, _)| r.subscriber.msgs_per_s).collect();
     let allocs: Vec<f64> = runs.iter().filter_map(|(_, a)| *a).collect();
+    let qos1 = runs.iter().any(|(r, _)| r.delivery.acked.is_some());
     let mut s = ThroughputSide {
+        acked: qos1.then_some(0),
+        unacked: qos1.then_some(0),
         msgs_per_s: median_of(&rates),
         publisher_msgs_per_s: median_of(&runs.iter().map(|(r, _)| r.publisher.msgs_per_s).collect::<Vec<_>>()),
         mb_per_s: median_of(&runs.iter().map(|(r, _)| r.subscriber.mb_per_s).collect::<Vec<_>>()),
@@ -671,6 +728,8 @@ fn throughput_side(runs: &[(ThroughputResult, Option<f64>)]) -> ThroughputSide {
         s.sent += d.sent;
         s.received += d.received;
         s.lost += d.lost;
+        s.acked = s.acked.map(|x| x + d.acked.unwrap_or(0));
+        s.unacked = s.unacked.map(|x| x + d.unacked.unwrap_or(0));
         s.duplicates = d.duplicates.map(|x| x + s.duplicates.unwrap_or(0));
         s.reordered = d.reordered.map(|x| x + s.reordered.unwrap_or(0));
         s.delivery_ratio = s.delivery_ratio.min(d.delivery_ratio);
@@ -738,6 +797,7 @@ fn throughput_case(
     let ratio = median_of(&ratios);
     Ok(ThroughputRow {
         broker: broker.name(),
+        drain_s: Some(cfg.drain_timeout_ms as f64 / 1e3),
         payload: payload.label.clone(),
         format: payload.format.clone(),
         fields: payload.fields,
@@ -1089,6 +1149,8 @@ mod tests {
             reps: 1,
             topic: None,
             rtt: None,
+            credentials: Credentials::default(),
+            drain_s: 2.0,
         };
         let plan = ok.plan().unwrap();
         assert_eq!((plan.payload.label.as_str(), plan.payload.bytes.len(), plan.qos), ("uadp, 3 fields", 54, Qos::AtLeastOnce));
@@ -1100,8 +1162,25 @@ mod tests {
         assert!(bad(TransportOpts { topic: Some("a/#".into()), ..ok.clone() }.plan()).starts_with("invalid topic \"a/#\""));
         let missing = std::env::temp_dir().join(format!("wb-mqtt-missing-{}.uadp", std::process::id()));
         assert!(bad(TransportOpts { message: Some(missing), ..ok.clone() }.plan()).contains("wb-mqtt-missing-"));
-        // Connecting is the run's business; nothing listens on port 1.
-        assert!(bad(plan.run()).starts_with("cannot connect to mqtt://127.0.0.1:1"));
+        for drain in [-1.0, f64::NAN, f64::INFINITY, 3600.5] {
+            assert!(bad(TransportOpts { drain_s: drain, ..ok.clone() }.plan()).starts_with(&format!("--drain {drain}")));
+        }
+        assert!(TransportOpts { drain_s: 0.0, ..ok.clone() }.plan().is_ok());
+        // Credentials and TLS files are checked before connecting, and name the option.
+        let creds = |c: Credentials, broker: &str| TransportOpts { credentials: c, broker: broker.into(), ..ok.clone() }.plan();
+        let user = Credentials { username: Some("u".into()), ..Credentials::default() };
+        assert!(bad(creds(user.clone(), "embedded")).contains("need a broker URL"));
+        assert!(bad(creds(user.clone(), "mqtt://a@127.0.0.1:1")).contains("either in --broker or with --username"));
+        assert!(bad(creds(Credentials::default(), "mqtts://127.0.0.1:1")).contains("--ca-file"));
+        let m = bad(creds(Credentials::default(), "mqtt://u:s3cret@127.0.0.1:x"));
+        assert!(m.starts_with("--broker: invalid broker URL \"mqtt://u:***@127.0.0.1:x\"") && !m.contains("s3cret"), "{m}");
+        let missing = Credentials { tls: crate::TlsFiles { ca_file: Some("/nonexistent/ca.pem".into()), ..Default::default() }, ..Default::default() };
+        assert_eq!(bad(creds(missing, "mqtts://127.0.0.1:1")), "--ca-file /nonexistent/ca.pem: no such file or directory");
+        // Connecting is the run's business (exit 1, not bad input); nothing listens on port 1.
+        match plan.run() {
+            Err(PartError::Failed(m)) => assert!(m.starts_with("cannot connect to mqtt://127.0.0.1:1"), "{m}"),
+            other => panic!("expected a failure, got {other:?}"),
+        }
     }
 
     #[test]

@@ -42,10 +42,12 @@ pub struct ThroughputConfig {
     /// Largest MQTT packet the clients send or accept, bytes.
     pub max_packet_size: usize,
     pub connect_timeout_ms: u64,
-    /// Once the publisher is done: how long the subscriber waits for the next message before it
-    /// counts the rest as lost.
+    /// The drain period: once sending has ended (every message sent, or the deadline reached),
+    /// deliveries and PUBACKs still count until everything sent is received (and acknowledged
+    /// at QoS 1), nothing has arrived for this long, or this long has passed since the
+    /// deadline. What has not arrived by then is lost (and, at QoS 1, unacknowledged).
     pub drain_timeout_ms: u64,
-    /// Hard limit on the measured part of the run.
+    /// Limit on the sending part of the run; the drain period may follow it.
     pub deadline_ms: u64,
 }
 
@@ -76,8 +78,10 @@ pub struct Delivery {
     pub sent: u64,
     /// Messages the client wrote to its socket.
     pub written: u64,
-    /// QoS 1: PUBACKs received by the publisher.
+    /// QoS 1: PUBACKs received by the publisher by the end of the drain period.
     pub acked: Option<u64>,
+    /// QoS 1: `sent - acked`, the messages whose PUBACK had not arrived by then.
+    pub unacked: Option<u64>,
     /// Distinct messages the subscriber received (bare baseline: every delivery).
     pub received: u64,
     /// `sent - received`.
@@ -128,7 +132,7 @@ pub struct ThroughputResult {
     pub publisher: Rate,
     /// Subscriber side: distinct messages received, up to the last one.
     pub subscriber: Rate,
-    /// First publish to the end of the run (including any drain wait).
+    /// First publish to the end of the run (including the drain period).
     pub elapsed_seconds: f64,
     pub cpu: CpuUsage,
     pub ended_by: EndReason,
@@ -187,9 +191,11 @@ impl ThroughputConfig {
 
 /// Throughput of wirebench's measuring clients: messages `0..messages` carry our 8-byte
 /// sequence header followed by `payloads.get(seq)`; the subscriber counts distinct, duplicate,
-/// reordered and missing sequence numbers. Every step is bounded: connect and subscribe by
-/// `connect_timeout_ms`, the run by `deadline_ms`, the wait for stragglers by
-/// `drain_timeout_ms`; a broker that disappears ends the run with the losses counted.
+/// reordered and missing sequence numbers, the publisher written messages and PUBACKs. Every
+/// step is bounded: connect and subscribe by `connect_timeout_ms`, sending by `deadline_ms`,
+/// the wait for deliveries and PUBACKs still in flight by `drain_timeout_ms` (a run takes at
+/// most `deadline_ms + drain_timeout_ms` once connected); a broker that disappears ends the run
+/// with the losses counted.
 pub fn throughput(
     broker: &impl MqttBroker,
     payloads: &Payloads,
@@ -400,7 +406,8 @@ async fn subscribe_loop(
             },
             _ = &mut tick => {
                 let now = Instant::now();
-                if now >= deadline {
+                // Sending stops at the deadline; deliveries still count for the drain period.
+                if now >= deadline + drain {
                     o.end = EndReason::Deadline;
                     break;
                 }
@@ -485,13 +492,21 @@ async fn ours(
             }
         }
     };
-    let end_at = Instant::now();
+    let sub_end = Instant::now();
     let cpu = cpu0.finish(&clocks);
-    if matches!(sub_out.end, EndReason::Complete | EndReason::DrainTimeout) {
-        // The publisher has finished: give its last writes/acks a moment to land.
-        let grace = Duration::from_millis(cfg.drain_timeout_ms.min(1_000));
-        let _ = tokio::time::timeout(grace, sh.pel_done.notified()).await;
+    if sub_out.end != EndReason::ConnectionLost && sh.pub_done.load(Ordering::Acquire) {
+        // The drain period for the publisher's last writes and PUBACKs: until the drain after
+        // the end of sending, and at least a moment after the subscriber's end (its last
+        // delivery may have overtaken the PUBACK), never past the deadline + drain.
+        let drain = Duration::from_millis(cfg.drain_timeout_ms);
+        let pub_end = t0 + Duration::from_nanos(sh.pub_done_ns.load(Ordering::Acquire));
+        let until = (pub_end + drain)
+            .max(sub_end + drain.min(Duration::from_secs(1)))
+            .min(deadline + drain);
+        let left = until.saturating_duration_since(Instant::now());
+        let _ = tokio::time::timeout(left, sh.pel_done.notified()).await;
     }
+    let end_at = Instant::now();
     // Stopping the publisher's event loop drops it, which also ends a publisher still blocked
     // on a full request channel (after a lost subscriber or the deadline).
     let _ = stop_pel.send(());
@@ -519,11 +534,19 @@ async fn ours(
         errors.push(e);
     }
     let sent = pub_out.sent;
+    let qos1 = cfg.qos == Qos::AtLeastOnce;
+    if qos1 && pel_out.acked > sent {
+        errors.push(format!(
+            "accounting: {} PUBACKs for {sent} messages sent",
+            pel_out.acked
+        ));
+    }
     let delivery = Delivery {
         attempted: n,
         sent,
         written: pel_out.written,
-        acked: (cfg.qos == Qos::AtLeastOnce).then_some(pel_out.acked),
+        acked: qos1.then_some(pel_out.acked),
+        unacked: qos1.then(|| sent.saturating_sub(pel_out.acked)),
         received: sub_out.received,
         lost: sent.saturating_sub(sub_out.received),
         duplicates: Some(sub_out.duplicates),
@@ -707,6 +730,7 @@ async fn bare(
             sent,
             written: w,
             acked: (!is_qos0).then_some(a),
+            unacked: (!is_qos0).then(|| sent.saturating_sub(a)),
             received: rec,
             lost: sent.saturating_sub(rec),
             duplicates: None,

@@ -34,6 +34,11 @@ fn exact(r: &ThroughputResult) {
     let d = &r.delivery;
     assert_eq!(d.received + d.lost, d.sent, "{d:?}");
     assert_eq!(d.sent, d.attempted, "{d:?} {:?}", r.errors);
+    // QoS 1: every message acknowledged; QoS 0: nothing to acknowledge.
+    match r.config.qos {
+        Qos::AtLeastOnce => assert_eq!((d.acked, d.unacked), (Some(d.sent), Some(0)), "{d:?}"),
+        Qos::AtMostOnce => assert_eq!((d.acked, d.unacked), (None, None), "{d:?}"),
+    }
     assert_eq!(
         (d.lost, d.duplicates, d.unexpected),
         (0, Some(0), 0),

@@ -225,12 +225,12 @@ pub fn throughput_table(s: &MqttSection) -> Option<Table> {
     let mut t = Table::new(
         "Throughput: 1 publisher → broker → 1 subscriber (msgs/s at the subscriber, median of reps)",
         &[
-            "broker", "payload", "B", "QoS", "msgs×reps", "ours msgs/s", "ours delivery", "lost", "dup", "reord",
+            "broker", "payload", "B", "QoS", "msgs×reps", "ours msgs/s", "ours delivery", "lost", "unacked", "dup", "reord",
             "bare msgs/s", "bare delivery", "ours/bare", "range", "≥ goal", "allocs/msg ours", "bare", "ended",
         ],
     )
     .numeric_from(2);
-    t.numeric[17] = false;
+    t.numeric[18] = false;
     for r in &s.throughput {
         let o = &r.ours;
         let b = r.bare.as_ref();
@@ -247,6 +247,7 @@ pub fn throughput_table(s: &MqttSection) -> Option<Table> {
             num(o.msgs_per_s, 0),
             pct(Some(o.delivery_ratio)),
             count(o.lost),
+            int(o.unacked.map(|x| x as f64)),
             int(o.duplicates.map(|x| x as f64)),
             int(o.reordered.map(|x| x as f64)),
             b.map_or("-".into(), |b| num(b.msgs_per_s, 0)),
@@ -451,6 +452,8 @@ fn csv(s: &MqttSection) -> String {
                 ("sent", f(x.sent)),
                 ("received", f(x.received)),
                 ("lost", f(x.lost)),
+                ("acked", x.acked.and_then(f)),
+                ("unacked", x.unacked.and_then(f)),
                 ("duplicates", x.duplicates.and_then(f)),
                 ("reordered", x.reordered.and_then(f)),
                 ("delivery_ratio", Some(x.delivery_ratio)),
@@ -760,6 +763,8 @@ mod tests {
             mb_per_s: Some(1.0),
             per_rep_msgs_per_s: vec![rate],
             sent: 100,
+            acked: Some(100),
+            unacked: Some(0),
             received: 99,
             lost: 1,
             duplicates: Some(0),
@@ -858,6 +863,7 @@ mod tests {
         }];
         s.throughput = vec![ThroughputRow {
             broker: "rumqttd 0.20 (embedded)".into(),
+            drain_s: Some(2.0),
             payload: "uadp, 3 fields".into(),
             format: "uadp".into(),
             fields: Some(3),
@@ -933,7 +939,7 @@ mod tests {
         let t = render(&none, Output::Table);
         let row = t.lines().find(|l| l.starts_with("rumqttd")).unwrap();
         let cells: Vec<&str> = row.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect();
-        assert_eq!(&cells[5..12], ["9000", "99.0 %", "1", "0", "0", "-", "99.0 %"], "{t}");
+        assert_eq!(&cells[5..13], ["9000", "99.0 %", "1", "0", "0", "0", "-", "99.0 %"], "{t}");
         // No section: nothing.
         let empty = Results::new(Provenance::default(), json!({}));
         assert_eq!(render(&empty, Output::Table), "");

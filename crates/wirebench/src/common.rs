@@ -90,10 +90,32 @@ pub fn provenance(seed: u64) -> Provenance {
         rustc: env!("WIREBENCH_RUSTC").into(),
         crates,
         machine: Machine::detect(),
-        command: std::env::args().collect(),
+        command: redact_command(std::env::args()),
         started_at: now_rfc3339(),
         seed,
     }
+}
+
+/// The command line as results record it: the value of `--password` and the password of any
+/// `scheme://user:password@host` URL replaced by `***`.
+pub fn redact_command(args: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut secret_next = false;
+    for a in args {
+        if std::mem::take(&mut secret_next) {
+            out.push(wirebench_mqtt::REDACTED.to_string());
+        } else if a == "--password" {
+            secret_next = true;
+            out.push(a);
+        } else if a.starts_with("--password=") {
+            out.push(format!("--password={}", wirebench_mqtt::REDACTED));
+        } else if a.contains("://") {
+            out.push(wirebench_mqtt::redact_url(&a));
+        } else {
+            out.push(a);
+        }
+    }
+    out
 }
 
 /// The current UTC time as RFC 3339, from the system clock (no time crate needed).
@@ -126,4 +148,20 @@ pub fn check_writable(path: &Path) -> Result<()> {
         anyhow::bail!("{}: is a directory", path.display());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_redacted_from_the_command_line() {
+        let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            redact_command(args(&[
+                "wb", "--password", "p1", "--password=p2", "--broker", "mqtt://u:p3@h:1", "--broker=mqtts://u:p4@h", "mqtt://h:1",
+            ])),
+            args(&["wb", "--password", "***", "--password=***", "--broker", "mqtt://u:***@h:1", "--broker=mqtts://u:***@h", "mqtt://h:1"])
+        );
+    }
 }

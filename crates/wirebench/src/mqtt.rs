@@ -12,8 +12,15 @@
 //!
 //! Every command writes the same typed `mqtt` results section (wirebench-report renders it)
 //! and, with `--out`, a results file (atomically). The measurements, and the `[mqtt]` part of a
-//! study, are `wirebench_mqtt::study`; this module parses the arguments and writes the results. Bad input — an unknown format, a malformed
-//! NetworkMessage file, an unreachable broker, an invalid topic — is one line and exit code 2.
+//! study, are `wirebench_mqtt::study`; this module parses the arguments and writes the results.
+//! Bad input — an unknown format, a malformed NetworkMessage file or broker URL, a missing or
+//! unparsable certificate or key, an invalid topic — is one line and exit code 2; what the
+//! environment did — a broker that cannot be reached or refuses the credentials, a failed TLS
+//! handshake — is one line and exit code 1.
+//!
+//! Credentials: `--username`, and the password from `mqtt://user:password@…`, `--password` or
+//! (preferred: not visible in the process list) `WIREBENCH_MQTT_PASSWORD`. The password is
+//! never written: the results file's command line and configuration show it as `***`.
 
 use std::path::PathBuf;
 
@@ -24,6 +31,7 @@ use wirebench_core::results::Results;
 use wirebench_core::sections::mqtt::MqttSection;
 use wirebench_mqtt::opcua::FIELD_COUNTS;
 use wirebench_mqtt::study::{EchoOpts, MqttPart, TransportOpts};
+use wirebench_mqtt::{redact_url, Credentials, Password, TlsFiles, REDACTED};
 use wirebench_report::Output;
 
 use crate::common::*;
@@ -77,9 +85,27 @@ struct OutArgs {
 
 #[derive(clap::Args)]
 struct TransportArgs {
-    /// `embedded` (rumqttd in this process), `mosquitto` (a child on a free loopback port) or `mqtt://host[:port]`.
+    /// `embedded` (rumqttd in this process), `mosquitto` (a child on a free loopback port),
+    /// `mqtt://[user[:password]@]host[:port]` or `mqtts://…` (TLS; needs --ca-file).
     #[arg(long, default_value = "embedded")]
     broker: String,
+    /// User name for a broker given by URL.
+    #[arg(long)]
+    username: Option<String>,
+    /// Password for a broker given by URL (visible in the process list: prefer the
+    /// WIREBENCH_MQTT_PASSWORD environment variable). Never written to results.
+    #[arg(long)]
+    password: Option<String>,
+    /// PEM file of the CA that signed the broker's certificate (mqtts:// only; the system's
+    /// CAs are not used).
+    #[arg(long, value_name = "PEM")]
+    ca_file: Option<PathBuf>,
+    /// PEM client certificate for mutual TLS (with --client-key).
+    #[arg(long, value_name = "PEM")]
+    client_cert: Option<PathBuf>,
+    /// PEM private key of --client-cert (PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, value_name = "PEM")]
+    client_key: Option<PathBuf>,
     /// MQTT QoS: 0 or 1.
     #[arg(long, default_value = "0")]
     qos: String,
@@ -117,6 +143,11 @@ struct TransportArgs {
 struct ThroughputArgs {
     #[command(flatten)]
     t: TransportArgs,
+    /// Drain period, seconds: once sending ends (every message sent, or --timeout reached),
+    /// deliveries and PUBACKs still count until everything is accounted for, nothing has
+    /// arrived for this long, or this long after --timeout (0..=3600).
+    #[arg(long, default_value_t = 2.0)]
+    drain: f64,
 }
 
 #[derive(clap::Args)]
@@ -140,17 +171,33 @@ pub fn run(args: Args) -> Result<()> {
             let section = wirebench_mqtt::study::sizes_section(&a.format, &a.fields, !a.no_speed).map_err(part_err)?;
             finish(section, &a.out, json!({"command": "mqtt sizes", "formats": a.format, "fields": a.fields}))
         }
-        Cmd::Throughput(a) => transport(&a.t, None),
-        Cmd::Rtt(a) => transport(&a.t, Some(EchoOpts { warmup: a.warmup, rate: a.rate })),
+        Cmd::Throughput(a) => transport(&a.t, None, Some(a.drain)),
+        Cmd::Rtt(a) => transport(&a.t, Some(EchoOpts { warmup: a.warmup, rate: a.rate }), None),
     }
 }
 
-fn transport(t: &TransportArgs, rtt: Option<EchoOpts>) -> Result<()> {
+/// The environment variable a password is best given in (not visible in the process list).
+pub const PASSWORD_ENV: &str = "WIREBENCH_MQTT_PASSWORD";
+
+fn transport(t: &TransportArgs, rtt: Option<EchoOpts>, drain: Option<f64>) -> Result<()> {
     if let Some(p) = &t.out.out {
         check_writable(p)?;
     }
+    let env_password = match std::env::var(PASSWORD_ENV) {
+        Ok(p) if !p.is_empty() => Some(Password::new(p)),
+        Ok(_) | Err(std::env::VarError::NotPresent) => None,
+        Err(std::env::VarError::NotUnicode(_)) => return Err(bad(format!("{PASSWORD_ENV} is not valid UTF-8"))),
+    };
+    let credentials = Credentials {
+        username: t.username.clone(),
+        password: t.password.clone().map(Password::new),
+        env_password,
+        tls: TlsFiles { ca_file: t.ca_file.clone(), client_cert: t.client_cert.clone(), client_key: t.client_key.clone() },
+    };
     let plan = TransportOpts {
         broker: t.broker.clone(),
+        credentials: credentials.clone(),
+        drain_s: drain.unwrap_or(2.0),
         qos: t.qos.clone(),
         format: t.format.clone(),
         fields: t.fields,
@@ -166,10 +213,19 @@ fn transport(t: &TransportArgs, rtt: Option<EchoOpts>) -> Result<()> {
     .map_err(part_err)?;
     let section = plan.run().map_err(part_err)?;
     let what = if rtt.is_some() { "mqtt rtt" } else { "mqtt throughput" };
-    let config = json!({
-        "command": what, "broker": t.broker, "qos": plan.qos.level(), "payload": plan.payload.label,
+    let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
+    let has_password = credentials.password.is_some()
+        || credentials.env_password.is_some()
+        || wirebench_mqtt::parse_broker_url(&t.broker).is_ok_and(|u| u.password.is_some());
+    let mut config = json!({
+        "command": what, "broker": redact_url(&t.broker), "qos": plan.qos.level(), "payload": plan.payload.label,
         "count": t.count, "timeout_s": t.timeout, "baseline": t.baseline, "reps": t.reps, "topic": t.topic,
+        "username": t.username, "password": has_password.then_some(REDACTED),
+        "ca_file": path(&t.ca_file), "client_cert": path(&t.client_cert), "client_key": path(&t.client_key),
     });
+    if let Some(d) = drain {
+        config["drain_s"] = json!(d);
+    }
     finish(section, &t.out, config)
 }
 

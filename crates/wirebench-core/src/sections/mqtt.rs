@@ -68,14 +68,23 @@ impl Default for MqttSection {
 /// A broker of the run.
 #[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq)]
 pub struct BrokerInfo {
+    /// `--client-cert`: the client certificate the clients presented (mutual TLS), as given;
+    /// absent without one.
+    pub client_cert: Option<String>,
     /// `embedded-rumqttd`, `mosquitto` or `external`.
     pub kind: String,
     /// `rumqttd 0.20 (embedded)`, `mosquitto 2.0.11`, or the URL of an external broker.
     pub name: String,
     /// Why this broker was not measured (e.g. mosquitto not installed).
     pub skipped: Option<String>,
-    /// `mqtt://host:port` (empty when skipped).
+    /// Whether the clients connected over TLS (`mqtts://`, trusting the CA of `--ca-file`);
+    /// absent in files written before TLS was supported.
+    pub tls: Option<bool>,
+    /// `mqtt://host:port` or `mqtts://host:port`, without credentials (empty when skipped).
     pub url: String,
+    /// The user name the clients connected with; absent when anonymous. The password is never
+    /// written.
+    pub username: Option<String>,
 }
 
 /// A study format of the size table.
@@ -147,6 +156,9 @@ impl EndReason {
 /// One side (ours or the bare rumqttc pair) of a throughput case, over its repetitions.
 #[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq)]
 pub struct ThroughputSide {
+    /// QoS ≥ 1: PUBACKs the publisher received by the end of the drain period, summed over the
+    /// repetitions (`sent = acked + unacked`); absent at QoS 0 (nothing is acknowledged).
+    pub acked: Option<u64>,
     /// Allocations per message in the whole process while the run went (our clients, and
     /// rumqttd when it is embedded); median over repetitions.
     pub allocs_per_msg: Option<f64>,
@@ -176,6 +188,9 @@ pub struct ThroughputSide {
     pub received: u64,
     pub reordered: Option<u64>,
     pub sent: u64,
+    /// QoS ≥ 1: messages sent whose PUBACK had not arrived by the end of the drain period,
+    /// summed over the repetitions; absent at QoS 0.
+    pub unacked: Option<u64>,
     pub warnings: Vec<String>,
 }
 
@@ -185,6 +200,11 @@ pub struct ThroughputRow {
     /// Absent when the bare pair was not run.
     pub bare: Option<ThroughputSide>,
     pub broker: String,
+    /// The drain period, seconds: once sending ended (every message sent, or the run's limit
+    /// reached), deliveries and PUBACKs still counted until everything was accounted for,
+    /// nothing had arrived for this long, or this long after the limit. Absent in files
+    /// written before it was recorded.
+    pub drain_s: Option<f64>,
     /// Fields per NetworkMessage (study formats only).
     pub fields: Option<usize>,
     /// The study format, `synthetic`, `uadp-file` or `json-file`.
@@ -442,7 +462,10 @@ mod tests {
 
     /// A section with every part present, as a results file has it.
     const FULL: &str = r#"{"version": 1,
-        "brokers": [{"name": "mosquitto 2.0.11", "url": "mqtt://127.0.0.1:1883", "kind": "mosquitto", "skipped": null}],
+        "brokers": [{"name": "mosquitto 2.0.11", "url": "mqtt://127.0.0.1:1883", "kind": "mosquitto", "skipped": null,
+                     "tls": false, "username": null, "client_cert": null},
+                    {"name": "mqtts://b:8883", "url": "mqtts://b:8883", "kind": "external", "skipped": null,
+                     "tls": true, "username": "meter", "client_cert": "client.pem"}],
         "formats": [{"id": "uadp", "description": "UADP", "json": false}],
         "sizes": [{"format": "uadp", "fields": 3, "bytes": 54, "round_trip": true, "hex": "d10c"}],
         "layout": {"parts": [{"part": "UADPFlags", "bytes": 1, "offset": 0, "note": "0xD1"}], "header_bytes": 39,
@@ -451,13 +474,13 @@ mod tests {
         "codec": [{"format": "uadp", "fields": 3, "bytes": 54, "encode_ns": 120.5, "decode_ns": 200.0, "encode_allocs": 1.0,
                    "encode_alloc_bytes": 64.0, "decode_allocs": null, "decode_alloc_bytes": null}],
         "throughput": [{"broker": "b", "payload": "uadp, 3 fields", "format": "uadp", "fields": 3, "payload_bytes": 54,
-            "mqtt_payload_bytes": 62, "qos": 1, "messages": 100, "reps": 2,
+            "mqtt_payload_bytes": 62, "qos": 1, "messages": 100, "reps": 2, "drain_s": 2.0,
             "ours": {"msgs_per_s": 9000.0, "publisher_msgs_per_s": 9100.0, "mb_per_s": 0.5, "per_rep_msgs_per_s": [9000.0, 9001.5],
-                     "sent": 200, "received": 200, "lost": 0, "duplicates": 0, "reordered": 0, "delivery_ratio": 1.0,
+                     "sent": 200, "acked": 199, "unacked": 1, "received": 200, "lost": 0, "duplicates": 0, "reordered": 0, "delivery_ratio": 1.0,
                      "ended_by": ["complete", "connection-lost"], "allocs_per_msg": 3.5, "harness_cores_max": 0.4,
                      "harness_bound": false, "errors": [], "warnings": ["w"]},
             "bare": {"msgs_per_s": null, "publisher_msgs_per_s": null, "mb_per_s": null, "per_rep_msgs_per_s": [],
-                     "sent": 0, "received": 0, "lost": 0, "duplicates": null, "reordered": null, "delivery_ratio": 1.0,
+                     "sent": 0, "acked": null, "unacked": null, "received": 0, "lost": 0, "duplicates": null, "reordered": null, "delivery_ratio": 1.0,
                      "ended_by": [], "allocs_per_msg": null, "harness_cores_max": 0.0, "harness_bound": false,
                      "errors": ["bare rumqttc pair: refused"], "warnings": []},
             "ratio": null, "ratio_min": null, "ratio_max": null, "goal": 0.8, "meets_goal": null}],
@@ -493,6 +516,21 @@ mod tests {
         assert_eq!(serde_json::to_value(&s).unwrap(), serde_json::from_str::<serde_json::Value>(FULL).unwrap());
         assert_eq!(s.comparison[0].thesis, Figure::Count(48));
         assert_eq!(s.comparison[1].ours, Some(Figure::Value(9000.0)));
+        let ours = &s.throughput[0].ours;
+        assert_eq!((ours.acked, ours.unacked), (Some(199), Some(1)));
+        assert_eq!(s.brokers[1].username.as_deref(), Some("meter"));
+    }
+
+    #[test]
+    fn files_from_before_tls_and_drain_still_read() {
+        // A broker and a throughput side as written before these fields existed.
+        let b: BrokerInfo = serde_json::from_str(r#"{"name": "x", "url": "mqtt://h:1", "kind": "external", "skipped": null}"#).unwrap();
+        assert_eq!((b.tls, b.username, b.client_cert), (None, None, None));
+        let v: serde_json::Value = serde_json::from_str(FULL).unwrap();
+        let mut side = v["throughput"][0]["ours"].clone();
+        side.as_object_mut().unwrap().retain(|k, _| k != "acked" && k != "unacked");
+        let side: ThroughputSide = serde_json::from_value(side).unwrap();
+        assert_eq!((side.acked, side.unacked), (None, None));
     }
 
     #[test]
