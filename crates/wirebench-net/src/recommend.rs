@@ -122,11 +122,23 @@ pub struct DeviceEvidence {
     pub rows: Vec<LabRow>,
     /// Set when the lab did not run: the curated table is used instead.
     pub unavailable: Option<String>,
+    /// With `--radio`: the energy model (data file, radio, cadence, battery) and the lab
+    /// target's clock; formats are then ranked by energy per message.
+    pub energy: Option<EnergyAsk>,
+}
+
+/// What `recommend --radio R --every D --battery B` asks of the energy model.
+#[derive(Clone, Debug)]
+pub struct EnergyAsk {
+    pub data: crate::energy::EnergyData,
+    pub radio: crate::energy::EnergyRadio,
+    pub plan: crate::energy::Plan,
+    pub clock_hz: u64,
 }
 
 /// The worst case over the payloads of one library on the target: every payload's row must
 /// be `ok`, else the first failure is the reason.
-fn lab_cost<'a>(ev: &'a DeviceEvidence, lib: &str) -> Result<Option<(f64, f64, u64, u64, u64)>, &'a str> {
+fn lab_cost<'a>(ev: &'a DeviceEvidence, lib: &str) -> Result<Option<(f64, f64, u64, u64, u64, u64, u64)>, &'a str> {
     let rows: Vec<&LabRow> = ev.rows.iter().filter(|r| r.target == ev.target && r.lib == lib).collect();
     if rows.is_empty() {
         return Ok(None);
@@ -142,6 +154,8 @@ fn lab_cost<'a>(ev: &'a DeviceEvidence, lib: &str) -> Result<Option<(f64, f64, u
         max_u(|r| r.flash),
         max_u(|r| r.ram),
         max_u(|r| r.stack_encode.max(r.stack_decode)),
+        max_u(|r| r.encode_cycles),
+        max_u(|r| r.bytes),
     )))
 }
 
@@ -156,6 +170,7 @@ pub fn rank(
     let mut ranked = Vec::new();
     let mut excluded = Vec::new();
     let want_class = c.mcu.as_deref().and_then(class_rank);
+    let mut energy: Vec<(String, Option<f64>)> = Vec::new();
     for a in aggs {
         let codec = wirebench_codecs::find(&a.codec).ok_or_else(|| PartError::bad(format!("unknown codec {}", a.codec)))?;
         let info = codec.info();
@@ -194,6 +209,7 @@ pub fn rank(
         }
         let mut reasons = vec![format!("{:.0}% of JSON's size", a.ratio_to_json.unwrap_or(f64::NAN) * 100.0)];
         let mcu_text;
+        let mut energy_uj: Option<f64> = None;
         if let Some(ev) = measured {
             // Measured on the simulated target: the format runs there if its library did.
             let lib = CODEC_LIBS.iter().find(|(id, _)| *id == a.codec).map(|(_, l)| *l);
@@ -212,12 +228,31 @@ pub fn rank(
                     excluded.push(exclude(format!("{l} on {}: {why}", ev.target)));
                     continue;
                 }
-                Some((l, Ok(Some((enc, dec, flash, ram, stack))))) => {
+                Some((l, Ok(Some((enc, dec, flash, ram, stack, cycles, bytes))))) => {
                     reasons.push(format!(
                         "on {} ({l}, measured): encode {enc:.0} µs, decode {dec:.0} µs, flash +{flash} B, RAM +{ram} B, stack {stack} B",
                         ev.target
                     ));
                     mcu_text = format!("{}: {l}, measured by the device lab", ev.target);
+                    if let Some(ask) = &ev.energy {
+                        if let Some(part) = ask.data.mcu_part(&ev.target) {
+                            let e = crate::energy::message(&ask.data, &part, &ev.target, ask.clock_hz, cycles, bytes, ask.radio, &ask.plan);
+                            reasons.push(format!(
+                                "energy per message on {part} + {}: {:.1} µJ ({cycles} encode cycles = {:.1} µJ CPU, {:.1} ms on air + {:.0} ms receive = {:.1} µJ radio, {:.1} µJ sleep; {} dominates) → {}{:.0} days on the battery",
+                                e.radio,
+                                e.total_uj,
+                                e.cpu_uj,
+                                e.airtime_s * 1e3,
+                                e.rx_s * 1e3,
+                                e.radio_uj,
+                                e.sleep_uj,
+                                e.dominant,
+                                if e.missing.is_empty() { "" } else { "≤ " },
+                                e.battery_days
+                            ));
+                            energy_uj = Some(e.total_uj);
+                        }
+                    }
                 }
             }
         } else {
@@ -255,6 +290,7 @@ pub fn rank(
             // first_issue reads "<payload>: lossy: <what>".
             reasons.push(a.first_issue.clone().unwrap_or_else(|| "lossy".into()));
         }
+        energy.push((a.codec.clone(), energy_uj));
         ranked.push(Ranked {
             rank: 0,
             codec: a.codec.clone(),
@@ -274,7 +310,15 @@ pub fn rank(
             reasons,
         });
     }
+    let by_energy = measured.and_then(|m| m.energy.as_ref()).is_some();
+    let uj = |codec: &str| energy.iter().find(|(c, _)| c == codec).and_then(|(_, e)| *e).unwrap_or(f64::INFINITY);
     ranked.sort_by(|a, b| {
+        if by_energy {
+            let o = uj(&a.codec).total_cmp(&uj(&b.codec));
+            if o != std::cmp::Ordering::Equal {
+                return o;
+            }
+        }
         let key = |r: &Ranked| (r.airtime_ms.unwrap_or(r.max_bytes as f64), r.mean_bytes);
         let (ka, kb) = (key(a), key(b));
         ka.0.total_cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then(a.codec.cmp(&b.codec))
@@ -283,9 +327,16 @@ pub fn rank(
         r.rank = i + 1;
     }
     let mut notes = vec![
-        match radio {
+        match (measured.and_then(|m| m.energy.as_ref()), radio) {
+            (Some(ask), _) => format!(
+                "Ranked by energy per message on {} every {} s (device lab cycles + airtime model + datasheet currents; `wirebench energy` shows the terms), then by time on air.",
+                ask.radio.name(),
+                ask.plan.every_s
+            ),
+            (None, r) => match r {
             Some(r) => format!("Ranked by time on air of the largest message on {}, then by mean size.", r.name()),
             None => "Ranked by the largest message, then by mean size (give --link to rank by time on air).".into(),
+            },
         },
         "Sizes are measured now; link figures come from the analytic models of `wirebench link` (payload only, no protocol headers).".into(),
         match (measured, device) {

@@ -32,6 +32,16 @@ pub struct Args {
     /// the lab.
     #[arg(long)]
     device_results: Option<PathBuf>,
+    /// Rank by energy per message on this radio (lora-sf7..lora-sf12, nbiot, ble): the device
+    /// lab's encode cycles, the airtime model and the datasheet currents (needs --mcu avr, m0 or m4).
+    #[arg(long)]
+    radio: Option<String>,
+    /// Time between messages for the energy ranking (e.g. 10m; default 10m).
+    #[arg(long)]
+    every: Option<String>,
+    /// Battery for the days figure, capacity[@voltage] (default 2400mAh@3.6V).
+    #[arg(long)]
+    battery: Option<String>,
     /// No schema is shared between sender and receiver: schema-driven formats are excluded.
     #[arg(long)]
     schemaless: bool,
@@ -71,8 +81,40 @@ pub fn run(args: Args) -> Result<()> {
         formats: args.formats.clone(),
         ..Default::default()
     };
-    let evidence = match args.mcu.as_deref().and_then(recommend::lab_target) {
-        Some(target) => Some(device_evidence(&args, target)?),
+    let target = args.mcu.as_deref().and_then(recommend::lab_target);
+    let energy_opts = wirebench_net::energy::EnergyOpts {
+        mcu: target.map(|t| vec![t.to_string()]).unwrap_or_default(),
+        radio: args.radio.iter().cloned().collect(),
+        every: args.every.clone(),
+        battery: args.battery.clone(),
+        ..Default::default()
+    };
+    let energy_plan = match (&args.radio, target) {
+        (None, _) if args.every.is_some() || args.battery.is_some() => {
+            return Err(bad("--every and --battery rank by energy: give --radio too"))
+        }
+        (None, _) => None,
+        (Some(_), None) => return Err(bad("--radio ranks by energy on a device: give --mcu avr, m0 or m4 (8bit, cortex-m0plus, cortex-m4)")),
+        (Some(_), Some(_)) => {
+            let data = energy_opts.data().map_err(part_error)?;
+            let plan = energy_opts.plan(&data).map_err(part_error)?;
+            Some((data, plan))
+        }
+    };
+    let evidence = match target {
+        Some(target) => {
+            let mut ev = device_evidence(&args, target)?;
+            if let Some((data, plan)) = energy_plan {
+                let clock_hz = wirebench_measure::device::lab::Target::ALL
+                    .into_iter()
+                    .find(|t| t.name() == target)
+                    .map(|t| t.clock_hz())
+                    .unwrap_or(1);
+                let radio = plan.radios[0];
+                ev.energy = Some(recommend::EnergyAsk { data, radio, plan, clock_hz });
+            }
+            Some(ev)
+        }
         None => None,
     };
     let (section, _) = crate::size::measure_with_config(&opts)?;
@@ -98,7 +140,7 @@ fn device_evidence(args: &Args, target: &str) -> Result<recommend::DeviceEvidenc
         if !lab.rows.iter().any(|row| row.target == target) {
             return Err(bad(format!("{}: no rows for target {target}", path.display())));
         }
-        return Ok(recommend::DeviceEvidence { target: target.into(), rows: lab.rows, unavailable: None });
+        return Ok(recommend::DeviceEvidence { target: target.into(), rows: lab.rows, unavailable: None, energy: None });
     }
     let mut opts = DeviceOpts {
         targets: vec![target.into()],
@@ -126,8 +168,8 @@ fn device_evidence(args: &Args, target: &str) -> Result<recommend::DeviceEvidenc
                 .iter()
                 .all(|r| r.status.starts_with("not measured here"))
                 .then(|| rows.first().map(|r| r.status.clone()).unwrap_or_else(|| "no rows".into()));
-            Ok(recommend::DeviceEvidence { target: target.into(), rows, unavailable })
+            Ok(recommend::DeviceEvidence { target: target.into(), rows, unavailable, energy: None })
         }
-        Err(e) => Ok(recommend::DeviceEvidence { target: target.into(), rows: vec![], unavailable: Some(e.to_string()) }),
+        Err(e) => Ok(recommend::DeviceEvidence { target: target.into(), rows: vec![], unavailable: Some(e.to_string()), energy: None }),
     }
 }

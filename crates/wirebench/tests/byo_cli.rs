@@ -111,6 +111,34 @@ fn recommend_ranks_by_airtime_and_explains_exclusions() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `recommend --mcu cortex-m0plus --radio lora-sf9 --every 10m`: ranked by energy per message,
+/// each reason citing the measured encode cycles and the airtime; energy options without a
+/// radio or a device are one-line errors.
+#[test]
+fn recommend_ranks_by_energy_with_measured_cycles_and_airtime() {
+    let out = wb()
+        .args(["recommend", "--mcu", "cortex-m0plus", "--radio", "lora-sf9", "--every", "10m", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ranked = r["ranked"].as_array().unwrap();
+    assert!(ranked.len() >= 5, "{ranked:?}");
+    let uj: Vec<f64> = ranked
+        .iter()
+        .map(|x| {
+            let why = x["reasons"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).find(|w| w.starts_with("energy per message")).unwrap();
+            assert!(why.contains("encode cycles") && why.contains("ms on air") && why.contains("days"), "{why}");
+            why.split(": ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap()
+        })
+        .collect();
+    assert!(uj.windows(2).all(|w| w[0] <= w[1]), "not ranked by energy: {uj:?}");
+    assert!(r["notes"][0].as_str().unwrap().contains("energy per message"));
+    expect_bad_input(wb().args(["recommend", "--radio", "lora-sf9"]), &["--mcu"]);
+    expect_bad_input(wb().args(["recommend", "--every", "10m"]), &["--radio"]);
+    expect_bad_input(wb().args(["recommend", "--mcu", "m0", "--radio", "wifi"]), &["wifi"]);
+}
+
 #[test]
 fn recommend_bad_input() {
     expect_bad_input(wb().args(["recommend", "--link", "lora-sf99"]), &["lora-sf99"]);
