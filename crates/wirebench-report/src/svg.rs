@@ -16,6 +16,15 @@ use std::fmt::Write;
 pub const PALETTE: [&str; 8] = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442"];
 
 /// Colour of series `i` (wraps around).
+/// An axis label, marked "(log scale)" once when the axis is logarithmic.
+fn log_label(label: &str, log: bool) -> String {
+    if log && !label.contains("(log scale)") {
+        format!("{label} (log scale)")
+    } else {
+        label.to_string()
+    }
+}
+
 pub fn color(i: usize) -> &'static str {
     PALETTE[i % PALETTE.len()]
 }
@@ -741,7 +750,7 @@ impl BarChart {
         }
         let mut h = bottom + 20.0;
         if !self.axis_label.is_empty() {
-            let label = if self.log { format!("{} (log scale)", self.axis_label) } else { self.axis_label.clone() };
+            let label = log_label(&self.axis_label, self.log);
             let _ = write!(
                 svg_body,
                 "<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"{MUTED}\" text-anchor=\"middle\">{}</text>",
@@ -1018,8 +1027,8 @@ impl LineChart {
                 }
             }
         }
-        let xl = if self.x_log { format!("{} (log scale)", self.x_label) } else { self.x_label.clone() };
-        let yl = if self.y_log { format!("{} (log scale)", self.y_label) } else { self.y_label.clone() };
+        let xl = log_label(&self.x_label, self.x_log);
+        let yl = log_label(&self.y_label, self.y_log);
         let _ = write!(
             body,
             "<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"{MUTED}\" text-anchor=\"middle\">{}</text>\
@@ -1073,6 +1082,16 @@ mod tests {
         assert_eq!((l.min, l.max), (0.5, 5.0));
         assert_eq!(l.ticks(), vec![0.5, 1.0, 2.0, 5.0]);
         assert!((Scale::log(1.0, 100.0).frac(10.0) - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_log_axis_says_so_once() {
+        let svg = |label: &str| {
+            BarChart::new("t", "t", vec!["a".into()]).series(Bars::new("s", vec![Some(10.0)])).axis_label(label).log(true).render()
+        };
+        assert_eq!(svg("messages per day (log scale)").matches("(log scale)").count(), 1);
+        assert_eq!(svg("bytes").matches("(log scale)").count(), 1);
+        assert_eq!(log_label("x", false), "x");
     }
 
     #[test]
