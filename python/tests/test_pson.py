@@ -24,6 +24,7 @@ from _testkit import CPYTHON, SkipTest, _getenv, _HERE, _IMPL, _PYROOT, _skip, h
 from wirebench_device import jsonio, pson  # noqa: E402
 from wirebench_device.pson import F32, F64, Pairs, PsonError, dumps, encoded_len, load_prefix, loads  # noqa: E402
 from wirebench_device.pson import SINGLE_PRECISION  # noqa: E402
+from _testkit import exact_f64 as _f64  # noqa: E402
 
 def err(data, **kw):
     """The PsonError that loads_prefix raises for data."""
@@ -154,17 +155,6 @@ def _has_dup_keys(v):
 
 # ---------------------------------------------------------------------------
 # the single-precision rule, as an oracle on the reference bytes
-
-
-def _f64(bits):
-    """The binary64 value ``bits`` as this port holds it exactly: a float when
-    the port's float is that value, else pson.F64 (single-precision ports).
-    (Built from bits: MicroPython's float literal parser is not always
-    correctly rounded.)"""
-    x = struct.unpack("<d", struct.pack("<Q", bits))[0]
-    if struct.unpack("<Q", struct.pack("<d", x))[0] == bits:
-        return x
-    return F64(bits)
 
 
 def _port_floats(v):

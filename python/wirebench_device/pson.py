@@ -270,6 +270,19 @@ class F64(object):
         return "F64(0x%016x)" % (self.bits,)
 
 
+def f64_from_bits(bits, f64=None):
+    """The binary64 ``bits`` as the decoders return them: ``f64=True`` F64;
+    ``f64=False`` float (the nearest one on a single-precision port); None:
+    float when the port's float is exactly that binary64 (same bits; always
+    on double-precision ports), else F64."""
+    if f64:
+        return F64(bits)
+    x = struct.unpack("<d", struct.pack("<Q", bits))[0]
+    if f64 is None and SINGLE_PRECISION and _float_bits(x) != bits:
+        return F64(bits)
+    return x
+
+
 class Pairs(object):
     """A PSON map as an ordered list of ``(key, value)`` pairs.
 
@@ -628,14 +641,7 @@ def _decode(data, max_depth, pairs, f32, f64):
                 elif v == 1:
                     if n - pos < 8:
                         raise PsonError("unexpected_end", n)
-                    if f64:
-                        value = F64(unpack("<Q", data[pos:pos + 8])[0])
-                    else:
-                        value = unpack("<d", data[pos:pos + 8])[0]
-                        if f64 is None and SINGLE_PRECISION and value == value:
-                            bits = unpack("<Q", data[pos:pos + 8])[0]
-                            if _float_bits(value) != bits:  # the float cannot hold it
-                                value = F64(bits)
+                    value = f64_from_bits(unpack("<Q", data[pos:pos + 8])[0], f64)
                     pos += 8
                 else:
                     raise PsonError("invalid_float_width", start)
@@ -707,8 +713,8 @@ def load_prefix(data, max_depth=DEFAULT_MAX_DEPTH, pairs=False, f32=False, f64=N
     f64: True returns binary64 items as F64 (exact bits); False as float
     (on a single-precision port rounded to the nearest binary32: lossy,
     1e300 -> inf, 1e-300 -> 0.0, 2.3 -> 2.2999999523); None (the default)
-    as float when the port's float holds the value exactly (always on
-    double-precision ports; NaN too) and as F64 otherwise."""
+    as float when the port's float is exactly that binary64 (always on
+    double-precision ports) and as F64 otherwise (f64_from_bits)."""
     return _decode(data, max_depth, pairs, f32, f64)
 
 
