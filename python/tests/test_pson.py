@@ -377,6 +377,17 @@ def test_vectors_file():
         assert k in ("roundtrip", "decode_only"), "unknown kind %r" % (k,)
 
 
+def test_float_precision_is_the_one_asked_for():
+    """run_tests.sh sets WIREBENCH_FLOAT=f32/f64 for the unix builds, so a build that is not
+    what its name says fails here instead of testing the wrong thing."""
+    want = _getenv("WIREBENCH_FLOAT")
+    if want not in ("f32", "f64"):
+        _skip("WIREBENCH_FLOAT not set (run_tests.sh sets it for the unix builds)")
+    assert SINGLE_PRECISION == (want == "f32"), (want, SINGLE_PRECISION)
+    # the port's float really is that wide: 2**24 + 1 is exact in binary64 only
+    assert (float((1 << 24) + 1) == float(1 << 24)) == (want == "f32")
+
+
 def test_vectors_the_rule_changes():
     """Double-precision ports: the rule changes no canonical reference vector.
     Single-precision ports: it changes exactly those with a binary64 item (41),
