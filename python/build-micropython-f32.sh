@@ -5,12 +5,15 @@
 #                     esp8266, stm32 and samd boards
 #   micropython-f64   double-precision floats (the unix port's default)
 #   mpy-cross         the bytecode compiler of the same tree
+#   micropython-f32-m32  optional: single precision, 32-bit words (MICROPY_FORCE_32BIT=1), closer
+#                     to an ESP32's heap layout; built only when `gcc -m32` links (gcc-multilib)
 # Nothing of MicroPython's source is kept in this repository.
 #
 # Idempotent: when the binaries exist and start, nothing is built. Prints, on stdout,
 #   MICROPYTHON_F32=<path>
 #   MICROPYTHON_F64=<path>
 #   MPY_CROSS=<path>
+#   MICROPYTHON_F32_M32=<path, or empty when gcc -m32 cannot link>
 # (build output goes to <cache>/build.log; progress to stderr).
 #
 # Needs: apt-get source (dpkg-dev), gcc, make, python3; as root it installs the missing ones and
@@ -29,6 +32,7 @@ jobs="${MAKE_JOBS:-2}"
 f32="$cache/micropython-f32"
 f64="$cache/micropython-f64"
 xc="$cache/mpy-cross"
+m32="$cache/micropython-f32-m32"
 
 say() { printf '%s\n' "$*" >&2; }
 
@@ -38,9 +42,14 @@ works() {
 
 report() {
     printf 'MICROPYTHON_F32=%s\nMICROPYTHON_F64=%s\nMPY_CROSS=%s\n' "$f32" "$f64" "$xc"
+    if works "$m32"; then printf 'MICROPYTHON_F32_M32=%s\n' "$m32"; else printf 'MICROPYTHON_F32_M32=\n'; fi
 }
 
-if works "$f32" && works "$f64" && [ -x "$xc" ]; then
+can_m32() {
+    printf 'int main(void){return 0;}\n' | gcc -m32 -x c -o /dev/null - >/dev/null 2>&1
+}
+
+if works "$f32" && works "$f64" && [ -x "$xc" ] && { works "$m32" || ! can_m32; }; then
     report
     exit 0
 fi
@@ -117,6 +126,16 @@ say "building the unix port, double precision"
 make -j"$jobs" -C "$src/ports/unix" "${opts[@]}" BUILD=build-f64 >>"$log" 2>&1 ||
     { tail -n 20 "$log" >&2; exit 1; }
 cp "$src/ports/unix/build-f64/micropython" "$f64"
+
+if can_m32; then
+    say "building the unix port, single precision, 32-bit"
+    make -j"$jobs" -C "$src/ports/unix" "${opts[@]}" BUILD=build-f32-m32 MICROPY_FORCE_32BIT=1 \
+        CFLAGS_EXTRA=-DMICROPY_FLOAT_IMPL=MICROPY_FLOAT_IMPL_FLOAT >>"$log" 2>&1 ||
+        { tail -n 20 "$log" >&2; exit 1; }
+    cp "$src/ports/unix/build-f32-m32/micropython" "$m32"
+else
+    say "note: gcc -m32 cannot link (install gcc-multilib): no 32-bit build"
+fi
 
 # the float implementation is what it says (1 + 2**-40 is 1 in binary32 only)
 "$f32" -c 'import sys; sys.exit(0 if 1.0 + 2.0 ** -40 == 1.0 else 1)' ||

