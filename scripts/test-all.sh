@@ -76,7 +76,7 @@ make -C c check
 step "C device codecs on AVR (simavr) and the device lab's simulators (hand-counted cycle tests)"
 make -C c test-avr test-arm-sim
 
-step "Python device codecs: CPython and MicroPython"
+step "Python device codecs: CPython and MicroPython (WebAssembly; unix port in single and double precision)"
 python/run_tests.sh
 
 step "cross-language differential test (Rust, C, Python)"

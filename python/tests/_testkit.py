@@ -56,6 +56,21 @@ def hexs(b):
     return binascii.hexlify(bytes(b)).decode()
 
 
+def exact_f64(bits):
+    """The binary64 value ``bits`` as this port holds it exactly: a float when the
+    port's float is that value, else pson.F64 (single-precision ports). Tests build
+    doubles from bits: MicroPython's float literal parser is not always correctly
+    rounded (1.25: 3.4028234663852886e38 reads one ulp off)."""
+    import struct
+
+    x = struct.unpack("<d", struct.pack("<Q", bits))[0]
+    if struct.unpack("<Q", struct.pack("<d", x))[0] == bits:
+        return x
+    from wirebench_device.pson import F64
+
+    return F64(bits)
+
+
 def _test_name(i, name):
     s = []
     for c in str(name):

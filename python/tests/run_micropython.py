@@ -4,7 +4,9 @@ Imports the test modules (test_pson, test_uadp), calls every module-level
 function whose name starts with ``test_`` (sorted by name), and prints one
 line per failure, one line per module and the closing line
 ``micropython: N passed, N failed, N skipped``. Works the same on CPython
-(``python3 tests/run_micropython.py [module ...]``).
+(``python3 tests/run_micropython.py [--label NAME] [module ...]``) and on
+MicroPython's unix port (``micropython -X heapsize=64M tests/run_micropython.py
+--label micropython-f32``; run_tests.sh does).
 
 run_micropython.mjs loads this file into MicroPython's WebAssembly port and
 calls main(); as a script it exits 1 when a test failed.
@@ -77,5 +79,10 @@ if __name__ == "__main__":
     here = __file__.replace("\\", "/").rsplit("/", 1)[0] if "/" in __file__.replace("\\", "/") else "."
     if here not in sys.path:
         sys.path.insert(0, here)
-    p, f, s = main(sys.argv[1:] or MODULES)
+    args = sys.argv[1:]
+    label = None
+    if len(args) >= 2 and args[0] == "--label":
+        label = args[1]
+        args = args[2:]
+    p, f, s = main(args or MODULES, label)
     sys.exit(1 if f or not p else 0)

@@ -22,7 +22,9 @@ import sys
 from _testkit import CPYTHON, SkipTest, _getenv, _HERE, _IMPL, _PYROOT, _skip, hexs, register_vector_tests, unhex  # noqa: F401
 
 from wirebench_device import jsonio, pson  # noqa: E402
-from wirebench_device.pson import F32, Pairs, PsonError, dumps, encoded_len, load_prefix, loads  # noqa: E402
+from wirebench_device.pson import F32, F64, Pairs, PsonError, dumps, encoded_len, load_prefix, loads  # noqa: E402
+from wirebench_device.pson import SINGLE_PRECISION  # noqa: E402
+from _testkit import exact_f64 as _f64  # noqa: E402
 
 def err(data, **kw):
     """The PsonError that loads_prefix raises for data."""
@@ -38,14 +40,32 @@ def err(data, **kw):
 
 
 def _is_num(v):
-    return isinstance(v, F32) or (isinstance(v, (int, float)) and not isinstance(v, bool))
+    return isinstance(v, (F32, F64)) or (isinstance(v, (int, float)) and not isinstance(v, bool))
 
 
 def _feq(x, y):
     return (x != x and y != y) or x == y
 
 
+def _isnan(x):
+    if isinstance(x, F64):
+        return (x.bits >> 52) & 0x7FF == 0x7FF and x.bits & 0xFFFFFFFFFFFFF != 0
+    if isinstance(x, F32):
+        x = x.value
+    return isinstance(x, float) and x != x
+
+
 def _nums_equal(a, b):
+    if isinstance(a, F64) or isinstance(b, F64):
+        # exact values (F64 compares by value); NaN matches NaN as in vectors.rs
+        if isinstance(b, F64):
+            a, b = b, a
+        if _isnan(a) or _isnan(b):
+            return _isnan(a) and _isnan(b)
+        if isinstance(b, F32):
+            # a decoded f32 equals a JSON number (here an F64) that prints it
+            return a == b or pson._round_f32(a.value) == b.value
+        return a == b
     a32, b32 = isinstance(a, F32), isinstance(b, F32)
     if a32 and b32:
         return _feq(a.value, b.value)
@@ -134,6 +154,97 @@ def _has_dup_keys(v):
 
 
 # ---------------------------------------------------------------------------
+# the single-precision rule, as an oracle on the reference bytes
+
+
+def _port_floats(v):
+    """``v`` as a program that holds numbers in the port's floats has it: every
+    F64 replaced by its nearest float (the identity on double-precision ports)."""
+    if isinstance(v, F64):
+        return v.value
+    if isinstance(v, list):
+        return [_port_floats(x) for x in v]
+    if isinstance(v, Pairs):
+        return Pairs([(k, _port_floats(x)) for k, x in v.items])
+    if isinstance(v, dict):
+        d = pson.MapType()
+        for k, x in v.items():
+            d[k] = _port_floats(x)
+        return d
+    return v
+
+
+def _leb_item(wire, n):
+    """An integer item written by hand (header + minimal LEB128), for the oracle."""
+    if n < 31:
+        return bytes([(wire << 5) | n])
+    out = [(wire << 5) | 31]
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | 0x80 if n else b)
+        if not n:
+            return bytes(out)
+
+
+def _exact_f32(x):
+    try:
+        return struct.unpack("<f", struct.pack("<f", x))[0] == x
+    except OverflowError:  # CPython: beyond the binary32 range
+        return False
+
+
+def rule_expected(ref):
+    """The bytes a port writes for the value of the reference bytes ``ref``
+    when it holds every binary64 number in its own float: each 41 item is
+    replaced by the item of the nearest port float (struct's conversion):
+    integral in [-2^63, 2^63) -> integer; exact in binary32 -> 40 + f32; NaN ->
+    the canonical NaN item; else 41 + f64 (so on double-precision ports the
+    canonical reference bytes come back unchanged). A walk over the flat item
+    sequence, independent of the encoder."""
+    out = bytearray()
+    i, n = 0, len(ref)
+    while i < n:
+        h = ref[i]
+        start = i
+        i += 1
+        w, v = h >> 5, h & 31
+        if v == 31:
+            v, shift = 0, 0
+            while True:
+                b = ref[i]
+                i += 1
+                v |= (b & 0x7F) << shift
+                shift += 7
+                if not b & 0x80:
+                    break
+        if w == 2:
+            width = 4 if v == 0 else 8
+            body = ref[i:i + width]
+            i += width
+            if width == 4:
+                out.extend(ref[start:i])
+                continue
+            x = struct.unpack("<d", body)[0]
+            if x != x:
+                out.extend(b"\x41\x00\x00\x00\x00\x00\x00\xf8\x7f")
+            elif x - x == 0.0 and -float(1 << 63) <= x < float(1 << 63) and float(int(x)) == x:
+                k = int(x)
+                out.extend(_leb_item(0, k) if k >= 0 else _leb_item(1, -k))
+            elif _exact_f32(x):
+                out.append(0x40)
+                out.extend(struct.pack("<f", x))
+            else:
+                out.append(0x41)
+                out.extend(struct.pack("<d", x))
+            continue
+        if w in (4, 5):
+            i += v
+        out.extend(ref[start:i])
+    return bytes(out)
+
+
+# ---------------------------------------------------------------------------
 # vectors
 
 
@@ -206,6 +317,13 @@ def check_roundtrip(e):
     # the default decoding (dict/OrderedDict maps, plain floats) round-trips too
     if not _has_dup_keys(dec):
         assert dumps(loads(want)) == want, "re-encode of the default decoding"
+    # the port's floats (single precision: what the rule makes of each binary64)
+    rule = rule_expected(want)
+    got = hexs(dumps(_port_floats(value)))
+    assert got == hexs(rule), "encode of the port's floats: got %s want %s" % (got, hexs(rule))
+    rounded = load_prefix(want, pairs=True, f64=False)[0]
+    assert dumps(rounded) == rule, "re-encode of the rounded decoding: %s" % hexs(dumps(rounded))
+    assert encoded_len(rounded) == len(rule)
 
 
 def check_decode_only(e):
@@ -257,6 +375,50 @@ def test_vectors_file():
     assert kinds.get("roundtrip", 0) > 0, kinds
     for k in kinds:
         assert k in ("roundtrip", "decode_only"), "unknown kind %r" % (k,)
+
+
+def test_float_precision_is_the_one_asked_for():
+    """run_tests.sh sets WIREBENCH_FLOAT=f32/f64 for the unix builds, so a build that is not
+    what its name says fails here instead of testing the wrong thing."""
+    want = _getenv("WIREBENCH_FLOAT")
+    if want not in ("f32", "f64"):
+        _skip("WIREBENCH_FLOAT not set (run_tests.sh sets it for the unix builds)")
+    assert SINGLE_PRECISION == (want == "f32"), (want, SINGLE_PRECISION)
+    # the port's float really is that wide: 2**24 + 1 is exact in binary64 only
+    assert (float((1 << 24) + 1) == float(1 << 24)) == (want == "f32")
+
+
+def test_vectors_the_rule_changes():
+    """Double-precision ports: the rule changes no canonical reference vector.
+    Single-precision ports: it changes exactly those with a binary64 item (41),
+    and each of them is checked against rule_expected by its vector test."""
+    changed = []
+    with_f64 = []
+    for e in VECTORS:
+        if e.get("kind") != "roundtrip":
+            continue
+        ref = unhex(e["hex"])
+        if rule_expected(ref) != ref:
+            changed.append(e["name"])
+        # a non-NaN 41 item in the reference (found by decoding with exact bits)
+        if _has_f64(loads(ref, pairs=True, f64=True)):
+            with_f64.append(e["name"])
+    if SINGLE_PRECISION:
+        assert changed == with_f64 and changed, (changed, with_f64)
+    else:
+        assert changed == [], changed
+    assert with_f64, "the vectors have binary64 items"
+
+
+def _has_f64(v):
+    """v holds a binary64 number (NaN aside: it is written the same on every port)."""
+    if isinstance(v, F64):
+        return not _isnan(v)
+    if isinstance(v, list):
+        return any(_has_f64(x) for x in v)
+    if isinstance(v, Pairs):
+        return any(_has_f64(x) for _, x in v.items)
+    return False
 
 
 # ---------------------------------------------------------------------------
@@ -389,22 +551,47 @@ ENCODE_CASES = [
     ("", "80"), (b"", "a0"), (bytearray(b"\x01"), "a101"), ({}, "c0"), ([], "e0"), ((), "e0"),
     ("a\x00b", "83610062"),
     (1.0, "01"), (-2.0, "22"), (0.0, "00"), (-0.0, "00"),
-    (4294967296.0, "1f8080808010"),
+    (float(1 << 32), "1f8080808010"),
     (1.5, "400000c03f"), (48.75, "4000004342"), (23.5, "400000bc41"),
-    (2.3, "416666666666660240"), (1.03, "417b14ae47e17af03f"), (0.1, "419a9999999999b93f"),
+    # binary64 values from their bits: floats on double-precision ports, F64 on single ones
+    (_f64(0x4002666666666666), "416666666666660240"),  # 2.3
+    (_f64(0x3FF07AE147AE147B), "417b14ae47e17af03f"),  # 1.03
+    (_f64(0x3FB999999999999A), "419a9999999999b93f"),  # 0.1
     (float("nan"), "41000000000000f87f"), (-float("nan"), "41000000000000f87f"),
     (float("inf"), "400000807f"), (float("-inf"), "40000080ff"),
-    (9223372036854775808.0, "400000005f"),  # 2^63: not an i64 -> f32
-    (-9223372036854775808.0, "3f80808080808080808001"),  # -2^63 is
-    (18446744073709551616.0, "400000805f"),
-    (3.4028234663852886e38, "40ffff7f7f"),  # FLT_MAX
-    (3.4e38, "41addf8cc733f9ef47"),
-    (1.401298464324817e-45, "4001000000"),  # smallest f32 subnormal
-    (5e-324, "410100000000000000"),
-    (1e300, "419c7500883ce4377e"), (1e-300, "4159f3f8c21f6ea501"),
+    (float(1 << 63), "400000005f"),  # 2^63: not an i64 -> f32
+    (-float(1 << 63), "3f80808080808080808001"),  # -2^63 is
+    (float(1 << 64), "400000805f"),
+    (_f64(0x47EFFFFFE0000000), "40ffff7f7f"),  # FLT_MAX
+    (_f64(0x47EFF933C78CDFAD), "41addf8cc733f9ef47"),  # 3.4e38
+    (_f64(0x36A0000000000000), "4001000000"),  # smallest f32 subnormal
+    (_f64(0x1), "410100000000000000"),  # 5e-324
+    (_f64(0x7E37E43C8800759C), "419c7500883ce4377e"),  # 1e300
+    (_f64(0x01A56E1FC2F8F359), "4159f3f8c21f6ea501"),  # 1e-300
     (-1.5, "400000c0bf"), (0.5, "400000003f"),
-    (F32(0.1), "40cdcccc3d"), (F32(2.0), "02"), (F32(1e300), "400000807f"),
+    (F32(_f64(0x3FB999999999999A)), "40cdcccc3d"), (F32(2.0), "02"),
+    (F32(_f64(0x7E37E43C8800759C)), "400000807f"),
     (F32(float("nan")), "41000000000000f87f"), (F32(-0.0), "00"),
+    (F64(0x3FF0000000000000), "01"), (F64(0xC3E0000000000000), "3f80808080808080808001"),
+    (F64(0x43E0000000000000), "400000005f"), (F64(0x8000000000000000), "00"),
+    (F64(0x7FF0000000000001), "41000000000000f87f"), (F64(0xFFF0000000000000), "40000080ff"),
+    (F64(0x3FB999999999999A), "419a9999999999b93f"),
+    (F64(0x36A0000000000000), "4001000000"), (F64(0x36A0000000000001), "41010000000000a036"),
+    (F64(0x3690000000000000), "410000000000009036"),  # 2^-150: below the f32 subnormals
+]
+
+# The rule on single-precision ports, from the spec by hand: the binary64 value
+# rounded to the nearest binary32, then the float rule (see python/README.md).
+F32_PORT_CASES = [
+    (0x4002666666666666, "4033331340"),  # 2.3 -> 2.2999999523
+    (0x3FF07AE147AE147B, "400ad7833f"),  # 1.03 -> 1.0299999714
+    (0x3FB999999999999A, "40cdcccc3d"),  # 0.1 -> 0.100000001
+    (0x7E37E43C8800759C, "400000807f"),  # 1e300 -> inf
+    (0xFE37E43C8800759C, "40000080ff"),  # -1e300 -> -inf
+    (0x01A56E1FC2F8F359, "00"),  # 1e-300 -> 0.0
+    (0x1, "00"),  # 5e-324 -> 0.0
+    (0x3FEFFFFFFFFFFFFF, "01"),  # 1 - 2^-53 -> 1.0, an integer
+    (0x47EFFFFFF0000000, "400000807f"),  # FLT_MAX + half an ulp: ties to even -> inf
 ]
 
 
@@ -413,6 +600,26 @@ def test_encode_examples():
         got = hexs(dumps(value))
         assert got == want, "%r: got %s want %s" % (value, got, want)
         assert encoded_len(value) == len(want) // 2, value
+        # a float and its F64 (exact widening) give the same bytes
+        if isinstance(value, (float, F32)):
+            assert hexs(dumps(F64.from_float(float(value)))) == want, value
+
+
+def test_f32_port_rule():
+    """What a single-precision port writes for a float it holds (the nearest
+    binary32 of the binary64 value); F64 keeps the reference bytes on every port."""
+    for bits, want in F32_PORT_CASES:
+        x = F64(bits).value  # the port's float: exact, or rounded to binary32
+        if SINGLE_PRECISION:
+            got = hexs(dumps(x))
+            assert got == want, "%016x: got %s want %s" % (bits, got, want)
+            assert hexs(rule_expected(dumps(F64(bits)))) == want
+            # decoding rounds only when asked; by default it keeps the bits
+            ref = dumps(F64(bits))
+            assert loads(ref) == F64(bits) and dumps(loads(ref)) == ref
+            assert hexs(dumps(loads(ref, f64=False))) == want
+        else:
+            assert x == F64(bits) and dumps(x) == dumps(F64(bits))
 
 
 def test_encode_containers():
@@ -423,8 +630,8 @@ def test_encode_containers():
     assert b[:2] == b"\xdf\x1f" and len(b) == 2 + 31 * 5
     assert hexs(dumps({"bool": True})) == "c184626f6f6c61"
     assert hexs(dumps({"neg": -2})) == "c1836e656722"
-    assert hexs(dumps({"double": 1.03})) == "c186646f75626c65417b14ae47e17af03f"
-    test01 = Pairs([("sensor", "gps"), ("time", 1351824120), ("data", [48.75, 2.3])])
+    assert hexs(dumps({"double": _f64(0x3FF07AE147AE147B)})) == "c186646f75626c65417b14ae47e17af03f"
+    test01 = Pairs([("sensor", "gps"), ("time", 1351824120), ("data", [48.75, _f64(0x4002666666666666)])])
     want = ("c3" "86" "73656e736f72" "83" "677073" "84" "74696d65" "1ff8e5cc8405"
             "84" "64617461" "e2" "4000004342" "416666666666660240")
     assert hexs(dumps(test01)) == want
@@ -491,10 +698,16 @@ def test_decode_non_canonical_forms():
 
 def test_decode_types():
     v = loads(unhex("e7" "05" "25" "400000c03f" "416666666666660240" "83c3a962" "a200ff" "c0"))
-    assert v[:6] == [5, -5, 1.5, 2.3, "\u00e9b", b"\x00\xff"], v
+    assert v[:6] == [5, -5, 1.5, _f64(0x4002666666666666), "\u00e9b", b"\x00\xff"], v
     # maps are dict on CPython, OrderedDict on MicroPython (whose dict is unordered)
     assert isinstance(v[6], pson.MapType) and len(v[6]) == 0
     assert isinstance(v[2], float) and isinstance(v[5], bytes)
+    # binary64 items: F64 on single-precision ports (exact), float elsewhere; f64= chooses
+    assert isinstance(v[3], F64 if SINGLE_PRECISION else float), v[3]
+    w64 = loads(unhex("416666666666660240"), f64=True)
+    assert isinstance(w64, F64) and w64.bits == 0x4002666666666666
+    r = loads(unhex("416666666666660240"), f64=False)
+    assert isinstance(r, float) and r == F64(0x4002666666666666).value
     w = loads(unhex("e2400000c03f41000000000000f83f"), f32=True)
     assert isinstance(w[0], F32) and w[0] == 1.5 and w[0] == F32(1.5)
     assert isinstance(w[1], float) and w[1] == 1.5
@@ -509,9 +722,10 @@ def test_decode_types():
 
 
 def test_f32_and_pairs_helpers():
-    assert F32(0.1).value == struct.unpack("<f", struct.pack("<f", 0.1))[0]
-    assert F32(0.1) != 0.1 and F32(0.5) == 0.5 and F32(2) == 2
-    assert F32(1e300).value == float("inf")
+    tenth = _f64(0x3FB999999999999A)  # 0.1 (an F64 on single-precision ports)
+    assert F32(tenth).value == struct.unpack("<f", struct.pack("<f", float(tenth)))[0]
+    assert F32(tenth) != tenth and F32(0.5) == 0.5 and F32(2) == 2
+    assert F32(_f64(0x7E37E43C8800759C)).value == float("inf")
     assert F32(F32(1.5)) == F32(1.5)
     assert F32(1.5) != "1.5" and F32(1.0) != True  # noqa: E712
     assert repr(F32(1.5)) == "F32(1.5)"
@@ -519,6 +733,35 @@ def test_f32_and_pairs_helpers():
     assert len(p) == 3 and list(p) == [("a", 1), ("b", 2), ("a", 3)]
     assert list(p.to_dict().items()) == [("a", 3), ("b", 2)]
     assert p == Pairs(p.items) and p != Pairs()
+
+
+def test_f64_helper():
+    two3 = F64(0x4002666666666666)
+    assert two3 == F64(0x4002666666666666) and two3 != F64(0x4002666666666667)
+    assert F64(0x3FF8000000000000) == 1.5 and F64(0x3FF8000000000000) == F32(1.5)
+    assert F64(0x4000000000000000) == 2 and F64(0x4000000000000000) != 3
+    assert F64(0x8000000000000000) == 0.0 and F64(0x8000000000000000) == 0
+    assert F64(0x7FF8000000000000) != F64(0x7FF8000000000000)  # NaN equals nothing
+    assert F64(0x7FF0000000000000) == float("inf")
+    assert two3 != "2.3" and F64(0x3FF0000000000000) != True  # noqa: E712
+    assert repr(two3) == "F64(0x4002666666666666)"
+    assert F64.from_float(1.5).bits == 0x3FF8000000000000
+    assert F64(two3).bits == two3.bits
+    # exact on double-precision ports, the nearest binary32 on single ones
+    assert (two3 == two3.value) == (not SINGLE_PRECISION)
+    assert float(two3) == two3.value
+    for bad in (-1, 1 << 64):
+        try:
+            F64(bad)
+            raise AssertionError("no error for %r" % (bad,))
+        except ValueError:
+            pass
+    for bad in (1.5, "1", True):
+        try:
+            F64(bad)
+            raise AssertionError("no error for %r" % (bad,))
+        except TypeError:
+            pass
 
 
 # ---------------------------------------------------------------------------
@@ -596,23 +839,40 @@ def test_json_parse():
     assert jsonio.dump(jsonio.parse(deep)) == deep
 
 
+# (binary64 bits, print as binary32, text): built from bits, see _f64
 FLOAT_TEXT = [
-    (0.1, False, "0.1"), (2.3, False, "2.3"), (1.0, False, "1.0"), (-0.0, False, "-0.0"),
-    (0.0, False, "0.0"), (1e300, False, "1e+300"), (5e-324, False, "5e-324"),
-    (1e15, False, "1000000000000000.0"), (1e16, False, "1e+16"), (123456.789, False, "123456.789"),
-    (0.00001, False, "0.00001"), (0.000001, False, "1e-6"), (1.5e-7, False, "1.5e-7"),
-    (1.7976931348623157e308, False, "1.7976931348623157e+308"), (-2.5, False, "-2.5"),
-    (1.8446744073709552e19, False, "1.8446744073709552e+19"),
-    (0.1, True, "0.1"), (48.75, True, "48.75"), (18446744073709551616.0, True, "1.8446744e+19"),
-    (1e12, True, "1000000000000.0"), (1e13, True, "1e+13"), (1e-6, True, "0.000001"),
-    (1e-7, True, "1e-7"), (3.4028234663852886e38, True, "3.4028235e+38"),
-    (1.401298464324817e-45, True, "1e-45"), (16777216.0, True, "16777216.0"),
+    (_f64(0x3FB999999999999A), False, "0.1"),
+    (_f64(0x4002666666666666), False, "2.3"),
+    (_f64(0x3FF0000000000000), False, "1.0"),
+    (_f64(0x8000000000000000), False, "-0.0"),
+    (_f64(0x0000000000000000), False, "0.0"),
+    (_f64(0x7E37E43C8800759C), False, "1e+300"),
+    (_f64(0x0000000000000001), False, "5e-324"),
+    (_f64(0x430C6BF526340000), False, "1000000000000000.0"),
+    (_f64(0x4341C37937E08000), False, "1e+16"),
+    (_f64(0x40FE240C9FBE76C9), False, "123456.789"),
+    (_f64(0x3EE4F8B588E368F1), False, "0.00001"),
+    (_f64(0x3EB0C6F7A0B5ED8D), False, "1e-6"),
+    (_f64(0x3E8421F5F40D8376), False, "1.5e-7"),
+    (_f64(0x7FEFFFFFFFFFFFFF), False, "1.7976931348623157e+308"),
+    (_f64(0xC004000000000000), False, "-2.5"),
+    (_f64(0x43F0000000000000), False, "1.8446744073709552e+19"),
+    (_f64(0x3FB999999999999A), True, "0.1"),
+    (_f64(0x4048600000000000), True, "48.75"),
+    (_f64(0x43F0000000000000), True, "1.8446744e+19"),
+    (_f64(0x426D1A94A2000000), True, "1000000000000.0"),
+    (_f64(0x42A2309CE5400000), True, "1e+13"),
+    (_f64(0x3EB0C6F7A0B5ED8D), True, "0.000001"),
+    (_f64(0x3E7AD7F29ABCAF48), True, "1e-7"),
+    (_f64(0x47EFFFFFE0000000), True, "3.4028235e+38"),
+    (_f64(0x36A0000000000000), True, "1e-45"),
+    (_f64(0x4170000000000000), True, "16777216.0"),
 ]
 
 
 def test_json_float_format():
     for x, f32, want in FLOAT_TEXT:
-        v = pson._round_f32(x) if f32 else x
+        v = pson._round_f32(x) if f32 else x  # an F64 on single-precision ports
         got = jsonio.format_float(v, f32)
         assert got == want, (x, f32, got, want)
 
@@ -742,7 +1002,7 @@ def _rvalue(rnd, depth):
     if c == 2:
         return -_rint(rnd, 0, 1 << 63) if _rint(rnd, 0, 1) else -_rint(rnd, 0, 40)
     if c == 3:
-        return _rfloat(rnd)
+        return _rfloat(rnd) if _rint(rnd, 0, 1) else F64(_rbits(rnd, 64))
     if c == 4:
         return F32(_rfloat(rnd))
     if c == 5:
@@ -758,7 +1018,7 @@ def _expected(v):
     """What decoding dumps(v) gives back, by the encoder's normalisation."""
     if isinstance(v, F32):
         v = v.value
-    if isinstance(v, float):
+    if isinstance(v, (float, F64)):
         b = dumps(v)
         return loads(b, f32=True)
     if isinstance(v, list):

@@ -26,7 +26,8 @@ import sys
 from _testkit import CPYTHON, SkipTest, _getenv, _HERE, _IMPL, _PYROOT, _skip, hexs, register_vector_tests, unhex  # noqa: F401
 
 from wirebench_device import jsonio, uadp, uadp_json  # noqa: E402
-from wirebench_device.pson import MapType, Pairs  # noqa: E402
+from wirebench_device.pson import F64, MapType, Pairs  # noqa: E402
+from _testkit import exact_f64 as _f64  # noqa: E402
 from wirebench_device.uadp import UadpError, data_set_message, decode, encode, message, variant  # noqa: E402
 
 def err(data, metadata=None, skip_unknown=False):
@@ -1005,6 +1006,51 @@ def test_nan_payloads_survive():
         assert encode(decode(b)) == b, hex(bits)
 
 
+def test_double_fields_and_the_single_precision_rule():
+    """A Double field holds a binary64: given as pson.F64 (or decoded) its 8 bytes go through
+    unchanged on every port; a port's float writes its exact binary64 widening (on a
+    single-precision port: a binary32 value, so the low 29 mantissa bits are 0). A Float
+    field takes the nearest binary32 of either. Decoding gives a float when the port's float
+    is that binary64, else F64 (single-precision ports), re-encoding to the same bytes."""
+    from wirebench_device.pson import SINGLE_PRECISION
+
+    head = encode(seed_message(1))[:39]
+    for bits in (0x4002666666666666, 0x7E37E43C8800759C, 0x01A56E1FC2F8F359, 0x1, 0x3FF8000000000000,
+                 0xC3E0000000000000, 0x8000000000000000):
+        ref = head + b"\x0b" + struct.pack("<Q", bits)
+        m = decode(ref)
+        v = m["messages"][0]["fields"][0]["value"]
+        x = F64(bits).value  # the port's float for it
+        held = struct.unpack("<Q", struct.pack("<d", x))[0] == bits
+        assert isinstance(v, float if held else F64), (hex(bits), v)
+        # a binary32 port holds only the binary32 values among them (1.5, -2^63, -0.0)
+        assert held == (not SINGLE_PRECISION or bits in (0x3FF8000000000000, 0xC3E0000000000000,
+                                                         0x8000000000000000)), hex(bits)
+        assert v == F64(bits) and encode(m) == ref, hex(bits)
+        # the port's float in a Double field
+        m["messages"][0]["fields"] = [variant("Double", x)]
+        got = struct.unpack("<Q", encode(m)[40:48])[0]
+        assert got == struct.unpack("<Q", struct.pack("<d", x))[0], hex(bits)
+        if SINGLE_PRECISION:
+            assert got & ((1 << 29) - 1) == 0, hex(got)
+        else:
+            assert got == bits
+        # a Float field: the nearest binary32, from the F64 or from the port's float alike
+        m["messages"][0]["fields"] = [variant("Float", F64(bits))]
+        f1 = encode(m)[40:44]
+        m["messages"][0]["fields"] = [variant("Float", x)]
+        assert encode(m)[40:44] == f1, hex(bits)
+    m["messages"][0]["fields"] = [variant("Float", F64(0x4002666666666666))]
+    assert hexs(encode(m)[40:44]) == "33331340"  # 2.3 -> 0x40133333
+    # JSON: a Double's text reads back to the same binary64 on every port
+    m["messages"][0]["fields"] = [variant("Double", F64(0x4002666666666666))]
+    text = uadp.to_json(m, message_id="x")
+    assert '{"UaType":11,"Value":2.3}' in text, text
+    back = uadp.from_json(text)
+    assert back["messages"][0]["fields"][0]["value"] == F64(0x4002666666666666)
+    assert uadp.to_json(back) == text
+
+
 def _xorshift(seed):
     state = [(seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) & 0xFFFFFFFFFFFFFFFF or 1]
 
@@ -1155,7 +1201,7 @@ def test_json_value_encodings():
         variant("String", None),
         variant(None, None),
         variant("Float", struct.unpack("<f", struct.pack("<f", 1e-7))[0]),
-        variant("Double", 1e300),
+        variant("Double", _f64(0x7E37E43C8800759C)),  # 1e300 (pson.F64 on single-precision ports)
     ]
     meta = [{"data_set_writer_id": None, "fields": [{"name": n, "type": "Byte"} for n in
                                                     ("i64", "u64", "nan", "ninf", "b", "t", "s", "ns", "null",
@@ -1302,16 +1348,19 @@ def test_json_integers_and_floats_as_rust_reads_them():
 
 
 def test_json_float_text():
+    # doubles from their bits (see _testkit.exact_f64): pson.F64 on single-precision ports
     f = uadp_json.format_float
-    f32 = lambda x: struct.unpack("<f", struct.pack("<f", x))[0]  # noqa: E731
+    f32 = lambda x: struct.unpack("<f", struct.pack("<f", float(x)))[0]  # noqa: E731
     assert f(25.5) == "25.5" and f(-40.0) == "-40" and f(0.0) == "0" and f(-0.0) == "-0"
-    assert f(f32(0.1), True) == "0.1" and f(0.1) == "0.1"
-    assert f(f32(1e-7), True) == "1e-7" and f(1e300) == "1e300" and f(5e-324) == "5e-324"
-    assert f(1e20) == "100000000000000000000" and f(1e21) == "1e21" and f(2.5e22) == "2.5e22"
-    assert f(1.5e-6) == "0.0000015" and f(1e-6) == "0.000001" and f(9.99e-7) == "9.99e-7"
-    assert f(f32(3.4028234663852886e38), True) == "3.4028235e38"
-    assert f(16777216.0, True) == "16777216" and f(f32(2.3), True) == "2.3"
+    assert f(f32(_f64(0x3FB999999999999A)), True) == "0.1" and f(_f64(0x3FB999999999999A)) == "0.1"
+    assert f(f32(_f64(0x3E7AD7F29ABCAF48)), True) == "1e-7" and f(_f64(0x7E37E43C8800759C)) == "1e300" and f(_f64(1)) == "5e-324"
+    assert f(_f64(0x4415AF1D78B58C40)) == "100000000000000000000" and f(_f64(0x444B1AE4D6E2EF50)) == "1e21" and f(_f64(0x44952D02C7E14AF6)) == "2.5e22"
+    assert f(_f64(0x3EB92A737110E454)) == "0.0000015" and f(_f64(0x3EB0C6F7A0B5ED8D)) == "0.000001" and f(_f64(0x3EB0C2AC1DBBE3D8)) == "9.99e-7"
+    assert f(_f64(0xFE37E43C8800759C)) == "-1e300"
+    assert f(f32(_f64(0x47EFFFFFE0000000)), True) == "3.4028235e38"
+    assert f(16777216.0, True) == "16777216" and f(f32(_f64(0x4002666666666666)), True) == "2.3"
     assert f(float("nan")) == '"NaN"' and f(float("inf")) == '"Infinity"' and f(float("-inf")) == '"-Infinity"'
+    assert f(F64(0x7FF8000000000001)) == '"NaN"' and f(F64(0xFFF0000000000000)) == '"-Infinity"'
 
 
 def test_json_datetime_text():
@@ -1399,7 +1448,7 @@ def r_scalar(rnd, ty):
         while True:
             if rnd.chance(1, 3):
                 return rnd.pick((0.1, -0.0, 1e300, 5e-324, float("-inf"), 48.75))
-            x = struct.unpack("<d", struct.pack("<Q", rnd.n()))[0]
+            x = _f64(rnd.n())  # a float, or pson.F64 where the port's float cannot hold it
             if x == x:
                 return x
     if ty == "String":

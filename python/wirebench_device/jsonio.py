@@ -11,12 +11,15 @@ parse(text, pairs=False, markers=True)
     * a number written with '.', 'e'/'E', or as ``-0``, or an integer outside
       [-2**63, 2**64-1], is a float (serde_json's rules); others are ints
     * floats are rounded correctly (exact integer arithmetic off CPython);
-      a finite literal that overflows to infinity is an error, like serde_json
+      a finite literal that overflows to infinity is an error, like serde_json;
+      on a single-precision port a number that its float cannot hold exactly
+      becomes ``pson.F64`` (the binary64 bits serde_json would read)
     * markers: ``{"$bytes":"hex"}`` -> bytes,
       ``{"$f64":"NaN"|"Infinity"|"-Infinity"}`` -> float
 dump(value)
     compact JSON exactly as serde_json prints wirebench ``Value``: floats in
-    shortest round-trip form (zmij's layout) (``F32`` values with the binary32 rules), non-finite
+    shortest round-trip form (zmij's layout) (``F32`` values with the binary32 rules,
+    ``F64`` values from their bits), non-finite
     floats and bytes as the markers above, strings escaped like serde_json.
 """
 
@@ -24,7 +27,7 @@ import binascii
 import struct
 import sys
 
-from wirebench_device.pson import F32, MapType, Pairs
+from wirebench_device.pson import F32, F64, SINGLE_PRECISION, MapType, Pairs
 
 _IMPL = getattr(getattr(sys, "implementation", None), "name", "cpython")
 _EXACT_FLOAT_PARSE = _IMPL in ("cpython", "pypy")
@@ -48,17 +51,29 @@ def _bits_to_f64(bits):
     return struct.unpack("<d", struct.pack("<Q", bits))[0]
 
 
+_F64_INF = 0x7FF << 52
+_F64_SIGN = 1 << 63
+
+
 def decimal_to_float(neg, digits, exp10):
     """The double nearest to +-int(digits) * 10**exp10 (round half to even),
-    computed with integers only; +-inf on overflow."""
+    computed with integers only; +-inf on overflow. On a single-precision
+    port: that double rounded to the port's float."""
+    return _bits_to_f64(decimal_to_f64_bits(neg, digits, exp10))
+
+
+def decimal_to_f64_bits(neg, digits, exp10):
+    """The binary64 bits of the double nearest to +-int(digits) * 10**exp10
+    (round half to even), computed with integers only; +-inf on overflow."""
+    sgn = _F64_SIGN if neg else 0
     d = int(digits) if digits else 0
     if d == 0:
-        return -0.0 if neg else 0.0
+        return sgn
     nd = len(str(d))
     if nd + exp10 > 311:
-        return float("-inf") if neg else float("inf")
+        return sgn | _F64_INF
     if nd + exp10 < -326:
-        return -0.0 if neg else 0.0
+        return sgn
     if exp10 >= 0:
         num = d * 10 ** exp10
         den = 1
@@ -88,20 +103,28 @@ def decimal_to_float(neg, digits, exp10):
             q >>= 1
             e += 1
     if e > 971:
-        return float("-inf") if neg else float("inf")
+        return sgn | _F64_INF
     if q < (1 << 52):  # subnormal (e == -1074)
         bits = q
     else:
         bits = ((e + 1075) << 52) | (q - (1 << 52))
-    if neg:
-        bits |= 1 << 63
-    return _bits_to_f64(bits)
+    return sgn | bits
 
 
 def _parse_float_literal(lit):
-    """Float value of a JSON number literal (already validated)."""
+    """Float value of a JSON number literal (already validated); on a
+    single-precision port an F64 when its float cannot hold the value."""
     if _EXACT_FLOAT_PARSE:
         return float(lit)
+    bits = _literal_f64_bits(lit)
+    x = _bits_to_f64(bits)
+    if SINGLE_PRECISION and (bits & _F64_INF) != _F64_INF and \
+            struct.unpack("<Q", struct.pack("<d", x))[0] != bits:
+        return F64(bits)
+    return x
+
+
+def _literal_f64_bits(lit):
     neg = lit.startswith("-")
     if neg:
         lit = lit[1:]
@@ -114,14 +137,17 @@ def _parse_float_literal(lit):
         ip, fp = mant.split(".")
     else:
         ip, fp = mant, ""
-    return decimal_to_float(neg, ip + fp, exp - len(fp))
+    return decimal_to_f64_bits(neg, ip + fp, exp - len(fp))
 
 
 def _shortest(x, f32):
     """Shortest decimal D*10**K (D int) that rounds back to ``x`` (> 0, finite)
     as binary32 (f32=True) or binary64; among the shortest, the closest to x
     (ties: even D). The digits serde_json (zmij / ryu) prints."""
-    if f32:
+    if isinstance(x, F64):
+        bits = x.bits & ~_F64_SIGN
+        mb, bias = 52, 1023
+    elif f32:
         bits = struct.unpack("<I", struct.pack("<f", x))[0]
         mb, bias = 23, 127
     else:
@@ -187,11 +213,17 @@ def format_float(x, f32=False):
     """``x`` as serde_json prints a finite f64 (or f32 with f32=True): the
     shortest round-trip digits, fixed notation for decimal exponents -5..15
     (f32: -6..12), else ``d.ddde+NN`` (the zmij crate's layout, which is ryu's
-    with a signed exponent)."""
-    neg = x < 0 or (x == 0 and struct.pack("<d", x)[7] & 0x80 != 0)
-    if x == 0:
-        return "-0.0" if neg else "0.0"
-    d, k = _shortest(-x if neg else x, f32)
+    with a signed exponent). ``x`` may be an F64 (finite)."""
+    if isinstance(x, F64):
+        neg = x.bits >> 63 == 1
+        if x.bits & ~_F64_SIGN == 0:
+            return "-0.0" if neg else "0.0"
+        d, k = _shortest(x, False)
+    else:
+        neg = x < 0 or (x == 0 and struct.pack("<d", x)[7] & 0x80 != 0)
+        if x == 0:
+            return "-0.0" if neg else "0.0"
+        d, k = _shortest(-x if neg else x, f32)
     s = str(d)
     n = len(s)
     kk = n + k  # 10**(kk-1) <= |x| < 10**kk
@@ -319,7 +351,7 @@ def _parse_number(s, i, n):
         if lit != "-0" and _I64_MIN <= v <= _U64_MAX:
             return v, i
     f = _parse_float_literal(lit)
-    if f - f != 0.0:
+    if not isinstance(f, F64) and f - f != 0.0:
         _err("number out of range", start)
     return f, i
 
@@ -495,6 +527,9 @@ def dump(value):
         elif isinstance(v, F32):
             x = v.value
             out.append(format_float(x, True) if x - x == 0.0 else _nonfinite(x))
+        elif isinstance(v, F64):
+            finite = v.bits & _F64_INF != _F64_INF
+            out.append(format_float(v) if finite else _nonfinite(v.value))
         elif isinstance(v, str):
             out.append(quote(v))
         elif isinstance(v, (bytes, bytearray, memoryview)):

@@ -28,6 +28,16 @@ Floats are written with the spec's rule (1.5): integral, finite and in
 [-2**63, 2**63) -> integer; exact in float32 -> 0x40 + f32 LE; otherwise
 0x41 + f64 LE; NaN -> 41 000000000000f87f; -0.0 -> 00.
 
+Single-precision ports (MicroPython built with MICROPY_FLOAT_IMPL_FLOAT:
+esp32, rp2, esp8266, stm32, samd boards): a Python float there is a binary32
+value, and the same rule applied to it gives what Rust's Encoder::f32 and
+C's pson_write_f32 write (an integer, 0x40 + f32, or the NaN item; never
+another 0x41 item). A binary64 value travels as F64 (its 64 IEEE-754 bits,
+like C's pson_write_f64_bits where double is 32 bits wide): 0x41 items
+decode to F64 there by default and F64 encodes with the rule applied to its
+bits, so encode(decode(data)) == data as on double-precision ports. See
+python/README.md, "Single-precision ports".
+
 API: dumps, loads, load_prefix, encoded_len, PsonError, F32, Pairs.
 Command line (CPython): python3 -m wirebench_device.pson decode|reencode HEX,
 encode JSON.
@@ -42,8 +52,8 @@ except ImportError:  # pragma: no cover - MicroPython builds without collections
     _OrderedDict = None
 
 __all__ = [
-    "dumps", "loads", "load_prefix", "encoded_len", "PsonError", "F32", "Pairs",
-    "MapType", "DEFAULT_MAX_DEPTH", "U64_MAX", "KINDS", "main",
+    "dumps", "loads", "load_prefix", "encoded_len", "PsonError", "F32", "F64", "Pairs",
+    "MapType", "DEFAULT_MAX_DEPTH", "U64_MAX", "KINDS", "SINGLE_PRECISION", "main",
 ]
 
 _IMPL = getattr(getattr(sys, "implementation", None), "name", "cpython")
@@ -62,7 +72,11 @@ DEFAULT_MAX_DEPTH = 128
 
 U64_MAX = 0xFFFFFFFFFFFFFFFF
 _TWO_63 = 1 << 63
-_TWO_63_F = 9223372036854775808.0
+_TWO_63_F = float(_TWO_63)  # exact on every port (a power of two)
+
+# True where the interpreter's float is binary32 (MicroPython built with
+# MICROPY_FLOAT_IMPL_FLOAT): 1 + 2**-40 is 1 there and only there.
+SINGLE_PRECISION = 1.0 + 2.0 ** -40 == 1.0
 
 _ESCAPE = 0x1F
 
@@ -161,6 +175,112 @@ class F32(object):
 
     def __repr__(self):
         return "F32(%r)" % (self.value,)
+
+
+def _f64_fraction(bits):
+    """The exact value of binary64 ``bits`` as (numerator, denominator) in lowest
+    terms (denominator a power of two; zeros give (0, 1), infinities (+-1, 0)),
+    or None for a NaN."""
+    sign = bits >> 63
+    ef = (bits >> 52) & 0x7FF
+    m = bits & 0xFFFFFFFFFFFFF
+    if ef == 0x7FF:
+        return None if m else ((-1 if sign else 1), 0)
+    if ef:
+        m |= 1 << 52
+        e = ef - 1075
+    else:
+        e = -1074
+    if m == 0:
+        return (0, 1)
+    while not m & 1:
+        m >>= 1
+        e += 1
+    if sign:
+        m = -m
+    return (m << e, 1) if e >= 0 else (m, 1 << -e)
+
+
+def _float_bits(x):
+    """The binary64 bits of a float (exact: a binary32 float widens exactly)."""
+    return struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+class F64(object):
+    """A binary64 value carried as its IEEE-754 bits (``.bits``, an int in
+    0 .. 2**64-1), so that single-precision ports keep it exactly.
+
+    ``dumps`` applies the float rule to the bits (integers, exact binary32 and
+    every NaN as for a float; otherwise 41 + the 8 bytes), giving the bytes
+    Rust's Encoder::f64 writes on every port. ``loads`` returns 0x41 items as
+    F64 when the port's float cannot hold them (single-precision ports;
+    ``f64=True`` asks for F64 everywhere).
+    ``.value`` (and ``float(x)``) is the nearest float the port holds: exact
+    on double-precision ports; on single-precision ones rounded to nearest
+    (beyond +-FLT_MAX: +-inf; below the binary32 subnormals: +-0.0).
+    Compares equal to F64, F32, int and float by exact value (NaN equals
+    nothing)."""
+
+    def __init__(self, bits):
+        if isinstance(bits, F64):
+            bits = bits.bits
+        if isinstance(bits, bool) or not isinstance(bits, int):
+            raise TypeError("F64 takes the binary64 bits as an int")
+        if not 0 <= bits <= U64_MAX:
+            raise ValueError("F64 bits outside 0 .. 2**64-1")
+        self.bits = bits
+
+    @staticmethod
+    def from_float(x):
+        """The F64 of the port's float ``x`` (exact: widening)."""
+        return F64(_float_bits(float(x)))
+
+    @property
+    def value(self):
+        return struct.unpack("<d", struct.pack("<Q", self.bits))[0]
+
+    def __float__(self):
+        return self.value
+
+    def _fraction(self):
+        return _f64_fraction(self.bits)
+
+    def __eq__(self, other):
+        if isinstance(other, F64):
+            b = other.bits
+        elif isinstance(other, F32):
+            b = _float_bits(other.value)
+        elif isinstance(other, float):
+            b = _float_bits(other)
+        elif isinstance(other, int) and not isinstance(other, bool):
+            a = self._fraction()
+            return a is not None and a[1] == 1 and a[0] == other
+        else:
+            return False
+        a = self._fraction()
+        return a is not None and a == _f64_fraction(b)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(self._fraction())
+
+    def __repr__(self):
+        return "F64(0x%016x)" % (self.bits,)
+
+
+def f64_from_bits(bits, f64=None):
+    """The binary64 ``bits`` as the decoders return them: ``f64=True`` F64;
+    ``f64=False`` float (the nearest one on a single-precision port); None:
+    float when the port's float is exactly that binary64 (same bits; always
+    on double-precision ports), else F64."""
+    if f64:
+        return F64(bits)
+    x = struct.unpack("<d", struct.pack("<Q", bits))[0]
+    if f64 is None and SINGLE_PRECISION and _float_bits(x) != bits:
+        return F64(bits)
+    return x
 
 
 class Pairs(object):
@@ -268,6 +388,53 @@ def _put_float(out, d):
         out.extend(struct.pack("<d", d))
 
 
+def _put_f64_bits(out, b):
+    """The spec 1.5 rule on binary64 bits, with integers only (the decisions
+    of C's pson_classify_f64_bits and Rust's classify_f64)."""
+    sign = b >> 63
+    ef = (b >> 52) & 0x7FF
+    mant = b & 0xFFFFFFFFFFFFF
+    if ef == 0x7FF:
+        if mant:  # NaN
+            out.extend(_NAN_ITEM)
+        else:  # +-inf is exact in binary32
+            out.append(0x40)
+            out.extend(b"\x00\x00\x80\xff" if sign else b"\x00\x00\x80\x7f")
+        return
+    if ef == 0:
+        if mant == 0:  # +0.0 and -0.0 -> 00
+            out.append(0x00)
+            return
+        f32 = None  # a binary64 subnormal is neither integral nor exact in binary32
+    else:
+        e = ef - 1023
+        sig = mant | (1 << 52)
+        # 1. integral and in [-2^63, 2^63) -> integer
+        if 0 <= e <= 62:
+            if e >= 52 or mant & ((1 << (52 - e)) - 1) == 0:
+                mag = sig << (e - 52) if e >= 52 else sig >> (52 - e)
+                _header(out, _WIRE_NEG if sign else _WIRE_UINT, mag)
+                return
+        elif e == 63 and sign and mant == 0:  # exactly -2^63
+            _header(out, _WIRE_NEG, _TWO_63)
+            return
+        # 2. exactly representable in binary32
+        f32 = None
+        if -126 <= e <= 127:
+            if mant & ((1 << 29) - 1) == 0:
+                f32 = (sign << 31) | ((e + 127) << 23) | (mant >> 29)
+        elif -149 <= e < -126:  # binary32 subnormal k * 2^-149
+            shift = -97 - e
+            if sig & ((1 << shift) - 1) == 0:
+                f32 = (sign << 31) | (sig >> shift)
+    if f32 is not None:
+        out.append(0x40)
+        out.extend(struct.pack("<I", f32))
+    else:
+        out.append(0x41)
+        out.extend(struct.pack("<Q", b))
+
+
 def _put_str(out, s):
     b = s.encode("utf-8")
     _header(out, _WIRE_STR, len(b))
@@ -294,6 +461,8 @@ def _encode_into(out, value):
             _put_float(out, v)
         elif isinstance(v, F32):
             _put_float(out, v.value)
+        elif isinstance(v, F64):
+            _put_f64_bits(out, v.bits)
         elif isinstance(v, str):
             _put_str(out, v)
         elif isinstance(v, (bytes, bytearray, memoryview)):
@@ -413,7 +582,7 @@ def _utf8(raw, offset):
     return s
 
 
-def _decode(data, max_depth, pairs, f32):
+def _decode(data, max_depth, pairs, f32, f64):
     """Decode one root item; returns (value, consumed). Iterative like the
     Rust decode_with; the checks run in the same order so that the first
     error found (kind and offset) is the same."""
@@ -472,7 +641,7 @@ def _decode(data, max_depth, pairs, f32):
                 elif v == 1:
                     if n - pos < 8:
                         raise PsonError("unexpected_end", n)
-                    value = unpack("<d", data[pos:pos + 8])[0]
+                    value = f64_from_bits(unpack("<Q", data[pos:pos + 8])[0], f64)
                     pos += 8
                 else:
                     raise PsonError("invalid_float_width", start)
@@ -532,7 +701,7 @@ def _decode(data, max_depth, pairs, f32):
         parent[1] -= 1
 
 
-def load_prefix(data, max_depth=DEFAULT_MAX_DEPTH, pairs=False, f32=False):
+def load_prefix(data, max_depth=DEFAULT_MAX_DEPTH, pairs=False, f32=False, f64=None):
     """Decode the item at the start of ``data``; returns ``(value, consumed)``.
     Trailing bytes are allowed (as Rust ``decode``). Raises PsonError.
 
@@ -540,15 +709,20 @@ def load_prefix(data, max_depth=DEFAULT_MAX_DEPTH, pairs=False, f32=False):
     container is depth 1; empty containers count, scalars do not).
     pairs: return maps as Pairs (order and duplicate keys kept) instead of
     dict/OrderedDict (duplicate keys: last value wins).
-    f32: return binary32 items as F32 instead of float."""
-    return _decode(data, max_depth, pairs, f32)
+    f32: return binary32 items as F32 instead of float.
+    f64: True returns binary64 items as F64 (exact bits); False as float
+    (on a single-precision port rounded to the nearest binary32: lossy,
+    1e300 -> inf, 1e-300 -> 0.0, 2.3 -> 2.2999999523); None (the default)
+    as float when the port's float is exactly that binary64 (always on
+    double-precision ports) and as F64 otherwise (f64_from_bits)."""
+    return _decode(data, max_depth, pairs, f32, f64)
 
 
-def loads(data, max_depth=DEFAULT_MAX_DEPTH, pairs=False, f32=False):
+def loads(data, max_depth=DEFAULT_MAX_DEPTH, pairs=False, f32=False, f64=None):
     """Decode exactly one item spanning all of ``data`` (as Rust
     ``decode_exact``): bytes after it fail with ``trailing_bytes`` at the
     first unconsumed byte. Options as for ``load_prefix``."""
-    value, used = _decode(data, max_depth, pairs, f32)
+    value, used = _decode(data, max_depth, pairs, f32, f64)
     if used != len(data):
         raise PsonError("trailing_bytes", used)
     return value

@@ -79,6 +79,8 @@ Command line (CPython)::
 import struct
 import sys
 
+from wirebench_device.pson import F64, SINGLE_PRECISION, f64_from_bits
+
 __all__ = [
     "encode", "encoded_len", "decode", "decode_prefix", "to_json", "from_json", "view",
     "UadpError", "KINDS", "TYPES", "UNSUPPORTED_KINDS", "message", "data_set_message",
@@ -436,7 +438,8 @@ def _read_scalar(r, ty):
     if ty == "Float":
         return _f32_from_bits(r.fmt("<I", 4))
     if ty == "Double":
-        return r.fmt("<d", 8)
+        # a float, or pson.F64 where the port's float cannot hold it (single precision)
+        return f64_from_bits(r.fmt("<Q", 8))
     if ty == "String":
         return r.string()
     if ty == "ByteString":
@@ -783,9 +786,9 @@ class _Enc(object):
 def _f32_from_bits(bits):
     """The binary32 value ``bits`` as a float. A NaN keeps its payload and quiet bit (the
     mantissa moves to the top of the binary64 mantissa, as a quiet NaN's does when the
-    hardware widens it), so that ``_f32_bytes`` gives the same bits back, signalling NaNs
-    included."""
-    if bits & 0x7F800000 == 0x7F800000 and bits & 0x7FFFFF:
+    hardware widens it; a single-precision port's float holds the bits as they are), so
+    that ``_f32_bytes`` gives the same bits back, signalling NaNs included."""
+    if bits & 0x7F800000 == 0x7F800000 and bits & 0x7FFFFF and not SINGLE_PRECISION:
         d = ((bits >> 31) << 63) | (0x7FF << 52) | ((bits & 0x7FFFFF) << 29)
         return struct.unpack("<d", struct.pack("<Q", d))[0]
     return struct.unpack("<f", struct.pack("<I", bits))[0]
@@ -793,7 +796,15 @@ def _f32_from_bits(bits):
 
 def _f32_bytes(x):
     """binary32 bytes of x, rounded like Rust's ``as f32`` (overflow -> infinity); a NaN
-    keeps the top of its payload (see ``_f32_from_bits``)."""
+    keeps the top of its payload (see ``_f32_from_bits``). ``x`` may be a pson.F64."""
+    if isinstance(x, F64):
+        if (x.bits >> 52) & 0x7FF == 0x7FF and x.bits & 0xFFFFFFFFFFFFF:  # NaN: keep the payload
+            d = x.bits
+            bits = ((d >> 63) << 31) | 0x7F800000 | ((d >> 29) & 0x7FFFFF)
+            return struct.pack("<I", bits | (0 if bits & 0x7FFFFF else 0x400000))
+        x = x.value  # rounded once: to the double (exact), or to the port's binary32
+    if x != x and SINGLE_PRECISION:
+        return struct.pack("<f", x)  # the port's binary32 NaN, bits as they are
     if x != x:
         d = struct.unpack("<Q", struct.pack("<d", x))[0]
         bits = ((d >> 63) << 31) | 0x7F800000 | ((d >> 29) & 0x7FFFFF)
@@ -824,9 +835,14 @@ def _put_scalar(e, ty, v):
             raise e.err("type_mismatch")
         e.out.append(1 if v else 0)
     elif ty == "Float" or ty == "Double":
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, F64)):
             raise e.err("type_mismatch")
-        e.out += _f32_bytes(float(v)) if ty == "Float" else struct.pack("<d", float(v))
+        if ty == "Float":
+            e.out += _f32_bytes(v if isinstance(v, F64) else float(v))
+        elif isinstance(v, F64):
+            e.out += struct.pack("<Q", v.bits)  # the binary64 as it was given or decoded
+        else:
+            e.out += struct.pack("<d", float(v))  # a binary32 float widens exactly
     elif ty == "String":
         if v is not None and not isinstance(v, str):
             raise e.err("type_mismatch")
@@ -1184,6 +1200,8 @@ def _leaf_plain(ty, v):
     if v is None:
         return None
     if ty == "Float" or ty == "Double":
+        if isinstance(v, F64):
+            return _nonfinite(v.value) if (v.bits >> 52) & 0x7FF == 0x7FF else v
         if v - v != 0.0:
             return _nonfinite(v)
         if ty == "Float":

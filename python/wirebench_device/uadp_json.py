@@ -32,6 +32,7 @@ import struct
 import sys
 
 from wirebench_device import jsonio
+from wirebench_device.pson import F64, f64_from_bits
 from wirebench_device.uadp import (
     UadpError, _TYPE_ID, _TYPE_NAME, _is_int, _is_variant_field, _norm_metadata, _variant_parts,
     data_set_message, find_metadata, guid_from_bytes, guid_to_bytes, message, type_name,
@@ -220,7 +221,10 @@ def _shortest(x, f32):
     interval; when both do, the closer one, an exact tie rounding up. (serde_json's ryu,
     ``jsonio._shortest``, takes the even one on exact ties: 463557.625f32 prints as
     463557.63 here, 463557.62 there.)"""
-    if f32:
+    if isinstance(x, F64):
+        bits = x.bits & 0x7FFFFFFFFFFFFFFF
+        mb, bias = 52, 1023
+    elif f32:
         bits = struct.unpack("<I", struct.pack("<f", x))[0]
         mb, bias = 23, 127
     else:
@@ -283,7 +287,9 @@ def _shortest(x, f32):
 def format_float(x, f32=False):
     """``x`` as json.rs writes it: NaN/Infinity/-Infinity as JSON strings; otherwise Rust's
     ``{}`` (shortest round-trip digits of the f32/f64, no exponent) when 1e-6 <= |x| < 1e21
-    or x == 0, else ``{:e}`` (``1e-7``, ``2.5e22``)."""
+    or x == 0, else ``{:e}`` (``1e-7``, ``2.5e22``). ``x`` may be a pson.F64."""
+    if isinstance(x, F64):
+        return _format_f64(x)
     if x != x:
         return '"NaN"'
     if x - x != 0.0:
@@ -296,6 +302,35 @@ def format_float(x, f32=False):
     s = str(d)
     n = len(s)
     if 1e-6 <= a < 1e21:
+        if k >= 0:
+            t = s + "0" * k
+        elif n + k > 0:
+            t = s[:n + k] + "." + s[n + k:]
+        else:
+            t = "0." + "0" * (-(n + k)) + s
+    else:
+        t = s[0] + ("." + s[1:] if n > 1 else "") + "e" + str(n + k - 1)
+    return "-" + t if neg else t
+
+
+_F64_1E_6 = F64(0x3EB0C6F7A0B5ED8D)  # the binary64 nearest 1e-6 (1e21 is exact)
+
+
+def _format_f64(x):
+    """format_float for a binary64 given by its bits (exact integer arithmetic)."""
+    if (x.bits >> 52) & 0x7FF == 0x7FF:
+        return format_float(x.value)  # NaN / +-inf: the port's float says the same
+    neg = x.bits >> 63 == 1
+    a = F64(x.bits & 0x7FFFFFFFFFFFFFFF)
+    num, den = a._fraction()
+    if num == 0:
+        return "-0" if neg else "0"
+    d, k = _shortest(a, False)
+    s = str(d)
+    n = len(s)
+    # 1e-6 <= |x| < 1e21 with the binary64 bounds, as the f64 comparison does
+    lo_n, lo_d = _F64_1E_6._fraction()
+    if num * lo_d >= lo_n * den and num < 10 ** 21 * den:
         if k >= 0:
             t = s + "0" * k
         elif n + k > 0:
@@ -362,7 +397,7 @@ def _dec_to_float(neg, digits, exp10, f32):
         bits |= sign
     if f32:
         return struct.unpack("<f", struct.pack("<I", bits))[0]
-    return struct.unpack("<d", struct.pack("<Q", bits))[0]
+    return f64_from_bits(bits)  # pson.F64 where the port's float cannot hold it
 
 
 def _rust_parse_float(text, f32):
@@ -928,9 +963,9 @@ class _Writer(object):
             else:
                 o.append(str(v))
         elif ty == "Float" or ty == "Double":
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
+            if isinstance(v, bool) or not isinstance(v, (int, float, F64)):
                 raise self.err("type_mismatch")
-            x = float(v)
+            x = v if isinstance(v, F64) and ty == "Double" else float(v)
             if ty == "Float":
                 try:
                     x = struct.unpack("<f", struct.pack("<f", x))[0]
@@ -1377,9 +1412,15 @@ def _int(n, lo, hi, allow_string):
     if v is None:
         # 4.2e1 and 42.0 are integers too
         f = _rust_parse_float(text, False)
-        if f is None or f - f != 0.0 or abs(f) > 1.9e19 or float(int(f)) != f:
-            raise n.bad()
-        v = int(f)
+        if isinstance(f, F64):  # single-precision port: the exact value from the bits
+            q = f._fraction()
+            if q is None or q[1] != 1:
+                raise n.bad()
+            v = q[0]
+        else:
+            if f is None or f - f != 0.0 or abs(f) > 1.9e19 or float(int(f)) != f:
+                raise n.bad()
+            v = int(f)
     if v < lo or v > hi:
         raise n.bad()
     return v
