@@ -37,6 +37,8 @@ dpkg -s libsimavr-dev >/dev/null 2>&1 || need+=(libsimavr-dev simavr)
 command -v nanopb_generator >/dev/null 2>&1 || command -v nanopb_generator.py >/dev/null 2>&1 || need+=(nanopb)
 command -v xtensa-lx106-elf-gcc >/dev/null 2>&1 || need+=(gcc-xtensa-lx106 binutils-xtensa-lx106)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+# The single- and double-precision MicroPython unix ports are built from Debian's source package.
+command -v dpkg-source >/dev/null 2>&1 || need+=(dpkg-dev)
 python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 if [ ${#need[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
