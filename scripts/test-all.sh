@@ -39,6 +39,8 @@ command -v xtensa-lx106-elf-gcc >/dev/null 2>&1 || need+=(gcc-xtensa-lx106 binut
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 # The single- and double-precision MicroPython unix ports are built from Debian's source package.
 command -v dpkg-source >/dev/null 2>&1 || need+=(dpkg-dev)
+# A 32-bit MicroPython build, the closest to an ESP32's heap objects (seed 000's figures).
+dpkg -s gcc-multilib >/dev/null 2>&1 || need+=(gcc-multilib)
 python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 if [ ${#need[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then

@@ -49,6 +49,9 @@ pub struct Results {
     /// The link-model part: bytes on air, airtime, messages per day.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link: Option<crate::sections::link::LinkSection>,
+    /// The Python device codecs under MicroPython: bytecode and heap per message (seed 000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub micropython: Option<crate::sections::micropython::MicroPythonSection>,
     /// The MQTT part (seed 000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mqtt: Option<crate::sections::mqtt::MqttSection>,
@@ -502,7 +505,7 @@ pub fn peak_rss_kib() -> Option<u64> {
 
 impl Results {
     pub fn new(provenance: Provenance, config: serde_json::Value) -> Results {
-        Results { schema: RESULTS_SCHEMA.into(), provenance, config, size: None, speed: None, dds: None, device: None, energy: None, http: None, link: None, mqtt: None, tcp: None, failed_parts: Vec::new(), other: Default::default() }
+        Results { schema: RESULTS_SCHEMA.into(), provenance, config, size: None, speed: None, dds: None, device: None, energy: None, http: None, link: None, micropython: None, mqtt: None, tcp: None, failed_parts: Vec::new(), other: Default::default() }
     }
 
     /// Read a results file, checking its schema tag.

@@ -7,6 +7,7 @@ pub mod compare;
 pub mod compress;
 pub mod cpu;
 pub mod device;
+pub mod micropython;
 pub mod programs;
 pub mod progress;
 pub mod rng;

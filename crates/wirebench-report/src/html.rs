@@ -59,6 +59,7 @@ pub const SECTIONS: &[(&str, SectionFn)] = &[
     ("dds", crate::dds::html_section),
     ("device", crate::device::html_section),
     ("energy", crate::energy::html_section),
+    ("micropython", crate::micropython::html_section),
 ];
 
 /// Whether a results file has the known section `key`.
@@ -74,6 +75,7 @@ fn has(r: &Results, key: &str) -> bool {
         "dds" => r.dds.is_some(),
         "device" => r.device.is_some(),
         "energy" => r.energy.is_some(),
+        "micropython" => r.micropython.is_some(),
         _ => false,
     }
 }

@@ -11,6 +11,7 @@ pub mod device;
 pub mod energy;
 pub mod failed;
 pub mod html;
+pub mod micropython;
 pub mod mqtt;
 pub mod net;
 pub mod recommend;

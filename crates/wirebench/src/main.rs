@@ -14,6 +14,7 @@ mod compare;
 mod dds;
 mod device;
 mod energy;
+mod micropython;
 mod fixed_random;
 mod http;
 mod lab;
@@ -84,6 +85,8 @@ enum Command {
     Device(DeviceArgs),
     /// Energy per message (CPU / radio / sleep) and battery days per library × MCU × radio.
     Energy(energy::Args),
+    /// The Python device codecs under MicroPython: bytecode per module, heap per message (seed 000).
+    Micropython(micropython::Args),
     /// OPC UA PubSub NetworkMessages between UADP and the JSON mapping (either way).
     Transcode(TranscodeArgs),
     /// Encode a JSON value (file or stdin) in one format; the bytes go to stdout.
@@ -295,6 +298,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Recommend(args) => recommend::run(args),
         Command::Device(args) => device::device(args),
         Command::Energy(args) => energy::run(args),
+        Command::Micropython(args) => micropython::run(args),
         Command::Transcode(args) => transcode::transcode(args),
         Command::Encode(args) => codec_cmds::encode(args),
         Command::Decode(args) => codec_cmds::decode(args),

@@ -51,6 +51,8 @@ pub struct Study {
     #[serde(default)]
     pub device: Option<wirebench_measure::device::part::DeviceOpts>,
     pub energy: Option<crate::energy::StudyOpts>,
+    #[serde(default)]
+    pub micropython: Option<wirebench_measure::micropython::MicroPythonOpts>,
 }
 
 impl Study {
@@ -105,6 +107,7 @@ impl Study {
         v.extend(self.dds.as_ref().map(Part::Dds));
         v.extend(self.device.as_ref().map(Part::Device));
         v.extend(self.energy.as_ref().map(Part::Energy));
+        v.extend(self.micropython.as_ref().map(Part::MicroPython));
         v
     }
 }
@@ -121,6 +124,7 @@ pub enum Part<'a> {
     Dds(&'a crate::dds::StudyOpts),
     Device(&'a wirebench_measure::device::part::DeviceOpts),
     Energy(&'a crate::energy::StudyOpts),
+    MicroPython(&'a wirebench_measure::micropython::MicroPythonOpts),
 }
 
 impl Part<'_> {
@@ -136,6 +140,7 @@ impl Part<'_> {
             Part::Dds(_) => "dds",
             Part::Device(_) => "device",
             Part::Energy(_) => "energy",
+            Part::MicroPython(_) => "micropython",
         }
     }
 
@@ -154,6 +159,9 @@ impl Part<'_> {
                 <wirebench_measure::device::part::DevicePart as wirebench_core::part::Part>::validate(o).map_err(part_error)
             }
             Part::Energy(o) => crate::energy::validate(o),
+            Part::MicroPython(o) => {
+                <wirebench_measure::micropython::MicroPythonPart as wirebench_core::part::Part>::validate(o).map_err(part_error)
+            }
         }
     }
 
@@ -178,6 +186,11 @@ impl Part<'_> {
                     Some(lab) => wirebench_net::energy::run_with_lab(o, lab).map_err(part_error)?,
                     None => crate::energy::measure(o)?,
                 })
+            }
+            Part::MicroPython(o) => {
+                results.micropython = Some(
+                    <wirebench_measure::micropython::MicroPythonPart as wirebench_core::part::Part>::run(o).map_err(part_error)?,
+                )
             }
         }
         Ok(())
@@ -259,7 +272,7 @@ fn parse_study(text: &str, path: &Path) -> Result<Study> {
     })?;
     if study.parts().is_empty() {
         return Err(bad(format!(
-            "{}: the study names no part to run (add [size], [speed], [link], [mqtt], [http], [tcp], [dds], [device] or [energy])",
+            "{}: the study names no part to run (add [size], [speed], [link], [mqtt], [http], [tcp], [dds], [device], [energy] or [micropython])",
             path.display()
         )));
     }
@@ -299,6 +312,7 @@ pub fn samples_study(samples: &[PathBuf]) -> Study {
         dds: None,
         device: None,
         energy: None,
+        micropython: None,
     }
 }
 
@@ -480,6 +494,7 @@ const SECTIONS: &[(&str, Render)] = &[
     ("dds", wirebench_report::dds::render),
     ("device", wirebench_report::device::render),
     ("energy", wirebench_report::energy::render),
+    ("micropython", wirebench_report::micropython::render),
 ];
 
 /// Every table of every section as CSV, named after its section (`tcp`, `tcp.2`, ...).
@@ -591,6 +606,7 @@ samples = 1
 throughput_samples = 1
 [device]
 [energy]
+[micropython]
 "#;
         let study = parse_study(all, Path::new("t.toml")).unwrap();
         let names: Vec<&str> = study.parts().iter().map(Part::name).collect();

@@ -7,6 +7,7 @@ pub mod dds;
 pub mod device;
 pub mod energy;
 pub mod link;
+pub mod micropython;
 pub mod mqtt;
 pub mod net;
 pub mod recommend;
