@@ -501,6 +501,12 @@ pub struct EnergyOpts {
     /// Libraries of the lab to keep (default: all).
     #[arg(long, value_delimiter = ',')]
     pub libs: Vec<String>,
+    /// The device lab's messages: a built-in corpus (default: pson-paper).
+    #[arg(long, conflicts_with_all = ["samples", "device_results"])]
+    pub corpus: Option<String>,
+    /// The device lab's messages: your JSON/NDJSON samples (at most 10 of them are measured).
+    #[arg(long, num_args = 1.., conflicts_with = "device_results")]
+    pub samples: Vec<PathBuf>,
     /// Payloads of the lab to keep (default: all).
     #[arg(long, value_delimiter = ',')]
     pub payloads: Vec<String>,
@@ -580,17 +586,21 @@ pub fn lab_figures(opts: &EnergyOpts, plan: &Plan, data: &EnergyData) -> Result<
         .flatten()
         .collect();
     let libs = if opts.libs.is_empty() { device::parse_libs("all")? } else { device::parse_libs(&opts.libs.join(","))? };
-    let corpus = wirebench_core::corpus::builtin("pson-paper").expect("the pson-paper corpus is built in");
-    let payloads = corpus
-        .payloads()
-        .into_iter()
-        .filter(|p| opts.payloads.is_empty() || opts.payloads.contains(&p.name))
-        .map(|p| (p.name, p.value))
-        .collect();
+    let payloads = device::part::payloads(&device::part::DeviceOpts {
+        corpus: opts.corpus.clone(),
+        samples: opts.samples.clone(),
+        payloads: opts.payloads.clone(),
+        ..Default::default()
+    })?;
     let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let lab = device::run_lab(&device::LabOptions { targets, libs, payloads, root: None, jobs })
         .map_err(|e| PartError::failed(format!("the device lab failed: {}", e.to_string().lines().next().unwrap_or(""))))?;
-    Ok((lab, "a device lab run (pson-paper corpus)".into()))
+    let what = if opts.samples.is_empty() {
+        format!("{} corpus", opts.corpus.as_deref().unwrap_or("pson-paper"))
+    } else {
+        format!("samples {}", opts.samples.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))
+    };
+    Ok((lab, format!("a device lab run ({what})")))
 }
 
 /// The `[energy]` part of a study that also has a `[device]` part: the lab figures of that
@@ -620,6 +630,13 @@ impl Part for EnergyPart {
             if !p.is_file() {
                 return Err(PartError::bad(format!("--device-results {}: no such file", p.display())));
             }
+        } else {
+            wirebench_measure::device::part::payloads(&wirebench_measure::device::part::DeviceOpts {
+                corpus: opts.corpus.clone(),
+                samples: opts.samples.clone(),
+                payloads: opts.payloads.clone(),
+                ..Default::default()
+            })?;
         }
         Ok(())
     }

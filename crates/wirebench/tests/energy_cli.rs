@@ -109,3 +109,30 @@ fn runs_on_a_results_file() {
     let csv = wb().args(["energy", "--device-results", lab.to_str().unwrap(), "-o", "csv"]).output().unwrap();
     assert!(String::from_utf8_lossy(&csv.stdout).starts_with("mcu,radio,lib"));
 }
+
+/// `energy --samples`: the device lab measures the user's messages (here our PSON on the
+/// Cortex-M4) and the rows carry their names, encode cycles and a battery life.
+#[test]
+fn runs_the_lab_on_the_users_samples() {
+    let dir = tmpdir("energy-samples");
+    let samples = dir.join("r.ndjson");
+    std::fs::write(&samples, "{\"temp\":21.5,\"id\":17}\n{\"temp\":21.75,\"id\":18}\n").unwrap();
+    let out = wb()
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .args(["energy", "--mcu", "cortex-m4", "--radio", "lora-sf9", "--libs", "pson", "--every", "10m", "-o", "json", "--samples"])
+        .arg(&samples)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = r["energy"]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    for row in rows {
+        assert!(row["payload"].as_str().unwrap().starts_with("r.ndjson:"), "{row}");
+        assert!(row["encode_cycles"].as_u64().unwrap() > 100, "{row}");
+        assert!(row["battery_days"].as_f64().unwrap() > 0.0, "{row}");
+    }
+    assert!(r["energy"]["lab_source"].as_str().unwrap().contains("r.ndjson"));
+    expect_bad_input(wb().args(["energy", "--samples", "/nonexistent.ndjson"]), &["/nonexistent.ndjson"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
