@@ -318,14 +318,12 @@ pub fn run_lab(opts: &LabOptions) -> Result<wirebench_core::sections::device::La
         .collect();
     let mut lib_failure: Option<String> = None;
     if !peers.is_empty() {
-        let out = Command::new("python3")
-            .arg(root.join("c/lab/libs/fetch.py"))
-            .arg(&libs_dir)
-            .args(&peers)
-            .output()
-            .map_err(|e| PartError::failed(format!("cannot run python3: {e}")))?;
-        if !out.status.success() {
-            lib_failure = Some(String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("fetch.py failed").to_string());
+        match Command::new("python3").arg(root.join("c/lab/libs/fetch.py")).arg(&libs_dir).args(&peers).output() {
+            Ok(out) if out.status.success() => {}
+            Ok(out) => {
+                lib_failure = Some(String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("fetch.py failed").to_string())
+            }
+            Err(e) => lib_failure = Some(format!("cannot run python3 to fetch them ({e}; apt-get install python3)")),
         }
     }
     if opts.libs.contains(&drivers::Lib::Nanopb)
@@ -346,16 +344,19 @@ pub fn run_lab(opts: &LabOptions) -> Result<wirebench_core::sections::device::La
         }
     }
     if runnable.contains(&lab::Target::Avr) {
-        let status = Command::new("cc")
+        let built = Command::new("cc")
             .args(["-O2", "-o"])
             .arg(build.join("avr_run"))
             .arg(root.join("c/lab/avr/avr_run.c"))
             .args(["-isystem", "/usr/include/simavr", "-lsimavr"])
-            .status()
-            .map_err(|e| PartError::failed(format!("cannot run cc: {e}")))?;
-        if !status.success() {
+            .status();
+        if !matches!(built, Ok(s) if s.success()) {
             runnable.retain(|t| *t != lab::Target::Avr);
-            refused.push((lab::Target::Avr, "not measured here: c/lab/avr/avr_run.c does not build against libsimavr".into()));
+            let why = match built {
+                Err(e) => format!("not measured here: cannot run cc ({e}; apt-get install gcc)"),
+                Ok(_) => "not measured here: c/lab/avr/avr_run.c does not build against libsimavr (apt-get install libsimavr-dev)".into(),
+            };
+            refused.push((lab::Target::Avr, why));
         }
     }
     let cfg = lab::LabConfig {
