@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import urllib.request
 
 # name: (pool dir, upstream tarball, sha256, debian tarball or None, sha256, top dir in tarball)
@@ -61,9 +62,8 @@ def fetch(dest, name):
         return
     mirror = os.environ.get("WIREBENCH_DEBIAN_MIRROR", "http://deb.debian.org/debian").rstrip("/")
     data = download(f"{mirror}/pool/main/{pool}/{orig}", orig_sha)
-    tmp = out + ".tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(tmp)
+    # A folder of this process's own: several runs may fetch the same library at once.
+    tmp = tempfile.mkdtemp(prefix=f".{name}-", dir=dest)
     with tarfile.open(fileobj=io.BytesIO(data)) as t:
         t.extractall(tmp, filter="data")
     src = os.path.join(tmp, top)
@@ -80,9 +80,22 @@ def fetch(dest, name):
                     subprocess.run(["patch", "-s", "-p1", "-d", src], stdin=p, check=True)
     with open(os.path.join(src, ".wirebench-version"), "w") as f:
         f.write(version)
-    shutil.rmtree(out, ignore_errors=True)
-    os.rename(src, out)
-    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        if os.path.exists(stamp) and open(stamp).read() == version:
+            return  # another run finished first
+        old = None
+        if os.path.exists(out):
+            old = tempfile.mkdtemp(prefix=f".{name}-old-", dir=dest)
+            os.rename(out, os.path.join(old, name))
+        os.rename(src, out)
+        if old:
+            shutil.rmtree(old, ignore_errors=True)
+    except OSError:
+        # Lost a race with another run: use its copy when it is complete.
+        if not (os.path.exists(stamp) and open(stamp).read() == version):
+            raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main():
