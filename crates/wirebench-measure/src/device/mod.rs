@@ -77,7 +77,14 @@ fn unpack_sources() -> Result<PathBuf, PartError> {
         }
         let dir = path.parent().expect("a relative path with a folder");
         std::fs::create_dir_all(dir).map_err(|e| PartError::failed(format!("{}: {e}", dir.display())))?;
-        std::fs::write(&path, bytes).map_err(|e| PartError::failed(format!("{}: {e}", path.display())))?;
+        // Written beside and renamed into place: another run may be reading it right now.
+        let tmp = dir.join(format!(".{}.{}", path.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
+        std::fs::write(&tmp, bytes).map_err(|e| PartError::failed(format!("{}: {e}", tmp.display())))?;
+        if rel.ends_with(".sh") {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755));
+        }
+        std::fs::rename(&tmp, &path).map_err(|e| PartError::failed(format!("{}: {e}", path.display())))?;
     }
     Ok(root.join("c"))
 }
