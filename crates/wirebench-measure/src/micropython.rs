@@ -40,28 +40,7 @@ pub struct MicroPythonOpts {
 pub struct MicroPythonPart;
 
 fn unpack() -> Result<PathBuf, PartError> {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .ok_or_else(|| PartError::failed("neither XDG_CACHE_HOME nor HOME is set: pass --python-dir with a checkout's python/ folder"))?;
-    let root = cache.join("wirebench").join(format!("python-{}", env!("CARGO_PKG_VERSION")));
-    for (rel, bytes) in SOURCES {
-        let path = root.join(rel);
-        if std::fs::read(&path).ok().as_deref() == Some(*bytes) {
-            continue;
-        }
-        let dir = path.parent().expect("a relative path with a folder");
-        std::fs::create_dir_all(dir).map_err(|e| PartError::failed(format!("{}: {e}", dir.display())))?;
-        // Written beside and renamed into place: another run may be reading it right now.
-        let tmp = dir.join(format!(".{}.{}", path.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
-        std::fs::write(&tmp, bytes).map_err(|e| PartError::failed(format!("{}: {e}", tmp.display())))?;
-        if rel.ends_with(".sh") {
-            use std::os::unix::fs::PermissionsExt;
-            let _ = std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755));
-        }
-        std::fs::rename(&tmp, &path).map_err(|e| PartError::failed(format!("{}: {e}", path.display())))?;
-    }
-    Ok(root.join("python"))
+    Ok(crate::device::unpack(&format!("python-{}", env!("CARGO_PKG_VERSION")), SOURCES)?.join("python"))
 }
 
 /// What `cost.py` prints for one build (the keys this section keeps).

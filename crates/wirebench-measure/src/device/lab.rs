@@ -478,6 +478,11 @@ fn xtensa(cfg: &LabConfig) -> (String, Vec<ObjectSize>) {
     (note, out)
 }
 
+/// The shared objects of one (target, library), or why they did not build.
+type Objects = Result<Vec<PathBuf>, String>;
+/// One firmware's outcome: built and run, or the reason for its row.
+type Measured = (Target, Lib, usize, Result<(Built, SimOut), String>);
+
 /// Measure every (target, library, payload) of `cfg`.
 pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
     let mut jobs: Vec<(Target, Lib, usize)> = Vec::new();
@@ -496,7 +501,7 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
         pre.extend(cfg.libs.iter().map(|&l| (t, l)));
     }
     let pre_queue = Mutex::new(pre);
-    let objects: Mutex<BTreeMap<(Target, Lib), Result<Vec<PathBuf>, String>>> = Mutex::new(BTreeMap::new());
+    let objects: Mutex<BTreeMap<(Target, Lib), Objects>> = Mutex::new(BTreeMap::new());
     std::thread::scope(|s| {
         for _ in 0..cfg.jobs.max(1) {
             s.spawn(|| loop {
@@ -515,7 +520,7 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
         Ok(v)
     };
     let queue = Mutex::new(jobs.into_iter().rev().collect::<Vec<_>>());
-    let rows: Mutex<Vec<(Target, Lib, usize, Result<(Built, SimOut), String>)>> = Mutex::new(Vec::new());
+    let rows: Mutex<Vec<Measured>> = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..cfg.jobs.max(1) {
             s.spawn(|| loop {

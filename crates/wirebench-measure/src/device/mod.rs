@@ -62,22 +62,27 @@ const TOOLS: &[(&str, &str)] = &[
     ("valgrind", "valgrind"),
 ];
 
-/// Write the compiled-in sources under the user's cache folder (a file is rewritten only when
-/// its content changed, so `make` stays incremental) and return its `c/` folder.
-fn unpack_sources() -> Result<PathBuf, PartError> {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
+/// The folder under the user's cache where wirebench keeps what it unpacks or builds.
+pub fn cache_root() -> Result<PathBuf, PartError> {
+    std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .ok_or_else(|| PartError::failed("neither XDG_CACHE_HOME nor HOME is set: pass --c-dir with a checkout's c/ folder"))?;
-    let root = cache.join("wirebench").join(format!("device-{}", env!("CARGO_PKG_VERSION")));
-    for (rel, bytes) in SOURCES {
+        .map(|c| c.join("wirebench"))
+        .ok_or_else(|| PartError::failed("neither XDG_CACHE_HOME nor HOME is set: wirebench needs a cache folder (or a checkout's folder)"))
+}
+
+/// Write compiled-in files under `<cache>/wirebench/<folder>` (a file is rewritten only when
+/// its content changed, so builds stay incremental; each is written beside and renamed into
+/// place, since another run may be reading it) and return that folder.
+pub fn unpack(folder: &str, files: &[(&str, &[u8])]) -> Result<PathBuf, PartError> {
+    let root = cache_root()?.join(folder);
+    for (rel, bytes) in files {
         let path = root.join(rel);
         if std::fs::read(&path).ok().as_deref() == Some(*bytes) {
             continue;
         }
         let dir = path.parent().expect("a relative path with a folder");
         std::fs::create_dir_all(dir).map_err(|e| PartError::failed(format!("{}: {e}", dir.display())))?;
-        // Written beside and renamed into place: another run may be reading it right now.
         let tmp = dir.join(format!(".{}.{}", path.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
         std::fs::write(&tmp, bytes).map_err(|e| PartError::failed(format!("{}: {e}", tmp.display())))?;
         if rel.ends_with(".sh") {
@@ -86,7 +91,12 @@ fn unpack_sources() -> Result<PathBuf, PartError> {
         }
         std::fs::rename(&tmp, &path).map_err(|e| PartError::failed(format!("{}: {e}", path.display())))?;
     }
-    Ok(root.join("c"))
+    Ok(root)
+}
+
+/// The compiled-in C sources, unpacked; returns their `c/` folder.
+fn unpack_sources() -> Result<PathBuf, PartError> {
+    Ok(unpack(&format!("device-{}", env!("CARGO_PKG_VERSION")), SOURCES)?.join("c"))
 }
 
 /// A CSV file of plain fields (no quoting): header and rows.
@@ -289,14 +299,6 @@ fn missing_for(target: lab::Target) -> Vec<String> {
     missing
 }
 
-fn cache_dir() -> Result<PathBuf, PartError> {
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .map(|c| c.join("wirebench"))
-        .ok_or_else(|| PartError::failed("neither XDG_CACHE_HOME nor HOME is set: the device lab needs a cache folder"))
-}
-
 /// Run the device lab. Targets whose tools are missing, and libraries whose sources cannot
 /// be fetched, get rows with the reason; the run itself fails only when nothing can run.
 pub fn run_lab(opts: &LabOptions) -> Result<wirebench_core::sections::device::LabSection, PartError> {
@@ -304,7 +306,7 @@ pub fn run_lab(opts: &LabOptions) -> Result<wirebench_core::sections::device::La
         Some(r) => r.clone(),
         None => unpack_sources()?.parent().expect("the c/ folder has a parent").to_path_buf(),
     };
-    let cache = cache_dir()?;
+    let cache = cache_root()?;
     let libs_dir = cache.join("lab-libs");
     let build = cache.join(format!("lab-build-{}", std::process::id()));
     let _cleanup = RemoveOnDrop(build.clone());
