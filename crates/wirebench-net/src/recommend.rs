@@ -138,7 +138,18 @@ pub struct EnergyAsk {
 
 /// The worst case over the payloads of one library on the target: every payload's row must
 /// be `ok`, else the first failure is the reason.
-fn lab_cost<'a>(ev: &'a DeviceEvidence, lib: &str) -> Result<Option<(f64, f64, u64, u64, u64, u64, u64)>, &'a str> {
+/// A library's worst case on the target over the measured messages.
+struct LabCost {
+    enc_us: f64,
+    dec_us: f64,
+    flash: u64,
+    ram: u64,
+    stack: u64,
+    cycles: u64,
+    bytes: u64,
+}
+
+fn lab_cost<'a>(ev: &'a DeviceEvidence, lib: &str) -> Result<Option<LabCost>, &'a str> {
     let rows: Vec<&LabRow> = ev.rows.iter().filter(|r| r.target == ev.target && r.lib == lib).collect();
     if rows.is_empty() {
         return Ok(None);
@@ -148,15 +159,15 @@ fn lab_cost<'a>(ev: &'a DeviceEvidence, lib: &str) -> Result<Option<(f64, f64, u
     }
     let max_f = |f: fn(&LabRow) -> Option<f64>| rows.iter().filter_map(|r| f(r)).fold(0.0, f64::max);
     let max_u = |f: fn(&LabRow) -> Option<u64>| rows.iter().filter_map(|r| f(r)).max().unwrap_or(0);
-    Ok(Some((
-        max_f(|r| r.encode_us),
-        max_f(|r| r.decode_us),
-        max_u(|r| r.flash),
-        max_u(|r| r.ram),
-        max_u(|r| r.stack_encode.max(r.stack_decode)),
-        max_u(|r| r.encode_cycles),
-        max_u(|r| r.bytes),
-    )))
+    Ok(Some(LabCost {
+        enc_us: max_f(|r| r.encode_us),
+        dec_us: max_f(|r| r.decode_us),
+        flash: max_u(|r| r.flash),
+        ram: max_u(|r| r.ram),
+        stack: max_u(|r| r.stack_encode.max(r.stack_decode)),
+        cycles: max_u(|r| r.encode_cycles),
+        bytes: max_u(|r| r.bytes),
+    }))
 }
 
 /// Rank the formats of a size run (`aggs`, one aggregate per codec) for the constraints.
@@ -228,7 +239,7 @@ pub fn rank(
                     excluded.push(exclude(format!("{l} on {}: {why}", ev.target)));
                     continue;
                 }
-                Some((l, Ok(Some((enc, dec, flash, ram, stack, cycles, bytes))))) => {
+                Some((l, Ok(Some(LabCost { enc_us: enc, dec_us: dec, flash, ram, stack, cycles, bytes })))) => {
                     reasons.push(format!(
                         "on {} ({l}, measured): encode {enc:.0} µs, decode {dec:.0} µs, flash +{flash} B, RAM +{ram} B, stack {stack} B",
                         ev.target
