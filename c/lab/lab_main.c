@@ -31,8 +31,6 @@ static uint8_t wb_buf[WB_BUF_SIZE];
 #ifndef WB_PAINT_MAX
 #define WB_PAINT_MAX 16384
 #endif
-/* a run of this many untouched bytes ends a used region */
-#define WB_CLEAN_RUN 16u
 
 #if defined(__AVR__)
 extern char __heap_start;
@@ -93,23 +91,22 @@ static __attribute__((noinline)) void wb_paint(void)
     wb_paint_top = top;
 }
 
-/* Bytes used at the top of the painted region (the stack grows down into it), counted from
- * `sp`, the stack position of the caller before the operation. */
+/* Bytes of stack the operation used, counted from `sp`, the stack position of the caller
+ * before it: the lowest painted byte that changed, scanning up from the bottom of the painted
+ * region (above the heap's high-water mark after the operation, whose blocks may have grown
+ * into it), so untouched holes inside a large stack frame do not hide the frame. */
 static uint32_t wb_stack_used(const uint8_t *sp)
 {
-    const volatile uint8_t *p = wb_paint_top;
-    uint32_t run = 0;
-    while (p > wb_paint_low) {
-        p--;
-        if (*p == WB_PAINT) {
-            if (++run == WB_CLEAN_RUN) {
-                return (uint32_t)(sp - (const uint8_t *)p - WB_CLEAN_RUN);
-            }
-        } else {
-            run = 0;
-        }
+    const uint8_t *low = wb_paint_low;
+    const volatile uint8_t *p;
+    if (wb_heap_top + 16 > low) {
+        low = wb_heap_top + 16;
     }
-    return (uint32_t)(sp - wb_paint_low);
+    p = low;
+    while (p < wb_paint_top && *p == WB_PAINT) {
+        p++;
+    }
+    return (uint32_t)(sp - (const uint8_t *)p);
 }
 
 static void wb_puts(const char *s)

@@ -112,6 +112,7 @@ pub const CODEC_LIBS: &[(&str, &str)] = &[
     ("json", "cjson"),
     ("msgpack", "msgpuck"),
     ("cbor", "tinycbor"),
+    ("xml", "tinyxml2"),
 ];
 
 /// What the device lab measured on the chosen target: its rows (one or more payloads per

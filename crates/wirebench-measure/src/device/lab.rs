@@ -87,6 +87,24 @@ impl Target {
         }
     }
 
+    fn cxx(self) -> &'static str {
+        if self == Target::Avr {
+            "avr-g++"
+        } else {
+            "arm-none-eabi-g++"
+        }
+    }
+
+    /// C++ flags: the C flags with a C++ standard, no exceptions and no RTTI (as embedded C++
+    /// is built).
+    fn cxxflags(self, root: &Path) -> Vec<String> {
+        self.cflags(root)
+            .into_iter()
+            .map(|f| if f == "-std=gnu99" { "-std=gnu++11".to_string() } else { f })
+            .chain(["-fno-exceptions", "-fno-rtti"].map(String::from))
+            .collect()
+    }
+
     fn size_tool(self) -> &'static str {
         if self == Target::Avr {
             "avr-size"
@@ -157,7 +175,6 @@ pub const NOT_HERE: &[(&str, &str)] = &[
     ("ArduinoJson", "seed 001's JSON library: C++ for the Arduino core, not in Debian or a registry reachable here; cJSON stands for JSON"),
     ("MiniBSON", "seed 001's BSON library: not packaged anywhere reachable here"),
     ("Protoson", "Thinger.io's PSON library (seed 001): not packaged anywhere reachable here; our C PSON codec writes the same format"),
-    ("TinyXML2", "seed 001's XML library: C++ (needs a C++ standard library; avr-gcc has none); fetched (Debian tinyxml2 9.0.0) but not driven yet"),
     ("libcbor", "Debian's libcbor source (0.8.0) is not served by the archive here; TinyCBOR stands for CBOR"),
 ];
 
@@ -175,6 +192,7 @@ fn lib_sources(lib: Lib, root: &Path, libs: &Path) -> Vec<PathBuf> {
             .iter()
             .map(|f| libs.join("tinycbor/src").join(f))
             .collect(),
+        Lib::Tinyxml2 => vec![libs.join("tinyxml2/tinyxml2.cpp")],
     }
 }
 
@@ -184,17 +202,18 @@ fn lib_includes(lib: Lib, libs: &Path) -> Vec<String> {
         Lib::Cjson => libs.join("cjson"),
         Lib::Msgpuck => libs.join("msgpuck"),
         Lib::Tinycbor => libs.join("tinycbor/src"),
+        Lib::Tinyxml2 => libs.join("tinyxml2"),
         _ => return vec![],
     };
     vec![format!("-I{}", dir.display())]
 }
 
-/// Extra link flags a library's users need on a target: cJSON prints and reads numbers
-/// with printf/scanf("%g"), which newlib-nano and avr-libc leave out unless asked.
+/// Extra link flags a library's users need on a target: cJSON and TinyXML2 print and read
+/// numbers with printf/scanf, whose float support newlib-nano and avr-libc leave out unless asked.
 fn lib_link(lib: Lib, target: Target) -> Vec<String> {
     match (lib, target) {
-        (Lib::Cjson, Target::Avr) => ["-Wl,-u,vfprintf", "-lprintf_flt", "-Wl,-u,vfscanf", "-lscanf_flt", "-lm"].map(String::from).to_vec(),
-        (Lib::Cjson, _) => ["-u", "_printf_float", "-u", "_scanf_float"].map(String::from).to_vec(),
+        (Lib::Cjson | Lib::Tinyxml2, Target::Avr) => ["-Wl,-u,vfprintf", "-lprintf_flt", "-Wl,-u,vfscanf", "-lscanf_flt", "-lm"].map(String::from).to_vec(),
+        (Lib::Cjson | Lib::Tinyxml2, _) => ["-u", "_printf_float", "-u", "_scanf_float"].map(String::from).to_vec(),
         _ => vec![],
     }
 }
@@ -331,8 +350,14 @@ fn prebuild(cfg: &LabConfig, target: Target, lib: Lib) -> Result<Vec<PathBuf>, S
             return Err(format!("{} sources missing: {}", lib.name(), src.display()));
         }
         let obj = dir.join(format!("{}.o", src.file_stem().unwrap_or_default().to_string_lossy()));
-        let mut cmd = Command::new(target.cc());
-        cmd.args(target.cflags(cfg.root)).args(lib_includes(lib, cfg.libs_dir)).arg("-c").arg(&src).arg("-o").arg(&obj);
+        let cxx = src.extension().is_some_and(|e| e == "cpp");
+        let mut cmd = Command::new(if cxx { target.cxx() } else { target.cc() });
+        cmd.args(if cxx { target.cxxflags(cfg.root) } else { target.cflags(cfg.root) })
+            .args(lib_includes(lib, cfg.libs_dir))
+            .arg("-c")
+            .arg(&src)
+            .arg("-o")
+            .arg(&obj);
         run(&mut cmd, &format!("{} does not build for {}", lib.name(), target.name()))?;
         objs.push(obj);
     }
@@ -341,7 +366,7 @@ fn prebuild(cfg: &LabConfig, target: Target, lib: Lib) -> Result<Vec<PathBuf>, S
 
 fn build_fw(cfg: &LabConfig, target: Target, lib: Lib, plan: &Plan, dir: &Path, objs: &[PathBuf]) -> Result<(PathBuf, Built), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let drv = dir.join(format!("drv_{}.c", lib.name()));
+    let drv = dir.join(format!("drv_{}.{}", lib.name(), if lib.is_cxx() { "cpp" } else { "c" }));
     std::fs::write(&drv, driver(lib, plan)).map_err(|e| format!("{}: {e}", drv.display()))?;
     let mut extra: Vec<PathBuf> = Vec::new();
     if lib == Lib::Nanopb {
@@ -352,8 +377,9 @@ fn build_fw(cfg: &LabConfig, target: Target, lib: Lib, plan: &Plan, dir: &Path, 
         extra.push(dir.join("payload.pb.c"));
     }
     let elf = dir.join(format!("fw_{}.elf", lib.name()));
-    let mut cmd = Command::new(target.cc());
-    cmd.args(target.cflags(cfg.root))
+    // A C++ library is compiled and linked by the C++ compiler (its runtime: new/delete).
+    let mut cmd = Command::new(if lib.is_cxx() { target.cxx() } else { target.cc() });
+    cmd.args(if lib.is_cxx() { target.cxxflags(cfg.root) } else { target.cflags(cfg.root) })
         .args(lib_includes(lib, cfg.libs_dir))
         .arg(format!("-I{}", dir.display()))
         .arg("-o")

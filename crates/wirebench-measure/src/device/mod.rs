@@ -322,6 +322,7 @@ pub fn run_lab(opts: &LabOptions) -> Result<wirebench_core::sections::device::La
             drivers::Lib::Cjson => Some("cjson"),
             drivers::Lib::Msgpuck => Some("msgpuck"),
             drivers::Lib::Tinycbor => Some("tinycbor"),
+            drivers::Lib::Tinyxml2 => Some("tinyxml2"),
             _ => None,
         })
         .collect();
