@@ -21,7 +21,8 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/wirebench_device"
 for f in "$here"/wirebench_device/*.py; do
-    "$xc" -o "$work/wirebench_device/$(basename "${f%.py}").mpy" "$f"
+    # -s: the file name alone is embedded, so sizes do not depend on where the sources are.
+    "$xc" -s "wirebench_device/$(basename "$f")" -o "$work/wirebench_device/$(basename "${f%.py}").mpy" "$f"
 done
 "$MICROPYTHON_F32" -X heapsize=8M "$here/cost.py" --mpy "$work" >"$work/f32.json"
 "$MICROPYTHON_F64" -X heapsize=8M "$here/cost.py" --mpy "$work" >"$work/f64.json"
