@@ -130,8 +130,7 @@ pub fn run(args: Args) -> Result<()> {
 /// The device lab's figures on `target`: from `--device-results`, or a lab run of every
 /// library on the largest message (a lab that cannot run here is noted, not an error).
 fn device_evidence(args: &Args, target: &str) -> Result<recommend::DeviceEvidence> {
-    use wirebench_core::part::Part;
-    use wirebench_measure::device::part::{payloads, DeviceOpts, DevicePart};
+    use wirebench_measure::device::part::{payloads, DeviceOpts};
     if let Some(path) = &args.device_results {
         let text = std::fs::read_to_string(path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
         let r: wirebench_core::results::Results =
@@ -142,28 +141,28 @@ fn device_evidence(args: &Args, target: &str) -> Result<recommend::DeviceEvidenc
         }
         return Ok(recommend::DeviceEvidence { target: target.into(), rows: lab.rows, unavailable: None, energy: None });
     }
-    let mut opts = DeviceOpts {
-        targets: vec![target.into()],
+    // The samples are read once: the largest message goes straight to the lab.
+    let opts = DeviceOpts {
         corpus: Some(args.corpus.clone().unwrap_or_else(|| "pson-paper".into())).filter(|_| args.samples.is_empty()),
         samples: args.samples.clone(),
         max_payloads: Some(1000),
         ..Default::default()
     };
-    let all = payloads(&opts).map_err(part_error)?;
-    let largest = all
-        .iter()
+    let largest = payloads(&opts)
+        .map_err(part_error)?
+        .into_iter()
         .max_by_key(|(_, v)| v.to_json_string().len())
-        .map(|(n, _)| n.clone())
         .ok_or_else(|| bad("no message to measure on the device"))?;
-    opts.payloads = vec![largest];
-    opts.max_payloads = None;
-    if !opts.samples.is_empty() {
-        // Samples are named by file and line; keep the one chosen.
-        opts.max_payloads = Some(1000);
-    }
-    match DevicePart::run(&opts) {
-        Ok(section) => {
-            let rows = section.lab.map(|l| l.rows).unwrap_or_default();
+    let lab = wirebench_measure::device::run_lab(&wirebench_measure::device::LabOptions {
+        targets: wirebench_measure::device::parse_targets(target).map_err(part_error)?,
+        libs: wirebench_measure::device::drivers::Lib::ALL.to_vec(),
+        payloads: vec![largest],
+        root: None,
+        jobs: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+    });
+    match lab {
+        Ok(lab) => {
+            let rows = lab.rows;
             let unavailable = rows
                 .iter()
                 .all(|r| r.status.starts_with("not measured here"))

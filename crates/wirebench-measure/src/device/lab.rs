@@ -329,7 +329,6 @@ fn hex(bytes: &str) -> Option<Vec<u8>> {
 struct Built {
     flash: u64,
     ram: u64,
-    text: u64,
 }
 
 /// Compile what every firmware of (target, lib) shares once: the library's sources, the lab
@@ -391,7 +390,7 @@ fn build_fw(cfg: &LabConfig, target: Target, lib: Lib, plan: &Plan, dir: &Path, 
         .args(lib_link(lib, target));
     run(&mut cmd, &format!("{} does not build for {}", lib.name(), target.name()))?;
     let (text, data, bss) = sizes(target, &elf)?;
-    Ok((elf, Built { flash: text + data, ram: data + bss, text }))
+    Ok((elf, Built { flash: text + data, ram: data + bss }))
 }
 
 fn nanopb_generator() -> &'static str {
@@ -568,11 +567,11 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
     });
     let mut rows = rows.into_inner().unwrap();
     rows.sort_by_key(|(t, l, p, _)| (*t, *p, *l));
-    let mut baseline: BTreeMap<(Target, usize), (u64, u64, u64)> = BTreeMap::new();
+    let mut baseline: BTreeMap<(Target, usize), (u64, u64)> = BTreeMap::new();
     for (t, l, p, r) in &rows {
         if *l == Lib::Baseline {
             if let Ok((b, _)) = r {
-                baseline.insert((*t, *p), (b.flash, b.ram, b.text));
+                baseline.insert((*t, *p), (b.flash, b.ram));
             }
         }
     }
@@ -611,12 +610,11 @@ fn fill(
     value: &Value,
     b: &Built,
     sim: &SimOut,
-    base: Option<&(u64, u64, u64)>,
+    base: Option<&(u64, u64)>,
 ) -> Result<(), String> {
     let base = base.ok_or("the baseline firmware did not build")?;
     row.flash = Some(b.flash.saturating_sub(base.0));
     row.ram = Some(b.ram.saturating_sub(base.1));
-    let _ = b.text;
     match sim.exit {
         Some(0) => {}
         Some(code) => {
