@@ -15,7 +15,7 @@ static INFO: CodecInfo = CodecInfo {
     fidelity_notes: &[
         "bytes become an array of integers",
         "NaN and infinities become null",
-        "whole floats keep a .0 and decode as floats; integers beyond 64 bits are not read",
+        "whole floats keep a .0 and decode as floats; integers beyond 64 bits are refused with their offset",
     ],
 };
 
@@ -36,11 +36,16 @@ impl Codec for Json {
         // The nesting limit is wirebench_core's (the Value reader counts), as for every format.
         de.disable_recursion_limit();
         let v = serde::Deserialize::deserialize(&mut de).and_then(|v: Value| de.end().map(|()| v));
-        v.map_err(|e| {
+        let v = v.map_err(|e| {
             let msg = e.to_string();
             let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
             CodecError::decode(msg, Some(bom + offset_of(text, e.line(), e.column())))
-        })
+        })?;
+        // An integer beyond 64 bits is refused, not read as a float that loses digits.
+        wirebench_core::value::check_wide_integers(text, &v).map_err(|e| {
+            CodecError::decode(e.message().to_string(), Some(bom + offset_of(text, e.line(), e.column())))
+        })?;
+        Ok(v)
     }
 }
 

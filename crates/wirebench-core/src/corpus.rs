@@ -84,15 +84,12 @@ pub enum SampleError {
     EmptyDir { path: String },
 }
 
-fn json_error(path: &Path, line_offset: usize, e: serde_json::Error) -> SampleError {
-    // serde_json appends " at line L column C"; we report the location ourselves.
-    let msg = e.to_string();
-    let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+fn json_error(path: &Path, line_offset: usize, e: crate::value::JsonError) -> SampleError {
     SampleError::Json {
         path: path.display().to_string(),
         line: e.line() + line_offset,
         column: e.column(),
-        msg,
+        msg: e.message().to_string(),
     }
 }
 
@@ -132,7 +129,37 @@ fn is_ndjson(p: &Path) -> bool {
 /// `.ndjson`/`.jsonl` file is one. Memory stays flat however large the files are.
 pub struct SampleStream {
     files: std::vec::IntoIter<PathBuf>,
-    current: Option<(PathBuf, std::io::Lines<BufReader<File>>, usize)>,
+    current: Option<(PathBuf, BufReader<File>, usize)>,
+}
+
+/// A whole text file (study, schema, data file): an I/O error as `path: error`, bytes that are
+/// not UTF-8 as `path:line:column: not UTF-8 text (byte 0x..)`.
+pub fn read_text(path: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    utf8_text(path, bytes, 1).map(|t| t.strip_prefix('\u{feff}').map(str::to_owned).unwrap_or(t)).map_err(|e| match e {
+        SampleError::Json { path, line, column, msg } => {
+            format!("{path}:{line}:{column}: {}", msg.split(';').next().unwrap_or(&msg))
+        }
+        other => other.to_string(),
+    })
+}
+
+/// Text of a file or line read as bytes, or the position of its first byte that is not UTF-8
+/// (`line` is the 1-based line the bytes start on).
+fn utf8_text(path: &Path, bytes: Vec<u8>, line: usize) -> Result<String, SampleError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let before = &bytes[..at];
+        let extra_lines = before.iter().filter(|&&b| b == b'\n').count();
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        SampleError::Json {
+            path: path.display().to_string(),
+            line: line + extra_lines,
+            column: at - line_start + 1,
+            msg: format!("not UTF-8 text (byte 0x{:02x}); samples are JSON text in UTF-8", bytes[at]),
+        }
+    })
 }
 
 impl SampleStream {
@@ -160,14 +187,26 @@ impl Iterator for SampleStream {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            if let Some((path, lines, lineno)) = &mut self.current {
-                for line in lines.by_ref() {
-                    *lineno += 1;
-                    let line = match line {
-                        Ok(l) => l,
+            if let Some((path, reader, lineno)) = &mut self.current {
+                loop {
+                    let mut buf = Vec::new();
+                    match reader.read_until(b'\n', &mut buf) {
+                        Ok(0) => break,
+                        Ok(_) => {}
                         Err(e) => {
                             return Some(Err(SampleError::Io { path: path.display().to_string(), source: e }))
                         }
+                    }
+                    *lineno += 1;
+                    if buf.last() == Some(&b'\n') {
+                        buf.pop();
+                        if buf.last() == Some(&b'\r') {
+                            buf.pop();
+                        }
+                    }
+                    let line = match utf8_text(path, buf, *lineno) {
+                        Ok(l) => l,
+                        Err(e) => return Some(Err(e)),
                     };
                     if line.trim().is_empty() {
                         continue;
@@ -187,13 +226,17 @@ impl Iterator for SampleStream {
                 Err(e) => return Some(Err(io(e))),
             };
             if is_ndjson(&path) {
-                self.current = Some((path, BufReader::new(file).lines(), 0));
+                self.current = Some((path, BufReader::new(file), 0));
                 continue;
             }
-            let mut text = String::new();
-            if let Err(e) = BufReader::new(file).read_to_string(&mut text) {
+            let mut bytes = Vec::new();
+            if let Err(e) = BufReader::new(file).read_to_end(&mut bytes) {
                 return Some(Err(io(e)));
             }
+            let text = match utf8_text(&path, bytes, 1) {
+                Ok(t) => t,
+                Err(e) => return Some(Err(e)),
+            };
             return Some(
                 Value::from_json_str(&text)
                     .map(|value| Payload { name: Self::sample_name(&path, None), value })
@@ -217,6 +260,22 @@ mod tests {
         let Value::Map(pairs) = &p[9].value else { panic!() };
         let keys: Vec<_> = pairs.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(keys, ["string", "double", "long", "pos", "neg", "bool", "array"]);
+    }
+
+    #[test]
+    fn non_utf8_samples_name_line_and_column() {
+        let dir = std::env::temp_dir().join(format!("wb-utf8-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("s.ndjson");
+        std::fs::write(&f, b"{\"a\":1}\n{\"b\":\"x\xff\"}\n").unwrap();
+        let items: Vec<_> = SampleStream::open(&[f.clone()]).unwrap().collect();
+        let e = items[1].as_ref().unwrap_err().to_string();
+        assert!(e.ends_with("s.ndjson:2:8: not UTF-8 text (byte 0xff); samples are JSON text in UTF-8"), "{e}");
+        let g = dir.join("one.json");
+        std::fs::write(&g, b"{\n  \"b\": \"\xc3\"}").unwrap();
+        let e = SampleStream::open(&[g]).unwrap().next().unwrap().unwrap_err().to_string();
+        assert!(e.ends_with("one.json:2:9: not UTF-8 text (byte 0xc3); samples are JSON text in UTF-8"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

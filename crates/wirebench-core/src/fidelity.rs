@@ -144,26 +144,61 @@ fn walk(a: &Value, b: &Value, path: &mut String, out: &mut Vec<String>) {
     }
 }
 
+/// Maps compare pair by pair when both have the same keys in the same order (the common case,
+/// repeated keys included); otherwise the n-th pair of a key in `xs` is matched with the n-th
+/// pair of that key in `ys` through a hash index. Linear either way.
 fn walk_map(xs: &[(String, Value)], ys: &[(String, Value)], path: &mut String, out: &mut Vec<String>) {
     let same_order = xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| x.0 == y.0);
-    if !same_order {
-        let all_present = xs.iter().all(|(k, _)| ys.iter().any(|(k2, _)| k2 == k));
-        if all_present && xs.len() == ys.len() {
-            push(out, path, "key order changed".into());
-        }
-    }
-    for (k, x) in xs {
+    let step = |k: &str, x: &Value, y: Option<&Value>, path: &mut String, out: &mut Vec<String>| {
         let len = path.len();
         path.push('.');
         path.push_str(k);
-        match ys.iter().find(|(k2, _)| k2 == k) {
-            Some((_, y)) => walk(x, y, path, out),
+        match y {
+            Some(y) => walk(x, y, path, out),
             None => push(out, path, "key dropped".into()),
         }
         path.truncate(len);
+    };
+    if same_order {
+        for ((k, x), (_, y)) in xs.iter().zip(ys) {
+            if out.len() >= MAX_LOSSES {
+                return;
+            }
+            step(k, x, Some(y), path, out);
+        }
+        return;
     }
-    for (k, _) in ys {
-        if !xs.iter().any(|(k2, _)| k2 == k) {
+    // Key → indices of its pairs in ys, in order; matched ones are taken from the front.
+    let mut index: std::collections::HashMap<&str, std::collections::VecDeque<usize>> =
+        std::collections::HashMap::with_capacity(ys.len());
+    for (i, (k, _)) in ys.iter().enumerate() {
+        index.entry(k.as_str()).or_default().push_back(i);
+    }
+    let mut matched = vec![false; ys.len()];
+    let mut all_present = true;
+    let mut order_kept = true;
+    let mut last = None;
+    for (k, x) in xs {
+        let found = index.get_mut(k.as_str()).and_then(|q| q.pop_front());
+        if let Some(i) = found {
+            matched[i] = true;
+            order_kept &= match last {
+                Some(l) => l < i,
+                None => true,
+            };
+            last = Some(i);
+        } else {
+            all_present = false;
+        }
+        if out.len() < MAX_LOSSES {
+            step(k, x, found.map(|i| &ys[i].1), path, out);
+        }
+    }
+    if all_present && xs.len() == ys.len() && !order_kept {
+        push(out, path, "key order changed".into());
+    }
+    for (i, (k, _)) in ys.iter().enumerate() {
+        if !matched[i] {
             push(out, path, format!("key {k:?} added"));
         }
     }
@@ -209,5 +244,21 @@ mod tests {
         assert_eq!(l, vec!["$: whole float became integer"]);
         let l = compare(&Value::F64(-0.0), &Value::F64(0.0));
         assert_eq!(l, vec!["$: sign of zero lost"]);
+    }
+
+    fn map(pairs: &[(&str, u64)]) -> Value {
+        Value::Map(pairs.iter().map(|(k, v)| (k.to_string(), Value::UInt(*v))).collect())
+    }
+
+    #[test]
+    fn repeated_keys_compare_pair_by_pair() {
+        // A map with a key twice that comes back as it went is exact, not "2 became 1".
+        let v = map(&[("a", 1), ("a", 2)]);
+        assert!(compare(&v, &v.clone()).is_empty());
+        // The second pair lost: named, not hidden behind the first.
+        assert_eq!(compare(&v, &map(&[("a", 1), ("a", 1)])), vec!["$.a: integer 2 became 1"]);
+        assert_eq!(compare(&v, &map(&[("a", 1)])), vec!["$.a: key dropped"]);
+        assert_eq!(compare(&map(&[("a", 1), ("b", 2), ("a", 3)]), &map(&[("b", 2), ("a", 1), ("a", 3)])), vec!["$: key order changed"]);
+        assert_eq!(compare(&map(&[("a", 1)]), &map(&[("b", 1), ("a", 1)])), vec!["$: key \"b\" added"]);
     }
 }

@@ -10,6 +10,7 @@
 
 pub mod corpus;
 pub mod fidelity;
+pub mod names;
 pub mod part;
 pub mod published;
 pub mod results;

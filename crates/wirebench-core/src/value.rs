@@ -95,13 +95,15 @@ impl Value {
 
     /// Parse JSON text, keeping key order and reading the `$bytes` / `$f64` markers.
     /// A UTF-8 byte order mark at the start is skipped.
-    pub fn from_json_str(text: &str) -> Result<Value, serde_json::Error> {
+    /// An integer literal beyond 64 bits is an error (serde_json would read it as a float).
+    pub fn from_json_str(text: &str) -> Result<Value, JsonError> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut de = serde_json::Deserializer::from_str(text);
         // The nesting limit is ours (ValueSeed counts), the same for every format.
         de.disable_recursion_limit();
-        let v = ValueSeed::new(true).deserialize(&mut de)?;
-        de.end()?;
+        let v = ValueSeed::new(true).deserialize(&mut de).map_err(JsonError::from)?;
+        de.end().map_err(JsonError::from)?;
+        check_wide_integers(text.as_bytes(), &v)?;
         Ok(v)
     }
 
@@ -114,6 +116,101 @@ impl Value {
     pub fn to_json_pretty(&self) -> String {
         serde_json::to_string_pretty(&JsonView(self)).expect("a Value always serializes to JSON")
     }
+}
+
+/// A JSON text error with its 1-based line and column (0 when unknown).
+#[derive(Debug, Clone, PartialEq)]
+pub struct JsonError {
+    msg: String,
+    line: usize,
+    column: usize,
+}
+
+impl JsonError {
+    pub fn line(&self) -> usize {
+        self.line
+    }
+    pub fn column(&self) -> usize {
+        self.column
+    }
+    /// The message without its position.
+    pub fn message(&self) -> &str {
+        &self.msg
+    }
+}
+
+impl From<serde_json::Error> for JsonError {
+    fn from(e: serde_json::Error) -> JsonError {
+        let msg = e.to_string();
+        let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+        JsonError { msg, line: e.line(), column: e.column() }
+    }
+}
+
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        if self.line == 0 {
+            f.write_str(&self.msg)
+        } else {
+            write!(f, "{} at line {} column {}", self.msg, self.line, self.column)
+        }
+    }
+}
+
+impl std::error::Error for JsonError {}
+
+/// Whether a decoded value holds a whole float of 64-bit-integer magnitude or more: the only
+/// way an integer literal too wide for 64 bits shows after serde_json read it (as a float).
+fn has_wide_float(v: &Value) -> bool {
+    match v {
+        Value::F64(f) => f.is_finite() && f.fract() == 0.0 && (*f >= 1.8e19 || *f < -9.2e18),
+        Value::Array(items) => items.iter().any(has_wide_float),
+        Value::Map(pairs) => pairs.iter().any(|(_, v)| has_wide_float(v)),
+        _ => false,
+    }
+}
+
+/// Refuses an integer literal (no fraction, no exponent) of valid JSON text that fits neither
+/// u64 nor i64, naming its line and column: read as a float it would silently lose digits.
+/// Scans the text only when the value shows such a float, so ordinary input pays one walk.
+pub fn check_wide_integers(text: &[u8], value: &Value) -> Result<(), JsonError> {
+    if !has_wide_float(value) {
+        return Ok(());
+    }
+    let (mut i, mut line, mut line_start) = (0, 1, 0);
+    while i < text.len() {
+        match text[i] {
+            b'"' => {
+                i += 1;
+                while i < text.len() && text[i] != b'"' {
+                    i += if text[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'\n' => {
+                line += 1;
+                i += 1;
+                line_start = i;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < text.len() && matches!(text[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+                    i += 1;
+                }
+                let lit = std::str::from_utf8(&text[start..i]).unwrap_or("");
+                let integer = !lit.contains(['.', 'e', 'E']);
+                if integer && lit.parse::<u64>().is_err() && lit.parse::<i64>().is_err() {
+                    return Err(JsonError {
+                        msg: format!("integer {lit} does not fit in 64 bits (write it as a string or a float)"),
+                        line,
+                        column: start - line_start + 1,
+                    });
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    Ok(())
 }
 
 /// Lowercase hex of a byte slice.
@@ -488,6 +585,17 @@ mod tests {
             Value::from_json_str("-9223372036854775808").unwrap(),
             Value::Int(i64::MIN)
         );
+    }
+
+    #[test]
+    fn integers_beyond_64_bits_are_refused_with_their_position() {
+        let e = Value::from_json_str("{\"a\":\"18446744073709551616\",\n \"b\": 18446744073709551616}").unwrap_err();
+        assert_eq!((e.line(), e.column()), (2, 7), "{e}");
+        assert!(e.to_string().contains("integer 18446744073709551616 does not fit in 64 bits"), "{e}");
+        let e = Value::from_json_str("[-9223372036854775809]").unwrap_err();
+        assert_eq!((e.line(), e.column()), (1, 2), "{e}");
+        // Floats of that size written as floats stay floats.
+        assert_eq!(Value::from_json_str("[1e20, 18446744073709551616.0]").unwrap(), Value::Array(vec![Value::F64(1e20), Value::F64(18446744073709551616.0)]));
     }
 
     #[test]

@@ -95,7 +95,7 @@ impl EnergyData {
 
     /// Add the figures of a user's file: they replace the built-in ones of the same key.
     pub fn merge_file(&mut self, path: &Path) -> Result<(), String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("--energy-data {}: {e}", path.display()))?;
+        let text = wirebench_core::corpus::read_text(path).map_err(|e| format!("--energy-data {e}"))?;
         self.merge(&text, &format!("--energy-data {}", path.display()), true)
     }
 
@@ -542,7 +542,8 @@ impl EnergyOpts {
             let p = data.mcu_part(m).ok_or_else(|| {
                 let mut known: Vec<String> = data.lab_targets.keys().cloned().collect();
                 known.extend(data.lab_targets.values().cloned());
-                PartError::bad(format!("--mcu {m:?}: unknown MCU (known: {})", known.join(", ")))
+                let known: Vec<&str> = known.iter().map(String::as_str).collect();
+                PartError::bad(format!("--mcu: {}", wirebench_core::names::unknown("MCU", m, &known)))
             })?;
             if !mcus.contains(&p) {
                 mcus.push(p);

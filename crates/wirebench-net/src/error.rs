@@ -37,7 +37,7 @@ pub enum NetError {
     },
 
     /// A profile name (lab or radio) nobody knows.
-    #[error("unknown {kind} profile {name:?}; known: {known}")]
+    #[error("{}", unknown(&format!("{kind} profile"), name, known))]
     UnknownProfile {
         kind: &'static str,
         name: String,
@@ -79,7 +79,7 @@ pub enum NetError {
     Codec { codec: String, msg: String },
 
     /// A codec id not in the registry.
-    #[error("unknown codec {0:?}; known: {1}")]
+    #[error("{}", unknown("format", .0, .1))]
     UnknownCodec(String, String),
 
     /// The peer spoke something we do not understand (HTTP or our framing).
@@ -120,4 +120,10 @@ pub(crate) fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
     } else {
         "non-string panic payload".into()
     }
+}
+
+/// The one-line "unknown …" message (with a did-you-mean) from a comma-separated known list.
+fn unknown(what: &str, name: &str, known: &str) -> String {
+    let list: Vec<&str> = known.split(',').map(str::trim).filter(|k| !k.is_empty()).collect();
+    wirebench_core::names::unknown(what, name, &list)
 }

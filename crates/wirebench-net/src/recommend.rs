@@ -184,7 +184,10 @@ pub fn rank(
     let want_class = c.mcu.as_deref().and_then(class_rank);
     let mut energy: Vec<(String, Option<f64>)> = Vec::new();
     for a in aggs {
-        let codec = wirebench_codecs::find(&a.codec).ok_or_else(|| PartError::bad(format!("unknown codec {}", a.codec)))?;
+        let codec = wirebench_codecs::find(&a.codec).ok_or_else(|| {
+            let known: Vec<&str> = wirebench_codecs::registry().iter().map(|c| c.info().id).collect();
+            PartError::bad(wirebench_core::names::unknown("format", &a.codec, &known))
+        })?;
         let info = codec.info();
         let exclude = |why: String| Excluded { codec: a.codec.clone(), why };
         if a.failed + a.unsupported > 0 {

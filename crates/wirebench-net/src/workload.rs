@@ -39,10 +39,7 @@ impl Workload {
         let c = corpus::builtin(name).ok_or_else(|| {
             let mut known: Vec<&str> = corpus::BUILTIN.iter().map(|c| c.name).collect();
             known.push("ev-telemetry");
-            NetError::invalid(
-                "corpus",
-                format!("unknown corpus {name:?} (built in: {})", known.join(", ")),
-            )
+            NetError::invalid("corpus", wirebench_core::names::unknown("corpus", name, &known))
         })?;
         let messages: Vec<Value> = c.payloads().into_iter().map(|p| p.value).collect();
         let schema = Schema::infer(messages.iter());

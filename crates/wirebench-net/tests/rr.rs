@@ -92,6 +92,6 @@ fn errors_are_clear() {
     assert!(rr::run(&cfg)
         .unwrap_err()
         .to_string()
-        .contains("unknown codec"));
+        .contains("unknown format"));
     assert!(RrServer::start(lo(), "nope", None, None).is_err());
 }

@@ -17,11 +17,7 @@ pub fn encode(args: CodecArgs) -> Result<()> {
     let schema = args.schema.as_deref().map(read_schema).transpose()?;
     let (name, bytes) = read_input(args.input.as_deref())?;
     let text = std::str::from_utf8(&bytes).map_err(|e| bad(format!("{name}: input is not UTF-8 text (at byte {})", e.valid_up_to())))?;
-    let value = Value::from_json_str(text).map_err(|e| {
-        let msg = e.to_string();
-        let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-        bad(format!("{name}:{}:{}: {msg}", e.line(), e.column()))
-    })?;
+    let value = Value::from_json_str(text).map_err(|e| bad(format!("{name}:{}:{}: {}", e.line(), e.column(), e.message())))?;
     let schema = match (schema, codec.info().schema) {
         (Some(s), _) => Some(s),
         (None, SchemaUse::Required) => Some(Schema::infer([&value])),

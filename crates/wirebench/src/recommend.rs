@@ -132,7 +132,7 @@ pub fn run(args: Args) -> Result<()> {
 fn device_evidence(args: &Args, target: &str) -> Result<recommend::DeviceEvidence> {
     use wirebench_measure::device::part::{payloads, DeviceOpts};
     if let Some(path) = &args.device_results {
-        let text = std::fs::read_to_string(path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+        let text = wirebench_core::corpus::read_text(path).map_err(bad)?;
         let r: wirebench_core::results::Results =
             serde_json::from_str(&text).map_err(|e| bad(format!("{}:{}:{}: not a results file: {e}", path.display(), e.line(), e.column())))?;
         let lab = r.device.and_then(|d| d.lab).ok_or_else(|| bad(format!("{}: no device lab section (run `wirebench device --out FILE`)", path.display())))?;

@@ -235,7 +235,7 @@ pub fn built_in(name: &str) -> Option<(&'static str, &'static str)> {
 /// study runs the same from any working directory. Also returns where the study came from.
 pub fn read_study(path: &Path) -> Result<(Study, String)> {
     let (text, base, source) = if path.is_file() {
-        let text = std::fs::read_to_string(path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+        let text = wirebench_core::corpus::read_text(path).map_err(bad)?;
         (text, path.parent().map(Path::to_path_buf), path.display().to_string())
     } else if let Some((file, text)) = path.to_str().and_then(built_in) {
         (text.to_string(), None, format!("built in: studies/{file}"))

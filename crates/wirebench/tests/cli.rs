@@ -90,6 +90,23 @@ fn bad_input_is_one_line_with_location_and_exit_2() {
     expect_bad_input(wb().args(["encode", "-f", "nope"]).write_stdin("1"), &["unknown format \"nope\"", "pson"]);
     expect_bad_input(wb().args(["size", "--corpus", "nope"]), &["unknown corpus"]);
     expect_bad_input(wb().args(["size", "-f", "json,nope"]), &["unknown format"]);
+    // A near miss gets the name it probably meant; the known corpora are listed once each.
+    expect_bad_input(wb().args(["encode", "-f", "msgpak"]).write_stdin("1"), &["did you mean \"msgpack\"?"]);
+    let out = wb().args(["size", "--corpus", "pson-papr"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("did you mean \"pson-paper\"?") && err.matches("ev-telemetry").count() == 1, "{err}");
+    // An integer beyond 64 bits is refused where it stands, not read as a float (samples too).
+    expect_bad_input(wb().args(["encode", "-f", "cbor"]).write_stdin("{\"a\":\n 18446744073709551616}"), &["<stdin>:2:2: integer 18446744073709551616 does not fit in 64 bits"]);
+    let wide = dir.join("wide.ndjson");
+    std::fs::write(&wide, "{\"a\":1}\n{\"a\":-9223372036854775809}\n").unwrap();
+    expect_bad_input(wb().args(["size", "--samples", wide.to_str().unwrap()]), &["wide.ndjson:2:6: integer -9223372036854775809 does not fit in 64 bits"]);
+    // Samples and study files that are not UTF-8 name the line and column of the first bad byte.
+    let latin1 = dir.join("latin1.ndjson");
+    std::fs::write(&latin1, b"{\"t\":1}\n{\"city\":\"K\xf6ln\"}\n").unwrap();
+    expect_bad_input(wb().args(["size", "--samples", latin1.to_str().unwrap()]), &["latin1.ndjson:2:11: not UTF-8 text (byte 0xf6)"]);
+    let study = dir.join("latin1.toml");
+    std::fs::write(&study, b"# K\xf6ln\n[size]\n").unwrap();
+    expect_bad_input(wb().args(["run", study.to_str().unwrap()]), &["latin1.toml:1:4: not UTF-8 text (byte 0xf6)"]);
     // A value that does not fit the schema names the path.
     let schema = dir.join("s.json");
     std::fs::write(&schema, r#"{"root":{"type":"record","name":"R","fields":[{"name":"a","of":{"type":"int","bits":8,"signed":false}}]}}"#).unwrap();

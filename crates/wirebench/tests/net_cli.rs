@@ -29,7 +29,7 @@ fn bad_input_is_one_line_and_exit_code_2() {
     expect_bad_args(&["lab", "up", "--profile", "warp-drive", "--id", "zz9"], &["unknown lab profile", "nb-iot"]);
     expect_bad_args(&["link", "--radios", "lora-sf6"], &["unknown radio profile", "lora-sf7"]);
     expect_bad_args(&["link", "--protocols", "smtp"], &["unknown protocol", "mqtt-sn"]);
-    expect_bad_args(&["http", "--formats", "jsn", "--duration", "0.2"], &["unknown codec", "json"]);
+    expect_bad_args(&["http", "--formats", "jsn", "--duration", "0.2"], &["unknown format \"jsn\": did you mean \"json\"?"]);
     expect_bad_args(&["tcp", "--link", "carrier-pigeon"], &["unknown link", "tbf:<rate>"]);
     // Rate out of range.
     expect_bad_args(&["http", "--rate", "20gbit", "--duration", "0.2"], &["out of range", "10 Gbit/s"]);

@@ -11,7 +11,10 @@ use wirebench_core::Schema;
 /// The codec of this id, or the list of known ids.
 pub fn find_codec(id: &str) -> Result<&'static dyn Codec, PartError> {
     wirebench_codecs::find(id)
-        .ok_or_else(|| PartError::bad(format!("unknown format {id:?} (known: {})", wirebench_codecs::ids())))
+        .ok_or_else(|| {
+            let known: Vec<&str> = wirebench_codecs::registry().iter().map(|c| c.info().id).collect();
+            PartError::bad(wirebench_core::names::unknown("format", id, &known))
+        })
 }
 
 /// The codecs of these ids; all of them when the list is empty.
@@ -27,13 +30,13 @@ pub fn codecs_of(ids: &[String]) -> Result<Vec<&'static dyn Codec>, PartError> {
 pub fn find_corpus(name: &str) -> Result<&'static corpus::BuiltinCorpus, PartError> {
     corpus::builtin(name).ok_or_else(|| {
         let known: Vec<_> = corpus::BUILTIN.iter().map(|c| c.name).collect();
-        PartError::bad(format!("unknown corpus {name:?} (built in: {})", known.join(", ")))
+        PartError::bad(wirebench_core::names::unknown("corpus", name, &known))
     })
 }
 
 /// A wirebench JSON schema file; errors name the file, line and column.
 pub fn read_schema(path: &Path) -> Result<Schema, PartError> {
-    let text = std::fs::read_to_string(path).map_err(|e| PartError::bad(format!("{}: {e}", path.display())))?;
+    let text = wirebench_core::corpus::read_text(path).map_err(PartError::bad)?;
     Schema::from_json_str(&text).map_err(|e| {
         PartError::bad(format!("{}:{}:{}: not a wirebench schema: {e}", path.display(), e.line(), e.column()))
     })

@@ -41,7 +41,7 @@ pub(crate) fn check_payloads(corpus: Option<&str>, samples: &[PathBuf]) -> Resul
     if let Some(name) = corpus {
         if corpus::builtin(name).is_none() {
             let known: Vec<_> = corpus::BUILTIN.iter().map(|c| c.name).collect();
-            return Err(PartError::bad(format!("unknown corpus {name:?} (built in: {})", known.join(", "))));
+            return Err(PartError::bad(wirebench_core::names::unknown("corpus", name, &known)));
         }
     }
     for p in samples {
@@ -111,7 +111,7 @@ mod tests {
     #[test]
     fn payload_checks_name_the_problem() {
         let e = check_payloads(Some("nope"), &[]).unwrap_err();
-        assert!(matches!(&e, PartError::BadInput(m) if m.starts_with("unknown corpus \"nope\" (built in: ")), "{e}");
+        assert!(matches!(&e, PartError::BadInput(m) if m.starts_with("unknown corpus \"nope\" (known: ")), "{e}");
         let e = check_payloads(None, &[PathBuf::from("/no/such/sample.json")]).unwrap_err();
         assert_eq!(e.to_string(), "/no/such/sample.json: no such file or directory");
         assert!(check_payloads(None, &[]).is_ok());
