@@ -456,11 +456,16 @@ impl Scan<'_> {
                     return self.err(format!("invalid Avro boolean byte {b:#04x}"), at);
                 }
             }
-            Plan::Int { long, .. } => {
+            Plan::Int { long, bits, signed } => {
                 let at = self.pos;
                 let n = self.long()?;
                 if !long && i32::try_from(n).is_err() {
                     return self.err(format!("Avro int {n} out of 32-bit range"), at);
+                }
+                let (lo, hi) = int_range(*bits, *signed);
+                if (n as i128) < lo || (n as i128) > hi {
+                    let t = Type::Int { bits: *bits, signed: *signed }.describe();
+                    return self.err(format!("integer {n} out of range for {t}"), at);
                 }
             }
             Plan::F32 => {
@@ -533,7 +538,10 @@ impl Scan<'_> {
 }
 
 fn wrong(plan: &Plan, v: &AvroValue) -> CodecError {
-    CodecError::decode(format!("apache-avro returned {v:?} where the schema has {}", plan.describe()), None)
+    // The variant's name only (its Debug form would print Rust syntax and the value).
+    let debug = format!("{v:?}");
+    let kind = debug.split(['(', ' ', '{']).next().unwrap_or("other");
+    CodecError::decode(format!("apache-avro returned a {kind} value where the schema has {}", plan.describe()), None)
 }
 
 fn from_avro(plan: &Plan, v: AvroValue) -> Result<Value, CodecError> {

@@ -53,72 +53,156 @@ impl Codec for Bson {
         }
         // The bson crate reads nested documents recursively with no limit of its own: check
         // the nesting first, without recursion.
-        check_depth(bytes, max_depth())?;
-        bson::deserialize_from_slice(bytes).map_err(|e| CodecError::decode(format!("invalid BSON: {e}"), None))
+        check_structure(bytes, max_depth())?;
+        // What the structural check passes and the crate still refuses (e.g. a value our Value
+        // cannot take) is named at the document's start.
+        bson::deserialize_from_slice(bytes).map_err(|e| CodecError::decode(format!("invalid BSON: {e}"), Some(0)))
     }
 }
 
-/// Refuse documents nested deeper than `max` (a root document has depth 1), naming the byte
-/// offset of the first document too deep. Walks the element structure iteratively; where the
-/// structure is malformed it stops and leaves the error to the bson crate, which cannot get
-/// deeper than this walk did before reaching the same bytes.
-fn check_depth(b: &[u8], max: usize) -> Result<(), CodecError> {
+/// Check the element structure of a BSON document without recursion before the bson crate
+/// reads it (the crate recurses with no limit and reports no byte offsets): every error names
+/// the byte offset where the structure breaks, and documents nested deeper than `max` (a root
+/// document has depth 1) are refused at the first one too deep.
+fn check_structure(b: &[u8], max: usize) -> Result<(), CodecError> {
+    let err = |msg: String, at: usize| Err(CodecError::decode(msg, Some(at)));
     let u32_at = |at: usize| -> Option<usize> { b.get(at..at + 4).map(|x| u32::from_le_bytes([x[0], x[1], x[2], x[3]]) as usize) };
-    let cstr_end = |at: usize| -> Option<usize> { b.get(at..)?.iter().position(|&c| c == 0).map(|n| at + n + 1) };
-    // End offsets of the documents we are inside.
-    let mut ends: Vec<usize> = Vec::new();
-    let Some(len) = u32_at(0) else { return Ok(()) };
-    ends.push(len);
+    let i32_at = |at: usize| -> Option<i32> { b.get(at..at + 4).map(|x| i32::from_le_bytes([x[0], x[1], x[2], x[3]])) };
+    // End of a C string starting at `at` within `end` (after its 0), checked as UTF-8.
+    let cstr = |at: usize, end: usize, what: &str| -> Result<usize, CodecError> {
+        let Some(n) = b.get(at..end.min(b.len())).and_then(|s| s.iter().position(|&c| c == 0)) else {
+            return Err(CodecError::decode(format!("BSON {what} has no terminating 0 byte before the end of its document"), Some(at)));
+        };
+        if let Err(e) = std::str::from_utf8(&b[at..at + n]) {
+            return Err(CodecError::decode(format!("BSON {what} is not UTF-8"), Some(at + e.valid_up_to())));
+        }
+        Ok(at + n + 1)
+    };
+    // End of a length-prefixed string at `at` (int32 length counting its 0 byte, then bytes, 0).
+    let string = |at: usize, end: usize| -> Result<usize, CodecError> {
+        let n = match i32_at(at) {
+            Some(n) if n >= 1 => n as usize,
+            Some(n) => return Err(CodecError::decode(format!("BSON string length {n} (at least 1: its 0 byte)"), Some(at))),
+            None => return Err(CodecError::decode("BSON string length runs past the end of its document", Some(at))),
+        };
+        let stop = at + 4 + n;
+        if stop > end {
+            return Err(CodecError::decode(format!("BSON string of {n} bytes runs past the end of its document"), Some(at)));
+        }
+        if b[stop - 1] != 0 {
+            return Err(CodecError::decode("BSON string does not end with a 0 byte", Some(stop - 1)));
+        }
+        if let Err(e) = std::str::from_utf8(&b[at + 4..stop - 1]) {
+            return Err(CodecError::decode("BSON string is not UTF-8", Some(at + 4 + e.valid_up_to())));
+        }
+        Ok(stop)
+    };
+    // A document's length at `at`, checked against the bytes it must fit in.
+    let doc_end = |at: usize, end: usize| -> Result<usize, CodecError> {
+        match i32_at(at) {
+            Some(n) if n >= 5 && at + n as usize <= end => Ok(at + n as usize),
+            Some(n) if n < 5 => Err(CodecError::decode(format!("BSON document length {n} (at least 5)"), Some(at))),
+            Some(n) => Err(CodecError::decode(format!("BSON document of {n} bytes runs past the end of its container"), Some(at))),
+            None => Err(CodecError::decode("BSON document length runs past the end of the input", Some(at))),
+        }
+    };
+    if b.len() < 5 {
+        return err(format!("BSON document needs at least 5 bytes, {} given", b.len()), 0);
+    }
+    // End offsets of the documents we are inside (a code-with-scope element pushes its own end
+    // first, then its scope document's, so the walk resumes after the whole element).
+    let mut ends: Vec<usize> = vec![doc_end(0, b.len())?];
     let mut at = 4;
     while let Some(&end) = ends.last() {
-        if at + 1 >= end || at >= b.len() {
-            // The terminating 0 of this document (or malformed: the crate says so).
+        if at + 1 >= end {
+            if at + 1 == end {
+                if b[at] != 0 {
+                    return err(format!("BSON document ends with byte 0x{:02x}, not 0", b[at]), at);
+                }
+            } else if at != end {
+                return err("BSON element runs past the end of its document".to_string(), at.min(end));
+            }
             ends.pop();
             at = end;
             continue;
         }
         let ty = b[at];
-        let Some(value) = cstr_end(at + 1) else { return Ok(()) };
-        let string = |v: usize| u32_at(v).map(|n| v + 4 + n);
+        let value = cstr(at + 1, end - 1, "element name")?;
+        let fixed = |n: usize| -> Result<usize, CodecError> {
+            if value + n <= end - 1 {
+                Ok(value + n)
+            } else {
+                Err(CodecError::decode(format!("BSON value of type 0x{ty:02x} ({n} bytes) runs past the end of its document"), Some(value)))
+            }
+        };
         let next = match ty {
-            0x01 | 0x09 | 0x11 | 0x12 => Some(value + 8),
-            0x02 | 0x0D | 0x0E => string(value),
+            0x01 | 0x09 | 0x11 | 0x12 => fixed(8)?,
+            0x02 | 0x0D | 0x0E => string(value, end - 1)?,
             0x03 | 0x04 => {
-                let Some(n) = u32_at(value) else { return Ok(()) };
+                let stop = doc_end(value, end - 1)?;
                 if ends.len() >= max {
-                    return Err(CodecError::decode(format!("BSON nested deeper than {max} documents"), Some(value)));
+                    return err(format!("BSON nested deeper than {max} documents"), value);
                 }
-                ends.push(value + n);
+                ends.push(stop);
                 at = value + 4;
                 continue;
             }
-            0x05 => u32_at(value).map(|n| value + 5 + n),
-            0x06 | 0x0A | 0x7F | 0xFF => Some(value),
-            0x07 => Some(value + 12),
-            0x08 => Some(value + 1),
-            0x0B => cstr_end(value).and_then(cstr_end),
-            0x0C => string(value).map(|v| v + 12),
+            0x05 => {
+                let n = match i32_at(value) {
+                    Some(n) if n >= 0 => n as usize,
+                    Some(n) => return err(format!("BSON binary length {n} is negative"), value),
+                    None => return err("BSON binary length runs past the end of its document".to_string(), value),
+                };
+                let stop = value + 5 + n;
+                if stop > end - 1 {
+                    return err(format!("BSON binary of {n} bytes runs past the end of its document"), value);
+                }
+                stop
+            }
+            0x06 | 0x0A | 0x7F | 0xFF => value,
+            0x07 => fixed(12)?,
+            0x08 => {
+                let stop = fixed(1)?;
+                if b[value] > 1 {
+                    return err(format!("BSON boolean holds 0x{:02x}, not 0 or 1", b[value]), value);
+                }
+                stop
+            }
+            0x0B => {
+                let flags = cstr(value, end - 1, "regular expression")?;
+                cstr(flags, end - 1, "regular expression options")?
+            }
+            0x0C => string(value, end - 1)? + 12,
             0x0F => {
                 // Code with scope: total length, the code string, then a scope document.
-                let (Some(total), Some(doc)) = (u32_at(value), string(value + 4)) else { return Ok(()) };
-                let Some(n) = u32_at(doc) else { return Ok(()) };
-                if ends.len() >= max {
-                    return Err(CodecError::decode(format!("BSON nested deeper than {max} documents"), Some(doc)));
+                let total = match u32_at(value) {
+                    Some(n) if n >= 14 && value + n <= end - 1 => n,
+                    _ => return err("BSON code-with-scope length does not fit its document".to_string(), value),
+                };
+                let doc = string(value + 4, value + total)?;
+                let scope_end = doc_end(doc, value + total)?;
+                if scope_end != value + total {
+                    return err("BSON code-with-scope length does not match its parts".to_string(), value);
                 }
-                // Resume after the whole element once the scope document is walked.
+                if ends.len() >= max {
+                    return err(format!("BSON nested deeper than {max} documents"), doc);
+                }
                 ends.push(value + total);
-                ends.push(doc + n);
+                ends.push(scope_end);
                 at = doc + 4;
                 continue;
             }
-            0x10 => Some(value + 4),
-            0x13 => Some(value + 16),
-            _ => return Ok(()),
+            0x10 => fixed(4)?,
+            0x13 => fixed(16)?,
+            other => return err(format!("BSON element type 0x{other:02x} is not defined"), at),
         };
-        match next {
-            Some(n) if n <= end => at = n,
-            _ => return Ok(()),
+        if next > end - 1 {
+            return err(format!("BSON value of type 0x{ty:02x} runs past the end of its document"), value);
         }
+        at = next;
+    }
+    if at != b.len() {
+        return err(format!("{} bytes after the BSON document", b.len() - at), at);
     }
     Ok(())
 }

@@ -287,20 +287,31 @@ fn insert(root: &mut Vec<(String, Value)>, path: &[&str], v: Value) {
     }
 }
 
+/// Where in a decoded message a value does not fit the schema: the message as a whole, or
+/// one field of its key frame (the caller turns it into a byte offset of its encoding).
+#[derive(Clone, Copy)]
+enum Spot {
+    Message,
+    Field(usize),
+}
+
+/// A schema mismatch found in a decoded message: the message and its spot.
+struct Misfit(String, Spot);
+
 /// The decoded message → the record, names and types from the schema.
-fn from_message(msg: &NetworkMessage, leaves: &[Leaf<'_>]) -> Result<Value, CodecError> {
+fn from_message(msg: &NetworkMessage, leaves: &[Leaf<'_>]) -> Result<Value, Misfit> {
     let dsm = match msg.messages.as_slice() {
         [d] => d,
-        _ => return Err(CodecError::decode("expected one DataSetMessage", None)),
+        _ => return Err(Misfit("expected one DataSetMessage".into(), Spot::Message)),
     };
     let fields = match &dsm.payload {
         Payload::KeyFrame(f) => f,
-        _ => return Err(CodecError::decode("expected a key frame DataSetMessage", None)),
+        _ => return Err(Misfit("expected a key frame DataSetMessage".into(), Spot::Message)),
     };
     if fields.len() != leaves.len() {
-        return Err(CodecError::decode(
+        return Err(Misfit(
             format!("the schema has {} fields, the message {}", leaves.len(), fields.len()),
-            None,
+            Spot::Field(fields.len().min(leaves.len())),
         ));
     }
     // Optional records whose leaves are all null are left out.
@@ -313,17 +324,17 @@ fn from_message(msg: &NetworkMessage, leaves: &[Leaf<'_>]) -> Result<Value, Code
         }
     }
     let mut root = Vec::new();
-    for (leaf, f) in leaves.iter().zip(fields) {
+    for (i, (leaf, f)) in leaves.iter().zip(fields).enumerate() {
         let path = leaf.path.join(".");
         let v = match f {
             Field::Variant(v) => v,
             Field::DataValue(d) => d.value.as_ref().unwrap_or(&Variant::Null),
         };
-        let expected = built_in(leaf.ty, &path)?;
+        let expected = built_in(leaf.ty, &path).map_err(|e| Misfit(e.to_string(), Spot::Field(i)))?;
         let value = match (v, expected) {
             (Variant::Null, _) => {
                 if !leaf.optional && expected.is_some() {
-                    return Err(CodecError::decode(format!("{path}: null in a required field"), None));
+                    return Err(Misfit(format!("{path}: null in a required field"), Spot::Field(i)));
                 }
                 if expected.is_none() && !leaf.optional {
                     Some(Value::Null)
@@ -337,9 +348,13 @@ fn from_message(msg: &NetworkMessage, leaves: &[Leaf<'_>]) -> Result<Value, Code
             }
             (Variant::NullArray(ty), Some((t, true))) if *ty == t => None,
             (other, _) => {
-                return Err(CodecError::decode(
-                    format!("{path}: expected {}, found {:?}", leaf.ty.describe(), other.built_in_type()),
-                    None,
+                return Err(Misfit(
+                    format!("{path}: expected {}, found {}", leaf.ty.describe(), match &other {
+                        Variant::Null => "null".to_string(),
+                        Variant::Scalar(s) => s.built_in_type().to_string(),
+                        Variant::Array { ty, .. } | Variant::NullArray(ty) => format!("array of {ty}"),
+                    }),
+                    Spot::Field(i),
                 ))
             }
         };
@@ -412,7 +427,24 @@ impl Codec for Uadp {
     fn decode(&self, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError> {
         let leaves = prepare(schema, "uadp")?;
         let msg = uadp::decode_exact(bytes, &DecodeOptions::default()).map_err(uadp_err)?;
-        from_message(&msg, &leaves)
+        from_message(&msg, &leaves).map_err(|Misfit(m, spot)| {
+            // The field's offset: the length of the same message cut before that field (one
+            // DataSetMessage, so the payload ends the message); its field count just before
+            // the first field for the message as a whole.
+            let at = |i: usize| {
+                let mut cut = msg.clone();
+                if let Some(Payload::KeyFrame(f)) = cut.messages.first_mut().map(|d| &mut d.payload) {
+                    f.truncate(i);
+                }
+                let mut out = Vec::new();
+                uadp::encode(&cut, &mut out).map(|()| out.len()).unwrap_or(0)
+            };
+            let offset = match spot {
+                Spot::Field(i) => at(i),
+                Spot::Message => at(0).saturating_sub(2),
+            };
+            CodecError::decode(m, Some(offset.min(bytes.len())))
+        })
     }
 }
 
@@ -437,10 +469,26 @@ fn json_decode(id: &'static str, bytes: &[u8], schema: Option<&Schema>) -> Resul
     // JSON names the fields: they must be the schema's, in its order (the reader sorts by the metadata).
     let names: Vec<&str> = jm.metadata.first().map(|m| m.fields.iter().map(|f| f.name.as_str()).collect()).unwrap_or_default();
     let want: Vec<String> = leaves.iter().map(|l| l.path.join(".")).collect();
+    // Offsets in the text: where the field's name is written (else where the payload is).
+    let name_at = |name: Option<&str>| {
+        let payload = text.find("\"Payload\"").unwrap_or(0);
+        name.and_then(|n| text[payload..].find(&format!("\"{n}\"")).map(|p| payload + p)).unwrap_or(payload)
+    };
     if names != want {
-        return Err(CodecError::decode(format!("JSON fields {names:?} do not match the schema's {want:?}"), None));
+        let first_bad = names.iter().zip(&want).position(|(n, w)| n != w).unwrap_or(names.len().min(want.len()));
+        let shown = |v: &[&str]| v.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ");
+        return Err(CodecError::decode(
+            format!("JSON fields [{}] do not match the schema's [{}]", shown(&names), shown(&want.iter().map(String::as_str).collect::<Vec<_>>())),
+            Some(name_at(names.get(first_bad).copied())),
+        ));
     }
-    from_message(&jm.message, &leaves)
+    from_message(&jm.message, &leaves).map_err(|Misfit(m, spot)| {
+        let name = match spot {
+            Spot::Field(i) => names.get(i).copied(),
+            Spot::Message => None,
+        };
+        CodecError::decode(m, Some(name_at(name)))
+    })
 }
 
 impl Codec for UadpJson {

@@ -146,7 +146,7 @@ impl ClientSettings {
             }),
             Ok(Ok(other)) => Err(MqttError::Connect {
                 url: ep.url.clone(),
-                reason: format!("expected CONNACK, got {other:?}"),
+                reason: format!("expected CONNACK, got {}", packet_name(&other)),
             }),
         }
     }
@@ -277,4 +277,11 @@ mod tests {
         assert_ne!(run_id(), run_id());
         assert_eq!(run_id().len(), 8);
     }
+}
+
+/// The name of an event's packet for messages ("Incoming Disconnect"), not its Debug form.
+fn packet_name(e: &Event) -> String {
+    let debug = format!("{e:?}");
+    let names: Vec<&str> = debug.split(['(', ')', '{', ' ', ',']).filter(|w| !w.is_empty()).take(2).collect();
+    names.join(" ")
 }

@@ -87,7 +87,51 @@ pub struct StudyOpts {
     pub baseline: bool,
     /// Limit per run, seconds.
     pub timeout_s: f64,
+    /// Throughput at QoS ≥ 1: the drain period after sending ends, seconds (0..=3600), during
+    /// which deliveries and acknowledgements still count.
+    pub drain_s: f64,
+    /// For brokers given by URL: the user name (the password comes from the URL or, better,
+    /// the `WIREBENCH_MQTT_PASSWORD` environment variable, so a study file holds no secret).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub username: Option<String>,
+    /// For `mqtts://` brokers: the CA certificate(s) that signed the broker's certificate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ca_file: Option<PathBuf>,
+    /// For `mqtts://` brokers: a client certificate chain and its key (mutual TLS).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_cert: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_key: Option<PathBuf>,
 }
+
+impl StudyOpts {
+    /// The credentials for brokers given by URL (the password from the environment).
+    fn credentials(&self) -> Credentials {
+        Credentials {
+            username: self.username.clone(),
+            password: None,
+            env_password: std::env::var(PASSWORD_ENV).ok().filter(|p| !p.is_empty()).map(crate::endpoint::Password::new),
+            tls: crate::TlsFiles {
+                ca_file: self.ca_file.clone(),
+                client_cert: self.client_cert.clone(),
+                client_key: self.client_key.clone(),
+            },
+        }
+    }
+
+    /// The credentials for one broker: those of the study for a URL, none for the brokers
+    /// wirebench starts itself.
+    fn credentials_for(&self, spec: &str) -> Credentials {
+        if spec.contains("://") {
+            self.credentials()
+        } else {
+            Credentials::default()
+        }
+    }
+}
+
+/// The environment variable a broker password is read from (never from a study file).
+pub const PASSWORD_ENV: &str = "WIREBENCH_MQTT_PASSWORD";
 
 impl Default for StudyOpts {
     fn default() -> Self {
@@ -105,6 +149,11 @@ impl Default for StudyOpts {
             reps: 3,
             baseline: true,
             timeout_s: 60.0,
+            drain_s: 2.0,
+            username: None,
+            ca_file: None,
+            client_cert: None,
+            client_key: None,
         }
     }
 }
@@ -127,6 +176,18 @@ fn plan(opts: &StudyOpts) -> Result<Plan, PartError> {
     }
     if !(opts.timeout_s.is_finite() && opts.timeout_s > 0.0 && opts.timeout_s <= 86_400.0) {
         return Err(PartError::bad(format!("[mqtt] timeout_s = {}: expected seconds in (0, 86400]", opts.timeout_s)));
+    }
+    if !(opts.drain_s.is_finite() && (0.0..=3_600.0).contains(&opts.drain_s)) {
+        return Err(PartError::bad(format!("[mqtt] drain_s = {}: expected seconds in [0, 3600]", opts.drain_s)));
+    }
+    let creds = opts.credentials();
+    if creds.any() && !opts.brokers.iter().any(|b| b.contains("://")) {
+        return Err(PartError::bad(
+            "[mqtt] username, ca_file, client_cert and client_key apply to brokers given by URL (mqtt:// or mqtts://); brokers names none",
+        ));
+    }
+    for spec in &opts.brokers {
+        Broker::check(spec, &opts.credentials_for(spec)).map_err(|e| PartError::bad(format!("[mqtt] brokers: {e}")))?;
     }
     let qos: Vec<Qos> = opts
         .qos
@@ -154,7 +215,8 @@ fn measure(opts: &StudyOpts) -> Result<MqttSection, PartError> {
     add_sizes(&mut section, &formats, &opts.fields, opts.codec_speed)?;
     let timeout_ms = (opts.timeout_s * 1e3).round() as u64;
     for spec in &opts.brokers {
-        let broker = match Broker::open(spec, &Credentials::default()) {
+        let creds = opts.credentials_for(spec);
+        let broker = match Broker::open(spec, &creds) {
             Ok(b) => b,
             Err(e) if spec == "mosquitto" && Mosquitto::binary().is_err() => {
                 eprintln!("  mosquitto skipped: {e}");
@@ -171,7 +233,7 @@ fn measure(opts: &StudyOpts) -> Result<MqttSection, PartError> {
             }
             Err(e) => return Err(e),
         };
-        section.brokers.push(broker.info(&Credentials::default()));
+        section.brokers.push(broker.info(&creds));
         for p in &payloads {
             for &q in &qos {
                 eprintln!("  {} · {} · QoS {}: throughput, then RTT", broker.name(), p.label, q.level());
@@ -180,7 +242,7 @@ fn measure(opts: &StudyOpts) -> Result<MqttSection, PartError> {
                     qos: q,
                     deadline_ms: timeout_ms,
                     connect_timeout_ms: timeout_ms.min(5_000),
-                    drain_timeout_ms: timeout_ms.min(2_000),
+                    drain_timeout_ms: (opts.drain_s * 1e3).round() as u64,
                     ..ThroughputConfig::default()
                 };
                 section.throughput.push(throughput_case(&broker, p, &cfg, opts.reps, opts.baseline, false)?);
@@ -1131,8 +1193,35 @@ mod tests {
         assert!(m.starts_with("--format \"xml\": unknown format (known: uadp, "), "{m}");
         let m = bad(MqttPart::validate(&StudyOpts { fields: vec![], ..ok.clone() }));
         assert_eq!(m, "fields: give at least one field count");
-        let m = bad(MqttPart::validate(&StudyOpts { transport_fields: 1001, ..ok }));
+        let m = bad(MqttPart::validate(&StudyOpts { transport_fields: 1001, ..ok.clone() }));
         assert_eq!(m, "fields: 1001 is out of range (1..=1000)");
+        for d in [-1.0, f64::NAN, 3600.5] {
+            let m = bad(MqttPart::validate(&StudyOpts { drain_s: d, ..ok.clone() }));
+            assert!(m.starts_with(&format!("[mqtt] drain_s = {d}: expected seconds in [0, 3600]")), "{m}");
+        }
+        // Credentials and TLS files need a broker given by URL; the TLS files must exist.
+        let m = bad(MqttPart::validate(&StudyOpts { username: Some("u".into()), ..ok.clone() }));
+        assert!(m.starts_with("[mqtt] username, ca_file, client_cert and client_key apply to brokers given by URL"), "{m}");
+        let url = StudyOpts { brokers: vec!["embedded".into(), "mqtts://127.0.0.1:8883".into()], ..ok.clone() };
+        let m = bad(MqttPart::validate(&StudyOpts { ca_file: Some("/nonexistent/ca.pem".into()), ..url.clone() }));
+        assert!(m.starts_with("[mqtt] brokers: ") && m.contains("/nonexistent/ca.pem"), "{m}");
+        let plain = StudyOpts { brokers: vec!["embedded".into(), "mqtt://127.0.0.1:1883".into()], ..ok.clone() };
+        assert!(MqttPart::validate(&StudyOpts { username: Some("u".into()), ..plain }).is_ok());
+        let m = bad(MqttPart::validate(&url));
+        assert!(m.contains("ca-file"), "{m}");
+    }
+
+    #[test]
+    fn study_files_name_credentials_and_drain() {
+        let o: StudyOpts = toml::from_str(
+            "brokers = [\"mqtts://broker.example:8883\"]\nusername = \"meter\"\nca_file = \"ca.pem\"\nclient_cert = \"c.pem\"\nclient_key = \"k.pem\"\ndrain_s = 5.0\n",
+        )
+        .unwrap();
+        assert_eq!((o.username.as_deref(), o.drain_s), (Some("meter"), 5.0));
+        assert_eq!(o.credentials_for("mqtts://broker.example:8883").tls.client_key.as_deref(), Some(Path::new("k.pem")));
+        assert!(!o.credentials_for("embedded").any());
+        // A password is not a study key (it would be shared with the file).
+        assert!(toml::from_str::<StudyOpts>("password = \"x\"").unwrap_err().to_string().contains("unknown field `password`"));
     }
 
     #[test]

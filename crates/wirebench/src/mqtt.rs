@@ -177,7 +177,7 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 /// The environment variable a password is best given in (not visible in the process list).
-pub const PASSWORD_ENV: &str = "WIREBENCH_MQTT_PASSWORD";
+pub use wirebench_mqtt::study::PASSWORD_ENV;
 
 fn transport(t: &TransportArgs, rtt: Option<EchoOpts>, drain: Option<f64>) -> Result<()> {
     if let Some(p) = &t.out.out {
