@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A fuzz campaign over the targets in fuzz/ (cargo-fuzz + libFuzzer), one target at a time
-# (the machine may be shared: one job, one worker). Each target starts from its kept seeds
+# (the machine may be shared: one process; campaigns on disjoint targets may run side by side). Each target starts from its kept seeds
 # (fuzz/seeds/<target>/) and its growing corpus (fuzz/corpus/<target>/, not kept).
 # Prints per target: executions, coverage (cov/ft from libFuzzer's final stats), crashes.
 # Exits 1 if any target crashed (the input is in fuzz/artifacts/<target>/).
@@ -36,13 +36,13 @@ for t in "${targets[@]}"; do
     mkdir -p "corpus/$t" "seeds/$t" "artifacts/$t"
     before=$(find "artifacts/$t" -type f | wc -l)
     echo "== $t: ${minutes} min" >&2
-    rm -f fuzz-0.log
     status=0
+    # One process in the foreground (no -jobs: its log would be ./fuzz-0.log, shared by
+    # campaigns run side by side on disjoint targets).
     "${fuzz[@]}" "$t" "corpus/$t" "seeds/$t" -- \
-        -max_total_time="$seconds" -max_len="${FUZZ_MAX_LEN:-4096}" -jobs=1 -workers=1 \
-        >"logs/$t.run.log" 2>&1 || status=$?
-    [ -f fuzz-0.log ] && mv fuzz-0.log "logs/$t.log"
-    log="logs/$t.log"; [ -f "$log" ] || log="logs/$t.run.log"
+        -max_total_time="$seconds" -max_len="${FUZZ_MAX_LEN:-4096}" \
+        >"logs/$t.log" 2>&1 || status=$?
+    log="logs/$t.log"
     runs=$(sed -n 's/^Done \([0-9]*\) runs in.*/\1/p' "$log" | tail -1)
     last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
     [ -n "$runs" ] || runs=$(printf '%s' "$last" | sed -n 's/^#\([0-9]*\).*/\1/p')

@@ -388,13 +388,19 @@ pub fn render(r: &Results, output: Output) -> String {
 fn csv(d: &DdsSection) -> String {
     let mut out = record(&[
         "kind", "round", "size", "who", "bytes", "avg_us", "stddev_us", "p50_us", "p90_us", "p99_us", "max_us", "count",
-        "samples_per_s", "mb_per_s", "lost", "allocs_per_sample",
+        "samples_per_s", "mb_per_s", "lost", "allocs_per_sample", "encode_ns", "decode_ns", "encode_allocs",
+        "decode_allocs",
     ]);
+    // Latency and throughput records leave the marshalling columns empty, and the other way round.
+    let padded = |mut fields: Vec<String>| {
+        fields.resize(20, String::new());
+        record(&fields)
+    };
     let o = |v: f64| csv_num(Some(v));
     let none = String::new;
     for r in &d.latency {
         let (l, h) = (r, &r.half_rtt_us);
-        out.push_str(&record(&[
+        out.push_str(&padded(vec![
             "latency".into(),
             r.round.to_string(),
             l.size.to_string(),
@@ -415,7 +421,7 @@ fn csv(d: &DdsSection) -> String {
     }
     for r in &d.ddsperf_latency {
         let p = r;
-        out.push_str(&record(&[
+        out.push_str(&padded(vec![
             "latency".into(),
             r.round.to_string(),
             p.payload_size().to_string(),
@@ -436,7 +442,7 @@ fn csv(d: &DdsSection) -> String {
     }
     for r in &d.throughput {
         let t = r;
-        out.push_str(&record(&[
+        out.push_str(&padded(vec![
             "throughput".into(),
             r.round.to_string(),
             t.size.to_string(),
@@ -457,7 +463,7 @@ fn csv(d: &DdsSection) -> String {
     }
     for r in &d.ddsperf_throughput {
         let p = r;
-        out.push_str(&record(&[
+        out.push_str(&padded(vec![
             "throughput".into(),
             r.round.to_string(),
             p.payload_size().to_string(),
@@ -475,6 +481,12 @@ fn csv(d: &DdsSection) -> String {
             p.lost.to_string(),
             none(),
         ]));
+    }
+    for m in &d.marshal {
+        let mut fields = vec!["marshal".to_string(), String::new(), m.size.to_string(), m.marshal.name().to_string(), m.bytes.to_string()];
+        fields.resize(16, String::new());
+        fields.extend([o(m.encode_ns), o(m.decode_ns), csv_num(m.encode_allocs), csv_num(m.decode_allocs)]);
+        out.push_str(&padded(fields));
     }
     out
 }
@@ -874,10 +886,32 @@ mod tests {
     fn csv_has_one_record_per_run() {
         let c = render(&results(), Output::Csv);
         let lines: Vec<&str> = c.lines().collect();
-        assert_eq!(lines.len(), 1 + 2 + 1 + 1 + 1, "{c}");
+        assert_eq!(lines.len(), 1 + 2 + 1 + 1 + 1 + 2, "{c}");
+        assert!(c.contains("\nmarshal,,2048,json,7400,,,,,,,,,,,,5000,9000,,"), "{c}");
         assert!(lines[0].starts_with("kind,round,size,who"));
         assert!(c.contains("throughput,1,2048,ddsperf,2060,,,,,,,600000,150000,307.2,0,"), "{c}");
-        assert!(c.contains("latency,1,2048,cdr,2076,20,1,20,22,40,60,100,,,,2"), "{c}");
+        assert!(c.contains("latency,1,2048,cdr,2076,20,1,20,22,40,60,100,,,,2,,,,"), "{c}");
+        assert!(lines.iter().all(|l| l.split(',').count() == 20), "{c}");
+    }
+
+    #[test]
+    fn csv_holds_the_marshalling_bench() {
+        let mut r = results();
+        let d = r.dds.as_mut().unwrap();
+        (d.latency, d.throughput, d.ddsperf_latency, d.ddsperf_throughput) = (vec![], vec![], vec![], vec![]);
+        d.marshal = vec![MarshalBench {
+            bytes: 2060,
+            decode_allocs: Some(1.0),
+            decode_ns: 150.5,
+            decode_ns_range: (140.0, 170.0),
+            encode_allocs: Some(0.0),
+            encode_ns: 80.25,
+            encode_ns_range: (75.0, 90.0),
+            marshal: Marshal::Cdr,
+            size: 2048,
+        }];
+        let c = render(&r, Output::Csv);
+        assert_eq!(c.lines().nth(1), Some("marshal,,2048,cdr,2060,,,,,,,,,,,,80.25,150.5,0,1"), "{c}");
     }
 
     #[test]

@@ -193,7 +193,13 @@ fn http_heading(s: &HttpSection) -> String {
         s.path,
         f0(Some(s.connections as f64)),
         f1(Some(s.duration_s)),
-        if s.validate { "every body decoded and validated" } else { "collector as a sink" }
+        if s.validate {
+            "every body decoded and validated"
+        } else if s.path == "external" {
+            "an external collector: what it checks is not known"
+        } else {
+            "collector as a sink"
+        }
     )
 }
 

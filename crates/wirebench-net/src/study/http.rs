@@ -456,7 +456,8 @@ fn measure(opts: &HttpOpts, plan: &Plan) -> Result<HttpSection, PartError> {
         threads: plan.threads,
         duration_s: plan.duration.as_secs_f64(),
         mode: plan.mode,
-        validate: !opts.no_validate,
+        // An external collector (--url) is not ours: nothing is known about what it checked.
+        validate: !opts.no_validate && opts.url.is_none(),
         workload: WorkloadInfo { name: workload.name.clone(), messages: workload.messages.len() },
         runs,
         failed,
