@@ -41,6 +41,8 @@ mod encode;
 mod error;
 mod header;
 pub mod idl;
+#[cfg(feature = "json")]
+pub mod json;
 mod stream;
 mod types;
 mod value;

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use wirebench_codecs::SchemaUse;
+use wirebench_codecs::{Codec, SchemaUse};
 use wirebench_core::corpus::SampleStream;
 use wirebench_core::{Schema, Value};
 use wirebench_report::Output;
@@ -14,6 +14,9 @@ use crate::CodecArgs;
 pub fn encode(args: CodecArgs) -> Result<()> {
     wirebench_core::value::set_max_depth(args.max_depth as usize).map_err(bad)?;
     let codec = find_codec(&args.format)?;
+    if let Some(idl) = idl_plan(&args, codec)? {
+        return idl_encode(&args, &idl);
+    }
     let schema = args.schema.as_deref().map(read_schema).transpose()?;
     let (name, bytes) = read_input(args.input.as_deref())?;
     let text = std::str::from_utf8(&bytes).map_err(|e| bad(format!("{name}: input is not UTF-8 text (at byte {})", e.valid_up_to())))?;
@@ -31,6 +34,9 @@ pub fn encode(args: CodecArgs) -> Result<()> {
 pub fn decode(args: CodecArgs) -> Result<()> {
     wirebench_core::value::set_max_depth(args.max_depth as usize).map_err(bad)?;
     let codec = find_codec(&args.format)?;
+    if let Some(idl) = idl_plan(&args, codec)? {
+        return idl_decode(&args, &idl);
+    }
     let schema = args.schema.as_deref().map(read_schema).transpose()?;
     if schema.is_none() && codec.info().schema == SchemaUse::Required {
         return Err(bad(format!("{} needs --schema FILE to decode (see `wirebench schema`)", codec.info().id)));
@@ -95,3 +101,74 @@ pub fn schema(samples: &[PathBuf], out: Option<&Path>) -> Result<()> {
     }
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// CDR driven by an IDL file
+
+/// An IDL-driven CDR run: the type and the encoding.
+struct IdlPlan {
+    ty: cdr::TypeDesc,
+    encoding: cdr::Encoding,
+}
+
+/// With `-f cdr-xcdr1|cdr-xcdr2 --schema X.idl`: the IDL type (`--type`, else the last struct
+/// or union) and the encoding (`--endian`); None for every other codec or schema. The CDR-only
+/// options with anything else are usage errors.
+fn idl_plan(args: &CodecArgs, codec: &dyn Codec) -> Result<Option<IdlPlan>> {
+    let id = codec.info().id;
+    let is_idl = args.schema.as_deref().is_some_and(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("idl")));
+    let cdr_only = args.endian == crate::EndianArg::Big || args.headerless;
+    if !is_idl {
+        if cdr_only {
+            return Err(bad("--endian and --headerless apply to -f cdr-xcdr1/cdr-xcdr2 with an IDL schema (--schema X.idl)"));
+        }
+        return Ok(None);
+    }
+    let v2 = match id {
+        "cdr-xcdr1" => false,
+        "cdr-xcdr2" => true,
+        other => return Err(bad(format!("--schema {}: an IDL file drives -f cdr-xcdr1 or cdr-xcdr2, not {other}", args.schema.as_deref().unwrap_or(Path::new("")).display()))),
+    };
+    let path = args.schema.as_deref().unwrap_or(Path::new(""));
+    let text = wirebench_core::corpus::read_text(path).map_err(bad)?;
+    let file = cdr::idl::parse(&text).map_err(|e| bad(format!("{}:{}:{}: {}", path.display(), e.line, e.column, e.message)))?;
+    let ty = match &args.type_name {
+        Some(name) => file.get(name).cloned().ok_or_else(|| {
+            let known: Vec<&str> = file.types().map(|(n, _)| n).collect();
+            bad(format!("{}: {}", path.display(), wirebench_core::names::unknown("type", name, &known)))
+        })?,
+        None => file.root().cloned().ok_or_else(|| bad(format!("{}: no struct or union to encode (name one with --type)", path.display())))?,
+    };
+    let big = args.endian == crate::EndianArg::Big;
+    let encoding = match (v2, big) {
+        (false, false) => cdr::Encoding::XCDR1_LE,
+        (false, true) => cdr::Encoding::XCDR1_BE,
+        (true, false) => cdr::Encoding::XCDR2_LE,
+        (true, true) => cdr::Encoding::XCDR2_BE,
+    };
+    Ok(Some(IdlPlan { ty, encoding }))
+}
+
+fn idl_encode(args: &CodecArgs, plan: &IdlPlan) -> Result<()> {
+    let (name, bytes) = read_input(args.input.as_deref())?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| bad(format!("{name}: input is not UTF-8 text (at byte {})", e.valid_up_to())))?;
+    let json: serde_json::Value = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text)).map_err(|e| {
+        let msg = e.to_string();
+        bad(format!("{name}:{}:{}: {}", e.line(), e.column(), msg.split(" at line ").next().unwrap_or(&msg)))
+    })?;
+    let value = cdr::json::from_json(&plan.ty, &json).map_err(|e| bad(format!("{name}: {e}")))?;
+    let mut enc = cdr::Encoder::new(plan.encoding);
+    enc.header = !args.headerless;
+    enc.max_depth = args.max_depth as usize;
+    let out = enc.encode(&plan.ty, &value).map_err(|e| bad(format!("{name}: cannot encode as CDR: {} (output byte {})", e.kind, e.offset)))?;
+    write_stdout(&out)
+}
+
+fn idl_decode(args: &CodecArgs, plan: &IdlPlan) -> Result<()> {
+    let (name, bytes) = read_input(args.input.as_deref())?;
+    let dec = cdr::Decoder::new().headerless(args.headerless.then_some(plan.encoding));
+    let value = dec.decode(&plan.ty, &bytes).map_err(|e| bad(format!("{name}: invalid CDR: {} at byte {}", e.kind, e.offset)))?;
+    let mut text = serde_json::to_string(&cdr::json::to_json(&plan.ty, &value))?;
+    text.push('\n');
+    write_stdout(text.as_bytes())
+}

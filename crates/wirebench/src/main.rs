@@ -217,13 +217,31 @@ struct CodecArgs {
     #[arg(long, short = 'f')]
     format: String,
     /// Schema file for schema-driven codecs (encode infers one from the input when omitted).
+    /// For cdr-xcdr1/cdr-xcdr2 an OMG IDL file (.idl) drives the CDR codec directly: every
+    /// IDL feature it reads (enums, unions, arrays, bounded types, @key, @optional, @id,
+    /// extensibility) is encoded as XCDR says.
     #[arg(long)]
     schema: Option<PathBuf>,
+    /// The type of the schema file to use (default: the last struct or union of an IDL file).
+    #[arg(long = "type", value_name = "NAME")]
+    type_name: Option<String>,
+    /// CDR byte order (cdr-xcdr1/cdr-xcdr2 with an IDL schema).
+    #[arg(long, value_enum, default_value_t = EndianArg::Little)]
+    endian: EndianArg,
+    /// CDR without the 4-byte encapsulation header (cdr-xcdr1/cdr-xcdr2 with an IDL schema).
+    #[arg(long)]
+    headerless: bool,
     /// Input file (default: stdin).
     input: Option<PathBuf>,
     /// Refuse input nested deeper than this many levels (maps, arrays, records; 1 to 1024).
     #[arg(long, default_value_t = wirebench_core::value::DEFAULT_MAX_DEPTH as u64, value_parser = clap::value_parser!(u64).range(1..=1024))]
     max_depth: u64,
+}
+
+#[derive(Clone, Copy, PartialEq, ValueEnum)]
+enum EndianArg {
+    Little,
+    Big,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
