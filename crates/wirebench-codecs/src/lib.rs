@@ -16,6 +16,7 @@ mod msgpack;
 pub mod protobuf;
 
 mod pson;
+pub mod schema_files;
 mod thrift;
 pub mod typed;
 mod uadp;

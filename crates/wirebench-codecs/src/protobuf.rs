@@ -70,14 +70,41 @@ impl Codec for Protobuf {
 // ---------------------------------------------------------------------------------------------
 // Encoding
 
+/// How an integer field is written: the default (zigzag for signed, varint for unsigned), or
+/// the form a .proto file declared (`int32`/`int64`/`enum`: two's complement varint;
+/// `sint*`: zigzag; `fixed*`/`sfixed*`: little-endian fixed width).
+#[derive(Clone, Copy, PartialEq)]
+enum Form {
+    Default,
+    Varint,
+    ZigZag,
+    Fixed,
+}
+
+impl Form {
+    fn of(f: &Field) -> Form {
+        match f.proto.as_ref().map(|p| p.kind.as_str()) {
+            Some("int32" | "int64" | "uint32" | "uint64" | "enum") => Form::Varint,
+            Some("sint32" | "sint64") => Form::ZigZag,
+            Some("fixed32" | "fixed64" | "sfixed32" | "sfixed64") => Form::Fixed,
+            _ => Form::Default,
+        }
+    }
+}
+
+/// A field's number: the .proto's, else its position from 1.
+fn number(f: &Field, i: usize) -> u32 {
+    f.proto.as_ref().map_or((i + 1) as u32, |p| p.number)
+}
+
 fn encode_message(fields: &[Field], pairs: &[(String, Value)], out: &mut Vec<u8>) -> Result<(), CodecError> {
     for (i, f) in fields.iter().enumerate() {
-        let tag = (i + 1) as u32;
+        let tag = number(f, i);
         let Some((_, v)) = pairs.iter().find(|(k, _)| k == &f.name) else { continue };
         if matches!(v, Value::Null) {
             continue; // absence (schema check allowed it only for optional fields)
         }
-        encode_field(tag, &f.ty, v, f.optional, out)?;
+        encode_field(tag, &f.ty, Form::of(f), v, f.optional, out)?;
     }
     Ok(())
 }
@@ -96,16 +123,16 @@ fn is_default(v: &Value) -> bool {
     }
 }
 
-fn encode_field(tag: u32, ty: &Type, v: &Value, explicit: bool, out: &mut Vec<u8>) -> Result<(), CodecError> {
+fn encode_field(tag: u32, ty: &Type, form: Form, v: &Value, explicit: bool, out: &mut Vec<u8>) -> Result<(), CodecError> {
     if !explicit && !matches!(ty, Type::Record { .. }) && is_default(v) {
         return Ok(());
     }
     match (ty, v) {
-        (Type::Array { items }, Value::Array(vs)) => match scalar_wire(items) {
+        (Type::Array { items }, Value::Array(vs)) => match scalar_wire(items, form) {
             Some(WireType::Varint) | Some(WireType::SixtyFourBit) | Some(WireType::ThirtyTwoBit) => {
                 let mut body = Vec::with_capacity(vs.len() * 8);
                 for it in vs {
-                    encode_scalar(items, it, &mut body)?;
+                    encode_scalar(items, form, it, &mut body)?;
                 }
                 encode_key(tag, WireType::LengthDelimited, out);
                 encode_varint(body.len() as u64, out);
@@ -120,7 +147,7 @@ fn encode_field(tag: u32, ty: &Type, v: &Value, explicit: bool, out: &mut Vec<u8
                     )));
                 }
                 for it in vs {
-                    encode_field(tag, items, it, true, out)?;
+                    encode_field(tag, items, form, it, true, out)?;
                 }
                 Ok(())
             }
@@ -145,10 +172,10 @@ fn encode_field(tag: u32, ty: &Type, v: &Value, explicit: bool, out: &mut Vec<u8
             out.extend_from_slice(b);
             Ok(())
         }
-        _ => match scalar_wire(ty) {
+        _ => match scalar_wire(ty, form) {
             Some(w) => {
                 encode_key(tag, w, out);
-                encode_scalar(ty, v, out)
+                encode_scalar(ty, form, v, out)
             }
             None => Err(CodecError::Unsupported(format!("protobuf has no mapping for {}", ty.describe()))),
         },
@@ -156,8 +183,11 @@ fn encode_field(tag: u32, ty: &Type, v: &Value, explicit: bool, out: &mut Vec<u8
 }
 
 /// The wire type of a packable scalar type, `None` for the others.
-fn scalar_wire(ty: &Type) -> Option<WireType> {
+fn scalar_wire(ty: &Type, form: Form) -> Option<WireType> {
     match ty {
+        Type::Int { bits, .. } if form == Form::Fixed => {
+            Some(if *bits <= 32 { WireType::ThirtyTwoBit } else { WireType::SixtyFourBit })
+        }
         Type::Bool | Type::Int { .. } => Some(WireType::Varint),
         Type::Float { bits: 32 } => Some(WireType::ThirtyTwoBit),
         Type::Float { .. } => Some(WireType::SixtyFourBit),
@@ -169,9 +199,18 @@ fn zigzag(n: i64) -> u64 {
     ((n << 1) ^ (n >> 63)) as u64
 }
 
-fn encode_scalar(ty: &Type, v: &Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
+fn encode_scalar(ty: &Type, form: Form, v: &Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
     match ty {
         Type::Bool => encode_varint(matches!(v, Value::Bool(true)) as u64, out),
+        Type::Int { bits, .. } if form == Form::Fixed => {
+            let n = v.as_i128().unwrap_or(0);
+            if *bits <= 32 {
+                out.extend_from_slice(&(n as u32).to_le_bytes());
+            } else {
+                out.extend_from_slice(&(n as u64).to_le_bytes());
+            }
+        }
+        Type::Int { signed: true, .. } if form == Form::Varint => encode_varint(v.as_i128().unwrap_or(0) as i64 as u64, out),
         Type::Int { signed: false, .. } => encode_varint(v.as_i128().unwrap_or(0) as u64, out),
         Type::Int { signed: true, .. } => encode_varint(zigzag(v.as_i128().unwrap_or(0) as i64), out),
         Type::Float { bits: 32 } => {
@@ -202,13 +241,17 @@ fn decode_message(fields: &[Field], buf: &mut &[u8], total: usize, depth: usize)
     while buf.has_remaining() {
         let at = *buf;
         let (tag, wire) = decode_key(buf).map_err(|e| derr(format!("invalid field key: {e}"), total, at))?;
-        let idx = (tag as usize).wrapping_sub(1);
-        let Some(f) = fields.get(idx) else {
+        let found = if fields.iter().any(|f| f.proto.is_some()) {
+            fields.iter().enumerate().position(|(i, f)| number(f, i) == tag)
+        } else {
+            Some((tag as usize).wrapping_sub(1)).filter(|&i| i < fields.len())
+        };
+        let Some((idx, f)) = found.map(|i| (i, &fields[i])) else {
             prost::encoding::skip_field(wire, tag, buf, prost::encoding::DecodeContext::default())
                 .map_err(|e| derr(format!("cannot skip unknown field {tag}: {e}"), total, at))?;
             continue;
         };
-        decode_field(&f.ty, wire, &mut slots[idx], buf, total, depth, at)?;
+        decode_field(&f.ty, Form::of(f), wire, &mut slots[idx], buf, total, depth, at)?;
     }
     let mut pairs = Vec::with_capacity(fields.len());
     for (f, slot) in fields.iter().zip(slots) {
@@ -249,8 +292,10 @@ fn take_len<'b>(buf: &mut &'b [u8], total: usize, at: &[u8]) -> Result<&'b [u8],
     Ok(body)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn decode_field(
     ty: &Type,
+    form: Form,
     wire: WireType,
     slot: &mut Option<Value>,
     buf: &mut &[u8],
@@ -265,17 +310,17 @@ fn decode_field(
                 Some(Value::Array(v)) => v,
                 _ => Vec::new(),
             };
-            let packable = scalar_wire(items);
+            let packable = scalar_wire(items, form);
             if wire == WireType::LengthDelimited && packable.is_some() {
                 let mut body = take_len(buf, total, at)?;
                 while !body.is_empty() {
                     let here = total - buf.len() - body.len();
-                    let v = decode_scalar(items, &mut body).map_err(|m| CodecError::decode(m, Some(here)))?;
+                    let v = decode_scalar(items, form, &mut body).map_err(|m| CodecError::decode(m, Some(here)))?;
                     list.push(v);
                 }
             } else {
                 let mut one = None;
-                decode_field(items, wire, &mut one, buf, total, depth, at)?;
+                decode_field(items, form, wire, &mut one, buf, total, depth, at)?;
                 list.extend(one);
             }
             *slot = Some(Value::Array(list));
@@ -307,16 +352,16 @@ fn decode_field(
             });
         }
         _ => {
-            if scalar_wire(ty) != Some(wire) {
+            if scalar_wire(ty, form) != Some(wire) {
                 return Err(mismatch());
             }
-            *slot = Some(decode_scalar(ty, buf).map_err(|m| derr(m, total, at))?);
+            *slot = Some(decode_scalar(ty, form, buf).map_err(|m| derr(m, total, at))?);
         }
     }
     Ok(())
 }
 
-fn decode_scalar(ty: &Type, buf: &mut &[u8]) -> Result<Value, String> {
+fn decode_scalar(ty: &Type, form: Form, buf: &mut &[u8]) -> Result<Value, String> {
     let fixed = |buf: &mut &[u8], n: usize| -> Result<u64, String> {
         if buf.len() < n {
             return Err(format!("truncated {}-byte value", n));
@@ -329,9 +374,15 @@ fn decode_scalar(ty: &Type, buf: &mut &[u8]) -> Result<Value, String> {
     Ok(match ty {
         Type::Bool => Value::Bool(decode_varint(buf).map_err(|e| e.to_string())? != 0),
         Type::Int { bits, signed } => {
-            let raw = decode_varint(buf).map_err(|e| e.to_string())?;
+            let width = if *bits <= 32 { 4 } else { 8 };
+            let raw = if form == Form::Fixed { fixed(buf, width)? } else { decode_varint(buf).map_err(|e| e.to_string())? };
             let (lo, hi) = wirebench_core::schema::int_range(*bits, *signed);
-            let n: i128 = if *signed { ((raw >> 1) as i64 ^ -((raw & 1) as i64)) as i128 } else { raw as i128 };
+            let n: i128 = match (form, signed) {
+                (_, false) => raw as i128,
+                (Form::Fixed, true) if width == 4 => raw as u32 as i32 as i128,
+                (Form::Fixed | Form::Varint, true) => raw as i64 as i128,
+                (_, true) => ((raw >> 1) as i64 ^ -((raw & 1) as i64)) as i128,
+            };
             if n < lo || n > hi {
                 return Err(format!("integer {n} out of range for {}", ty.describe()));
             }

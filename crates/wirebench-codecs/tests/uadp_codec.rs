@@ -98,7 +98,7 @@ fn widths_floats_bytes_nested_optional() {
         tag: "wirebench-schema/1".into(),
         root: Type::Record {
             name: "Root".into(),
-            fields: fields.into_iter().map(|(n, ty, optional)| Field { name: n.into(), ty, optional }).collect(),
+            fields: fields.into_iter().map(|(n, ty, optional)| Field { name: n.into(), ty, optional, proto: None }).collect(),
         },
     };
     let int = |bits, signed| Type::Int { bits, signed };
@@ -117,8 +117,8 @@ fn widths_floats_bytes_nested_optional() {
             Type::Record {
                 name: "Gps".into(),
                 fields: vec![
-                    Field { name: "lat".into(), ty: Type::Float { bits: 64 }, optional: false },
-                    Field { name: "tags".into(), ty: Type::Array { items: Box::new(Type::String) }, optional: false },
+                    Field { name: "lat".into(), ty: Type::Float { bits: 64 }, optional: false, proto: None },
+                    Field { name: "tags".into(), ty: Type::Array { items: Box::new(Type::String) }, optional: false, proto: None },
                 ],
             },
             false,

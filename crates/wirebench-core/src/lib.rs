@@ -20,5 +20,5 @@ pub mod signals;
 pub mod value;
 
 pub use fidelity::Fidelity;
-pub use schema::{Field, Schema, SchemaMismatch, Type};
+pub use schema::{Field, ProtoField, Schema, SchemaMismatch, Type};
 pub use value::Value;

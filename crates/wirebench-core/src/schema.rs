@@ -37,6 +37,18 @@ pub struct Field {
     /// May be absent or null.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub optional: bool,
+    /// A field read from a .proto file: its number and declared type, so that the Protobuf
+    /// codec writes exactly that wire form (absent: numbers 1..n in order, the codec's forms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proto: Option<ProtoField>,
+}
+
+/// A field's number and declared scalar type in a .proto file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ProtoField {
+    pub number: u32,
+    /// `int32`, `sint64`, `fixed32`, `enum`, `string`, `message`, …
+    pub kind: String,
 }
 
 /// A schema: the root type and where it came from.
@@ -106,7 +118,7 @@ impl Type {
                     .iter()
                     .map(|(k, v)| {
                         let ty = Type::of_value(v, k);
-                        Field { name: k.clone(), optional: ty == Type::Null, ty }
+                        Field { name: k.clone(), optional: ty == Type::Null, ty, proto: None }
                     })
                     .collect(),
             },
@@ -169,7 +181,7 @@ fn merge(a: Type, b: Type, nullable: &mut bool) -> Type {
                     Some(g) => {
                         let mut null = false;
                         let ty = merge(f.ty, g.ty.clone(), &mut null);
-                        fields.push(Field { name: f.name, optional: f.optional || g.optional || null || ty == Null, ty });
+                        fields.push(Field { name: f.name, optional: f.optional || g.optional || null || ty == Null, ty, proto: f.proto });
                     }
                     None => fields.push(Field { optional: true, ..f }),
                 }

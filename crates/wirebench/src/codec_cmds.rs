@@ -17,7 +17,7 @@ pub fn encode(args: CodecArgs) -> Result<()> {
     if let Some(idl) = idl_plan(&args, codec)? {
         return idl_encode(&args, &idl);
     }
-    let schema = args.schema.as_deref().map(read_schema).transpose()?;
+    let schema = args.schema.as_deref().map(|p| read_schema_typed(p, args.type_name.as_deref())).transpose()?;
     let (name, bytes) = read_input(args.input.as_deref())?;
     let text = std::str::from_utf8(&bytes).map_err(|e| bad(format!("{name}: input is not UTF-8 text (at byte {})", e.valid_up_to())))?;
     let value = Value::from_json_str(text).map_err(|e| bad(format!("{name}:{}:{}: {}", e.line(), e.column(), e.message())))?;
@@ -37,7 +37,7 @@ pub fn decode(args: CodecArgs) -> Result<()> {
     if let Some(idl) = idl_plan(&args, codec)? {
         return idl_decode(&args, &idl);
     }
-    let schema = args.schema.as_deref().map(read_schema).transpose()?;
+    let schema = args.schema.as_deref().map(|p| read_schema_typed(p, args.type_name.as_deref())).transpose()?;
     if schema.is_none() && codec.info().schema == SchemaUse::Required {
         return Err(bad(format!("{} needs --schema FILE to decode (see `wirebench schema`)", codec.info().id)));
     }
@@ -127,7 +127,9 @@ fn idl_plan(args: &CodecArgs, codec: &dyn Codec) -> Result<Option<IdlPlan>> {
     let v2 = match id {
         "cdr-xcdr1" => false,
         "cdr-xcdr2" => true,
-        other => return Err(bad(format!("--schema {}: an IDL file drives -f cdr-xcdr1 or cdr-xcdr2, not {other}", args.schema.as_deref().unwrap_or(Path::new("")).display()))),
+        // Other codecs read the IDL as a wirebench schema (structs, sequences, enums as int32).
+        _ if cdr_only => return Err(bad("--endian and --headerless apply to -f cdr-xcdr1/cdr-xcdr2 with an IDL schema (--schema X.idl)")),
+        _ => return Ok(None),
     };
     let path = args.schema.as_deref().unwrap_or(Path::new(""));
     let text = wirebench_core::corpus::read_text(path).map_err(bad)?;

@@ -40,8 +40,9 @@ pub fn find_codec(id: &str) -> Result<&'static dyn Codec> {
     inputs::find_codec(id).map_err(part_error)
 }
 
-pub fn read_schema(path: &Path) -> Result<Schema> {
-    inputs::read_schema(path).map_err(part_error)
+/// A schema file with `--type NAME` for files that hold several messages / records / structs.
+pub fn read_schema_typed(path: &Path, type_name: Option<&str>) -> Result<Schema> {
+    inputs::read_schema_typed(path, type_name).map_err(part_error)
 }
 
 pub fn read_input(path: Option<&Path>) -> Result<(String, Vec<u8>)> {

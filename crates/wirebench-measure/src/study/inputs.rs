@@ -34,12 +34,15 @@ pub fn find_corpus(name: &str) -> Result<&'static corpus::BuiltinCorpus, PartErr
     })
 }
 
-/// A wirebench JSON schema file; errors name the file, line and column.
+/// A schema file: a wirebench JSON schema, a .proto, an Avro .avsc or an OMG IDL file (see
+/// `wirebench_codecs::schema_files`); errors name the file, line and column.
 pub fn read_schema(path: &Path) -> Result<Schema, PartError> {
-    let text = wirebench_core::corpus::read_text(path).map_err(PartError::bad)?;
-    Schema::from_json_str(&text).map_err(|e| {
-        PartError::bad(format!("{}:{}:{}: not a wirebench schema: {e}", path.display(), e.line(), e.column()))
-    })
+    read_schema_typed(path, None)
+}
+
+/// A schema file with the message / record / struct to use named (`--type`).
+pub fn read_schema_typed(path: &Path, type_name: Option<&str>) -> Result<Schema, PartError> {
+    wirebench_codecs::schema_files::read_schema_file(path, type_name).map_err(PartError::bad)
 }
 
 /// A sample file that could not be read or parsed (the error names the file and line).
