@@ -74,6 +74,36 @@ pub struct SchemaMismatch {
     pub found: String,
 }
 
+impl Schema {
+    /// This schema with every float64 as float32, and the paths of the fields that changed
+    /// (`temp`, `pos.lat`, `data[]`): the tightening `recommend` suggests when nothing fits.
+    pub fn with_float32(&self) -> (Schema, Vec<String>) {
+        fn walk(t: &Type, path: &str, changed: &mut Vec<String>) -> Type {
+            match t {
+                Type::Float { bits: 64 } => {
+                    changed.push(if path.is_empty() { "$".into() } else { path.to_string() });
+                    Type::Float { bits: 32 }
+                }
+                Type::Array { items } => Type::Array { items: Box::new(walk(items, &format!("{path}[]"), changed)) },
+                Type::Record { name, fields } => Type::Record {
+                    name: name.clone(),
+                    fields: fields
+                        .iter()
+                        .map(|f| {
+                            let p = if path.is_empty() { f.name.clone() } else { format!("{path}.{}", f.name) };
+                            Field { ty: walk(&f.ty, &p, changed), ..f.clone() }
+                        })
+                        .collect(),
+                },
+                other => other.clone(),
+            }
+        }
+        let mut changed = Vec::new();
+        let root = walk(&self.root, "", &mut changed);
+        (Schema { tag: self.tag.clone(), root }, changed)
+    }
+}
+
 impl Type {
     /// A short human name (`uint32`, `float64`, `array<string>`, `record Root`).
     pub fn describe(&self) -> String {

@@ -89,12 +89,14 @@ pub fn codecs(output: Output) -> Result<()> {
     write_stdout(text.as_bytes())
 }
 
-pub fn schema(samples: &[PathBuf], out: Option<&Path>) -> Result<()> {
+pub fn schema(samples: &[PathBuf], out: Option<&Path>, float32: bool) -> Result<()> {
     let mut inf = wirebench_core::schema::Inferrer::default();
     for item in SampleStream::open(samples).map_err(sample_error)? {
         inf.add(&item.map_err(sample_error)?.value);
     }
-    let text = inf.finish().to_json_pretty() + "\n";
+    let schema = inf.finish();
+    let schema = if float32 { schema.with_float32().0 } else { schema };
+    let text = schema.to_json_pretty() + "\n";
     match out {
         Some(p) => wirebench_core::results::write_atomic(p, text.as_bytes()).with_context(|| format!("writing {}", p.display())),
         None => write_stdout(text.as_bytes()),
@@ -135,7 +137,7 @@ fn idl_plan(args: &CodecArgs, codec: &dyn Codec) -> Result<Option<IdlPlan>> {
     let text = wirebench_core::corpus::read_text(path).map_err(bad)?;
     let file = cdr::idl::parse(&text).map_err(|e| bad(format!("{}:{}:{}: {}", path.display(), e.line, e.column, e.message)))?;
     let ty = match &args.type_name {
-        Some(name) => file.get(name).cloned().ok_or_else(|| {
+        Some(name) => file.get(name).or_else(|| file.get(&name.replace('.', "::"))).cloned().ok_or_else(|| {
             let known: Vec<&str> = file.types().map(|(n, _)| n).collect();
             bad(format!("{}: {}", path.display(), wirebench_core::names::unknown("type", name, &known)))
         })?,

@@ -111,6 +111,9 @@ enum Command {
         samples: Vec<PathBuf>,
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Every float field as float32 (the tightening `recommend` suggests when nothing fits).
+        #[arg(long)]
+        float32: bool,
     },
 }
 
@@ -321,7 +324,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Encode(args) => codec_cmds::encode(args),
         Command::Decode(args) => codec_cmds::decode(args),
         Command::Codecs { output } => codec_cmds::codecs(output.into()),
-        Command::Schema { samples, out } => codec_cmds::schema(&samples, out.as_deref()),
+        Command::Schema { samples, out, float32 } => codec_cmds::schema(&samples, out.as_deref(), float32),
         Command::Completions { shell } => {
             let mut text = Vec::new();
             clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "wirebench", &mut text);

@@ -42,6 +42,13 @@ pub struct Args {
     /// Battery for the days figure, capacity[@voltage] (default 2400mAh@3.6V).
     #[arg(long)]
     battery: Option<String>,
+    /// The schema both ends share: a .proto, .avsc, .idl or wirebench schema file (default:
+    /// inferred from the messages).
+    #[arg(long, conflicts_with = "schemaless")]
+    schema: Option<PathBuf>,
+    /// The message / record / struct of the schema file, where it defines several.
+    #[arg(long = "type", value_name = "NAME", requires = "schema")]
+    type_name: Option<String>,
     /// No schema is shared between sender and receiver: schema-driven formats are excluded.
     #[arg(long)]
     schemaless: bool,
@@ -79,8 +86,11 @@ pub fn run(args: Args) -> Result<()> {
         corpus: args.corpus.clone(),
         samples: args.samples.clone(),
         formats: args.formats.clone(),
+        schema: args.schema.clone(),
+        type_name: args.type_name.clone(),
         ..Default::default()
     };
+    wirebench_measure::study::size::validate(&opts).map_err(part_error)?;
     let target = args.mcu.as_deref().and_then(recommend::lab_target);
     let energy_opts = wirebench_net::energy::EnergyOpts {
         mcu: target.map(|t| vec![t.to_string()]).unwrap_or_default(),
@@ -118,7 +128,12 @@ pub fn run(args: Args) -> Result<()> {
         None => None,
     };
     let (section, _) = crate::size::measure_with_config(&opts)?;
-    let rec = recommend::rank(&constraints, radio.as_ref(), &section.aggregates, evidence.as_ref()).map_err(part_error)?;
+    let mut rec = recommend::rank(&constraints, radio.as_ref(), &section.aggregates, evidence.as_ref()).map_err(part_error)?;
+    if rec.ranked.is_empty() && args.budget.is_some() && !args.schemaless {
+        if let Some(note) = float32_suggestion(&args, &opts, &constraints, radio.as_ref(), evidence.as_ref())? {
+            rec.notes.insert(0, note);
+        }
+    }
     let text = match args.output.as_str() {
         "json" => serde_json::to_string_pretty(&rec)? + "\n",
         kind => wirebench_report::recommend::render(&rec, kind == "md"),
@@ -126,6 +141,60 @@ pub fn run(args: Args) -> Result<()> {
     write_stdout(text.as_bytes())
 }
 
+
+/// When nothing fits the budget: the same messages with every float field as float32,
+/// measured and ranked again; a note naming the fields and the formats that then fit, with
+/// their measured sizes and how to get that schema. None when no field is a float64 or
+/// nothing fits either way.
+fn float32_suggestion(
+    args: &Args,
+    opts: &SizeOpts,
+    constraints: &Constraints,
+    radio: Option<&wirebench_net::airtime::Radio>,
+    evidence: Option<&recommend::DeviceEvidence>,
+) -> Result<Option<String>> {
+    let base = match &args.schema {
+        Some(p) => crate::common::read_schema_typed(p, args.type_name.as_deref())?,
+        None => {
+            let mut inf = wirebench_core::schema::Inferrer::default();
+            if args.samples.is_empty() {
+                let name = args.corpus.as_deref().unwrap_or("pson-paper");
+                for p in wirebench_measure::study::inputs::find_corpus(name).map_err(part_error)?.payloads() {
+                    inf.add(&p.value);
+                }
+            } else {
+                for item in wirebench_core::corpus::SampleStream::open(&args.samples).map_err(|e| bad(e.to_string()))? {
+                    inf.add(&item.map_err(|e| bad(e.to_string()))?.value);
+                }
+            }
+            inf.finish()
+        }
+    };
+    let (tight, changed) = base.with_float32();
+    if changed.is_empty() {
+        return Ok(None);
+    }
+    let tight_opts = SizeOpts { schema_value: Some(tight), ..opts.clone() };
+    let (section, _) = crate::size::measure_with_config(&tight_opts)?;
+    let rec = recommend::rank(constraints, radio, &section.aggregates, evidence).map_err(part_error)?;
+    if rec.ranked.is_empty() {
+        return Ok(None);
+    }
+    let fits: Vec<String> = rec.ranked.iter().take(4).map(|r| format!("{} {:.1} B (max {} B)", r.codec, r.mean_bytes, r.max_bytes)).collect();
+    let whose = if args.schema.is_some() { "your schema" } else { "the inferred schema" };
+    let how = if args.samples.is_empty() {
+        "a schema with those fields as float32".to_string()
+    } else {
+        let files: Vec<String> = args.samples.iter().map(|p| p.display().to_string()).collect();
+        format!("`wirebench schema {} --float32 --out f32.schema.json`, then --schema f32.schema.json", files.join(" "))
+    };
+    Ok(Some(format!(
+        "nothing fits {} B with {whose}; with {} as float32 (about 7 significant digits, check your sensors' precision): {} fit — measured on the same messages. Get it with {how}.",
+        args.budget.unwrap_or(0),
+        changed.join(", "),
+        fits.join(", "),
+    )))
+}
 
 /// The device lab's figures on `target`: from `--device-results`, or a lab run of every
 /// library on the largest message (a lab that cannot run here is noted, not an error).

@@ -146,3 +146,74 @@ fn recommend_bad_input() {
     expect_bad_input(wb().args(["recommend", "--budget", "0"]), &["budget"]);
     expect_bad_input(wb().args(["recommend", "-o", "pdf"]), &["pdf"]);
 }
+
+/// 1,000 sensor readings with six float fields: nothing fits 51 B with the inferred (float64)
+/// schema, and recommend says which float32 schema fits, with sizes measured on the same readings.
+fn readings(dir: &std::path::Path) -> PathBuf {
+    let p = dir.join("readings.ndjson");
+    let mut text = String::new();
+    for i in 0..1000u32 {
+        let f = i as f64;
+        text.push_str(&format!(
+            "{{\"id\":{i},\"ts\":{},\"temp\":{:.2},\"hum\":{:.2},\"bat\":{:.4},\"pres\":{:.2},\"lat\":{},\"lon\":{}}}\n",
+            1_700_000_000 + i * 600,
+            21.37 + 3.0 * (f / 10.0).sin(),
+            48.21 + 10.0 * (f / 7.0).cos(),
+            3.712 - f * 0.0001,
+            1013.25 + f * 0.01,
+            52.520008 + f * 1e-6,
+            13.404954 - f * 1e-6,
+        ));
+    }
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const F32_PROTO: &str = "syntax = \"proto3\";\nmessage Reading {\n  uint32 id = 1;\n  uint32 ts = 2;\n  float temp = 3;\n  float hum = 4;\n  float bat = 5;\n  float pres = 6;\n  float lat = 7;\n  float lon = 8;\n}\n";
+
+#[test]
+fn recommend_suggests_a_float32_schema_when_nothing_fits() {
+    let dir = TempDir::new("rec-f32");
+    let s = readings(&dir.0);
+    let out = wb().args(["recommend", "--link", "lora-sf9", "--budget", "51", "-o", "json", "--samples"]).arg(&s).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(r["ranked"].as_array().unwrap().is_empty(), "{r}");
+    let note = r["notes"][0].as_str().unwrap();
+    assert!(note.starts_with("nothing fits 51 B with the inferred schema; with temp, hum, bat, pres, lat, lon as float32"), "{note}");
+    assert!(note.contains("protobuf 38.9 B (max 39 B)") && note.contains("avro 30.9 B (max 31 B)"), "{note}");
+    assert!(note.contains("--float32 --out f32.schema.json"), "{note}");
+    // The suggested schema, written as the note says, makes the same formats fit.
+    let schema = dir.0.join("f32.schema.json");
+    let st = wb().args(["schema"]).arg(&s).args(["--float32", "--out"]).arg(&schema).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let out = wb().args(["recommend", "--link", "lora-sf9", "--budget", "51", "-o", "json", "--schema"]).arg(&schema).arg("--samples").arg(&s).output().unwrap();
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ranked: Vec<&str> = r["ranked"].as_array().unwrap().iter().map(|x| x["codec"].as_str().unwrap()).collect();
+    assert!(ranked.contains(&"protobuf") && ranked.contains(&"avro"), "{ranked:?}");
+}
+
+/// The must-hold: a .proto with float32 fields, LoRa SF9, a Cortex-M0+ and 51 B give a
+/// ranking with reasons that cite the device lab's measurements.
+#[test]
+fn recommend_with_a_proto_schema_on_m0_ranks_with_reasons() {
+    let dir = TempDir::new("rec-proto");
+    let s = readings(&dir.0);
+    let proto = dir.0.join("float32.proto");
+    std::fs::write(&proto, F32_PROTO).unwrap();
+    let out = wb()
+        .args(["recommend", "--schema"])
+        .arg(&proto)
+        .args(["--link", "lora-sf9", "--mcu", "m0", "--budget", "51", "-o", "json", "--samples"])
+        .arg(&s)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ranked = r["ranked"].as_array().unwrap();
+    assert!(!ranked.is_empty(), "{r}");
+    let first = &ranked[0];
+    let why = first["reasons"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect::<Vec<_>>().join("; ");
+    assert!(first["max_bytes"].as_u64().unwrap() <= 51 && why.contains("fits one lora-sf9 frame"), "{why}");
+    assert!(why.contains("on cortex-m0plus") && why.contains("measured"), "{why}");
+}

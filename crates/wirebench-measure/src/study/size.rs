@@ -29,9 +29,18 @@ pub struct SizeOpts {
     /// Comma-separated codec ids (default: all). See `wirebench codecs`.
     #[arg(long, short = 'f', value_delimiter = ',')]
     pub formats: Vec<String>,
-    /// Schema for the schema-driven codecs (default: inferred from the samples).
+    /// Schema for the schema-driven codecs: a .proto, .avsc, .idl or wirebench schema file
+    /// (default: inferred from the samples).
     #[arg(long)]
     pub schema: Option<PathBuf>,
+    /// The message / record / struct of the schema file to use, where it defines several.
+    #[arg(long = "type", value_name = "NAME")]
+    #[serde(rename = "type")]
+    pub type_name: Option<String>,
+    /// A schema given as a value (recommend's tightened schemas); wins over `schema`.
+    #[arg(skip)]
+    #[serde(skip)]
+    pub schema_value: Option<Schema>,
     /// Keep one row per sample (default for --samples: aggregates only, flat memory).
     #[arg(long)]
     pub per_record: bool,
@@ -40,13 +49,17 @@ pub struct SizeOpts {
 /// Check the options before anything runs (also the `[size]` part of a study).
 pub fn validate(args: &SizeOpts) -> Result<(), PartError> {
     codecs_of(&args.formats)?;
-    check_payloads(args.corpus.as_deref(), &args.samples, args.schema.as_deref())
+    check_payloads(args.corpus.as_deref(), &args.samples, None)?;
+    args.schema.as_deref().map(|p| read_schema_typed(p, args.type_name.as_deref())).transpose().map(drop)
 }
 
 /// Run the size measurement; the section and the configuration it ran with.
 pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), PartError> {
     let codecs = codecs_of(&args.formats)?;
-    let given_schema = args.schema.as_deref().map(read_schema).transpose()?;
+    let given_schema = match &args.schema_value {
+        Some(s) => Some(s.clone()),
+        None => args.schema.as_deref().map(|p| read_schema_typed(p, args.type_name.as_deref())).transpose()?,
+    };
     let needs_schema = codecs.iter().any(|c| c.info().schema != SchemaUse::None);
     let config = serde_json::json!({
         "measurement": "size",
@@ -54,6 +67,7 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
         "samples": args.samples,
         "formats": codecs.iter().map(|c| c.info().id).collect::<Vec<_>>(),
         "schema": args.schema,
+        "type": args.type_name,
         "per_record": args.per_record,
         "zstd_level": crate::compress::ZSTD_LEVEL,
         "deflate_level": crate::compress::DEFLATE_LEVEL,
