@@ -1317,7 +1317,14 @@ def test_json_reader_errors():
     assert not bad, "\n".join(bad)
     t = '{"MessageId":"1","MessageType":"ua-data","PublisherId":"4711","Messages":[{"Payload":{}}]}'
     assert uadp.from_json(t, publisher_id_type="UInt16")["publisher_id"] == {"type": "UInt16", "value": 4711}
-    assert uadp.from_json(t)["publisher_id"] == {"type": "String", "value": "4711"}
+    assert uadp.from_json(t)["publisher_id"] == {"type": "UInt64", "value": 4711}
+    assert uadp.from_json(t, publisher_id_type="String")["publisher_id"] == {"type": "String", "value": "4711"}
+    for text in ("ESP32", "0042", "18446744073709551616"):
+        assert uadp.from_json(t.replace("4711", text))["publisher_id"] == {"type": "String", "value": text}
+    g = '{"MessageId":"1","MessageType":"ua-data","PublisherId":"4711","Messages":[{"DataSetWriterId":1,"Status":{},"Payload":{}}]}'
+    m = uadp.from_json(g)
+    assert m["messages"][0]["status"] == 0
+    assert '"Status":{}' in uadp.to_json(m)
     assert json_err(t, publisher_id_type="Byte") == ("json_value", 55)
     # bytes input: UTF-8 checked first
     assert json_err(b'{"Messages":[{"Payload":{"a":"\xff"}}]}') == ("invalid_utf8", 30)
@@ -1631,13 +1638,14 @@ def test_json_reversible_is_lossless_for_generated_messages():
         m["data_set_writer_ids"] = [100 + i for i in range(len(m["messages"]))]
         m["group_header"] = m["timestamp"] = m["picoseconds"] = m["promoted_fields"] = None
         if m["publisher_id"] is not None:
-            m["publisher_id"] = {"type": "String", "value": str(m["publisher_id"]["value"])}
+            # JSON carries the text: digits (no leading zero, 64 bits) read as UInt64.
+            t = str(m["publisher_id"]["value"])
+            digits = t.isdigit() and (t == "0" or t[0] != "0") and int(t) <= 0xFFFFFFFFFFFFFFFF
+            m["publisher_id"] = {"type": "UInt64", "value": int(t)} if digits else {"type": "String", "value": t}
         for d in m["messages"]:
             d["valid"] = True
             d["picoseconds"] = None
             d["padding"] = 0
-            if d["status"] == 0:
-                d["status"] = None
             if d["field_encoding"] == "RawData":
                 d["field_encoding"] = "Variant"
             if d["field_encoding"] == "DataValue":

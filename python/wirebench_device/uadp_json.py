@@ -836,7 +836,7 @@ class _Writer(object):
             self.key(first, "Timestamp")
             self.datetime(d["timestamp"])
         s = d.get("status")
-        if s is not None and s != 0:
+        if s is not None:
             self.key(first, "Status")
             self.status_code((s << 16) & 0xFFFFFFFF)
         if o["message_type"]:
@@ -1048,7 +1048,8 @@ def from_json(text, metadata=None, publisher_id_type=None):
     """Read a JSON NetworkMessage (any layout ``to_json`` writes) into a NetworkMessage
     dict. ``metadata`` gives field names -> indices (needed for delta frames) and the types
     of untyped values. ``publisher_id_type``: read the PublisherId text as "Byte", "UInt16",
-    "UInt32" or "UInt64" (default: a String PublisherId). The result has a ``"json"`` key
+    "UInt32" or "UInt64" (default: digits that fit in 64 bits, no leading zero, are a UInt64,
+    other text a String). The result has a ``"json"`` key
     (message_id, reversible, the header layout, metadata with the field names) that
     ``to_json`` uses. Raises UadpError (offset: byte in the UTF-8 text)."""
     root = _parse(text)
@@ -1132,6 +1133,10 @@ def from_json(text, metadata=None, publisher_id_type=None):
 
 def _publisher_id(p, pid_type):
     t = p.str_()
+    # Unconfigured: digits that fit in 64 bits (no leading zero) are a UInt64 PublisherId
+    # (as open62541 reads them), other text a String.
+    if pid_type is None and t and _all_digits(t) and (t == "0" or t[0] != "0") and int(t) <= 0xFFFFFFFFFFFFFFFF:
+        return {"type": "UInt64", "value": int(t)}
     if pid_type is None or pid_type == "String":
         return {"type": "String", "value": t}
     limits = {"Byte": 0xFF, "UInt16": 0xFFFF, "UInt32": 0xFFFFFFFF, "UInt64": 0xFFFFFFFFFFFFFFFF}
@@ -1184,8 +1189,8 @@ def _read_dsm(d, headerless, meta_list, pid_type, msg, js):
             code = _status_code(s)
             if code & 0xFFFF:
                 raise UadpError("unrepresentable", s.at)
-            if code:
-                m["status"] = code >> 16
+            # A Good status ({}) is still a status: kept on re-encode.
+            m["status"] = code >> 16
         payload = d.get("Payload")
         t = d.get("MessageType")
         if t is not None:

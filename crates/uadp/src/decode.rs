@@ -38,6 +38,10 @@ pub struct DecodeOptions<'a> {
     /// subscriber to do) instead of failing with [`ErrorKind::ReservedFieldEncoding`] /
     /// [`ErrorKind::UnsupportedMessageType`].
     pub skip_unknown: bool,
+    /// Keep RawData DataSetMessages whose metadata is not given as [`Payload::Skipped`] with
+    /// their bytes (the field encoding stays RawData), so that a message can be carried and
+    /// re-encoded unchanged without knowing its field types.
+    pub raw_opaque: bool,
     pub limits: Limits,
 }
 
@@ -386,6 +390,11 @@ fn data_set_message(
     let meta = match m.field_encoding {
         FieldEncoding::RawData if message_type != 3 => match DataSetMetaData::find(opts.raw_metadata, writer) {
             Some(md) => Some(md),
+            None if opts.raw_opaque => {
+                let data = r.take(r.remaining())?.to_vec();
+                m.payload = Payload::Skipped { message_type, data };
+                return Ok(m);
+            }
             None => return Err(Error::new(ErrorKind::MissingMetadata, start)),
         },
         _ => None,

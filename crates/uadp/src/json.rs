@@ -86,7 +86,8 @@ pub struct JsonDecodeOptions<'a> {
     /// Field names and types: needed for delta frames and for typed reading of untyped values.
     pub metadata: &'a [DataSetMetaData],
     /// The PublisherId type to read the `PublisherId` text as (JSON carries only text;
-    /// Part 14 leaves the type to configuration). `None`: always a String PublisherId.
+    /// Part 14 leaves the type to configuration). `None`: digits that fit in 64 bits (no
+    /// leading zero) are a UInt64 PublisherId, as open62541 reads them; other text a String.
     /// A text that does not parse as the given numeric type is an error.
     pub publisher_id_type: Option<BuiltInType>,
 }
@@ -282,10 +283,8 @@ impl JsonWriter {
             self.datetime(t);
         }
         if let Some(s) = d.status {
-            if s != 0 {
-                self.key(&mut first, "Status");
-                self.status_code(StatusCode((s as u32) << 16));
-            }
+            self.key(&mut first, "Status");
+            self.status_code(StatusCode((s as u32) << 16));
         }
         if o.message_type {
             self.key(&mut first, "MessageType");
@@ -957,6 +956,11 @@ fn publisher_id(p: &Node<'_>, opts: &JsonDecodeOptions<'_>) -> Result<PublisherI
     let t = p.str()?;
     let n = || t.parse::<u64>().map_err(|_| p.bad());
     Ok(match opts.publisher_id_type {
+        // Without a configured type, digits that fit are a UInt64 PublisherId (as open62541
+        // reads them), anything else a String.
+        None if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) && (t == "0" || !t.starts_with('0')) && t.parse::<u64>().is_ok() => {
+            PublisherId::UInt64(n()?)
+        }
         None | Some(BuiltInType::String) => PublisherId::String(t.into()),
         Some(BuiltInType::Byte) => PublisherId::Byte(u8::try_from(n()?).map_err(|_| p.bad())?),
         Some(BuiltInType::UInt16) => PublisherId::UInt16(u16::try_from(n()?).map_err(|_| p.bad())?),
@@ -1010,9 +1014,8 @@ fn data_set_message(
             if code & 0xffff != 0 {
                 return Err(Error::new(ErrorKind::Unrepresentable, s.at));
             }
-            if code != 0 {
-                m.status = Some((code >> 16) as u16);
-            }
+            // A Good status (`{}`) is still a status: present in the header, kept on re-encode.
+            m.status = Some((code >> 16) as u16);
         }
         payload_node = d.get("Payload");
         match d.get("MessageType") {

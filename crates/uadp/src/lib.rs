@@ -47,6 +47,8 @@ mod decode;
 mod encode;
 mod error;
 pub mod json;
+#[cfg(feature = "model-json")]
+pub mod model_json;
 mod model;
 pub mod time;
 mod write;

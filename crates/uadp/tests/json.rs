@@ -213,10 +213,19 @@ fn reader_errors() {
     let t = r#"{"MessageId":"1","MessageType":"ua-data","PublisherId":"4711","Messages":[{"Payload":{}}]}"#;
     let o = JsonDecodeOptions { publisher_id_type: Some(BuiltInType::UInt16), ..Default::default() };
     assert_eq!(from_json(t, &o).unwrap().message.publisher_id, Some(PublisherId::UInt16(4711)));
-    assert_eq!(
-        from_json(t, &JsonDecodeOptions::default()).unwrap().message.publisher_id,
-        Some(PublisherId::String("4711".into()))
-    );
+    // Unconfigured: digits are a UInt64 (as open62541 reads them), other text a String.
+    assert_eq!(from_json(t, &JsonDecodeOptions::default()).unwrap().message.publisher_id, Some(PublisherId::UInt64(4711)));
+    for (text, want) in [("ESP32", PublisherId::String("ESP32".into())), ("0042", PublisherId::String("0042".into())), ("18446744073709551616", PublisherId::String("18446744073709551616".into()))] {
+        let t = t.replace("4711", text);
+        assert_eq!(from_json(&t, &JsonDecodeOptions::default()).unwrap().message.publisher_id, Some(want), "{t}");
+    }
+    let o = JsonDecodeOptions { publisher_id_type: Some(BuiltInType::String), ..Default::default() };
+    assert_eq!(from_json(t, &o).unwrap().message.publisher_id, Some(PublisherId::String("4711".into())));
+    // A Good DataSetMessage Status (`{}`) is kept: it is written back.
+    let t = r#"{"MessageId":"1","MessageType":"ua-data","PublisherId":"4711","Messages":[{"DataSetWriterId":1,"Status":{},"Payload":{}}]}"#;
+    let m = from_json(t, &JsonDecodeOptions::default()).unwrap();
+    assert_eq!(m.message.messages[0].status, Some(0));
+    assert!(to_json(&m.message, &m.options()).unwrap().contains(r#""Status":{}"#));
 }
 
 /// Found by the fuzzer: a Payload naming field "b" twice was accepted, written with both

@@ -228,6 +228,14 @@ proptest! {
         let opts = DecodeOptions { raw_metadata: &meta, ..DecodeOptions::default() };
         let back = decode_exact(&bytes, &opts).unwrap();
         prop_assert_eq!(&back, &msg);
+        // The model JSON carries the whole message (RawData aside: it needs the metadata):
+        // read back, it encodes to the same bytes.
+        let raw = msg.messages.iter().any(|d| d.field_encoding == FieldEncoding::RawData);
+        if !raw {
+            let j = uadp::model_json::message_view(&msg, 1);
+            let read = uadp::model_json::from_model_json(&j).unwrap_or_else(|e| panic!("{j}: {e}"));
+            prop_assert_eq!(to_vec(&read).unwrap(), bytes);
+        }
     }
 
     /// JSON written from any message (either form) reads back, and writing what was read

@@ -293,9 +293,16 @@ impl Serialize for JsonView<'_> {
                 map.serialize_entry("$bytes", &to_hex(b))?;
                 map.end()
             }
+            // A float32 stays float32 through decode → encode: marked, with its shortest
+            // float32 digits (or NaN/Infinity).
             Value::F32(f) if !f.is_finite() => {
                 let mut map = s.serialize_map(Some(1))?;
-                map.serialize_entry("$f64", nonfinite(*f as f64))?;
+                map.serialize_entry("$f32", nonfinite(*f as f64))?;
+                map.end()
+            }
+            Value::F32(f) => {
+                let mut map = s.serialize_map(Some(1))?;
+                map.serialize_entry("$f32", f)?;
                 map.end()
             }
             Value::F64(f) if !f.is_finite() => {
@@ -484,6 +491,20 @@ fn read_marker<E: de::Error>((k, v): &(String, Value)) -> Result<Option<Value>, 
         ("$bytes", Value::String(h)) => from_hex(h)
             .map(|b| Some(Value::Bytes(b)))
             .ok_or_else(|| E::custom(format!("\"$bytes\" marker holds invalid hex {h:?}"))),
+        ("$f32", Value::String(s)) => match s.as_str() {
+            "NaN" => Ok(Some(Value::F32(f32::NAN))),
+            "Infinity" => Ok(Some(Value::F32(f32::INFINITY))),
+            "-Infinity" => Ok(Some(Value::F32(f32::NEG_INFINITY))),
+            other => Err(E::custom(format!("\"$f32\" marker must be a number, NaN, Infinity or -Infinity, not {other:?}"))),
+        },
+        ("$f32", n) if n.as_float().is_some() || n.as_i128().is_some() => {
+            let x = n.as_float().unwrap_or_else(|| n.as_i128().unwrap_or(0) as f64);
+            let f = x as f32;
+            if f.is_infinite() {
+                return Err(E::custom(format!("\"$f32\" marker holds {x}, beyond float32")));
+            }
+            Ok(Some(Value::F32(f)))
+        }
         ("$f64", Value::String(s)) => match s.as_str() {
             "NaN" => Ok(Some(Value::F64(f64::NAN))),
             "Infinity" => Ok(Some(Value::F64(f64::INFINITY))),
@@ -571,6 +592,17 @@ mod tests {
         assert_eq!(v.to_json_string(), r#"[{"$f64":"NaN"},{"$f64":"-Infinity"}]"#);
         let e = Value::from_json_str(r#"{"$bytes":"0g"}"#).unwrap_err().to_string();
         assert!(e.contains("invalid hex") && e.contains("column"), "{e}");
+    }
+
+    #[test]
+    fn float32_is_marked_and_read_back_as_float32() {
+        let v = Value::Array(vec![Value::F32(21.3), Value::F32(9.223372e18), Value::F32(f32::NAN), Value::F64(21.3)]);
+        let text = v.to_json_string();
+        assert_eq!(text, r#"[{"$f32":21.3},{"$f32":9.223372e+18},{"$f32":"NaN"},21.3]"#);
+        let back = Value::from_json_str(&text).unwrap();
+        assert!(matches!(&back, Value::Array(a) if a[0] == Value::F32(21.3) && a[1] == Value::F32(9.223372e18) && matches!(a[2], Value::F32(f) if f.is_nan()) && a[3] == Value::F64(21.3)), "{back:?}");
+        assert!(Value::from_json_str(r#"{"$f32":1e39}"#).unwrap_err().to_string().contains("beyond float32"));
+        assert!(Value::from_json_str(r#"{"$f32":"x"}"#).unwrap_err().to_string().contains("\"$f32\" marker must be"));
     }
 
     #[test]

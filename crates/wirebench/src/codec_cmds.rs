@@ -21,6 +21,12 @@ pub fn encode(args: CodecArgs) -> Result<()> {
     let (name, bytes) = read_input(args.input.as_deref())?;
     let text = std::str::from_utf8(&bytes).map_err(|e| bad(format!("{name}: input is not UTF-8 text (at byte {})", e.valid_up_to())))?;
     let value = Value::from_json_str(text).map_err(|e| bad(format!("{name}:{}:{}: {}", e.line(), e.column(), e.message())))?;
+    if codec.info().id == "uadp" && schema.is_none() && is_uadp_model(&value) {
+        let json: serde_json::Value = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text))?;
+        let msg = uadp::model_json::from_model_json(&json).map_err(|e| bad(format!("{name}: UADP NetworkMessage: {e}")))?;
+        let out = uadp::to_vec(&msg).map_err(|e| bad(format!("{name}: cannot encode as UADP: {e}")))?;
+        return write_stdout(&out);
+    }
     let schema = match (schema, codec.info().schema) {
         (Some(s), _) => Some(s),
         (None, SchemaUse::Required) => Some(Schema::infer([&value])),
@@ -38,6 +44,9 @@ pub fn decode(args: CodecArgs) -> Result<()> {
         return idl_decode(&args, &idl);
     }
     let schema = args.schema.as_deref().map(|p| read_schema_typed(p, args.type_name.as_deref())).transpose()?;
+    if schema.is_none() && codec.info().id == "uadp" {
+        return uadp_model_decode(&args);
+    }
     if schema.is_none() && codec.info().schema == SchemaUse::Required {
         return Err(bad(format!("{} needs --schema FILE to decode (see `wirebench schema`)", codec.info().id)));
     }
@@ -173,6 +182,29 @@ fn idl_decode(args: &CodecArgs, plan: &IdlPlan) -> Result<()> {
     let dec = cdr::Decoder::new().headerless(args.headerless.then_some(plan.encoding));
     let value = dec.decode(&plan.ty, &bytes).map_err(|e| bad(format!("{name}: invalid CDR: {} at byte {}", e.kind, e.offset)))?;
     let mut text = serde_json::to_string(&cdr::json::to_json(&plan.ty, &value))?;
+    text.push('\n');
+    write_stdout(text.as_bytes())
+}
+
+// ---------------------------------------------------------------------------------------------
+// UADP without a schema: the whole NetworkMessage
+
+/// Whether encode's input is a whole NetworkMessage in model JSON (what `decode -f uadp`
+/// without a schema prints) rather than a record for the schema-directed path.
+fn is_uadp_model(v: &Value) -> bool {
+    matches!(v, Value::Map(pairs) if pairs.iter().any(|(k, _)| k == "dataSetMessages"))
+}
+
+/// `decode -f uadp` without `--schema`: UADP is self-describing (Variant and DataValue
+/// fields), so the whole NetworkMessage is printed as model JSON — every header field, the
+/// valid bit, timestamps, field encodings — which `encode -f uadp` turns back into the same
+/// bytes. RawData fields, which need their types to be split, are kept as bytes.
+fn uadp_model_decode(args: &CodecArgs) -> Result<()> {
+    let (name, bytes) = read_input(args.input.as_deref())?;
+    // RawData fields cannot be split without their types: their bytes are kept as they are.
+    let opts = uadp::DecodeOptions { raw_opaque: true, ..Default::default() };
+    let msg = uadp::decode_exact(&bytes, &opts).map_err(|e| bad(format!("{name}: invalid UADP: {e}")))?;
+    let mut text = serde_json::to_string(&uadp::model_json::message_view(&msg, 1))?;
     text.push('\n');
     write_stdout(text.as_bytes())
 }
