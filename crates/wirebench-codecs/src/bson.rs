@@ -17,6 +17,7 @@ static INFO: CodecInfo = CodecInfo {
         "the root must be a document (map)",
         "no unsigned integers: values above 2^63-1 cannot be encoded",
         "float32 is widened to a double (same value)",
+        "ObjectId, datetime, decimal128, timestamp, regex, code, min/max key and binary subtypes other than 0 are refused with their offset (no value of the data model holds them)",
     ],
 };
 
@@ -58,6 +59,26 @@ impl Codec for Bson {
         // cannot take) is named at the document's start.
         bson::deserialize_from_slice(bytes).map_err(|e| CodecError::decode(format!("invalid BSON: {e}"), Some(0)))
     }
+}
+
+/// The name of an element type the data model has no value for (it would come back as an
+/// extended-JSON map and re-encode as a document), or None.
+fn outside_model(ty: u8) -> Option<&'static str> {
+    Some(match ty {
+        0x06 => "undefined",
+        0x07 => "ObjectId",
+        0x09 => "UTC datetime",
+        0x0B => "regular expression",
+        0x0C => "DBPointer",
+        0x0D => "JavaScript code",
+        0x0E => "symbol",
+        0x0F => "JavaScript code with scope",
+        0x11 => "timestamp",
+        0x13 => "decimal128",
+        0x7F => "max key",
+        0xFF => "min key",
+        _ => return None,
+    })
 }
 
 /// Check the element structure of a BSON document without recursion before the bson crate
@@ -128,6 +149,12 @@ fn check_structure(b: &[u8], max: usize) -> Result<(), CodecError> {
         }
         let ty = b[at];
         let value = cstr(at + 1, end - 1, "element name")?;
+        if let Some(name) = outside_model(ty) {
+            return err(format!("BSON {name} (type 0x{ty:02x}) is outside wirebench's data model (documents, arrays, strings, binary, booleans, null, int32, int64, doubles)"), at);
+        }
+        if ty == 0x05 && b.get(value + 4).is_some_and(|&sub| sub != 0x00) {
+            return err(format!("BSON binary subtype 0x{:02x} is outside wirebench's data model (only generic binary, subtype 0x00)", b[value + 4]), value + 4);
+        }
         let fixed = |n: usize| -> Result<usize, CodecError> {
             if value + n <= end - 1 {
                 Ok(value + n)

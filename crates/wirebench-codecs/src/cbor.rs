@@ -13,7 +13,10 @@ static INFO: CodecInfo = CodecInfo {
     library: "ciborium",
     schema: SchemaUse::None,
     media_type: "application/cbor",
-    fidelity_notes: &["none for this data model (float32 stays float32, bytes stay bytes)"],
+    fidelity_notes: &[
+        "none for this data model (float32 stays float32, bytes stay bytes)",
+        "tags (dates, bignums, …) are refused with their offset: no value of the data model holds them",
+    ],
 };
 
 impl Codec for Cbor {
@@ -28,7 +31,12 @@ impl Codec for Cbor {
     fn decode(&self, bytes: &[u8], _: Option<&Schema>) -> Result<Value, CodecError> {
         // ciborium accepts some input that is not well-formed (nested indefinite-length
         // strings, RFC 8949 Appendix F): check the structure first, without recursion.
-        check_well_formed(bytes, max_depth())?;
+        if let Some((at, tag)) = check_well_formed(bytes, max_depth())? {
+            return Err(CodecError::decode(
+                format!("CBOR tag {tag}{} is outside wirebench's data model (no value of it holds a tag)", tag_name(tag)),
+                Some(at),
+            ));
+        }
         let mut reader = bytes;
         // The nesting limit is ours (the Value reader counts containers and tags; the
         // structure walk above bounds the rest): ciborium's own one only as a backstop.
@@ -66,7 +74,24 @@ enum Open {
 /// Check that `b` starts with one well-formed CBOR item (RFC 8949 §3 and Appendix F) nested at
 /// most `max` containers deep; the error names the byte offset. Iterative: no input can exhaust
 /// the stack. Trailing bytes are left to the caller.
-fn check_well_formed(b: &[u8], max: usize) -> Result<(), CodecError> {
+/// The meaning of a few registered tags, for messages.
+fn tag_name(tag: u64) -> &'static str {
+    match tag {
+        0 => " (date/time string)",
+        1 => " (epoch-based date/time)",
+        2 | 3 => " (bignum)",
+        4 => " (decimal fraction)",
+        5 => " (bigfloat)",
+        24 => " (encoded CBOR item)",
+        32 => " (URI)",
+        55799 => " (self-described CBOR)",
+        _ => "",
+    }
+}
+
+/// Returns the offset and number of the first tag, if any (the caller refuses it).
+fn check_well_formed(b: &[u8], max: usize) -> Result<Option<(usize, u64)>, CodecError> {
+    let mut first_tag: Option<(usize, u64)> = None;
     let bad = |msg: &str, at: usize| Err(CodecError::decode(format!("CBOR not well-formed: {msg}"), Some(at)));
     let mut stack: Vec<Open> = Vec::new();
     let mut at = 0usize;
@@ -116,6 +141,9 @@ fn check_well_formed(b: &[u8], max: usize) -> Result<(), CodecError> {
                     continue;
                 }
                 (4 | 5 | 6, Some(n)) => {
+                    if major == 6 && first_tag.is_none() {
+                        first_tag = Some((start, n));
+                    }
                     let items = match major {
                         4 => n,
                         5 => n.saturating_mul(2),
@@ -147,7 +175,7 @@ fn check_well_formed(b: &[u8], max: usize) -> Result<(), CodecError> {
         // One item is complete: count it against the containers it closes.
         loop {
             match stack.last_mut() {
-                None => return Ok(()),
+                None => return Ok(first_tag),
                 Some(Open::Items(n)) => {
                     *n -= 1;
                     if *n == 0 {

@@ -58,14 +58,39 @@ impl Fidelity {
     }
 }
 
+/// The relative float tolerance of the fidelity check (`--float-tolerance`), as f64 bits:
+/// floats that differ by at most this fraction of the larger magnitude compare equal (0: only
+/// the same value does).
+static FLOAT_TOLERANCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Set the relative float tolerance (0 ≤ t < 1; e.g. 1e-6 accepts float64 → float32
+/// rounding, whose relative error is below 6e-8).
+pub fn set_float_tolerance(t: f64) -> Result<(), String> {
+    if !(t.is_finite() && (0.0..1.0).contains(&t)) {
+        return Err(format!("--float-tolerance {t}: expected a relative tolerance in [0, 1), e.g. 1e-6"));
+    }
+    FLOAT_TOLERANCE.store(t.to_bits(), std::sync::atomic::Ordering::Relaxed);
+    Ok(())
+}
+
+/// The relative float tolerance in force.
+pub fn float_tolerance() -> f64 {
+    f64::from_bits(FLOAT_TOLERANCE.load(std::sync::atomic::Ordering::Relaxed))
+}
+
 /// How many distinct losses are kept per comparison.
 const MAX_LOSSES: usize = 8;
 
 /// Compare `original` with `decoded`; returns the losses (empty when the round trip is exact).
 pub fn compare(original: &Value, decoded: &Value) -> Vec<String> {
+    compare_with(original, decoded, float_tolerance())
+}
+
+/// [`compare`] with a relative float tolerance of its own.
+pub fn compare_with(original: &Value, decoded: &Value, tol: f64) -> Vec<String> {
     let mut out = Vec::new();
     let mut path = String::from("$");
-    walk(original, decoded, &mut path, &mut out);
+    walk(original, decoded, tol, &mut path, &mut out);
     out
 }
 
@@ -75,7 +100,7 @@ fn push(out: &mut Vec<String>, path: &str, what: String) {
     }
 }
 
-fn walk(a: &Value, b: &Value, path: &mut String, out: &mut Vec<String>) {
+fn walk(a: &Value, b: &Value, tol: f64, path: &mut String, out: &mut Vec<String>) {
     use Value::*;
     if out.len() >= MAX_LOSSES {
         return;
@@ -95,6 +120,8 @@ fn walk(a: &Value, b: &Value, path: &mut String, out: &mut Vec<String>) {
             if x.is_nan() && y.is_nan() {
             } else if x == y && x == 0.0 && x.is_sign_negative() != y.is_sign_negative() {
                 push(out, path, "sign of zero lost".into());
+            } else if x != y && (x - y).abs() <= tol * x.abs().max(y.abs()) {
+                // Within the tolerance the user gave.
             } else if x != y {
                 let what = if matches!(b, F32(_)) && (x as f32) as f64 == y {
                     "float64 rounded to float32".to_string()
@@ -127,11 +154,11 @@ fn walk(a: &Value, b: &Value, path: &mut String, out: &mut Vec<String>) {
             for (i, (x, y)) in xs.iter().zip(ys).enumerate() {
                 let len = path.len();
                 path.push_str(&format!("[{i}]"));
-                walk(x, y, path, out);
+                walk(x, y, tol, path, out);
                 path.truncate(len);
             }
         }
-        (Map(xs), Map(ys)) => walk_map(xs, ys, path, out),
+        (Map(xs), Map(ys)) => walk_map(xs, ys, tol, path, out),
         (Bytes(_), Array(_)) => push(out, path, "bytes became an array of integers".into()),
         (Bytes(_), String(_)) => push(out, path, "bytes became a string".into()),
         (Null, String(s)) if s.is_empty() => push(out, path, "null became empty string".into()),
@@ -147,14 +174,14 @@ fn walk(a: &Value, b: &Value, path: &mut String, out: &mut Vec<String>) {
 /// Maps compare pair by pair when both have the same keys in the same order (the common case,
 /// repeated keys included); otherwise the n-th pair of a key in `xs` is matched with the n-th
 /// pair of that key in `ys` through a hash index. Linear either way.
-fn walk_map(xs: &[(String, Value)], ys: &[(String, Value)], path: &mut String, out: &mut Vec<String>) {
+fn walk_map(xs: &[(String, Value)], ys: &[(String, Value)], tol: f64, path: &mut String, out: &mut Vec<String>) {
     let same_order = xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| x.0 == y.0);
     let step = |k: &str, x: &Value, y: Option<&Value>, path: &mut String, out: &mut Vec<String>| {
         let len = path.len();
         path.push('.');
         path.push_str(k);
         match y {
-            Some(y) => walk(x, y, path, out),
+            Some(y) => walk(x, y, tol, path, out),
             None => push(out, path, "key dropped".into()),
         }
         path.truncate(len);
@@ -244,6 +271,15 @@ mod tests {
         assert_eq!(l, vec!["$: whole float became integer"]);
         let l = compare(&Value::F64(-0.0), &Value::F64(0.0));
         assert_eq!(l, vec!["$: sign of zero lost"]);
+    }
+
+    #[test]
+    fn a_tolerance_accepts_float32_rounding_and_nothing_coarser() {
+        assert_eq!(compare(&Value::F64(2.3), &Value::F32(2.3)), vec!["$: float64 rounded to float32"]);
+        assert!(compare_with(&Value::F64(2.3), &Value::F32(2.3), 1e-6).is_empty());
+        assert_eq!(compare_with(&Value::F64(2.3), &Value::F64(2.31), 1e-6), vec!["$: float 2.3 became 2.31"]);
+        assert!(set_float_tolerance(f64::NAN).unwrap_err().contains("--float-tolerance NaN"));
+        assert!(set_float_tolerance(1.0).is_err());
     }
 
     fn map(pairs: &[(&str, u64)]) -> Value {

@@ -55,6 +55,10 @@ pub struct Args {
     /// Exclude formats whose round trip changes a value (e.g. a whole float read back as an integer).
     #[arg(long)]
     exact: bool,
+    /// Floats that differ by at most this fraction count as exact (e.g. 1e-6 accepts float32
+    /// rounding, for sensors whose precision is below it).
+    #[arg(long, value_name = "REL")]
+    float_tolerance: Option<f64>,
     /// Codec ids to consider (default: all).
     #[arg(long, short = 'f', value_delimiter = ',')]
     formats: Vec<String>,
@@ -88,6 +92,7 @@ pub fn run(args: Args) -> Result<()> {
         formats: args.formats.clone(),
         schema: args.schema.clone(),
         type_name: args.type_name.clone(),
+        float_tolerance: args.float_tolerance,
         ..Default::default()
     };
     wirebench_measure::study::size::validate(&opts).map_err(part_error)?;

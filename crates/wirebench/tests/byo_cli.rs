@@ -191,6 +191,21 @@ fn recommend_suggests_a_float32_schema_when_nothing_fits() {
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let ranked: Vec<&str> = r["ranked"].as_array().unwrap().iter().map(|x| x["codec"].as_str().unwrap()).collect();
     assert!(ranked.contains(&"protobuf") && ranked.contains(&"avro"), "{ranked:?}");
+    // float32 rounding is a loss for --exact, unless a tolerance says the sensors' precision is coarser.
+    let exact = |tol: Option<&str>| -> Vec<String> {
+        let mut cmd = wb();
+        cmd.args(["recommend", "--link", "lora-sf9", "--budget", "51", "--exact", "-o", "json", "--schema"]).arg(&schema).arg("--samples").arg(&s);
+        if let Some(t) = tol {
+            cmd.args(["--float-tolerance", t]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        r["ranked"].as_array().unwrap().iter().map(|x| x["codec"].as_str().unwrap().to_string()).collect()
+    };
+    assert!(!exact(None).contains(&"protobuf".to_string()));
+    assert!(exact(Some("1e-6")).contains(&"protobuf".to_string()));
+    expect_bad_input(wb().args(["size", "--corpus", "pson-paper", "--float-tolerance", "nan"]), &["--float-tolerance NaN"]);
 }
 
 /// The must-hold: a .proto with float32 fields, LoRa SF9, a Cortex-M0+ and 51 B give a

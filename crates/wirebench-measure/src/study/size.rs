@@ -44,11 +44,18 @@ pub struct SizeOpts {
     /// Keep one row per sample (default for --samples: aggregates only, flat memory).
     #[arg(long)]
     pub per_record: bool,
+    /// Floats that differ by at most this fraction count as exact in the round-trip check
+    /// (e.g. 1e-6 accepts float64 → float32 rounding; default 0: only the same value).
+    #[arg(long, value_name = "REL")]
+    pub float_tolerance: Option<f64>,
 }
 
 /// Check the options before anything runs (also the `[size]` part of a study).
 pub fn validate(args: &SizeOpts) -> Result<(), PartError> {
     codecs_of(&args.formats)?;
+    if let Some(t) = args.float_tolerance {
+        wirebench_core::fidelity::set_float_tolerance(t).map_err(PartError::bad)?;
+    }
     check_payloads(args.corpus.as_deref(), &args.samples, None)?;
     args.schema.as_deref().map(|p| read_schema_typed(p, args.type_name.as_deref())).transpose().map(drop)
 }
@@ -56,6 +63,7 @@ pub fn validate(args: &SizeOpts) -> Result<(), PartError> {
 /// Run the size measurement; the section and the configuration it ran with.
 pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), PartError> {
     let codecs = codecs_of(&args.formats)?;
+    wirebench_core::fidelity::set_float_tolerance(args.float_tolerance.unwrap_or(0.0)).map_err(PartError::bad)?;
     let given_schema = match &args.schema_value {
         Some(s) => Some(s.clone()),
         None => args.schema.as_deref().map(|p| read_schema_typed(p, args.type_name.as_deref())).transpose()?,
@@ -69,6 +77,7 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
         "schema": args.schema,
         "type": args.type_name,
         "per_record": args.per_record,
+        "float_tolerance": args.float_tolerance,
         "zstd_level": crate::compress::ZSTD_LEVEL,
         "deflate_level": crate::compress::DEFLATE_LEVEL,
     });
