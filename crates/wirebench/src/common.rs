@@ -24,6 +24,19 @@ impl std::fmt::Display for BadInput {
 
 impl std::error::Error for BadInput {}
 
+/// A finished run whose check failed, with its own exit code (`compare --fail-on-regression`:
+/// 1 for a regression, 3 when the host reference moved and no verdict can be given).
+#[derive(Debug)]
+pub struct CheckFailed(pub u8, pub String);
+
+impl std::fmt::Display for CheckFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.1)
+    }
+}
+
+impl std::error::Error for CheckFailed {}
+
 pub fn bad(msg: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(BadInput(msg.into()))
 }

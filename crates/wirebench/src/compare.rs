@@ -23,5 +23,39 @@ pub fn compare(args: CompareArgs) -> Result<()> {
         &args.new.display().to_string(),
         args.output.into(),
     );
-    write_stdout(text.as_bytes())
+    write_stdout(text.as_bytes())?;
+    match args.fail_on_regression {
+        Some(pct) => gate(&c, pct, args.threshold),
+        None => Ok(()),
+    }
+}
+
+/// `--fail-on-regression PCT`: no verdict when the host moved, else fail on the cases whose
+/// whole confidence interval lies above PCT.
+fn gate(c: &wirebench_core::sections::compare::Comparison, pct: f64, threshold: f64) -> Result<()> {
+    if let Some(h) = c.agreement.host_change.filter(|h| h.abs() * 100.0 > threshold) {
+        return Err(anyhow::Error::new(CheckFailed(
+            3,
+            format!(
+                "no verdict: the host reference itself changed by {:+.1} % between the runs (more than --threshold {threshold} %); rerun both on a quiet host",
+                h * 100.0
+            ),
+        )));
+    }
+    let limit = pct / 100.0;
+    let mut worse: Vec<_> = c.cases.iter().filter(|k| k.ci.0 > limit).collect();
+    if worse.is_empty() {
+        return Ok(());
+    }
+    worse.sort_by(|a, b| b.change.total_cmp(&a.change));
+    let list: Vec<String> = worse.iter().take(5).map(|k| format!("{}/{}/{} {:+.1} %", k.payload, k.codec, k.op, k.change * 100.0)).collect();
+    Err(anyhow::Error::new(CheckFailed(
+        1,
+        format!(
+            "{} case(s) slower by more than {pct} % beyond noise: {}{}",
+            worse.len(),
+            list.join(", "),
+            if worse.len() > 5 { ", …" } else { "" }
+        ),
+    )))
 }

@@ -210,6 +210,11 @@ struct CompareArgs {
     /// Changes smaller than this (percent) count as noise.
     #[arg(long, default_value_t = 5.0)]
     threshold: f64,
+    /// Exit 1 when a case is slower by more than PCT percent with its whole confidence interval
+    /// above PCT (a regression beyond noise); exit 3, no verdict, when the host reference itself
+    /// moved by more than --threshold between the runs (a busy or different host).
+    #[arg(long, value_name = "PCT")]
+    fail_on_regression: Option<f64>,
     #[arg(long, short = 'o', value_enum, default_value_t = OutputArg::Table)]
     output: OutputArg,
 }
@@ -294,7 +299,9 @@ fn main() -> ExitCode {
             } else {
                 eprintln!("error: {line}");
             }
-            if e.chain().any(|c| c.is::<BadInput>()) {
+            if let Some(c) = e.chain().find_map(|c| c.downcast_ref::<common::CheckFailed>()) {
+                ExitCode::from(c.0)
+            } else if e.chain().any(|c| c.is::<BadInput>()) {
                 ExitCode::from(2)
             } else {
                 ExitCode::from(1)

@@ -214,6 +214,40 @@ fn speed_runs_and_compares() {
     let same = wb().args(["compare", a.to_str().unwrap(), a.to_str().unwrap()]).output().unwrap();
     let same = String::from_utf8(same.stdout).unwrap();
     assert!(same.contains("(100.0%); median change +0.0%") && same.contains("Host reference change: +0.0%"), "{same}");
+    // --fail-on-regression: a file against itself passes; a case made twice as slow fails
+    // (exit 1, named); a host reference that moved gives no verdict (exit 3).
+    wb().args(["compare", a.to_str().unwrap(), a.to_str().unwrap(), "--fail-on-regression", "5"]).assert().success();
+    let doctored = |f: &dyn Fn(&mut serde_json::Value), name: &str| {
+        let mut v = r.clone();
+        f(&mut v);
+        let p = dir.join(name);
+        std::fs::write(&p, serde_json::to_string(&v).unwrap()).unwrap();
+        p
+    };
+    let scale = |x: &mut serde_json::Value, k: f64| {
+        for s in x["samples_ns"].as_array_mut().unwrap() {
+            *s = serde_json::json!(s.as_f64().unwrap() * k);
+        }
+        x["ns_per_op"]["median"] = serde_json::json!(x["ns_per_op"]["median"].as_f64().unwrap() * k);
+    };
+    let slow = doctored(
+        &|v| {
+            let c = v["speed"]["cases"].as_array_mut().unwrap().iter_mut().find(|c| c["codec"] == "pson" && c["op"] == "encode" && c["payload"] == "Test01").unwrap();
+            scale(c, 2.0);
+        },
+        "slow.json",
+    );
+    let out = wb().args(["compare", a.to_str().unwrap(), slow.to_str().unwrap(), "--fail-on-regression", "5"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("1 case(s) slower by more than 5 % beyond noise: Test01/pson/encode +100.0 %"), "{err}");
+    let moved = doctored(&|v| scale(&mut v["speed"]["host_reference"], 1.5), "moved.json");
+    let out = wb().args(["compare", a.to_str().unwrap(), moved.to_str().unwrap(), "--fail-on-regression", "5"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no verdict: the host reference itself changed by +50.0 %"));
+    // -f all is every codec, as for the other commands.
+    let all = wb().args(["size", "-f", "all", "-o", "csv"]).output().unwrap();
+    assert!(all.status.success() && String::from_utf8_lossy(&all.stdout).contains("uadp-json-rev"), "{}", String::from_utf8_lossy(&all.stderr));
     // A size results file has no speed section: a clear error.
     let s = dir.join("size.json");
     wb().args(["size", "-f", "pson", "--out", s.to_str().unwrap()]).assert().success();

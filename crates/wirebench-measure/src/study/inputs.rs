@@ -19,7 +19,7 @@ pub fn find_codec(id: &str) -> Result<&'static dyn Codec, PartError> {
 
 /// The codecs of these ids; all of them when the list is empty.
 pub fn codecs_of(ids: &[String]) -> Result<Vec<&'static dyn Codec>, PartError> {
-    if ids.is_empty() {
+    if ids.is_empty() || (ids.len() == 1 && ids[0].trim().eq_ignore_ascii_case("all")) {
         Ok(wirebench_codecs::registry().to_vec())
     } else {
         ids.iter().map(|f| find_codec(f.trim())).collect()
