@@ -175,7 +175,6 @@ fn walk(a: &Value, b: &Value, tol: f64, path: &mut String, out: &mut Vec<String>
 /// repeated keys included); otherwise the n-th pair of a key in `xs` is matched with the n-th
 /// pair of that key in `ys` through a hash index. Linear either way.
 fn walk_map(xs: &[(String, Value)], ys: &[(String, Value)], tol: f64, path: &mut String, out: &mut Vec<String>) {
-    let same_order = xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| x.0 == y.0);
     let step = |k: &str, x: &Value, y: Option<&Value>, path: &mut String, out: &mut Vec<String>| {
         let len = path.len();
         path.push('.');
@@ -186,27 +185,48 @@ fn walk_map(xs: &[(String, Value)], ys: &[(String, Value)], tol: f64, path: &mut
         }
         path.truncate(len);
     };
-    if same_order {
-        for ((k, x), (_, y)) in xs.iter().zip(ys) {
-            if out.len() >= MAX_LOSSES {
-                return;
+    if xs.len() == ys.len() {
+        // One pass while the keys agree; at the first that does not, the losses found so far
+        // are dropped and the hashed pass below finds them again.
+        let mark = out.len();
+        let mut agreed = 0;
+        for ((k, x), (l, y)) in xs.iter().zip(ys) {
+            if k != l {
+                break;
             }
-            step(k, x, Some(y), path, out);
+            if out.len() < MAX_LOSSES {
+                step(k, x, Some(y), path, out);
+            }
+            agreed += 1;
         }
-        return;
+        if agreed == xs.len() {
+            return;
+        }
+        out.truncate(mark);
     }
-    // Key → indices of its pairs in ys, in order; matched ones are taken from the front.
-    let mut index: std::collections::HashMap<&str, std::collections::VecDeque<usize>> =
-        std::collections::HashMap::with_capacity(ys.len());
-    for (i, (k, _)) in ys.iter().enumerate() {
-        index.entry(k.as_str()).or_default().push_back(i);
+    // Key → index of its first pair in ys not matched yet; `next` chains the pairs of one key
+    // in order (no allocation per key).
+    const NONE: usize = usize::MAX;
+    let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::with_capacity(ys.len());
+    let mut next = vec![NONE; ys.len()];
+    for (i, (k, _)) in ys.iter().enumerate().rev() {
+        if let Some(later) = first.insert(k.as_str(), i) {
+            next[i] = later;
+        }
     }
     let mut matched = vec![false; ys.len()];
     let mut all_present = true;
     let mut order_kept = true;
     let mut last = None;
     for (k, x) in xs {
-        let found = index.get_mut(k.as_str()).and_then(|q| q.pop_front());
+        let found = match first.get_mut(k.as_str()) {
+            Some(slot) if *slot != NONE => {
+                let i = *slot;
+                *slot = next[i];
+                Some(i)
+            }
+            _ => None,
+        };
         if let Some(i) = found {
             matched[i] = true;
             order_kept &= match last {

@@ -1,0 +1,52 @@
+//! How the round-trip check scales with the keys of one object: the time of `fidelity::compare`
+//! on 5,000- and 20,000-key maps, in the same order and reordered, measured side by side; a
+//! linear check costs about 4× for 4× the keys (the bound asked: ≤ 5×).
+//!   cargo run --release -p wirebench-core --example fidelity_scaling
+
+use std::time::Instant;
+
+use wirebench_core::fidelity::compare;
+use wirebench_core::Value;
+
+fn map(n: usize, reversed: bool) -> Value {
+    let mut pairs: Vec<(String, Value)> = (0..n).map(|i| (format!("key{i:06}"), Value::UInt(i as u64))).collect();
+    if reversed {
+        pairs.reverse();
+    }
+    Value::Map(pairs)
+}
+
+/// Median seconds of `reps` runs of compare(a, b).
+fn time(a: &Value, b: &Value, reps: usize) -> f64 {
+    let mut t: Vec<f64> = (0..reps)
+        .map(|_| {
+            let s = Instant::now();
+            std::hint::black_box(compare(std::hint::black_box(a), std::hint::black_box(b)));
+            s.elapsed().as_secs_f64()
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[reps / 2]
+}
+
+fn main() {
+    for reordered in [false, true] {
+        let (small, big) = ((map(5_000, false), map(5_000, reordered)), (map(20_000, false), map(20_000, reordered)));
+        // Alternate the two sizes so that a host slowing down hits both alike.
+        let (mut ts, mut tb) = (Vec::new(), Vec::new());
+        for _ in 0..5 {
+            ts.push(time(&small.0, &small.1, 21));
+            tb.push(time(&big.0, &big.1, 21));
+        }
+        ts.sort_by(f64::total_cmp);
+        tb.sort_by(f64::total_cmp);
+        let (s, b) = (ts[2], tb[2]);
+        println!(
+            "{:<10} 5,000 keys {:>9.1} µs   20,000 keys {:>9.1} µs   ratio {:.2} (linear: 4, bound: 5)",
+            if reordered { "reordered" } else { "same order" },
+            s * 1e6,
+            b * 1e6,
+            b / s
+        );
+    }
+}
