@@ -154,6 +154,13 @@ struct RunArgs {
     /// and link parts (schema inferred). Transport parts keep their own messages.
     #[arg(long, num_args = 1..)]
     samples: Vec<PathBuf>,
+    /// With --samples: the schema both ends share (.proto, .avsc, .idl or wirebench schema)
+    /// for the size and speed parts, instead of one inferred from the samples.
+    #[arg(long, requires = "samples")]
+    schema: Option<PathBuf>,
+    /// The message / record / struct of --schema, where the file defines several.
+    #[arg(long = "type", value_name = "NAME", requires = "schema")]
+    type_name: Option<String>,
     /// Where the results file and the reports go (default: out/<study name>).
     #[arg(long)]
     out: Option<PathBuf>,

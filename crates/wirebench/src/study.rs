@@ -347,7 +347,7 @@ pub fn run(args: RunArgs) -> Result<()> {
             return Err(bad(format!("{}: no such file or directory", p.display())));
         }
     }
-    let (study, source) = match &args.study {
+    let (mut study, source) = match &args.study {
         Some(path) => {
             let (mut study, source) = read_study(path)?;
             if !args.samples.is_empty() {
@@ -357,6 +357,14 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
         None => (samples_study(&args.samples), "(built in: run --samples)".to_string()),
     };
+    if let Some(schema) = &args.schema {
+        if let Some(o) = &mut study.size {
+            (o.schema, o.type_name) = (Some(schema.clone()), args.type_name.clone());
+        }
+        if let Some(o) = &mut study.speed {
+            (o.schema, o.type_name) = (Some(schema.clone()), args.type_name.clone());
+        }
+    }
     // Every part is checked before the first one runs: a typo in the last part costs nothing.
     for part in study.parts() {
         part.validate().map_err(|e| bad(format!("{source}: [{}]: {e:#}", part.name())))?;

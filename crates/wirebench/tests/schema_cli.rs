@@ -198,3 +198,22 @@ fn uadp_and_pson_decode_then_encode_give_the_original_bytes() {
     }
     assert!(n >= 25 && f32s >= 3, "{n} PSON vectors, {f32s} with float32");
 }
+
+/// `run --samples … --schema X.proto`: the size and speed parts use the schema given.
+#[test]
+fn run_on_samples_takes_a_schema_file() {
+    let dir = TempDir::new("run-schema");
+    let samples = dir.0.join("r.ndjson");
+    let lines: Vec<String> = (0..50).map(|i| format!("{{\"id\":{i},\"temp\":{}.25,\"hum\":{}.5}}", 20 + i % 5, 40 + i % 9)).collect();
+    std::fs::write(&samples, lines.join("\n")).unwrap();
+    let proto = dir.0.join("r.proto");
+    std::fs::write(&proto, "syntax = \"proto3\";\nmessage R { uint32 id = 1; float temp = 2; float hum = 3; }\n").unwrap();
+    let out = dir.0.join("out");
+    let o = wb().args(["run", "--samples"]).arg(&samples).arg("--schema").arg(&proto).arg("--out").arg(&out).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: J = serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let pb = r["size"]["aggregates"].as_array().unwrap().iter().find(|a| a["codec"] == "protobuf").unwrap();
+    // id (1-2 bytes) + two float32 fields of 5 bytes: at most 12 bytes (float64 would be 20).
+    assert!(pb["bytes_max"].as_u64().unwrap() <= 12, "{pb}");
+    expect_bad_input(wb().args(["run", "--samples"]).arg(&samples).args(["--schema", "/nonexistent.proto"]), &["/nonexistent.proto"]);
+}

@@ -52,7 +52,7 @@ pub fn sample_error(e: corpus::SampleError) -> PartError {
 
 /// Check a part's payload source before anything runs: the corpus is built in, every sample
 /// path exists, the schema file reads.
-pub fn check_payloads(corpus: Option<&str>, samples: &[PathBuf], schema: Option<&Path>) -> Result<(), PartError> {
+pub fn check_payloads(corpus: Option<&str>, samples: &[PathBuf], schema: Option<(&Path, Option<&str>)>) -> Result<(), PartError> {
     if let Some(name) = corpus {
         find_corpus(name)?;
     }
@@ -61,8 +61,8 @@ pub fn check_payloads(corpus: Option<&str>, samples: &[PathBuf], schema: Option<
             return Err(PartError::bad(format!("{}: no such file or directory", p.display())));
         }
     }
-    if let Some(s) = schema {
-        read_schema(s)?;
+    if let Some((s, type_name)) = schema {
+        read_schema_typed(s, type_name)?;
     }
     Ok(())
 }

@@ -56,8 +56,7 @@ pub fn validate(args: &SizeOpts) -> Result<(), PartError> {
     if let Some(t) = args.float_tolerance {
         wirebench_core::fidelity::set_float_tolerance(t).map_err(PartError::bad)?;
     }
-    check_payloads(args.corpus.as_deref(), &args.samples, None)?;
-    args.schema.as_deref().map(|p| read_schema_typed(p, args.type_name.as_deref())).transpose().map(drop)
+    check_payloads(args.corpus.as_deref(), &args.samples, args.schema.as_deref().map(|p| (p, args.type_name.as_deref())))
 }
 
 /// Run the size measurement; the section and the configuration it ran with.

@@ -30,9 +30,14 @@ pub struct SpeedOpts {
     /// Comma-separated codec ids (default: all).
     #[arg(long, short = 'f', value_delimiter = ',')]
     pub formats: Vec<String>,
-    /// Schema for the schema-driven codecs with --samples (default: inferred).
+    /// Schema for the schema-driven codecs with --samples: a .proto, .avsc, .idl or
+    /// wirebench schema file (default: inferred).
     #[arg(long)]
     pub schema: Option<PathBuf>,
+    /// The message / record / struct of the schema file, where it defines several.
+    #[arg(long = "type", value_name = "NAME")]
+    #[serde(rename = "type")]
+    pub type_name: Option<String>,
     /// The codec ratios are taken against (default: json).
     #[arg(long)]
     pub baseline: Option<String>,
@@ -60,6 +65,7 @@ impl Default for SpeedOpts {
             samples: Vec::new(),
             formats: Vec::new(),
             schema: None,
+            type_name: None,
             baseline: None,
             samples_per_case: 60,
             sample_ms: 0.5,
@@ -86,6 +92,9 @@ impl SpeedOpts {
         }
         if let Some(s) = &self.schema {
             a.extend(["--schema".into(), s.display().to_string()]);
+        }
+        if let Some(t) = &self.type_name {
+            a.extend(["--type".into(), t.clone()]);
         }
         a
     }
@@ -128,7 +137,7 @@ fn load(args: &SpeedOpts) -> Result<Workload, PartError> {
         return Err(PartError::bad("no samples in the given files"));
     }
     let schema = match &args.schema {
-        Some(p) => read_schema(p)?,
+        Some(p) => read_schema_typed(p, args.type_name.as_deref())?,
         None => Schema::infer(all.iter().map(|p| &p.value)),
     };
     let name = format!("samples ({} records)", all.len());
@@ -370,7 +379,7 @@ pub fn validate(args: &SpeedOpts) -> Result<(), PartError> {
     if args.instructions && !crate::callgrind::available() {
         return Err(PartError::bad("--instructions needs valgrind (apt-get install valgrind)"));
     }
-    check_payloads(args.corpus.as_deref(), &args.samples, args.schema.as_deref())
+    check_payloads(args.corpus.as_deref(), &args.samples, args.schema.as_deref().map(|p| (p, args.type_name.as_deref())))
 }
 
 /// Run the speed measurement; the section and the configuration it ran with.
