@@ -107,6 +107,13 @@ fn proto_avsc_and_idl_files_drive_every_schema_directed_codec() {
         .collect();
     // temp is a float32 in all three files: decode marks it so that it stays one.
     let want: J = serde_json::from_str(&READING.replace("\"temp\":21.5", "\"temp\":{\"$f32\":21.5}")).unwrap();
+    // The sizes docs/schemas.md documents, the same from each of the three files.
+    for (format, size) in [("protobuf", 36), ("avro", 33), ("thrift", 41), ("xml", 125), ("cdr-xcdr1", 64), ("cdr-xcdr2", 52), ("uadp", 52)] {
+        for f in &files {
+            let n = run(&["encode", "-f", format, "--schema", f.to_str().unwrap()], READING.as_bytes()).len();
+            assert_eq!(n, size, "{format} with {}", f.display());
+        }
+    }
     for f in &files {
         for format in ["protobuf", "avro", "thrift", "xml", "cdr-xcdr1", "cdr-xcdr2", "uadp"] {
             let schema = f.to_str().unwrap();
