@@ -33,6 +33,12 @@ pub fn transcode(args: TranscodeArgs) -> Result<()> {
         "json" => {
             let msg = decode_exact(&bytes, &DecodeOptions::default())
                 .map_err(|e| bad(format!("{name}: UADP NetworkMessage: {e}")))?;
+            // Part 14's JSON has no member for the valid bit: refuse rather than drop it.
+            if let Some(i) = msg.messages.iter().position(|d| !d.valid) {
+                return Err(bad(format!(
+                    "{name}: DataSetMessage {i} is marked not valid, which the Part 14 JSON mapping cannot say; `wirebench decode -f uadp` writes the whole message (valid bit included) as JSON that `encode -f uadp` reads back"
+                )));
+            }
             let form = if args.nonreversible { JsonForm::NonReversible } else { JsonForm::Reversible };
             let text = to_json(&msg, &JsonOptions { form, ..Default::default() })
                 .map_err(|e| bad(format!("{name}: cannot write as JSON: {e}")))?;
