@@ -224,6 +224,145 @@ fn scalar_of(t: BuiltInType, v: &Value, path: &str) -> Result<Scalar, CodecError
     })
 }
 
+/// A leaf with everything the encoder needs, owned (a prepared codec keeps these).
+struct OwnedLeaf {
+    path: Vec<String>,
+    built: Option<(BuiltInType, bool)>,
+}
+
+fn owned_leaves(leaves: &[Leaf<'_>]) -> Result<Vec<OwnedLeaf>, CodecError> {
+    leaves
+        .iter()
+        .map(|l| {
+            Ok(OwnedLeaf { path: l.path.iter().map(|p| (*p).to_string()).collect(), built: built_in(l.ty, &l.path.join("."))? })
+        })
+        .collect()
+}
+
+/// UADP bound to a schema: the leaves computed once; encoding writes straight into the
+/// caller's buffer without building a NetworkMessage (no allocation).
+struct PreparedUadp {
+    schema: Option<Schema>,
+    leaves: Vec<OwnedLeaf>,
+}
+
+impl crate::Prepared for PreparedUadp {
+    fn encode(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        if let Some(s) = &self.schema {
+            s.check(value)?;
+        }
+        encode_direct(value, &self.leaves, out)
+    }
+    fn decode(&self, bytes: &[u8]) -> Result<Value, CodecError> {
+        Uadp.decode(bytes, self.schema.as_ref())
+    }
+}
+
+fn lookup_owned<'v>(root: &'v Value, path: &[String]) -> Option<&'v Value> {
+    let mut v = root;
+    for k in path {
+        match v {
+            Value::Map(pairs) => v = &pairs.iter().find(|(name, _)| name == k)?.1,
+            _ => return None,
+        }
+    }
+    Some(v)
+}
+
+/// The record as one UADP NetworkMessage written straight into `out`, the same bytes as
+/// `uadp::encode(&to_message(value, leaves))`: UADPFlags 0x01 (version 1), DataSetFlags1 0x01
+/// (valid, Variant fields), the field count, then each leaf as a Variant (type byte, 0x80 for
+/// arrays with an Int32 length, little-endian values, strings and bytes length-prefixed).
+fn encode_direct(value: &Value, leaves: &[OwnedLeaf], out: &mut Vec<u8>) -> Result<(), CodecError> {
+    let start = out.len();
+    let r = encode_direct_inner(value, leaves, out);
+    if r.is_err() {
+        out.truncate(start);
+    }
+    r
+}
+
+fn encode_direct_inner(value: &Value, leaves: &[OwnedLeaf], out: &mut Vec<u8>) -> Result<(), CodecError> {
+    out.extend_from_slice(&[0x01, 0x01]);
+    out.extend_from_slice(&(leaves.len() as u16).to_le_bytes());
+    for leaf in leaves {
+        let v = lookup_owned(value, &leaf.path).unwrap_or(&Value::Null);
+        match (leaf.built, v) {
+            (_, Value::Null) => out.push(0),
+            (None, other) => {
+                return Err(CodecError::Unsupported(format!("{}: {} in a null field", leaf.path.join("."), other.kind())))
+            }
+            (Some((t, false)), v) => {
+                out.push(t.id());
+                write_scalar(t, v, || leaf.path.join("."), out)?;
+            }
+            (Some((t, true)), Value::Array(items)) => {
+                out.push(t.id() | 0x80);
+                let n = i32::try_from(items.len())
+                    .map_err(|_| CodecError::Unsupported(format!("{}: an array of {} items", leaf.path.join("."), items.len())))?;
+                out.extend_from_slice(&n.to_le_bytes());
+                for (i, it) in items.iter().enumerate() {
+                    write_scalar(t, it, || format!("{}[{i}]", leaf.path.join(".")), out)?;
+                }
+            }
+            (Some(_), other) => {
+                return Err(CodecError::Unsupported(format!("{}: {} is not an array", leaf.path.join("."), other.kind())))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One scalar of built-in type `t` from `v` (as `scalar_of` converts it), written without
+/// its type byte; `path` names it in an error only.
+fn write_scalar(t: BuiltInType, v: &Value, path: impl Fn() -> String, out: &mut Vec<u8>) -> Result<(), CodecError> {
+    let int = v.as_i128();
+    let bad = || CodecError::Unsupported(format!("{}: {} does not fit {}", path(), v.kind(), t.name()));
+    let fit = |lo: i128, hi: i128| int.filter(|i| (lo..=hi).contains(i)).ok_or_else(bad);
+    match t {
+        BuiltInType::Boolean => match v {
+            Value::Bool(b) => out.push(*b as u8),
+            _ => return Err(bad()),
+        },
+        BuiltInType::SByte => out.push(fit(i8::MIN as i128, i8::MAX as i128)? as i8 as u8),
+        BuiltInType::Byte => out.push(fit(0, u8::MAX as i128)? as u8),
+        BuiltInType::Int16 => out.extend_from_slice(&(fit(i16::MIN as i128, i16::MAX as i128)? as i16).to_le_bytes()),
+        BuiltInType::UInt16 => out.extend_from_slice(&(fit(0, u16::MAX as i128)? as u16).to_le_bytes()),
+        BuiltInType::Int32 => out.extend_from_slice(&(fit(i32::MIN as i128, i32::MAX as i128)? as i32).to_le_bytes()),
+        BuiltInType::UInt32 => out.extend_from_slice(&(fit(0, u32::MAX as i128)? as u32).to_le_bytes()),
+        BuiltInType::Int64 => out.extend_from_slice(&(fit(i64::MIN as i128, i64::MAX as i128)? as i64).to_le_bytes()),
+        BuiltInType::UInt64 => out.extend_from_slice(&(fit(0, u64::MAX as i128)? as u64).to_le_bytes()),
+        BuiltInType::Float => {
+            let f = match v {
+                Value::F32(f) => *f,
+                Value::F64(f) => *f as f32,
+                _ => int.ok_or_else(bad)? as f32,
+            };
+            out.extend_from_slice(&f.to_bits().to_le_bytes());
+        }
+        BuiltInType::Double => {
+            let f = match v {
+                Value::F32(f) => *f as f64,
+                Value::F64(f) => *f,
+                _ => int.ok_or_else(bad)? as f64,
+            };
+            out.extend_from_slice(&f.to_bits().to_le_bytes());
+        }
+        BuiltInType::String | BuiltInType::ByteString => {
+            let b: &[u8] = match (t, v) {
+                (BuiltInType::String, Value::String(s)) => s.as_bytes(),
+                (BuiltInType::ByteString, Value::Bytes(b)) => b,
+                _ => return Err(bad()),
+            };
+            let n = i32::try_from(b.len()).map_err(|_| bad())?;
+            out.extend_from_slice(&n.to_le_bytes());
+            out.extend_from_slice(b);
+        }
+        _ => return Err(bad()),
+    }
+    Ok(())
+}
+
 /// The record → one key frame of Variant fields, smallest header options.
 fn to_message(value: &Value, leaves: &[Leaf<'_>]) -> Result<NetworkMessage, CodecError> {
     let mut fields = Vec::with_capacity(leaves.len());
@@ -416,12 +555,16 @@ impl Codec for Uadp {
     }
 
     fn encode(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        let leaves = prepare(schema, "uadp")?;
+        let leaves = owned_leaves(&prepare(schema, "uadp")?)?;
         if let Some(s) = schema {
             s.check(value)?;
         }
-        let msg = to_message(value, &leaves)?;
-        uadp::encode(&msg, out).map_err(|e| CodecError::Encode(e.to_string()))
+        encode_direct(value, &leaves, out)
+    }
+
+    fn prepare(&self, schema: Option<&Schema>) -> Result<Box<dyn crate::Prepared + '_>, CodecError> {
+        let leaves = owned_leaves(&prepare(schema, "uadp")?)?;
+        Ok(Box::new(PreparedUadp { schema: schema.cloned(), leaves }))
     }
 
     fn decode(&self, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError> {
@@ -518,5 +661,48 @@ impl Codec for UadpJsonRev {
 
     fn decode(&self, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError> {
         json_decode("uadp-json-rev", bytes, schema)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The direct writer gives exactly the bytes of the model path (NetworkMessage then
+    /// `uadp::encode`), and fails where it fails, on the built-in corpora and on values with
+    /// every leaf kind: widths, floats, strings, bytes, arrays, nested and optional records.
+    #[test]
+    fn direct_writer_equals_the_model_path() {
+        let mut cases: Vec<(Schema, Value)> = Vec::new();
+        for c in wirebench_core::corpus::BUILTIN {
+            for p in c.payloads() {
+                cases.push((Schema::infer([&p.value]), p.value));
+            }
+        }
+        let j = |s: &str| Value::from_json_str(s).unwrap();
+        let extra = [
+            r#"{"a":-1,"b":300,"c":-70000,"d":5000000000,"e":-5000000000,"f":1.5,"g":{"$f32":2.25},"s":"héllo","y":{"$bytes":"00ff10"}}"#,
+            r#"{"arr":[1,2,3],"farr":[1.5,-2.5],"sarr":["x",""],"empty":[],"gps":{"lat":48.1,"lon":11.5},"flag":true}"#,
+            r#"{"n":null,"o":{"x":1},"t":false}"#,
+        ];
+        for e in extra {
+            let v = j(e);
+            cases.push((Schema::infer([&v]), v));
+        }
+        // A value that does not fit its schema (the model path fails too).
+        let narrow = Schema::infer([&j(r#"{"a":1}"#)]);
+        cases.push((narrow.clone(), j(r#"{"a":"text"}"#)));
+        cases.push((narrow, j(r#"{"a":[1]}"#)));
+        for (schema, value) in &cases {
+            let leaves = prepare(Some(schema), "uadp").unwrap();
+            let model = to_message(value, &leaves).and_then(|m| uadp::to_vec(&m).map_err(|e| CodecError::Encode(e.to_string())));
+            let mut direct = vec![0xaa];
+            let r = encode_direct(value, &owned_leaves(&leaves).unwrap(), &mut direct);
+            match (model, r) {
+                (Ok(m), Ok(())) => assert_eq!(&direct[1..], &m[..], "{}", value.to_json_string()),
+                (Err(_), Err(_)) => assert_eq!(direct, [0xaa], "a failed encode leaves the buffer as it was"),
+                (m, d) => panic!("{}: model {m:?}, direct {d:?}", value.to_json_string()),
+            }
+        }
     }
 }

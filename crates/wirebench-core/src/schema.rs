@@ -259,8 +259,22 @@ impl Schema {
     }
 
     /// Check that `value` fits this schema; the error names the path of the first mismatch.
+    /// Whether `value` fits (no allocation when it does: the path of a mismatch is built
+    /// only for the error).
     pub fn check(&self, value: &Value) -> Result<(), SchemaMismatch> {
-        check(&self.root, value, &mut "$".to_string())
+        check(&self.root, value).map_err(|m| {
+            let mut path = String::from("$");
+            for seg in m.segs.iter().rev() {
+                match seg {
+                    Seg::Key(k) => {
+                        path.push('.');
+                        path.push_str(k);
+                    }
+                    Seg::Index(i) => path.push_str(&format!("[{i}]")),
+                }
+            }
+            SchemaMismatch { path, expected: m.expected, found: m.found }
+        })
     }
 }
 
@@ -284,22 +298,37 @@ impl Inferrer {
     }
 }
 
-fn mismatch(path: &str, t: &Type, v: &Value) -> SchemaMismatch {
-    SchemaMismatch { path: path.to_string(), expected: t.describe(), found: v.kind().to_string() }
+/// One step of the path to a mismatch.
+enum Seg<'a> {
+    Key(&'a str),
+    Index(usize),
 }
 
-fn check(t: &Type, v: &Value, path: &mut String) -> Result<(), SchemaMismatch> {
+/// A mismatch with its path (innermost step first, added while the error travels up).
+struct Miss<'a> {
+    segs: Vec<Seg<'a>>,
+    expected: String,
+    found: String,
+}
+
+impl<'a> Miss<'a> {
+    fn new(expected: String, found: String) -> Miss<'a> {
+        Miss { segs: Vec::new(), expected, found }
+    }
+    fn at(mut self, seg: Seg<'a>) -> Miss<'a> {
+        self.segs.push(seg);
+        self
+    }
+}
+
+fn check<'a>(t: &'a Type, v: &'a Value) -> Result<(), Miss<'a>> {
     match (t, v) {
         (Type::Any, _) | (Type::Null, Value::Null) | (Type::Bool, Value::Bool(_)) => Ok(()),
         (Type::Int { bits, signed }, _) if v.as_i128().is_some() => {
             let n = v.as_i128().unwrap();
             let (lo, hi) = int_range(*bits, *signed);
             if n < lo || n > hi {
-                Err(SchemaMismatch {
-                    path: path.clone(),
-                    expected: t.describe(),
-                    found: format!("integer {n} out of range"),
-                })
+                Err(Miss::new(t.describe(), format!("integer {n} out of range")))
             } else {
                 Ok(())
             }
@@ -308,43 +337,26 @@ fn check(t: &Type, v: &Value, path: &mut String) -> Result<(), SchemaMismatch> {
         (Type::String, Value::String(_)) | (Type::Bytes, Value::Bytes(_)) => Ok(()),
         (Type::Array { items }, Value::Array(vs)) => {
             for (i, it) in vs.iter().enumerate() {
-                let len = path.len();
-                path.push_str(&format!("[{i}]"));
-                check(items, it, path)?;
-                path.truncate(len);
+                check(items, it).map_err(|m| m.at(Seg::Index(i)))?;
             }
             Ok(())
         }
         (Type::Record { fields, .. }, Value::Map(pairs)) => {
             for (k, _) in pairs {
                 if !fields.iter().any(|f| &f.name == k) {
-                    return Err(SchemaMismatch {
-                        path: format!("{path}.{k}"),
-                        expected: "no such field".into(),
-                        found: "a field the schema does not have".into(),
-                    });
+                    return Err(Miss::new("no such field".into(), "a field the schema does not have".into()).at(Seg::Key(k)));
                 }
             }
             for f in fields {
-                let len = path.len();
-                path.push('.');
-                path.push_str(&f.name);
                 match pairs.iter().find(|(k, _)| k == &f.name) {
                     None | Some((_, Value::Null)) if f.optional => {}
-                    None => {
-                        return Err(SchemaMismatch {
-                            path: path.clone(),
-                            expected: f.ty.describe(),
-                            found: "missing field".into(),
-                        })
-                    }
-                    Some((_, fv)) => check(&f.ty, fv, path)?,
+                    None => return Err(Miss::new(f.ty.describe(), "missing field".into()).at(Seg::Key(&f.name))),
+                    Some((_, fv)) => check(&f.ty, fv).map_err(|m| m.at(Seg::Key(&f.name)))?,
                 }
-                path.truncate(len);
             }
             Ok(())
         }
-        _ => Err(mismatch(path, t, v)),
+        _ => Err(Miss::new(t.describe(), v.kind().to_string())),
     }
 }
 
