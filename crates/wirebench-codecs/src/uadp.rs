@@ -174,11 +174,11 @@ fn built_in(ty: &Type, path: &str) -> Result<Option<(BuiltInType, bool)>, CodecE
     }
 }
 
-fn lookup<'v>(root: &'v Value, path: &[&str]) -> Option<&'v Value> {
+fn lookup<'v, S: AsRef<str>>(root: &'v Value, path: &[S]) -> Option<&'v Value> {
     let mut v = root;
     for k in path {
         match v {
-            Value::Map(pairs) => v = &pairs.iter().find(|(name, _)| name == k)?.1,
+            Value::Map(pairs) => v = &pairs.iter().find(|(name, _)| name == k.as_ref())?.1,
             _ => return None,
         }
     }
@@ -258,17 +258,6 @@ impl crate::Prepared for PreparedUadp {
     }
 }
 
-fn lookup_owned<'v>(root: &'v Value, path: &[String]) -> Option<&'v Value> {
-    let mut v = root;
-    for k in path {
-        match v {
-            Value::Map(pairs) => v = &pairs.iter().find(|(name, _)| name == k)?.1,
-            _ => return None,
-        }
-    }
-    Some(v)
-}
-
 /// The record as one UADP NetworkMessage written straight into `out`, the same bytes as
 /// `uadp::encode(&to_message(value, leaves))`: UADPFlags 0x01 (version 1), DataSetFlags1 0x01
 /// (valid, Variant fields), the field count, then each leaf as a Variant (type byte, 0x80 for
@@ -286,7 +275,7 @@ fn encode_direct_inner(value: &Value, leaves: &[OwnedLeaf], out: &mut Vec<u8>) -
     out.extend_from_slice(&[0x01, 0x01]);
     out.extend_from_slice(&(leaves.len() as u16).to_le_bytes());
     for leaf in leaves {
-        let v = lookup_owned(value, &leaf.path).unwrap_or(&Value::Null);
+        let v = lookup(value, &leaf.path).unwrap_or(&Value::Null);
         match (leaf.built, v) {
             (_, Value::Null) => out.push(0),
             (None, other) => {
