@@ -161,9 +161,13 @@ struct RunArgs {
     /// The message / record / struct of --schema, where the file defines several.
     #[arg(long = "type", value_name = "NAME", requires = "schema")]
     type_name: Option<String>,
-    /// Where the results file and the reports go (default: out/<study name>).
+    /// Where the results file and the reports go (default: out/<study name>). A previous run
+    /// there is kept: moved aside to <folder>.<its start time>, unless --force.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Replace a previous run in the output folder instead of keeping it.
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(clap::Args)]

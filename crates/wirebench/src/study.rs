@@ -20,7 +20,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use wirebench_core::results::{FailedPart, OutputSet, Results};
 use wirebench_report::Output;
 
@@ -341,6 +341,32 @@ fn use_samples(study: &mut Study, samples: &[PathBuf]) {
     }
 }
 
+/// A previous run in `out_dir` is never overwritten silently: it moves aside to
+/// `<out_dir>.<its start time>` (from its results file, else the folder's time), and the move is
+/// said on stderr. Nothing happens when there is no previous results file.
+fn keep_previous_run(out_dir: &Path) -> Result<()> {
+    let old = out_dir.join("results.json");
+    if !old.is_file() {
+        return Ok(());
+    }
+    let started = Results::read(&old).ok().map(|r| r.provenance.started_at).filter(|s| !s.is_empty());
+    let stamp = started.unwrap_or_else(|| {
+        let t = std::fs::metadata(&old).and_then(|m| m.modified()).unwrap_or(std::time::SystemTime::UNIX_EPOCH);
+        format!("{}", t.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0))
+    });
+    let stamp: String = stamp.chars().map(|c| if c == ':' { '-' } else { c }).collect();
+    let name = out_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+    let mut aside = out_dir.with_file_name(format!("{name}.{stamp}"));
+    let mut n = 1;
+    while aside.exists() {
+        n += 1;
+        aside = out_dir.with_file_name(format!("{name}.{stamp}.{n}"));
+    }
+    std::fs::rename(out_dir, &aside).with_context(|| format!("moving the previous run in {} aside", out_dir.display()))?;
+    eprintln!("previous run kept: {} -> {} (--force replaces it instead)", out_dir.display(), aside.display());
+    Ok(())
+}
+
 pub fn run(args: RunArgs) -> Result<()> {
     for p in &args.samples {
         if !p.exists() {
@@ -370,6 +396,9 @@ pub fn run(args: RunArgs) -> Result<()> {
         part.validate().map_err(|e| bad(format!("{source}: [{}]: {e:#}", part.name())))?;
     }
     let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from("out").join(&study.study.name));
+    if !args.force {
+        keep_previous_run(&out_dir)?;
+    }
     // The output folder is claimed (and so proved writable) before measuring.
     drop(OutputSet::begin(&out_dir, &SET_FILES).map_err(|e| bad(format!("{}: {e}", out_dir.display())))?);
     let config = serde_json::json!({

@@ -412,14 +412,24 @@ fn studies_are_checked_whole_and_written_as_a_set() {
     assert_eq!(r["failed_parts"][0]["part"], "mqtt", "{}", r["failed_parts"]);
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("Parts that did not finish") && md.contains("| mqtt |"), "{md}");
-    // A rerun replaces the set as a whole.
+    // A rerun never overwrites the previous run silently: the old set moves aside to
+    // <folder>.<its start time>, said on stderr; --force replaces it as a whole.
     std::fs::write(&study, head).unwrap();
     let o = wb().args(["run", study.to_str().unwrap(), "--out", out.to_str().unwrap()]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("previous run kept: ") && stderr.contains("--force replaces it"), "{stderr}");
     let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
     assert!(r.get("failed_parts").is_none(), "{r}");
-    let names: Vec<_> = std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
-    assert!(names.iter().all(|n| !n.contains(".new-")), "no staging folder left: {names:?}");
+    let names = || -> Vec<String> { std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect() };
+    let kept: Vec<String> = names().into_iter().filter(|n| n.starts_with("o.")).collect();
+    assert_eq!(kept.len(), 1, "{:?}", names());
+    let old: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.0.join(&kept[0]).join("results.json")).unwrap()).unwrap();
+    assert_eq!(old["failed_parts"][0]["part"], "mqtt", "the kept set is the previous run");
+    let o = wb().args(["run", study.to_str().unwrap(), "--out", out.to_str().unwrap(), "--force"]).output().unwrap();
+    assert!(o.status.success() && !String::from_utf8_lossy(&o.stderr).contains("previous run kept"));
+    assert_eq!(names().iter().filter(|n| n.starts_with("o.")).count(), 1, "--force keeps nothing more");
+    assert!(names().iter().all(|n| !n.contains(".new-")), "no staging folder left: {:?}", names());
 }
 
 /// A study file's relative paths resolve against the file's folder, whatever the working

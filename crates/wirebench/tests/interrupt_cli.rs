@@ -65,7 +65,8 @@ fn sigterm_mid_study_keeps_the_finished_parts() {
 
 /// A full disk: the output folder on a 96 KiB tmpfs in a private mount namespace. The first run
 /// (size only, small) fits; the second (a bigger results set) does not: one error line, exit
-/// code 1, and the first run's set is still there, whole. Needs root (mount); skipped otherwise.
+/// code 1, and the first run's set is still there, whole (`--force`: the new set replaces the
+/// old one in place, or not at all). Needs root (mount); skipped otherwise.
 #[test]
 fn a_full_disk_gives_one_line_exit_1_and_keeps_the_old_results() {
     // SAFETY: geteuid has no preconditions.
@@ -86,7 +87,7 @@ mkdir -p "$D/disk"
 mount -t tmpfs -o size=96k wb-test "$D/disk" || exit 90
 "$WB" run "$D/small.toml" --out "$D/disk/o" > /dev/null 2>&1 || { echo "small run failed"; exit 91; }
 cp "$D/disk/o/results.json" "$D/before.json"
-"$WB" run "$D/big.toml" --out "$D/disk/o" > /dev/null 2> "$D/err.txt"
+"$WB" run "$D/big.toml" --out "$D/disk/o" --force > /dev/null 2> "$D/err.txt"
 echo "exit: $?"
 cmp "$D/disk/o/results.json" "$D/before.json" && echo "old set intact"
 ls -a "$D/disk" | tr '\n' ' '
