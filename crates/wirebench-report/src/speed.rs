@@ -126,11 +126,47 @@ pub fn seed001(s: &SpeedSection) -> Option<Table> {
     Some(t)
 }
 
+/// The run's warnings, then the cases' warnings grouped by cause (the same text up to its
+/// numbers): one line per cause with the count and the first cases, not one line per case.
 fn warnings(s: &SpeedSection) -> Vec<String> {
     let mut w = s.warnings.clone();
+    let shape = |x: &str| -> String {
+        let mut out = String::with_capacity(x.len());
+        let mut in_num = false;
+        for ch in x.chars() {
+            let num = ch.is_ascii_digit() || (in_num && ch == '.');
+            if num && !in_num {
+                out.push('#');
+            } else if !num {
+                out.push(ch);
+            }
+            in_num = num;
+        }
+        out
+    };
+    // (shape, first text, cases)
+    let mut groups: Vec<(String, String, Vec<String>)> = Vec::new();
     for c in &s.cases {
         for x in &c.warnings {
-            w.push(format!("{} / {} / {}: {x}", c.payload, c.codec, c.op));
+            let key = shape(x);
+            let case = format!("{} / {} / {}", c.payload, c.codec, c.op);
+            match groups.iter_mut().find(|g| g.0 == key) {
+                Some(g) => g.2.push(case),
+                None => groups.push((key, x.clone(), vec![case])),
+            }
+        }
+    }
+    for (_, first, cases) in groups {
+        if cases.len() == 1 {
+            w.push(format!("{}: {first}", cases[0]));
+        } else {
+            let shown: Vec<&str> = cases.iter().take(3).map(String::as_str).collect();
+            w.push(format!(
+                "{} cases: {first} (figures vary; {}{})",
+                cases.len(),
+                shown.join(", "),
+                if cases.len() > 3 { ", …" } else { "" }
+            ));
         }
     }
     w

@@ -245,6 +245,20 @@ fn speed_runs_and_compares() {
     let out = wb().args(["compare", a.to_str().unwrap(), moved.to_str().unwrap(), "--fail-on-regression", "5"]).output().unwrap();
     assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no verdict: the host reference itself changed by +50.0 %"));
+    // Case warnings are grouped by cause: one line with the count, not one per case.
+    let noisy = doctored(
+        &|v| {
+            for (i, c) in v["speed"]["cases"].as_array_mut().unwrap().iter_mut().take(5).enumerate() {
+                c["warnings"] = serde_json::json!([format!("high variance: CV {}.5% over 10 samples", 10 + i)]);
+            }
+        },
+        "noisy.json",
+    );
+    let rep = wb().args(["report", noisy.to_str().unwrap()]).output().unwrap();
+    let text = String::from_utf8_lossy(&rep.stdout);
+    assert!(rep.status.success(), "{}", String::from_utf8_lossy(&rep.stderr));
+    assert_eq!(text.matches("high variance").count(), 1, "{text}");
+    assert!(text.contains("5 cases: high variance: CV 10.5% over 10 samples (figures vary; "), "{text}");
     // -f all is every codec, as for the other commands.
     let all = wb().args(["size", "-f", "all", "-o", "csv"]).output().unwrap();
     assert!(all.status.success() && String::from_utf8_lossy(&all.stdout).contains("uadp-json-rev"), "{}", String::from_utf8_lossy(&all.stderr));
