@@ -27,6 +27,10 @@ pub struct Results {
     pub provenance: Provenance,
     /// The full configuration of the run (the command's options or the study file).
     pub config: serde_json::Value,
+    /// The answer for the run's constraints (`run --budget/--link`): the formats ranked from
+    /// the measured sizes, with the reasons; reports show it first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<crate::sections::recommend::Recommendation>,
     /// The encoded-size part.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<SizeSection>,
@@ -505,7 +509,7 @@ pub fn peak_rss_kib() -> Option<u64> {
 
 impl Results {
     pub fn new(provenance: Provenance, config: serde_json::Value) -> Results {
-        Results { schema: RESULTS_SCHEMA.into(), provenance, config, size: None, speed: None, dds: None, device: None, energy: None, http: None, link: None, micropython: None, mqtt: None, tcp: None, failed_parts: Vec::new(), other: Default::default() }
+        Results { schema: RESULTS_SCHEMA.into(), provenance, config, answer: None, size: None, speed: None, dds: None, device: None, energy: None, http: None, link: None, micropython: None, mqtt: None, tcp: None, failed_parts: Vec::new(), other: Default::default() }
     }
 
     /// Read a results file, checking its schema tag.

@@ -49,6 +49,7 @@ pub type SectionFn = fn(&Results, &Ctx) -> Option<Section>;
 
 /// The known sections, in page order: results key → renderer.
 pub const SECTIONS: &[(&str, SectionFn)] = &[
+    ("answer", crate::recommend::html_section),
     ("failed_parts", failed_section),
     ("size", size_section),
     ("speed", speed_section),
@@ -65,6 +66,7 @@ pub const SECTIONS: &[(&str, SectionFn)] = &[
 /// Whether a results file has the known section `key`.
 fn has(r: &Results, key: &str) -> bool {
     match key {
+        "answer" => r.answer.is_some(),
         "failed_parts" => !r.failed_parts.is_empty(),
         "size" => r.size.is_some(),
         "speed" => r.speed.is_some(),

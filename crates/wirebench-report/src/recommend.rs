@@ -4,15 +4,15 @@ use wirebench_core::sections::recommend::Recommendation;
 
 use crate::table::Table;
 
-/// The recommendation as a terminal table or Markdown.
-pub fn render(rec: &Recommendation, md: bool) -> String {
+/// The ranked formats as a table (`title` may be empty).
+pub fn table(rec: &Recommendation, title: &str) -> Table {
     let link = rec.ranked.iter().any(|r| r.airtime_ms.is_some());
     let mut head = vec!["rank", "codec", "mean B", "max B"];
     if link {
         head.extend(["airtime ms", "frames", "msgs/day"]);
     }
     head.extend(["schema", "fidelity", "why"]);
-    let mut t = Table::new(if md { "" } else { "Recommended formats" }, &head);
+    let mut t = Table::new(title, &head);
     for r in &rec.ranked {
         let mut row = vec![r.rank.to_string(), r.codec.clone(), format!("{:.1}", r.mean_bytes), r.max_bytes.to_string()];
         if link {
@@ -25,6 +25,57 @@ pub fn render(rec: &Recommendation, md: bool) -> String {
         row.push(r.reasons.join("; "));
         t.push(row);
     }
+    t
+}
+
+/// The answer of a run (`run --budget/--link`), first in its reports.
+pub fn render_answer(r: &wirebench_core::results::Results, output: crate::Output) -> String {
+    let Some(rec) = &r.answer else { return String::new() };
+    match output {
+        crate::Output::Table => format!("The answer
+{}", render(rec, false)),
+        crate::Output::Markdown => format!("## The answer
+
+{}", render(rec, true).trim_start_matches("## Recommended formats\n\n")),
+        _ => String::new(),
+    }
+}
+
+/// The answer as the first section of the HTML report.
+pub fn html_section(r: &wirebench_core::results::Results, _: &crate::html::Ctx) -> Option<crate::html::Section> {
+    let rec = r.answer.as_ref()?;
+    let mut body = String::new();
+    let best = rec.ranked.first();
+    body.push_str(&match best {
+        Some(b) => format!(
+            "<p class=\"intro\"><b>Best fit: {}</b> — largest message {} B, mean {:.1} B. {}</p>",
+            crate::svg::esc(&b.codec),
+            b.max_bytes,
+            b.mean_bytes,
+            crate::svg::esc(&b.reasons.join("; "))
+        ),
+        None => "<p class=\"intro\"><b>No format meets every constraint.</b></p>".to_string(),
+    });
+    body.push_str(&crate::html::table(&table(rec, "Formats ranked for the run's constraints")));
+    let list = |items: Vec<String>| format!("<ul>{}</ul>", items.iter().map(|i| format!("<li>{}</li>", crate::svg::esc(i))).collect::<String>());
+    if !rec.excluded.is_empty() {
+        body.push_str("<p>Excluded:</p>");
+        body.push_str(&list(rec.excluded.iter().map(|e| format!("{}: {}", e.codec, e.why)).collect()));
+    }
+    body.push_str(&list(rec.notes.clone()));
+    Some(crate::html::Section {
+        title: "The answer".into(),
+        summary: match best {
+            Some(b) => format!("best fit {} ({} B at most)", b.codec, b.max_bytes),
+            None => "no format meets every constraint".into(),
+        },
+        body,
+    })
+}
+
+/// The recommendation as a terminal table or Markdown.
+pub fn render(rec: &Recommendation, md: bool) -> String {
+    let t = table(rec, if md { "" } else { "Recommended formats" });
     let mut out = String::new();
     if md {
         out.push_str("## Recommended formats\n\n");

@@ -168,6 +168,14 @@ struct RunArgs {
     /// Replace a previous run in the output folder instead of keeping it.
     #[arg(long)]
     force: bool,
+    /// The most bytes one encoded message may take: the run answers first with the formats
+    /// ranked for it (from the size part's measurements).
+    #[arg(long)]
+    budget: Option<u64>,
+    /// The link the messages go over (lora-sf9, nb-iot, sigfox, ble-dle, …): the answer ranks by
+    /// its airtime and frames.
+    #[arg(long)]
+    link: Option<String>,
 }
 
 #[derive(clap::Args)]

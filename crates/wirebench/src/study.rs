@@ -395,6 +395,26 @@ pub fn run(args: RunArgs) -> Result<()> {
     for part in study.parts() {
         part.validate().map_err(|e| bad(format!("{source}: [{}]: {e:#}", part.name())))?;
     }
+    // The constraints of the answer (`--budget`, `--link`): checked now, answered as soon as the
+    // size part has measured.
+    let constraints = (args.budget.is_some() || args.link.is_some()).then(|| wirebench_net::recommend::Constraints {
+        corpus: None,
+        samples: args.samples.clone(),
+        link: args.link.clone(),
+        budget: args.budget,
+        mcu: None,
+        schemaless: false,
+        exact: false,
+    });
+    let radio = match &constraints {
+        Some(c) => {
+            if study.size.is_none() {
+                return Err(bad(format!("{source}: --budget and --link rank the formats by the [size] part's measurements; the study has none")));
+            }
+            wirebench_net::recommend::check(c).map_err(part_error)?
+        }
+        None => None,
+    };
     let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from("out").join(&study.study.name));
     if !args.force {
         keep_previous_run(&out_dir)?;
@@ -444,6 +464,18 @@ pub fn run(args: RunArgs) -> Result<()> {
             failure = Some(e.context(format!("[{}]", part.name())));
             continue;
         }
+        // The answer first, as soon as the sizes are in; then each part's tables as it ends.
+        if let (Some(c), Some(size)) = (&constraints, results.size.as_ref().filter(|_| part.name() == "size")) {
+            let rec = wirebench_net::recommend::rank(c, radio.as_ref(), &size.aggregates, None).map_err(part_error)?;
+            results.answer = Some(rec);
+            write_stdout((wirebench_report::recommend::render_answer(&results, Output::Table) + "\n").as_bytes())?;
+        }
+        if let Some((_, render)) = SECTIONS.iter().find(|(n, _)| *n == part.name()) {
+            let text = render(&results, Output::Table);
+            if !text.is_empty() {
+                write_stdout((text + "\n").as_bytes())?;
+            }
+        }
         if i + 1 < parts.len() {
             let mut s = saved.lock().unwrap_or_else(|e| e.into_inner());
             let r = with_rest_marked(&results, &names[i + 1..], "not run yet: the run is going on or was ended");
@@ -462,13 +494,13 @@ pub fn run(args: RunArgs) -> Result<()> {
         eprintln!("results of the parts that finished: {}", results_path.display());
         return Err(f);
     }
-    let mut text = render_all(&results, Output::Table);
-    text.push_str(&format!(
-        "\nresults: {}\nreports: {}, {}\n",
+    // The tables were printed as each part ended.
+    let text = format!(
+        "results: {}\nreports: {}, {}\n",
         results_path.display(),
         out_dir.join("report.md").display(),
         out_dir.join("report.html").display()
-    ));
+    );
     write_stdout(text.as_bytes())
 }
 
@@ -521,6 +553,7 @@ const SET_FILES: [&str; 3] = ["results.json", "report.md", "report.html"];
 /// Every section's renderer, in report order, with the section's name.
 type Render = fn(&Results, Output) -> String;
 const SECTIONS: &[(&str, Render)] = &[
+    ("answer", wirebench_report::recommend::render_answer),
     ("failed_parts", wirebench_report::failed::render),
     ("size", wirebench_report::size::render),
     ("speed", wirebench_report::speed::render),

@@ -232,3 +232,37 @@ fn recommend_with_a_proto_schema_on_m0_ranks_with_reasons() {
     assert!(first["max_bytes"].as_u64().unwrap() <= 51 && why.contains("fits one lora-sf9 frame"), "{why}");
     assert!(why.contains("on cortex-m0plus") && why.contains("measured"), "{why}");
 }
+
+/// `run --samples … --budget 51 --link lora-sf9`: the answer comes first — on the terminal as
+/// soon as the size part has measured (before the speed part's tables), and first in
+/// report.md, report.html and the results file; each part's tables print as the part ends.
+#[test]
+fn run_answers_first_and_streams_each_part() {
+    let dir = TempDir::new("run-answer");
+    let s = readings(&dir.0);
+    let out_dir = dir.0.join("out");
+    let out = wb()
+        .args(["run", "--budget", "60", "--link", "lora-sf9", "--samples"])
+        .arg(&s)
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("The answer\n"), "{text}");
+    let (answer, size, speed, results) = (text.find("The answer").unwrap(), text.find("Size").unwrap_or(usize::MAX), text.find("Speed").unwrap(), text.find("results: ").unwrap());
+    assert!(answer < size && size < speed && speed < results, "answer, size, speed, then the paths: {text}");
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(out_dir.join("results.json")).unwrap()).unwrap();
+    let ranked = r["answer"]["ranked"].as_array().unwrap();
+    assert!(!ranked.is_empty() && ranked.iter().all(|x| x["max_bytes"].as_u64().unwrap() <= 60), "{}", r["answer"]);
+    let md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    let first_section = md.lines().find(|l| l.starts_with("## ")).unwrap();
+    assert_eq!(first_section, "## The answer", "{md}");
+    let html = std::fs::read_to_string(out_dir.join("report.html")).unwrap();
+    // The first section after the provenance card is the answer.
+    let headings: Vec<&str> = html.split("<h2").skip(1).map(|h| h.split('>').nth(1).unwrap_or("").split('<').next().unwrap_or("")).collect();
+    let sections: Vec<&&str> = headings.iter().filter(|h| **h != "Provenance").collect();
+    assert_eq!(sections.first().map(|h| **h), Some("The answer"), "{headings:?}");
+    expect_bad_input(wb().args(["run", "--budget", "51", "--link", "lora-sf99", "--samples"]).arg(&s), &["--link"]);
+}
