@@ -135,7 +135,7 @@ pub fn run(args: Args) -> Result<()> {
     let (section, _) = crate::size::measure_with_config(&opts)?;
     let mut rec = recommend::rank(&constraints, radio.as_ref(), &section.aggregates, evidence.as_ref()).map_err(part_error)?;
     if rec.ranked.is_empty() && args.budget.is_some() && !args.schemaless {
-        if let Some(note) = float32_suggestion(&args, &opts, &constraints, radio.as_ref(), evidence.as_ref())? {
+        if let Some(note) = float32_suggestion(&opts, &constraints, radio.as_ref(), evidence.as_ref())? {
             rec.notes.insert(0, note);
         }
     }
@@ -151,24 +151,23 @@ pub fn run(args: Args) -> Result<()> {
 /// measured and ranked again; a note naming the fields and the formats that then fit, with
 /// their measured sizes and how to get that schema. None when no field is a float64 or
 /// nothing fits either way.
-fn float32_suggestion(
-    args: &Args,
+pub(crate) fn float32_suggestion(
     opts: &SizeOpts,
     constraints: &Constraints,
     radio: Option<&wirebench_net::airtime::Radio>,
     evidence: Option<&recommend::DeviceEvidence>,
 ) -> Result<Option<String>> {
-    let base = match &args.schema {
-        Some(p) => crate::common::read_schema_typed(p, args.type_name.as_deref())?,
+    let base = match &opts.schema {
+        Some(p) => crate::common::read_schema_typed(p, opts.type_name.as_deref())?,
         None => {
             let mut inf = wirebench_core::schema::Inferrer::default();
-            if args.samples.is_empty() {
-                let name = args.corpus.as_deref().unwrap_or("pson-paper");
+            if opts.samples.is_empty() {
+                let name = opts.corpus.as_deref().unwrap_or("pson-paper");
                 for p in wirebench_measure::study::inputs::find_corpus(name).map_err(part_error)?.payloads() {
                     inf.add(&p.value);
                 }
             } else {
-                for item in wirebench_core::corpus::SampleStream::open(&args.samples).map_err(|e| bad(e.to_string()))? {
+                for item in wirebench_core::corpus::SampleStream::open(&opts.samples).map_err(|e| bad(e.to_string()))? {
                     inf.add(&item.map_err(|e| bad(e.to_string()))?.value);
                 }
             }
@@ -186,16 +185,16 @@ fn float32_suggestion(
         return Ok(None);
     }
     let fits: Vec<String> = rec.ranked.iter().take(4).map(|r| format!("{} {:.1} B (max {} B)", r.codec, r.mean_bytes, r.max_bytes)).collect();
-    let whose = if args.schema.is_some() { "your schema" } else { "the inferred schema" };
-    let how = if args.samples.is_empty() {
+    let whose = if opts.schema.is_some() { "your schema" } else { "the inferred schema" };
+    let how = if opts.samples.is_empty() {
         "a schema with those fields as float32".to_string()
     } else {
-        let files: Vec<String> = args.samples.iter().map(|p| p.display().to_string()).collect();
+        let files: Vec<String> = opts.samples.iter().map(|p| p.display().to_string()).collect();
         format!("`wirebench schema {} --float32 --out f32.schema.json`, then --schema f32.schema.json", files.join(" "))
     };
     Ok(Some(format!(
         "nothing fits {} B with {whose}; with {} as float32 (about 7 significant digits, check your sensors' precision): {} fit — measured on the same messages. Get it with {how}.",
-        args.budget.unwrap_or(0),
+        constraints.budget.unwrap_or(0),
         changed.join(", "),
         fits.join(", "),
     )))

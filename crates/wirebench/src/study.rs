@@ -466,7 +466,14 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
         // The answer first, as soon as the sizes are in; then each part's tables as it ends.
         if let (Some(c), Some(size)) = (&constraints, results.size.as_ref().filter(|_| part.name() == "size")) {
-            let rec = wirebench_net::recommend::rank(c, radio.as_ref(), &size.aggregates, None).map_err(part_error)?;
+            let mut rec = wirebench_net::recommend::rank(c, radio.as_ref(), &size.aggregates, None).map_err(part_error)?;
+            if rec.ranked.is_empty() && c.budget.is_some() {
+                if let Some(opts) = &study.size {
+                    if let Some(note) = crate::recommend::float32_suggestion(opts, c, radio.as_ref(), None)? {
+                        rec.notes.insert(0, note);
+                    }
+                }
+            }
             results.answer = Some(rec);
             write_stdout((wirebench_report::recommend::render_answer(&results, Output::Table) + "\n").as_bytes())?;
         }
