@@ -1,6 +1,6 @@
 //! Every decode error names a byte offset: for every codec of the zoo, every truncation and
 //! every single-bit flip of encoded built-in payloads that fails to decode must fail with an
-//! offset within the input (the CLI prints it as "at byte N").
+//! offset within the input (the CLI prints it as "at byte N"), and none shows a Rust debug form.
 
 use wirebench_codecs::{registry, CodecError, SchemaUse};
 use wirebench_core::{corpus, Schema};
@@ -36,6 +36,9 @@ fn every_decode_error_names_a_byte_offset() {
                         continue;
                     }
                     errors += 1;
+                    // No Rust debug forms in messages ("found Some(Int32)").
+                    let text = e.to_string();
+                    assert!(!text.contains("Some(") && !text.contains("None)"), "{id}: {text}");
                     match e.offset() {
                         Some(at) if at <= v.len() => {}
                         _ => {
