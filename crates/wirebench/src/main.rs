@@ -313,7 +313,8 @@ fn main() -> ExitCode {
             let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
             let line = chain.join(": ").replace('\n', " ");
             let stderr = std::io::stderr();
-            if stderr.is_terminal() {
+            // Colour only on a terminal, and never when NO_COLOR is set (no-color.org).
+            if stderr.is_terminal() && std::env::var_os("NO_COLOR").map_or(true, |v| v.is_empty()) {
                 eprintln!("\x1b[31merror:\x1b[0m {line}");
             } else {
                 eprintln!("error: {line}");
