@@ -126,20 +126,14 @@ struct IdlPlan {
 /// or union) and the encoding (`--endian`); None for every other codec or schema. The CDR-only
 /// options with anything else are usage errors.
 fn idl_plan(args: &CodecArgs, codec: &dyn Codec) -> Result<Option<IdlPlan>> {
-    let id = codec.info().id;
     let is_idl = args.schema.as_deref().is_some_and(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("idl")));
-    let cdr_only = args.endian == crate::EndianArg::Big || args.headerless;
-    if !is_idl {
-        if cdr_only {
-            return Err(bad("--endian and --headerless apply to -f cdr-xcdr1/cdr-xcdr2 with an IDL schema (--schema X.idl)"));
+    // Other codecs read an IDL file as a wirebench schema (structs, sequences, enums as int32).
+    let v2 = match codec.info().id {
+        "cdr-xcdr1" if is_idl => false,
+        "cdr-xcdr2" if is_idl => true,
+        _ if args.endian == crate::EndianArg::Big || args.headerless => {
+            return Err(bad("--endian and --headerless apply to -f cdr-xcdr1/cdr-xcdr2 with an IDL schema (--schema X.idl)"))
         }
-        return Ok(None);
-    }
-    let v2 = match id {
-        "cdr-xcdr1" => false,
-        "cdr-xcdr2" => true,
-        // Other codecs read the IDL as a wirebench schema (structs, sequences, enums as int32).
-        _ if cdr_only => return Err(bad("--endian and --headerless apply to -f cdr-xcdr1/cdr-xcdr2 with an IDL schema (--schema X.idl)")),
         _ => return Ok(None),
     };
     let path = args.schema.as_deref().unwrap_or(Path::new(""));
