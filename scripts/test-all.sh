@@ -62,6 +62,8 @@ python3 -c 'import pytest' >/dev/null 2>&1 || pip_install pytest
 python3 -c 'import jsonschema, pandas' >/dev/null 2>&1 || pip_install jsonschema pandas
 # The Cortex-M simulator of the device lab (unicorn, capstone, pyelftools; pinned).
 python3 -c 'import unicorn, capstone, elftools' >/dev/null 2>&1 || pip_install -r c/lab/arm/requirements.txt
+# The Kubernetes schemas, offline, for the fleet manifests (scripts/check-deploy.py).
+python3 -c 'import kubernetes_validate' >/dev/null 2>&1 || pip_install kubernetes-validate==1.37.0
 export CDR_ORACLE_REQUIRED=1
 # The normal build must have DDS (Cyclone is installed above): a build that silently left it out
 # would skip every DDS test.
@@ -86,6 +88,10 @@ python/run_tests.sh
 step "cross-language differential test (Rust, C, Python)"
 cargo build --locked -q -p wirebench
 python3 scripts/differential.py --wirebench target/debug/wirebench --pson-tool c/build/pson_tool --count 200
+
+step "fleet on Kubernetes: manifests valid against the Kubernetes schema, shard arguments accepted"
+# No container engine runs here (Docker's client only), so the image is not built: see docs/scale-out.md.
+python3 scripts/check-deploy.py --wirebench target/debug/wirebench
 
 step "HTML report in headless Chromium: no console errors, charts visible, not blank"
 report_dir=$(mktemp -d)

@@ -47,6 +47,9 @@ pub struct Results {
     /// Energy per message and battery life from the device lab's cycles and the link models.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub energy: Option<crate::sections::energy::EnergySection>,
+    /// Many simulated devices over MQTT: delivery, latency, uplink bytes and broker cost per format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<crate::sections::fleet::FleetSection>,
     /// The HTTP POST part (seed 002).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http: Option<crate::sections::net::HttpSection>,
@@ -509,7 +512,7 @@ pub fn peak_rss_kib() -> Option<u64> {
 
 impl Results {
     pub fn new(provenance: Provenance, config: serde_json::Value) -> Results {
-        Results { schema: RESULTS_SCHEMA.into(), provenance, config, answer: None, size: None, speed: None, dds: None, device: None, energy: None, http: None, link: None, micropython: None, mqtt: None, tcp: None, failed_parts: Vec::new(), other: Default::default() }
+        Results { schema: RESULTS_SCHEMA.into(), provenance, config, answer: None, size: None, speed: None, dds: None, device: None, energy: None, fleet: None, http: None, link: None, micropython: None, mqtt: None, tcp: None, failed_parts: Vec::new(), other: Default::default() }
     }
 
     /// Read a results file, checking its schema tag.

@@ -39,6 +39,14 @@ pub struct BrokerConfig {
     pub max_segment_count: usize,
     /// How long `start` waits for the listener (ms).
     pub start_timeout_ms: u64,
+    /// rumqttd's pause after accepting each connection (ms; default 1, rumqttd's own): it caps
+    /// connection setup at 1,000 per second, so fleets set 0.
+    #[serde(default = "one_ms")]
+    pub accept_delay_ms: u64,
+}
+
+fn one_ms() -> u64 {
+    1
 }
 
 impl Default for BrokerConfig {
@@ -51,6 +59,7 @@ impl Default for BrokerConfig {
             max_segment_size: 16 << 20,
             max_segment_count: 10,
             start_timeout_ms: 5_000,
+            accept_delay_ms: 1,
         }
     }
 }
@@ -199,7 +208,7 @@ fn rumqttd_config(c: &BrokerConfig, addr: SocketAddrV4) -> rumqttd::Config {
         name: "wb-rumqttd-v4".into(),
         listen: SocketAddr::V4(addr),
         tls: None,
-        next_connection_delay_ms: 1,
+        next_connection_delay_ms: c.accept_delay_ms,
         connections,
     };
     rumqttd::Config {

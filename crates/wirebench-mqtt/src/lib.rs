@@ -30,6 +30,7 @@ mod client;
 mod compare;
 mod cpu;
 mod echo;
+pub mod fleet;
 #[cfg(feature = "embedded-broker")]
 mod embedded;
 mod endpoint;

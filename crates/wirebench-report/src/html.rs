@@ -61,6 +61,7 @@ pub const SECTIONS: &[(&str, SectionFn)] = &[
     ("device", crate::device::html_section),
     ("energy", crate::energy::html_section),
     ("micropython", crate::micropython::html_section),
+    ("fleet", crate::fleet::html_section),
 ];
 
 /// Whether a results file has the known section `key`.
@@ -78,6 +79,7 @@ fn has(r: &Results, key: &str) -> bool {
         "device" => r.device.is_some(),
         "energy" => r.energy.is_some(),
         "micropython" => r.micropython.is_some(),
+        "fleet" => r.fleet.is_some(),
         _ => false,
     }
 }

@@ -10,6 +10,7 @@ pub mod dds;
 pub mod device;
 pub mod energy;
 pub mod failed;
+pub mod fleet;
 pub mod html;
 pub mod micropython;
 pub mod mqtt;

@@ -16,6 +16,7 @@ mod device;
 mod energy;
 mod micropython;
 mod fixed_random;
+mod fleet;
 mod http;
 mod lab;
 mod link;
@@ -87,6 +88,16 @@ enum Command {
     Energy(energy::Args),
     /// The Python device codecs under MicroPython: bytecode per module, heap per message (seed 000).
     Micropython(micropython::Args),
+    /// A fleet of simulated devices over MQTT: delivery, latency, uplink bytes and broker cost per format.
+    Fleet(fleet::Args),
+    /// rumqttd for a fleet, in a process of its own (started by `fleet --broker embedded`).
+    #[command(name = "fleet-broker", hide = true)]
+    FleetBroker {
+        #[arg(long)]
+        max_connections: u64,
+    },
+    /// Combine the shard files of one fleet (`fleet --shard I/N --out FILE`) into one results file.
+    Merge(fleet::MergeArgs),
     /// OPC UA PubSub NetworkMessages between UADP and the JSON mapping (either way).
     Transcode(TranscodeArgs),
     /// Encode a JSON value (file or stdin) in one format; the bytes go to stdout.
@@ -347,6 +358,11 @@ fn run(cli: Cli) -> Result<()> {
         Command::Device(args) => device::device(args),
         Command::Energy(args) => energy::run(args),
         Command::Micropython(args) => micropython::run(args),
+        Command::Fleet(args) => fleet::run(args),
+        Command::Merge(args) => fleet::merge(args),
+        Command::FleetBroker { max_connections } => {
+            wirebench_mqtt::fleet::serve_child_broker(max_connections).map_err(|e| anyhow::anyhow!("{e}"))
+        }
         Command::Transcode(args) => transcode::transcode(args),
         Command::Encode(args) => codec_cmds::encode(args),
         Command::Decode(args) => codec_cmds::decode(args),

@@ -53,6 +53,8 @@ pub struct Study {
     pub energy: Option<crate::energy::StudyOpts>,
     #[serde(default)]
     pub micropython: Option<wirebench_measure::micropython::MicroPythonOpts>,
+    #[serde(default)]
+    pub fleet: Option<crate::fleet::FleetOpts>,
 }
 
 impl Study {
@@ -86,6 +88,12 @@ impl Study {
             single.push(&mut o.device_results);
             single.push(&mut o.energy_data);
         }
+        if let Some(o) = &mut self.fleet {
+            lists.push(&mut o.samples);
+            single.push(&mut o.ca_file);
+            single.push(&mut o.client_cert);
+            single.push(&mut o.client_key);
+        }
         let fix = |p: &mut PathBuf| {
             if p.is_relative() {
                 *p = base.join(&*p);
@@ -108,6 +116,7 @@ impl Study {
         v.extend(self.device.as_ref().map(Part::Device));
         v.extend(self.energy.as_ref().map(Part::Energy));
         v.extend(self.micropython.as_ref().map(Part::MicroPython));
+        v.extend(self.fleet.as_ref().map(Part::Fleet));
         v
     }
 }
@@ -125,6 +134,7 @@ pub enum Part<'a> {
     Device(&'a wirebench_measure::device::part::DeviceOpts),
     Energy(&'a crate::energy::StudyOpts),
     MicroPython(&'a wirebench_measure::micropython::MicroPythonOpts),
+    Fleet(&'a crate::fleet::FleetOpts),
 }
 
 impl Part<'_> {
@@ -141,6 +151,7 @@ impl Part<'_> {
             Part::Device(_) => "device",
             Part::Energy(_) => "energy",
             Part::MicroPython(_) => "micropython",
+            Part::Fleet(_) => "fleet",
         }
     }
 
@@ -162,6 +173,7 @@ impl Part<'_> {
             Part::MicroPython(o) => {
                 <wirebench_measure::micropython::MicroPythonPart as wirebench_core::part::Part>::validate(o).map_err(part_error)
             }
+            Part::Fleet(o) => <crate::fleet::FleetPart as wirebench_core::part::Part>::validate(o).map_err(part_error),
         }
     }
 
@@ -192,6 +204,9 @@ impl Part<'_> {
                     <wirebench_measure::micropython::MicroPythonPart as wirebench_core::part::Part>::run(o).map_err(part_error)?,
                 )
             }
+            Part::Fleet(o) => {
+                results.fleet = Some(<crate::fleet::FleetPart as wirebench_core::part::Part>::run(o).map_err(part_error)?)
+            }
         }
         Ok(())
     }
@@ -219,6 +234,7 @@ pub const BUILT_IN: &[(&str, &str, &str)] = &[
     ("seed002", "seed002-http-bandwidth.toml", include_str!("../../../studies/seed002-http-bandwidth.toml")),
     ("seed003", "seed003-ev-telemetry.toml", include_str!("../../../studies/seed003-ev-telemetry.toml")),
     ("seed004", "seed004-dds-cdr-json.toml", include_str!("../../../studies/seed004-dds-cdr-json.toml")),
+    ("fleet", "fleet.toml", include_str!("../../../studies/fleet.toml")),
 ];
 
 /// The built-in study a name means: its short name (`seed001`), its file stem
@@ -272,7 +288,7 @@ fn parse_study(text: &str, path: &Path) -> Result<Study> {
     })?;
     if study.parts().is_empty() {
         return Err(bad(format!(
-            "{}: the study names no part to run (add [size], [speed], [link], [mqtt], [http], [tcp], [dds], [device], [energy] or [micropython])",
+            "{}: the study names no part to run (add [size], [speed], [link], [mqtt], [http], [tcp], [dds], [device], [energy], [micropython] or [fleet])",
             path.display()
         )));
     }
@@ -313,6 +329,7 @@ pub fn samples_study(samples: &[PathBuf]) -> Study {
         device: None,
         energy: None,
         micropython: None,
+        fleet: None,
     }
 }
 
@@ -337,6 +354,10 @@ fn use_samples(study: &mut Study, samples: &[PathBuf]) {
     if let Some(o) = &mut study.device {
         o.corpus = None;
         o.payloads.clear();
+        o.samples = samples.to_vec();
+    }
+    if let Some(o) = &mut study.fleet {
+        o.corpus = None;
         o.samples = samples.to_vec();
     }
 }
@@ -572,6 +593,7 @@ const SECTIONS: &[(&str, Render)] = &[
     ("device", wirebench_report::device::render),
     ("energy", wirebench_report::energy::render),
     ("micropython", wirebench_report::micropython::render),
+    ("fleet", wirebench_report::fleet::render),
 ];
 
 /// Every table of every section as CSV, named after its section (`tcp`, `tcp.2`, ...).
@@ -684,6 +706,7 @@ throughput_samples = 1
 [device]
 [energy]
 [micropython]
+[fleet]
 "#;
         let study = parse_study(all, Path::new("t.toml")).unwrap();
         let names: Vec<&str> = study.parts().iter().map(Part::name).collect();

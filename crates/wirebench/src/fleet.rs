@@ -1,0 +1,487 @@
+//! `wirebench fleet`: many simulated devices over MQTT, per format and fleet size (the `[fleet]`
+//! part of a study), and `wirebench merge`: the shard files of one fleet combined.
+//!
+//! The engine is `wirebench_mqtt::fleet`; the payloads are the zoo codecs' encodings of a
+//! built-in corpus or the user's samples (`wirebench_net::workload`).
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use wirebench_core::part::{Part, PartError};
+use wirebench_core::results::Results;
+use wirebench_core::sections::fleet::{self, FleetSection, ShardInfo};
+use wirebench_mqtt::fleet::{files_needed, raise_fd_limit, FleetBroker, FleetConfig, ProbeLog};
+use wirebench_mqtt::{Credentials, Password, Payloads, Qos, TlsFiles};
+
+use crate::common::*;
+use crate::OutputArg;
+
+/// The options of a fleet measurement (command line, or a study's `[fleet]` table).
+#[derive(clap::Args, serde::Deserialize, serde::Serialize, Clone, Debug)]
+#[serde(default, deny_unknown_fields)]
+pub struct FleetOpts {
+    /// Fleet sizes: devices in the whole fleet (all shards); several sizes are run in turn.
+    #[arg(long, value_delimiter = ',', default_value = "1000")]
+    pub devices: Vec<u64>,
+    /// Each device publishes once per period: `10s`, `500ms`, `1m`.
+    #[arg(long, default_value = "10s")]
+    pub every: String,
+    /// Each interval varies uniformly by up to this much: `20%` or `0.2`.
+    #[arg(long, default_value = "20%")]
+    pub jitter: String,
+    /// Every device starts at the same instant (synchronized bursts) instead of spread over
+    /// the period.
+    #[arg(long)]
+    pub burst: bool,
+    /// Comma-separated codec ids (default: json,pson,protobuf). See `wirebench codecs`.
+    #[arg(long, short = 'f', value_delimiter = ',')]
+    pub formats: Vec<String>,
+    /// A built-in corpus (default: pson-paper), or `ev-telemetry`.
+    #[arg(long, conflicts_with = "samples")]
+    pub corpus: Option<String>,
+    /// Sample files or directories (.json, .ndjson, .jsonl): the devices send them in turn.
+    #[arg(long, num_args = 1..)]
+    pub samples: Vec<PathBuf>,
+    /// `embedded` (rumqttd in this process), `mosquitto` (a child on a free loopback port),
+    /// `mqtt://[user[:password]@]host[:port]` or `mqtts://…` (needs --ca-file).
+    #[arg(long, default_value = "embedded")]
+    pub broker: String,
+    /// MQTT QoS of the devices and subscribers: 0 or 1.
+    #[arg(long, default_value_t = 1)]
+    pub qos: u8,
+    /// How long the devices publish: `60s`, `5m`.
+    #[arg(long, default_value = "60s")]
+    pub duration: String,
+    /// After the last scheduled send, how long to wait for messages still on their way.
+    #[arg(long, default_value = "5s")]
+    pub drain: String,
+    /// Subscribers per process (each takes a share of the devices).
+    #[arg(long, default_value_t = 1)]
+    pub subscribers: u32,
+    /// Connections opened per second while the fleet connects.
+    #[arg(long, default_value_t = 1000.0)]
+    pub connect_rate: f64,
+    /// This process's shard of the fleet, `I/N` (default: `$JOB_COMPLETION_INDEX/$JOB_COMPLETIONS`
+    /// when a Kubernetes Indexed Job sets them, else the whole fleet).
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Names the topics: give every shard of one fleet the same (default: derived from the
+    /// options, so shards started with the same options agree).
+    #[arg(long)]
+    pub run_id: Option<String>,
+    /// Worker threads carrying the devices (default: the machine's cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Seeds the devices' phases and jitter.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// User name for a broker given by URL (the password: the URL or WIREBENCH_MQTT_PASSWORD).
+    #[arg(long)]
+    pub username: Option<String>,
+    /// PEM file of the CA that signed the broker's certificate (mqtts:// only).
+    #[arg(long, value_name = "PEM")]
+    pub ca_file: Option<PathBuf>,
+    /// PEM client certificate and key for mutual TLS.
+    #[arg(long, value_name = "PEM")]
+    pub client_cert: Option<PathBuf>,
+    #[arg(long, value_name = "PEM")]
+    pub client_key: Option<PathBuf>,
+}
+
+impl Default for FleetOpts {
+    fn default() -> FleetOpts {
+        FleetOpts {
+            devices: vec![1000],
+            every: "10s".into(),
+            jitter: "20%".into(),
+            burst: false,
+            formats: Vec::new(),
+            corpus: None,
+            samples: Vec::new(),
+            broker: "embedded".into(),
+            qos: 1,
+            duration: "60s".into(),
+            drain: "5s".into(),
+            subscribers: 1,
+            connect_rate: 1000.0,
+            shard: None,
+            run_id: None,
+            threads: None,
+            seed: 1,
+            username: None,
+            ca_file: None,
+            client_cert: None,
+            client_key: None,
+        }
+    }
+}
+
+/// The default formats: text, our compact dynamic format, a schema-driven binary one.
+const DEFAULT_FORMATS: [&str; 3] = ["json", "pson", "protobuf"];
+
+/// `10s`, `500ms`, `2m`, `1h` (or a bare number of seconds) in ms.
+fn parse_ms(option: &str, text: &str) -> Result<u64, PartError> {
+    let t = text.trim();
+    let err = || PartError::bad(format!("--{option} {text:?}: expected a duration such as 500ms, 10s, 5m or 1h"));
+    let (num, mult) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1e3)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60e3)
+    } else if let Some(n) = t.strip_suffix('h') {
+        (n, 3600e3)
+    } else {
+        (t, 1e3)
+    };
+    let v: f64 = num.trim().parse().map_err(|_| err())?;
+    if !(v.is_finite() && v >= 0.0) {
+        return Err(err());
+    }
+    Ok((v * mult).round() as u64)
+}
+
+/// `20%` or `0.2`.
+fn parse_fraction(option: &str, text: &str) -> Result<f64, PartError> {
+    let t = text.trim();
+    let v = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
+        None => t.parse::<f64>(),
+    };
+    v.ok()
+        .filter(|v| v.is_finite() && (0.0..1.0).contains(v))
+        .ok_or_else(|| PartError::bad(format!("--{option} {text:?}: expected a fraction in [0, 1) such as 20% or 0.2")))
+}
+
+/// `I/N`, or the Indexed Job's environment, or the whole fleet.
+fn shard_of(opts: &FleetOpts) -> Result<(u32, u32), PartError> {
+    let parse = |what: &str, i: &str, n: &str| -> Result<(u32, u32), PartError> {
+        match (i.trim().parse::<u32>(), n.trim().parse::<u32>()) {
+            (Ok(i), Ok(n)) if n > 0 && i < n => Ok((i, n)),
+            _ => Err(PartError::bad(format!("{what}: expected I/N with 0 ≤ I < N"))),
+        }
+    };
+    if let Some(s) = &opts.shard {
+        let (i, n) = s.split_once('/').ok_or_else(|| PartError::bad(format!("--shard {s:?}: expected I/N, e.g. 0/4")))?;
+        return parse(&format!("--shard {s:?}"), i, n);
+    }
+    match (std::env::var("JOB_COMPLETION_INDEX"), std::env::var("JOB_COMPLETIONS")) {
+        (Ok(i), Ok(n)) => parse(&format!("JOB_COMPLETION_INDEX={i}, JOB_COMPLETIONS={n}"), &i, &n),
+        (Ok(i), Err(_)) => Err(PartError::bad(format!(
+            "JOB_COMPLETION_INDEX={i} is set but JOB_COMPLETIONS is not: pass the shard count (see deploy/kubernetes/fleet-job.yaml) or --shard I/N"
+        ))),
+        _ => Ok((0, 1)),
+    }
+}
+
+/// A checked fleet measurement.
+struct Plan {
+    configs: Vec<FleetConfig>,
+    formats: Vec<String>,
+    workload: wirebench_net::workload::Workload,
+    credentials: Credentials,
+    shard: (u32, u32),
+    run_id: String,
+}
+
+fn plan(opts: &FleetOpts) -> Result<Plan, PartError> {
+    let period_ms = parse_ms("every", &opts.every)?;
+    let duration_ms = parse_ms("duration", &opts.duration)?;
+    let drain_ms = parse_ms("drain", &opts.drain)?;
+    let jitter = parse_fraction("jitter", &opts.jitter)?;
+    let qos = Qos::try_from(opts.qos).map_err(|e| PartError::bad(format!("--qos: {e}")))?;
+    if opts.devices.is_empty() {
+        return Err(PartError::bad("--devices: give at least one fleet size"));
+    }
+    let list: Vec<String> =
+        if opts.formats.is_empty() { DEFAULT_FORMATS.iter().map(|s| s.to_string()).collect() } else { opts.formats.clone() };
+    let formats = wirebench_net::workload::codec_ids(&list).map_err(|e| PartError::bad(format!("--formats: {e}")))?;
+    let workload = wirebench_net::workload::Workload::pick(&opts.samples, Some(opts.corpus.as_deref().unwrap_or("pson-paper")), 100, opts.seed)
+        .map_err(|e| PartError::bad(e.to_string()))?;
+    let shard = shard_of(opts)?;
+    let env_password = std::env::var(PASSWORD_ENV).ok().filter(|p| !p.is_empty()).map(Password::new);
+    let credentials = Credentials {
+        username: opts.username.clone(),
+        password: None,
+        env_password,
+        tls: TlsFiles { ca_file: opts.ca_file.clone(), client_cert: opts.client_cert.clone(), client_key: opts.client_key.clone() },
+    };
+    if opts.broker.contains("://") {
+        wirebench_mqtt::ExternalBroker::with_credentials(&opts.broker, &credentials).map_err(|e| PartError::bad(format!("--broker: {e}")))?;
+    } else if !matches!(opts.broker.as_str(), "embedded" | "mosquitto") {
+        return Err(PartError::bad(format!("--broker {:?}: expected embedded, mosquitto or mqtt://host[:port]", opts.broker)));
+    } else if credentials.any() {
+        return Err(PartError::bad(format!("--broker {}: --username, --ca-file, --client-cert and --client-key need a broker URL", opts.broker)));
+    }
+    if shard.1 > 1 && !opts.broker.contains("://") {
+        return Err(PartError::bad(format!(
+            "--shard {}/{}: the shards of one fleet must share a broker: give its URL (--broker mqtt://host:port), not {:?}",
+            shard.0, shard.1, opts.broker
+        )));
+    }
+    let run_id = match &opts.run_id {
+        Some(r) => r.clone(),
+        None => default_run_id(opts),
+    };
+    let threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2));
+    let mut configs = Vec::new();
+    for &devices in &opts.devices {
+        let c = FleetConfig {
+            devices,
+            shard_index: shard.0,
+            shard_count: shard.1,
+            period_ms,
+            jitter,
+            burst: opts.burst,
+            qos,
+            duration_ms,
+            drain_ms,
+            subscribers: opts.subscribers,
+            connect_rate: opts.connect_rate,
+            worker_threads: threads,
+            run_id: run_id.clone(),
+            seed: opts.seed,
+            ..FleetConfig::default()
+        };
+        c.check().map_err(|e| PartError::bad(e.to_string()))?;
+        configs.push(c);
+    }
+    Ok(Plan { configs, formats, workload, credentials, shard, run_id })
+}
+
+/// The same for every shard started with the same options: a hash of what defines the fleet.
+fn default_run_id(opts: &FleetOpts) -> String {
+    let key = format!(
+        "{:?}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{}",
+        opts.devices, opts.every, opts.jitter, opts.burst, opts.formats, opts.corpus, opts.samples, opts.qos, opts.duration, opts.seed
+    );
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in key.bytes() {
+        h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+    }
+    format!("f{:08x}", h as u32)
+}
+
+pub use wirebench_mqtt::study::PASSWORD_ENV;
+
+/// The `[fleet]` part.
+pub struct FleetPart;
+
+impl Part for FleetPart {
+    const NAME: &'static str = "fleet";
+    type Options = FleetOpts;
+    type Section = FleetSection;
+
+    fn validate(opts: &FleetOpts) -> Result<(), PartError> {
+        let p = plan(opts)?;
+        for f in &p.formats {
+            p.workload.encode_all(f).map_err(|e| PartError::bad(e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    fn run(opts: &FleetOpts) -> Result<FleetSection, PartError> {
+        measure(opts)
+    }
+}
+
+fn measure(opts: &FleetOpts) -> Result<FleetSection, PartError> {
+    let p = plan(opts)?;
+    let mut payloads = Vec::new();
+    for f in &p.formats {
+        let bodies = p.workload.encode_all(f).map_err(|e| PartError::bad(e.to_string()))?;
+        payloads.push((f.clone(), Payloads::cycle(bodies).map_err(|e| PartError::bad(e.to_string()))?));
+    }
+    let largest = p.configs.iter().map(|c| c.device_range().end - c.device_range().start).max().unwrap_or(0);
+    let fd_limit = raise_fd_limit(files_needed(largest + opts.subscribers as u64 + 1)).map_err(|e| PartError::failed(e.to_string()))?;
+    let mut notes = Vec::new();
+    if fd_limit.soft != fd_limit.soft_before {
+        notes.push(format!(
+            "The open-file limit was raised from {} (hard {}) to {} (hard {}) for {} connections{}.",
+            fd_limit.soft_before,
+            fd_limit.hard_before,
+            fd_limit.soft,
+            fd_limit.hard,
+            largest + opts.subscribers as u64,
+            ""
+        ));
+    }
+    notes.push(format!(
+        "Each message is the codec payload behind a {}-byte header (device, sequence, scheduled time); wire bytes add {} bytes of TCP/IPv4 headers per PUBLISH (one segment per message) and, at QoS 1, a 4-byte PUBACK with its headers downlink.",
+        wirebench_mqtt::fleet::FLEET_HEADER_LEN,
+        fleet::TCP_IP_OVERHEAD
+    ));
+    let connections = largest + opts.subscribers as u64;
+    let exe = std::env::current_exe().map_err(|e| PartError::failed(format!("locating the wirebench binary: {e}")))?;
+    let broker = FleetBroker::open(&opts.broker, &p.credentials, connections, &exe).map_err(|e| match e {
+        wirebench_mqtt::MqttError::Option(_) | wirebench_mqtt::MqttError::InvalidUrl { .. } => PartError::bad(e.to_string()),
+        other => PartError::failed(other.to_string()),
+    })?;
+    let probes = ProbeLog::default();
+    let started = unix_ms();
+    let verbose = std::io::stderr().is_terminal() || std::env::var_os("WIREBENCH_PROGRESS").is_some();
+    let progress = |m: &str| {
+        if verbose {
+            eprintln!("{m}");
+        }
+    };
+    let mut runs = Vec::new();
+    for c in &p.configs {
+        for (f, pl) in &payloads {
+            let r = wirebench_mqtt::fleet::run(&broker, c, f, &p.workload.name, pl, &probes, &progress)
+                .map_err(|e| PartError::failed(format!("fleet of {} devices, {f}: {e}", c.devices)))?;
+            progress(&format!(
+                "fleet {f}, {} devices: {}/{} delivered, latency p50 {} µs p99 {} µs, {:.0} wire B/s, harness {:.2} cores, broker {}",
+                c.devices,
+                r.delivery.received,
+                r.delivery.sent,
+                r.latency_us.p50.map_or(0, |q| q.value),
+                r.latency_us.p99.map_or(0, |q| q.value),
+                r.traffic.wire_bytes_per_s,
+                r.cpu.harness_cores,
+                r.cpu.broker_cores.map_or("—".to_string(), |c| format!("{c:.2} cores")),
+            ));
+            runs.push(r);
+        }
+    }
+    drop(broker);
+    Ok(FleetSection {
+        version: fleet::FLEET_SECTION_VERSION,
+        run_id: p.run_id.clone(),
+        shards: vec![ShardInfo {
+            index: p.shard.0,
+            count: p.shard.1,
+            host: hostname(),
+            pid: std::process::id(),
+            started_unix_ms: started,
+            ended_unix_ms: unix_ms(),
+            fd_limit,
+            probes: probes.probes(),
+        }],
+        clock: None,
+        runs,
+        notes,
+    })
+}
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_default()
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub opts: FleetOpts,
+    #[arg(long, short = 'o', value_enum, default_value_t = OutputArg::Table)]
+    pub output: OutputArg,
+    /// Also write the results file (JSON) here, atomically (a shard's file for `wirebench merge`).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Check the options (formats encode the payloads, the broker URL, the shard) and exit
+    /// without connecting anywhere.
+    #[arg(long)]
+    pub check: bool,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    if let Some(out) = &args.out {
+        if !args.check {
+            check_writable(out)?;
+        }
+    }
+    FleetPart::validate(&args.opts).map_err(part_error)?;
+    if args.check {
+        let p = plan(&args.opts).map_err(part_error)?;
+        let c = &p.configs[0];
+        let r = c.device_range();
+        let line = format!(
+            "fleet options valid: run {}, shard {}/{} (devices {}..{} of {}), formats {}\n",
+            p.run_id,
+            p.shard.0,
+            p.shard.1,
+            r.start,
+            r.end,
+            c.devices,
+            p.formats.join(",")
+        );
+        return write_stdout(line.as_bytes());
+    }
+    let section = FleetPart::run(&args.opts).map_err(part_error)?;
+    let mut results = Results::new(provenance(args.opts.seed), serde_json::json!({"measurement": "fleet", "options": &args.opts}));
+    results.fleet = Some(section);
+    emit(&results, args.output, args.out.as_ref())
+}
+
+fn emit(results: &Results, output: OutputArg, out: Option<&PathBuf>) -> Result<()> {
+    if let Some(out) = out {
+        results.write_atomic(out).map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    let text = match output {
+        OutputArg::Json => serde_json::to_string_pretty(results).expect("results serialize") + "\n",
+        o => wirebench_report::fleet::render(results, o.into()),
+    };
+    write_stdout(text.as_bytes())
+}
+
+#[derive(clap::Args)]
+pub struct MergeArgs {
+    /// The shard files of one fleet (`wirebench fleet --shard I/N --out FILE`), every shard once.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    #[arg(long, short = 'o', value_enum, default_value_t = OutputArg::Table)]
+    pub output: OutputArg,
+    /// Write the merged results file here, atomically.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+pub fn merge(args: MergeArgs) -> Result<()> {
+    if let Some(out) = &args.out {
+        check_writable(out)?;
+    }
+    let mut files = Vec::new();
+    for f in &args.files {
+        let r = Results::read(f).map_err(|e| bad(e.to_string()))?;
+        if r.fleet.is_none() {
+            return Err(bad(format!("{}: no fleet section (not a file of `wirebench fleet`)", f.display())));
+        }
+        files.push((f.display().to_string(), r));
+    }
+    let parts: Vec<(&str, &FleetSection)> = files.iter().map(|(n, r)| (n.as_str(), r.fleet.as_ref().expect("checked above"))).collect();
+    let merged = fleet::merge(&parts).map_err(|e| bad(e.to_string()))?;
+    let first = &files[0].1;
+    let mut results = Results::new(provenance(first.provenance.seed), serde_json::json!({
+        "measurement": "fleet-merge",
+        "shards": args.files,
+        "options": first.config.get("options"),
+    }));
+    results.fleet = Some(merged);
+    emit(&results, args.output, args.out.as_ref())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_fractions_and_shards() {
+        assert_eq!(parse_ms("every", "10s").unwrap(), 10_000);
+        assert_eq!(parse_ms("every", "250ms").unwrap(), 250);
+        assert_eq!(parse_ms("every", "2m").unwrap(), 120_000);
+        assert_eq!(parse_ms("every", "3").unwrap(), 3_000);
+        assert!(parse_ms("every", "soon").unwrap_err().to_string().contains("--every"));
+        assert_eq!(parse_fraction("jitter", "20%").unwrap(), 0.2);
+        assert_eq!(parse_fraction("jitter", "0.5").unwrap(), 0.5);
+        assert!(parse_fraction("jitter", "100%").is_err());
+        let o = FleetOpts { shard: Some("2/4".into()), ..FleetOpts::default() };
+        assert_eq!(shard_of(&o).unwrap(), (2, 4));
+        let o = FleetOpts { shard: Some("4/4".into()), ..FleetOpts::default() };
+        assert!(shard_of(&o).unwrap_err().to_string().contains("--shard"));
+        assert_eq!(default_run_id(&FleetOpts::default()), default_run_id(&FleetOpts::default()));
+    }
+}

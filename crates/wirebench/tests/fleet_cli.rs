@@ -1,0 +1,189 @@
+//! `wirebench fleet` and `wirebench merge` as a user meets them: a small fleet through mosquitto
+//! run once in one process and once as 4 shard processes merged gives the same delivery counts
+//! (every scheduled message, exactly once) and latency percentiles whose confidence intervals
+//! overlap; the embedded broker (a child process) delivers everything too; merge refuses shard
+//! sets that are not one fleet; bad options are one line and exit code 2.
+//! Small and bounded (a few seconds of publishing per run); brokers and temp dirs cleaned up.
+
+use std::path::Path;
+use std::process::Stdio;
+
+use serde_json::Value;
+use wirebench_mqtt::Mosquitto;
+
+mod common;
+use common::*;
+
+/// The fleet runs of this file one at a time: a run beside another would measure the other.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn read(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+/// The fleet's options shared by every run of the comparison.
+const FLEET: [&str; 12] =
+    ["fleet", "--devices", "160", "--every", "500ms", "--duration", "4s", "--drain", "3s", "-f", "json,protobuf", "--qos=1"];
+
+/// Every run delivered each scheduled message exactly once.
+fn assert_complete(run: &Value, devices: u64) {
+    let d = &run["delivery"];
+    assert_eq!(u(&run["connect"]["connected"]), devices, "{run}");
+    assert_eq!(u(&d["sent"]), u(&d["scheduled"]), "{d}");
+    assert_eq!(u(&d["received"]), u(&d["sent"]), "{d}");
+    assert_eq!(u(&d["acked"]), u(&d["sent"]), "{d}");
+    for k in ["lost", "duplicated", "unexpected", "devices_with_loss"] {
+        assert_eq!(u(&d[k]), 0, "{k}: {d}");
+    }
+    assert_eq!(d["delivery_ratio"], 1.0);
+    assert_eq!(u(&run["latency_us"]["count"]), u(&d["received"]));
+    assert!(run["errors"].as_array().unwrap().is_empty(), "{run}");
+}
+
+#[test]
+fn four_shards_merged_match_one_process() {
+    let _one_at_a_time = serial();
+    let dir = TempDir::new("fleet-shards");
+    let m = Mosquitto::start().expect("mosquitto (apt-get install mosquitto)");
+    let url = m.url();
+    // A warm-up fleet: the first connections a fresh broker takes are slower than the rest.
+    let out = wb().args(["fleet", "--devices", "160", "--every", "500ms", "--duration", "1s", "-f", "json", "--broker", &url, "--run-id", "warm"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // One process.
+    let one = dir.0.join("one.json");
+    let out = wb().args(FLEET).args(["--broker", &url, "--run-id", "one", "--out"]).arg(&one).args(["-o", "json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Four shard processes at the same time.
+    let mut children = Vec::new();
+    for i in 0..4 {
+        let f = dir.0.join(format!("shard-{i}.json"));
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("wirebench"));
+        c.args(FLEET).args(["--broker", &url, "--run-id", "four", "--shard", &format!("{i}/4"), "--out"]).arg(&f);
+        c.stdout(Stdio::null()).stderr(Stdio::piped());
+        children.push(c.spawn().unwrap());
+    }
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let merged = dir.0.join("merged.json");
+    let shards: Vec<_> = (0..4).map(|i| dir.0.join(format!("shard-{i}.json"))).collect();
+    // In any order.
+    let out = wb().arg("merge").args(shards.iter().rev()).arg("--out").arg(&merged).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Merged from 4 shards"), "{text}");
+
+    let a = read(&one)["fleet"].clone();
+    let b = read(&merged)["fleet"].clone();
+    assert_eq!(b["shards"].as_array().unwrap().len(), 4);
+    // The shards ran at the same time: their clocks are bounded against each other.
+    let bound = b["clock"]["max_skew_bound_us"].as_u64().unwrap_or_else(|| panic!("no skew bound: {}", b["clock"]));
+    assert!(bound < 1_000_000, "shards on one machine: skew bound {bound} µs");
+    let (ra, rb) = (a["runs"].as_array().unwrap(), b["runs"].as_array().unwrap());
+    assert_eq!(ra.len(), 2);
+    assert_eq!(rb.len(), 2);
+    for (x, y) in ra.iter().zip(rb) {
+        assert_eq!(x["format"], y["format"]);
+        assert_eq!(u(&y["devices_here"]), 160);
+        assert_complete(x, 160);
+        assert_complete(y, 160);
+        // The same schedule: the same messages, whatever the split.
+        for k in ["scheduled", "sent", "received"] {
+            assert_eq!(x["delivery"][k], y["delivery"][k], "{k}");
+        }
+        assert_eq!(x["traffic"]["app_bytes_per_s"], y["traffic"]["app_bytes_per_s"]);
+        // Percentiles: their 95 % confidence intervals overlap. The intervals are those of the
+        // sampling (order statistics); two identical one-process runs on this shared 2-core
+        // machine differ by more than that (p50 1,248–1,303 µs over 4 runs, 4 %), so each
+        // interval is widened by 10 % for the run-to-run variation. p99 is left to the benchmark
+        // (scripts/fleet-bench.sh): with ~1,300 messages it is the 13th largest, and one stall of
+        // this shared machine (a build's write-back) moves it.
+        for p in ["p50", "p90"] {
+            let (qa, qb) = (&x["latency_us"][p], &y["latency_us"][p]);
+            let widen = |q: &Value| (u(&q["lo"]) as f64 * 0.9, u(&q["hi"]) as f64 * 1.1);
+            let ((alo, ahi), (blo, bhi)) = (widen(qa), widen(qb));
+            assert!(alo <= bhi && blo <= ahi, "{} {p}: one process {qa}, merged {qb}: the confidence intervals do not overlap", x["format"]);
+        }
+    }
+    // The merge is exact: the merged histogram is the shards' histograms added bucket by bucket.
+    for (i, run) in rb.iter().enumerate() {
+        let mut sum = std::collections::BTreeMap::<u64, u64>::new();
+        for f in &shards {
+            for bkt in read(f)["fleet"]["runs"][i]["latency_us"]["buckets"].as_array().unwrap() {
+                *sum.entry(u(&bkt[0])).or_default() += u(&bkt[1]);
+            }
+        }
+        let merged: std::collections::BTreeMap<u64, u64> =
+            run["latency_us"]["buckets"].as_array().unwrap().iter().map(|b| (u(&b[0]), u(&b[1]))).collect();
+        assert_eq!(merged, sum);
+    }
+
+    // Shard sets that are not one fleet.
+    expect_bad_input(wb().arg("merge").args(&shards[..3]), &["missing shard(s) [3]"]);
+    expect_bad_input(wb().arg("merge").args(&shards[..3]).arg(&shards[0]), &["shard 0 appears twice"]);
+    expect_bad_input(wb().arg("merge").args(&shards[1..]).arg(&one), &["run id", "not shards of one fleet"]);
+    expect_bad_input(wb().arg("merge").arg(&merged), &["holds 4 shards already"]);
+    drop(m);
+}
+
+#[test]
+fn embedded_broker_child_delivers_and_reports_its_cost() {
+    let _one_at_a_time = serial();
+    let dir = TempDir::new("fleet-embedded");
+    let f = dir.0.join("f.json");
+    let out = wb()
+        .args(["fleet", "--devices", "50", "--every", "1s", "--duration", "3s", "-f", "pson", "--out"])
+        .arg(&f)
+        .args(["-o", "md"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(md.contains("| pson |"), "{md}");
+    let r = read(&f);
+    let run = &r["fleet"]["runs"][0];
+    assert_complete(run, 50);
+    assert_eq!(run["broker_kind"], "embedded-rumqttd");
+    // The broker runs in its own process: its CPU and memory are its own.
+    assert!(run["cpu"]["broker_rss_bytes"].as_u64().unwrap() > 1 << 20, "{}", run["cpu"]);
+    assert!(run["cpu"]["broker_cpu_s"].as_f64().is_some());
+    // Exact MQTT arithmetic: PUBLISH bytes per message = payload + header + topic + 6 (+ length byte).
+    let mqtt = run["traffic"]["mqtt_bytes_per_msg"].as_f64().unwrap();
+    let payload = run["payload"]["mean_bytes"].as_f64().unwrap();
+    assert!(mqtt > payload + 16.0 + 6.0 && mqtt < payload + 16.0 + 6.0 + 64.0, "{mqtt} vs {payload}");
+    // The report renders the section.
+    let html = wb().args(["report"]).arg(&f).args(["-o", "html"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&html.stdout).contains("Fleet: formats at fleet scale"));
+}
+
+#[test]
+fn bad_fleet_options_are_one_line() {
+    expect_bad_args(&["fleet", "--devices", "0"], &["--devices 0"]);
+    expect_bad_args(&["fleet", "--every", "soon"], &["--every \"soon\""]);
+    expect_bad_args(&["fleet", "--jitter", "150%"], &["--jitter"]);
+    expect_bad_args(&["fleet", "--qos", "2"], &["QoS 2"]);
+    expect_bad_args(&["fleet", "-f", "jsno"], &["jsno"]);
+    expect_bad_args(&["fleet", "--shard", "1/4"], &["must share a broker"]);
+    expect_bad_args(&["fleet", "--shard", "4/4", "--broker", "mqtt://127.0.0.1:1"], &["--shard"]);
+    expect_bad_args(&["fleet", "--broker", "nats://x"], &["--broker"]);
+    expect_bad_args(&["fleet", "--run-id", "a/b"], &["--run-id"]);
+    // The Indexed Job's environment, half set.
+    expect_bad_input(wb().args(["fleet", "--check"]).env("JOB_COMPLETION_INDEX", "1").env_remove("JOB_COMPLETIONS"), &["JOB_COMPLETIONS"]);
+    let out = wb()
+        .args(["fleet", "--check", "--devices", "1000", "--broker", "mqtt://127.0.0.1:1883"])
+        .env("JOB_COMPLETION_INDEX", "3")
+        .env("JOB_COMPLETIONS", "4")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("shard 3/4 (devices 750..1000 of 1000)"));
+}
