@@ -117,8 +117,11 @@ scripts/fuzz.sh --minutes "${FUZZ_SMOKE_MINUTES:-0.05}"
 step "every built-in study: results valid against docs/results.schema.json, every CSV loads in pandas"
 # The release binary (with DDS): seed 004's 64 KB JSON marshalling takes 18 minutes in a debug build.
 cargo build --release --locked -q -p wirebench
+# A small fleet (two sizes, three formats) through the embedded broker, checked the same way.
+target/release/wirebench fleet --devices 100,300 --every 1s --duration 4s -f json,pson,protobuf \
+    --out "$report_dir/fleet.json" >/dev/null
 python3 scripts/check-results.py --wirebench target/release/wirebench \
-    --studies quickstart,seed000,seed001,seed002,seed003,seed004
+    --studies quickstart,seed000,seed001,seed002,seed003,seed004 "$report_dir/fleet.json"
 
 step "fresh machine: release binary without Cyclone DDS, the main job from outside the checkout"
 scripts/fresh-machine-check.sh

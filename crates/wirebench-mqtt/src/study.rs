@@ -311,6 +311,9 @@ pub struct TransportOpts {
     pub topic: Option<String>,
     /// `Some` for an echo RTT run, `None` for throughput.
     pub rtt: Option<EchoOpts>,
+    /// Payloads made by the caller (a zoo codec's encodings of samples or a corpus), instead
+    /// of `format` / `message`.
+    pub payloads: Option<PayloadSpec>,
 }
 
 /// The RTT options of a standalone transport run.
@@ -344,9 +347,10 @@ impl TransportOpts {
         }
         // The URL, credentials and TLS files are checked here, before anything runs.
         Broker::check(&self.broker, &self.credentials)?;
-        let payload = match &self.message {
-            Some(path) => PayloadSpec::file(path)?,
-            None => PayloadSpec::parse(&self.format, self.fields)?,
+        let payload = match (&self.payloads, &self.message) {
+            (Some(p), _) => p.clone(),
+            (None, Some(path)) => PayloadSpec::file(path)?,
+            (None, None) => PayloadSpec::parse(&self.format, self.fields)?,
         };
         if let Some(topic) = &self.topic {
             crate::validate_topic(topic).map_err(mqtt_err)?;
@@ -556,7 +560,12 @@ pub struct PayloadSpec {
     pub format: String,
     /// Fields per NetworkMessage (study formats only).
     pub fields: Option<usize>,
+    /// The payload of RTT runs and the size rows: the only one, or the median-sized one of
+    /// `items`.
     pub bytes: Vec<u8>,
+    /// Every payload, sent in turn by throughput runs (one for study formats and files; the
+    /// encoded samples or corpus for zoo codecs).
+    pub items: Vec<Vec<u8>>,
 }
 
 impl PayloadSpec {
@@ -573,6 +582,7 @@ impl PayloadSpec {
                 format: "synthetic".into(),
                 fields: None,
                 bytes: Payloads::synthetic(n).get(0).to_vec(),
+                items: vec![Payloads::synthetic(n).get(0).to_vec()],
             });
         }
         let f = StudyFormat::parse(format).ok_or_else(|| {
@@ -581,7 +591,7 @@ impl PayloadSpec {
         check_fields(&[fields])?;
         let bytes = f.encode(fields).map_err(PartError::bad)?;
         f.decode_check(&bytes, fields).map_err(PartError::failed)?;
-        Ok(PayloadSpec { label: format!("{format}, {fields} fields"), format: f.id().into(), fields: Some(fields), bytes })
+        Ok(PayloadSpec { label: format!("{format}, {fields} fields"), format: f.id().into(), fields: Some(fields), items: vec![bytes.clone()], bytes })
     }
 
     /// A NetworkMessage file: JSON when its first non-blank byte is `{` or `[`, else UADP; it
@@ -604,7 +614,29 @@ impl PayloadSpec {
                 .map_err(|e| PartError::bad(format!("{name}: UADP NetworkMessage: {e}")))?;
             "uadp-file"
         };
-        Ok(PayloadSpec { label: name, format: format.into(), fields: None, bytes })
+        Ok(PayloadSpec { label: name, format: format.into(), fields: None, items: vec![bytes.clone()], bytes })
+    }
+
+    /// A zoo codec's encodings of samples or a corpus (`source` names them): throughput sends
+    /// them in turn, RTT runs send the median-sized one.
+    pub fn encoded(format: &str, source: &str, items: Vec<Vec<u8>>) -> Result<PayloadSpec, PartError> {
+        let mut sizes: Vec<(usize, usize)> = items.iter().enumerate().map(|(i, b)| (b.len(), i)).collect();
+        sizes.sort_unstable();
+        let &(median, at) = sizes.get(sizes.len() / 2).ok_or_else(|| PartError::bad(format!("{source}: no message to send")))?;
+        let (lo, hi) = (sizes[0].0, sizes[sizes.len() - 1].0);
+        Ok(PayloadSpec {
+            label: format!("{format}: {} {source} messages, {lo}–{hi} B (median {median} B)", items.len()),
+            format: format.into(),
+            fields: None,
+            bytes: items[at].clone(),
+            items,
+        })
+    }
+
+    /// Mean payload bytes over `items`, rounded.
+    fn mean_len(&self) -> usize {
+        let n = self.items.len().max(1);
+        (self.items.iter().map(Vec::len).sum::<usize>() + n / 2) / n
     }
 }
 
@@ -814,7 +846,7 @@ fn throughput_case(
     baseline: bool,
     progress: bool,
 ) -> Result<ThroughputRow, PartError> {
-    let payloads = Payloads::fixed(payload.bytes.clone());
+    let payloads = Payloads::cycle(payload.items.clone()).map_err(mqtt_err)?;
     let n = cfg.messages;
     let (mut ours, mut bare) = (Vec::new(), Vec::new());
     let mut bare_error: Option<String> = None;
@@ -863,8 +895,8 @@ fn throughput_case(
         payload: payload.label.clone(),
         format: payload.format.clone(),
         fields: payload.fields,
-        payload_bytes: payload.bytes.len(),
-        mqtt_payload_bytes: payload.bytes.len() + HEADER_LEN,
+        payload_bytes: payload.mean_len(),
+        mqtt_payload_bytes: payload.mean_len() + HEADER_LEN,
         qos: cfg.qos.level(),
         messages: n,
         reps,
@@ -1240,6 +1272,7 @@ mod tests {
             rtt: None,
             credentials: Credentials::default(),
             drain_s: 2.0,
+            payloads: None,
         };
         let plan = ok.plan().unwrap();
         assert_eq!((plan.payload.label.as_str(), plan.payload.bytes.len(), plan.qos), ("uadp, 3 fields", 54, Qos::AtLeastOnce));

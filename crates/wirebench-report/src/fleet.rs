@@ -185,7 +185,7 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
             for (i, (name, pts)) in cpu.iter().enumerate() {
                 lc = lc.line(Line::new(name, pts.clone()).markers(true).color(color(i)));
             }
-            b.push_str(&figure(lc.render(), "The broker's CPU over the publishing window (the embedded broker: this process's CPU minus the harness's)."));
+            b.push_str(&figure(lc.render(), "The broker process's CPU over the publishing window, from /proc (the embedded broker runs in a child process of wirebench; a broker elsewhere is not measured)."));
         }
     } else if let Some(&n) = sizes.first() {
         let cats = formats.clone();

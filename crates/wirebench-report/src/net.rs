@@ -371,7 +371,7 @@ fn our_metric(run: Option<&TcpRun>, metric: &str) -> Option<f64> {
 /// Seed 003's final table beside our loopback JSON and Protobuf runs.
 pub fn tcp_seed_table(s: &TcpSection) -> Option<Table> {
     let pubs = &s.published.final_;
-    if pubs.is_empty() {
+    if pubs.is_empty() || !is_seed_workload(s) {
         return None;
     }
     let (j, p) = (loopback_run(s, "json"), loopback_run(s, "protobuf"));
@@ -435,8 +435,24 @@ fn tcp_notes(s: &TcpSection) -> Vec<(String, Vec<String>)> {
     vec![
         ("Constrained links: measured against the model".into(), links),
         ("Notes and warnings".into(), warn),
-        (format!("Seed 003 beside ours ({})", s.published.source), s.published.notes.clone()),
+        if is_seed_workload(s) {
+            (format!("Seed 003 beside ours ({})", s.published.source), s.published.notes.clone())
+        } else {
+            (
+                "Seed 003".into(),
+                vec![format!(
+                    "Seed 003's figures are for its EV telemetry message; this run sent {} ({} messages), so they are not set beside it.",
+                    s.workload.name, s.workload.messages
+                )],
+            )
+        },
     ]
+}
+
+/// Whether a TCP run sent seed 003's own message (the EV telemetry series), so that the seed's
+/// figures compare with ours.
+fn is_seed_workload(s: &TcpSection) -> bool {
+    s.workload.name == "ev-telemetry"
 }
 
 pub fn render_tcp(r: &Results, output: Output) -> String {

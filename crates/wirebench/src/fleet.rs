@@ -314,10 +314,16 @@ fn measure(opts: &FleetOpts) -> Result<FleetSection, PartError> {
     ));
     let connections = largest + opts.subscribers as u64;
     let exe = std::env::current_exe().map_err(|e| PartError::failed(format!("locating the wirebench binary: {e}")))?;
-    let broker = FleetBroker::open(&opts.broker, &p.credentials, connections, &exe).map_err(|e| match e {
-        wirebench_mqtt::MqttError::Option(_) | wirebench_mqtt::MqttError::InvalidUrl { .. } => PartError::bad(e.to_string()),
-        other => PartError::failed(other.to_string()),
-    })?;
+    // A broker wirebench starts is started afresh for every run, so that its CPU and memory are
+    // those of one format at one fleet size (rumqttd keeps what earlier runs left behind).
+    let open = || {
+        FleetBroker::open(&opts.broker, &p.credentials, connections, &exe).map_err(|e| match e {
+            wirebench_mqtt::MqttError::Option(_) | wirebench_mqtt::MqttError::InvalidUrl { .. } => PartError::bad(e.to_string()),
+            other => PartError::failed(other.to_string()),
+        })
+    };
+    let mut broker = open()?;
+    let mut first = true;
     let probes = ProbeLog::default();
     let started = unix_ms();
     let verbose = std::io::stderr().is_terminal() || std::env::var_os("WIREBENCH_PROGRESS").is_some();
@@ -329,6 +335,11 @@ fn measure(opts: &FleetOpts) -> Result<FleetSection, PartError> {
     let mut runs = Vec::new();
     for c in &p.configs {
         for (f, pl) in &payloads {
+            if !first && !opts.broker.contains("://") {
+                drop(broker);
+                broker = open()?;
+            }
+            first = false;
             let r = wirebench_mqtt::fleet::run(&broker, c, f, &p.workload.name, pl, &probes, &progress)
                 .map_err(|e| PartError::failed(format!("fleet of {} devices, {f}: {e}", c.devices)))?;
             progress(&format!(

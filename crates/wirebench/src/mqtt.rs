@@ -109,10 +109,18 @@ struct TransportArgs {
     /// MQTT QoS: 0 or 1.
     #[arg(long, default_value = "0")]
     qos: String,
-    /// The payload: a study format (uadp, uadp-min, uadp-raw, uadp-json-rev, uadp-json, uadp-json-dv)
-    /// or `bytes:N` (N synthetic bytes).
+    /// The payload: a study format (uadp, uadp-min, uadp-raw, uadp-json-rev, uadp-json, uadp-json-dv),
+    /// `bytes:N` (N synthetic bytes), or any codec of `wirebench codecs` (json, pson, protobuf,
+    /// ...), which encodes --samples or --corpus (default: the pson-paper corpus).
     #[arg(long, default_value = "uadp")]
     format: String,
+    /// Sample files or directories (.json, .ndjson, .jsonl) that a codec (`--format pson`, ...)
+    /// encodes: throughput sends them in turn, RTT the median-sized one.
+    #[arg(long, num_args = 1.., conflicts_with_all = ["message", "corpus"])]
+    samples: Vec<PathBuf>,
+    /// A built-in corpus for a codec (`--format json`): pson-paper (default), ev-telemetry, ...
+    #[arg(long, conflicts_with = "message")]
+    corpus: Option<String>,
     /// Fields per NetworkMessage (study formats).
     #[arg(long, default_value_t = 3)]
     fields: usize,
@@ -194,7 +202,9 @@ fn transport(t: &TransportArgs, rtt: Option<EchoOpts>, drain: Option<f64>) -> Re
         env_password,
         tls: TlsFiles { ca_file: t.ca_file.clone(), client_cert: t.client_cert.clone(), client_key: t.client_key.clone() },
     };
+    let payloads = zoo_payloads(t)?;
     let plan = TransportOpts {
+        payloads,
         broker: t.broker.clone(),
         credentials: credentials.clone(),
         drain_s: drain.unwrap_or(2.0),
@@ -227,6 +237,36 @@ fn transport(t: &TransportArgs, rtt: Option<EchoOpts>, drain: Option<f64>) -> Re
         config["drain_s"] = json!(d);
     }
     finish(section, &t.out, config)
+}
+
+/// The payloads of a run on a codec of the zoo: its encodings of the samples or corpus. `None`
+/// for the study formats and `bytes:N` (which take no samples).
+fn zoo_payloads(t: &TransportArgs) -> Result<Option<wirebench_mqtt::study::PayloadSpec>> {
+    let study_format = t.format.starts_with("bytes:") || wirebench_mqtt::study::parse_formats(std::slice::from_ref(&t.format)).is_ok();
+    let given = !t.samples.is_empty() || t.corpus.is_some();
+    if t.message.is_some() || (study_format && !given) {
+        return Ok(None);
+    }
+    let codec = match wirebench_codecs::find(&t.format) {
+        Some(c) => c.info().id,
+        None if study_format => {
+            return Err(bad(format!(
+                "--format {}: --samples and --corpus go with a codec of `wirebench codecs` (json, pson, protobuf, ...), not a study format",
+                t.format
+            )))
+        }
+        None => {
+            let mut known: Vec<&str> = wirebench_mqtt::opcua::StudyFormat::ALL.iter().map(|f| f.id()).collect();
+            known.extend(wirebench_codecs::registry().iter().map(|c| c.info().id));
+            known.push("bytes:N");
+            return Err(bad(format!("--format: {}", wirebench_core::names::unknown("format", &t.format, &known))));
+        }
+    };
+    let w = wirebench_net::workload::Workload::pick(&t.samples, Some(t.corpus.as_deref().unwrap_or("pson-paper")), 100, 1)
+        .map_err(|e| bad(e.to_string()))?;
+    let items = w.encode_all(codec).map_err(|e| bad(e.to_string()))?;
+    let source = if t.samples.is_empty() { w.name.clone() } else { "sample".into() };
+    wirebench_mqtt::study::PayloadSpec::encoded(codec, &source, items).map(Some).map_err(part_err)
 }
 
 /// Render (and optionally write) a section as a results file.

@@ -78,7 +78,9 @@ fn bad_input_is_one_line_and_exit_2() {
     expect_bad_args(&["mqtt", "throughput", "--topic", "plant/#"], &["invalid topic \"plant/#\"", "wildcard \"#\" at byte 6"]);
     expect_bad_args(&["mqtt", "rtt", "--topic", "a/+/b"], &["invalid topic \"a/+/b\"", "\"+\" at byte 2"]);
     expect_bad_args(&["mqtt", "throughput", "--topic="], &["invalid topic \"\""]);
-    expect_bad_args(&["mqtt", "throughput", "--format", "xml"], &["--format \"xml\"", "unknown format"]);
+    expect_bad_args(&["mqtt", "throughput", "--format", "xmll"], &["unknown format \"xmll\"", "did you mean \"xml\"?"]);
+    expect_bad_args(&["mqtt", "throughput", "--format", "uadp-min", "--corpus", "pson-paper"], &["--samples and --corpus go with a codec"]);
+    expect_bad_args(&["mqtt", "throughput", "--format", "json", "--corpus", "pson-papr"], &["pson-papr", "did you mean \"pson-paper\"?"]);
     expect_bad_args(&["mqtt", "throughput", "--format", "bytes:0"], &["bytes:N"]);
     expect_bad_args(&["mqtt", "throughput", "--broker", "http://127.0.0.1:1883"], &["unsupported scheme"]);
     expect_bad_args(&["mqtt", "throughput", "--qos", "2"], &["--qos"]);
@@ -221,6 +223,38 @@ fn embedded_broker_runs_deliver_everything() {
     let s = run_json(&["mqtt", "throughput", "--message", msg.to_str().unwrap(), "--count", "200"]);
     assert_eq!(u(&s["throughput"][0]["payload_bytes"]), 10);
     assert_exact_throughput(&s["throughput"][0], 200, "ours");
+}
+
+#[test]
+fn any_codec_carries_the_users_samples_over_mqtt() {
+    let dir = TempDir::new("zoo");
+    let samples = dir.0.join("r.ndjson");
+    let lines: Vec<String> = (0..40).map(|i| format!(r#"{{"id":{i},"t":{},"ok":{}}}"#, 20.5 + i as f64 / 8.0, i % 3 == 0)).collect();
+    std::fs::write(&samples, lines.join("\n")).unwrap();
+    for format in ["json", "pson", "cbor"] {
+        let s = run_json(&["mqtt", "throughput", "--format", format, "--samples", samples.to_str().unwrap(), "--count", "400", "--qos", "1"]);
+        let row = &s["throughput"][0];
+        assert_eq!(row["format"], format);
+        assert!(row["payload"].as_str().unwrap().contains("40 sample messages"), "{row}");
+        assert_exact_throughput(row, 400, "ours");
+        // The mean of the 40 encodings, not one of them.
+        let expected: usize = {
+            let enc: Vec<usize> = lines
+                .iter()
+                .map(|l| {
+                    let out = wb().args(["encode", "-f", format]).write_stdin(l.as_bytes()).output().unwrap();
+                    assert!(out.status.success());
+                    out.stdout.len()
+                })
+                .collect();
+            (enc.iter().sum::<usize>() + 20) / 40
+        };
+        assert_eq!(u(&row["payload_bytes"]) as usize, expected, "{format}");
+    }
+    // A corpus, RTT: the median-sized message goes back and forth.
+    let s = run_json(&["mqtt", "rtt", "--format", "protobuf", "--corpus", "pson-paper", "--count", "50", "--warmup", "5"]);
+    assert_eq!(u(&s["rtt"][0]["ours"]["received"]), 50);
+    assert!(s["rtt"][0]["payload"].as_str().unwrap().contains("pson-paper messages"));
 }
 
 #[test]

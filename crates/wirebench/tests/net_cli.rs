@@ -127,6 +127,17 @@ fn tcp_request_response_on_loopback_and_an_emulated_link() {
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("Seed 003 (final benchmark) beside ours on loopback") && text.contains("995.16"), "{text}");
+    // On the user's own messages the seed's figures are not set beside ours; it says why.
+    let dir = TempDir::new("tcp-samples");
+    let f = dir.0.join("s.ndjson");
+    std::fs::write(&f, "{\"v\":1.5}\n{\"v\":2.5}\n").unwrap();
+    let out = wb()
+        .args(["tcp", "--formats", "json", "--count", "5", "--warmup", "1", "--cadence-ms", "2", "--samples"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("Seed 003 (final benchmark)") && text.contains("so they are not set beside it"), "{text}");
 }
 
 #[test]

@@ -405,6 +405,7 @@ impl One<'_> {
         })
         .map_err(|e| RunError::Part(part_error(e)))?;
         let model = self.serialization_us(size as f64).map(|s| 2.0 * s + 2.0 * self.delay_us());
+        let warnings = unexplained(r.warnings, r.rtt.p50_us, model);
         Ok(TcpEchoRun {
             link: self.link.label(),
             path: self.link.path().into(),
@@ -414,7 +415,7 @@ impl One<'_> {
             bytes: EchoBytes { mean: size, min: size, max: size },
             rtt: r.rtt,
             model_rtt_us: model,
-            warnings: r.warnings,
+            warnings,
             media_type: "application/octet-stream".into(),
             note: self.tbf_note(model),
         })
@@ -437,6 +438,7 @@ impl One<'_> {
             .serialization_us(r.bytes.mean + 4.0)
             .zip(self.serialization_us(17.0))
             .map(|(u, d)| u + d + 2.0 * self.delay_us());
+        let warnings = unexplained(r.warnings, r.rtt.p50_us, model);
         let rtt_samples_us: Vec<f64> = r.samples.iter().map(|s| (s.rtt_us * 10.0).round() / 10.0).collect();
         let rtt_cdf_ms = rtt_cdf_ms(&rtt_samples_us);
         Ok(TcpCodecRun {
@@ -456,7 +458,7 @@ impl One<'_> {
             payload_bytes_per_sec: r.payload_bytes_per_sec,
             decode_failures: r.decode_failures,
             round_trip_exact: r.round_trip_exact,
-            warnings: r.warnings,
+            warnings,
             rtt_samples_us,
             rtt_cdf_ms,
             model_rtt_us: model,
@@ -465,6 +467,13 @@ impl One<'_> {
             note: self.tbf_note(model),
         })
     }
+}
+
+/// The run's warnings without a Nagle-stall warning that the link's serialization model
+/// explains (RTT p50 within 10 % of the model: a slow link, not a stall).
+fn unexplained(warnings: Vec<String>, p50_us: f64, model_us: Option<f64>) -> Vec<String> {
+    let explained = model_us.is_some_and(|m| m > 0.0 && (p50_us / m - 1.0).abs() < 0.10);
+    warnings.into_iter().filter(|w| !(explained && w.contains("Nagle"))).collect()
 }
 
 /// The RTT distribution of a run, from its samples (µs) to points in ms.
@@ -487,6 +496,14 @@ pub fn complete(section: &mut wirebench_core::sections::net::TcpSection) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stall_the_link_model_explains_is_not_a_stall() {
+        let w = vec!["RTT p50 40.1 ms is near 40 ms: a Nagle + delayed-ACK stall (TCP_NODELAY missing somewhere?)".to_string(), "other".to_string()];
+        assert_eq!(unexplained(w.clone(), 40_100.0, Some(39_700.0)), vec!["other".to_string()]);
+        assert_eq!(unexplained(w.clone(), 40_100.0, Some(20_000.0)).len(), 2);
+        assert_eq!(unexplained(w, 40_100.0, None).len(), 2);
+    }
 
     #[test]
     fn links_parse_and_label() {
