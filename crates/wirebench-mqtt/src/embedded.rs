@@ -43,6 +43,10 @@ pub struct BrokerConfig {
     /// connection setup at 1,000 per second, so fleets set 0.
     #[serde(default = "one_ms")]
     pub accept_delay_ms: u64,
+    /// More loopback addresses to listen on, at the same port as 127.0.0.1 (fleets spread their
+    /// connections over them: each broker address has its own 28,232 ephemeral client ports).
+    #[serde(default)]
+    pub extra_addresses: Vec<Ipv4Addr>,
 }
 
 fn one_ms() -> u64 {
@@ -60,6 +64,7 @@ impl Default for BrokerConfig {
             max_segment_count: 10,
             start_timeout_ms: 5_000,
             accept_delay_ms: 1,
+            extra_addresses: Vec::new(),
         }
     }
 }
@@ -116,6 +121,22 @@ impl EmbeddedBroker {
                         return Err(MqttError::Embedded(format!(
                             "cannot set TCP_NODELAY on the listener at {addr}"
                         )));
+                    }
+                    // The listeners on the extra addresses, each with TCP_NODELAY too.
+                    for ip in &config.extra_addresses {
+                        let extra = SocketAddrV4::new(*ip, port);
+                        let listener = loop {
+                            if let Some(l) = sockfd::sockets_bound_to(extra).into_iter().find(|s| s.listening) {
+                                break l;
+                            }
+                            if Instant::now() >= deadline {
+                                return Err(MqttError::Embedded(format!("rumqttd did not listen on {extra} within {} ms", config.start_timeout_ms)));
+                            }
+                            std::thread::sleep(Duration::from_millis(2));
+                        };
+                        if config.tcp_nodelay && !sockfd::set_nodelay(listener.fd, true) {
+                            return Err(MqttError::Embedded(format!("cannot set TCP_NODELAY on the listener at {extra}")));
+                        }
                     }
                     return Ok(EmbeddedBroker {
                         addr,
@@ -204,13 +225,18 @@ fn rumqttd_config(c: &BrokerConfig, addr: SocketAddrV4) -> rumqttd::Config {
         external_auth: None,
         dynamic_filters: true,
     };
-    let server = rumqttd::ServerSettings {
-        name: "wb-rumqttd-v4".into(),
-        listen: SocketAddr::V4(addr),
+    let server = |i: usize, ip: Ipv4Addr| rumqttd::ServerSettings {
+        name: format!("wb-rumqttd-v4-{i}"),
+        listen: SocketAddr::V4(SocketAddrV4::new(ip, addr.port())),
         tls: None,
         next_connection_delay_ms: c.accept_delay_ms,
-        connections,
+        connections: connections.clone(),
     };
+    let servers: HashMap<String, rumqttd::ServerSettings> = std::iter::once(*addr.ip())
+        .chain(c.extra_addresses.iter().copied())
+        .enumerate()
+        .map(|(i, ip)| ((i + 1).to_string(), server(i + 1, ip)))
+        .collect();
     rumqttd::Config {
         id: 0,
         router: rumqttd::RouterConfig {
@@ -222,7 +248,7 @@ fn rumqttd_config(c: &BrokerConfig, addr: SocketAddrV4) -> rumqttd::Config {
             initialized_filters: None,
             shared_subscriptions_strategy: Default::default(),
         },
-        v4: Some(HashMap::from([("1".to_string(), server)])),
+        v4: Some(servers),
         ..Default::default()
     }
 }

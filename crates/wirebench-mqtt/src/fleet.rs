@@ -194,14 +194,39 @@ pub enum FleetBroker {
     /// rumqttd in a child process of ours (the wirebench binary run with [`BROKER_CHILD_COMMAND`]):
     /// its own open-file limit, and its CPU and memory measured apart from the harness's.
     Embedded(ChildBroker),
-    Mosquitto(crate::Mosquitto),
+    /// mosquitto and the number of loopback addresses it listens on.
+    Mosquitto(crate::Mosquitto, u8),
     External(crate::ExternalBroker),
+}
+
+/// Client ports one address pair offers (Linux's default ephemeral range, 32768–60999), and the
+/// share of them a fleet uses per broker address.
+pub const EPHEMERAL_PORTS: u64 = 28_232;
+const PORTS_PER_ADDRESS: u64 = 25_000;
+
+/// The loopback addresses a broker started here needs for `connections` clients: one per
+/// 25,000 (each broker address has its own ephemeral ports on the client side).
+pub fn addresses_for(connections: u64) -> u8 {
+    connections.div_ceil(PORTS_PER_ADDRESS).clamp(1, 200) as u8
+}
+
+/// 127.0.0.2 .. 127.0.0.n.
+fn extra_addresses(n: u8) -> Vec<std::net::Ipv4Addr> {
+    (2..=n).map(|i| std::net::Ipv4Addr::new(127, 0, 0, i)).collect()
 }
 
 impl FleetBroker {
     /// `embedded` (rumqttd in a child process: `exe` run with [`BROKER_CHILD_COMMAND`]),
-    /// `mosquitto` (started here, for `connections` clients) or a URL.
-    pub fn open(spec: &str, credentials: &crate::Credentials, connections: u64, exe: &std::path::Path) -> Result<FleetBroker, MqttError> {
+    /// `mosquitto` (started here, for `connections` clients) or a URL. The brokers started here
+    /// listen on `addresses` loopback addresses (127.0.0.1, 127.0.0.2, ...; see
+    /// [`addresses_for`]), the devices spread over them.
+    pub fn open(
+        spec: &str,
+        credentials: &crate::Credentials,
+        connections: u64,
+        addresses: u8,
+        exe: &std::path::Path,
+    ) -> Result<FleetBroker, MqttError> {
         if spec.contains("://") {
             return Ok(FleetBroker::External(crate::ExternalBroker::with_credentials(spec, credentials)?));
         }
@@ -211,11 +236,15 @@ impl FleetBroker {
             )));
         }
         match spec {
-            "embedded" => Ok(FleetBroker::Embedded(ChildBroker::start(exe, connections)?)),
-            "mosquitto" => Ok(FleetBroker::Mosquitto(crate::Mosquitto::start_with(&crate::MosquittoOptions {
-                extra_config: vec!["max_connections -1".into(), "max_queued_messages 100000".into()],
-                ..crate::MosquittoOptions::default()
-            })?)),
+            "embedded" => Ok(FleetBroker::Embedded(ChildBroker::start(exe, connections, addresses)?)),
+            "mosquitto" => Ok(FleetBroker::Mosquitto(
+                crate::Mosquitto::start_with(&crate::MosquittoOptions {
+                    extra_config: vec!["max_connections -1".into(), "max_queued_messages 100000".into()],
+                    extra_addresses: extra_addresses(addresses),
+                    ..crate::MosquittoOptions::default()
+                })?,
+                addresses,
+            )),
             other => Err(MqttError::Option(format!("--broker {other:?}: expected embedded, mosquitto or mqtt://host[:port]"))),
         }
     }
@@ -226,15 +255,38 @@ impl FleetBroker {
         let ep = self.endpoint();
         let name = match self {
             FleetBroker::Embedded(_) => "rumqttd 0.20 (wirebench child process)".to_string(),
-            FleetBroker::Mosquitto(m) => m.version().trim().replace("mosquitto version", "mosquitto"),
+            FleetBroker::Mosquitto(m, _) => m.version().trim().replace("mosquitto version", "mosquitto"),
             FleetBroker::External(e) => e.url().to_string(),
         };
         (ep.kind.name().to_string(), name)
     }
 
+    /// Loopback addresses the broker listens on (1 for a broker elsewhere).
+    pub fn addresses(&self) -> u8 {
+        match self {
+            FleetBroker::Embedded(c) => c.addresses,
+            FleetBroker::Mosquitto(_, n) => *n,
+            FleetBroker::External(_) => 1,
+        }
+    }
+
+    /// The address device `d` connects to: the broker's addresses in turn.
+    fn device_endpoint(&self, d: u64) -> Endpoint {
+        let mut ep = self.endpoint();
+        let n = self.addresses() as u64;
+        if n > 1 {
+            let i = (d % n) as u8;
+            if i > 0 {
+                let host = std::net::Ipv4Addr::new(127, 0, 0, 1 + i).to_string();
+                ep = Endpoint::new(&host, ep.port, ep.kind);
+            }
+        }
+        ep
+    }
+
     fn pid(&self) -> Option<u32> {
         match self {
-            FleetBroker::Mosquitto(m) => Some(m.pid()),
+            FleetBroker::Mosquitto(m, _) => Some(m.pid()),
             FleetBroker::Embedded(c) => Some(c.pid),
             FleetBroker::External(_) => None,
         }
@@ -245,7 +297,7 @@ impl MqttBroker for FleetBroker {
     fn endpoint(&self) -> Endpoint {
         match self {
             FleetBroker::Embedded(b) => b.endpoint.clone(),
-            FleetBroker::Mosquitto(b) => b.endpoint(),
+            FleetBroker::Mosquitto(b, _) => b.endpoint(),
             FleetBroker::External(b) => b.endpoint(),
         }
     }
@@ -260,15 +312,16 @@ pub struct ChildBroker {
     child: Mutex<std::process::Child>,
     pid: u32,
     endpoint: Endpoint,
+    addresses: u8,
 }
 
 impl ChildBroker {
-    fn start(exe: &std::path::Path, connections: u64) -> Result<ChildBroker, MqttError> {
+    fn start(exe: &std::path::Path, connections: u64, addresses: u8) -> Result<ChildBroker, MqttError> {
         use std::io::BufRead;
         use std::os::unix::process::CommandExt;
         use std::process::{Command, Stdio};
         let mut cmd = Command::new(exe);
-        cmd.args([BROKER_CHILD_COMMAND, "--max-connections", &connections.to_string()])
+        cmd.args([BROKER_CHILD_COMMAND, "--max-connections", &connections.to_string(), "--addresses", &addresses.to_string()])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
@@ -301,6 +354,7 @@ impl ChildBroker {
             child: Mutex::new(child),
             pid,
             endpoint: Endpoint::new(&addr.ip().to_string(), addr.port(), crate::endpoint::BrokerKind::EmbeddedRumqttd),
+            addresses,
         })
     }
 }
@@ -326,7 +380,7 @@ impl Drop for ChildBroker {
 /// The broker process's side: rumqttd for `connections` clients on 127.0.0.1 and a free port,
 /// the address on stdout, until stdin closes (the parent dropped its [`ChildBroker`] or died).
 #[cfg(feature = "embedded-broker")]
-pub fn serve_child_broker(connections: u64) -> Result<(), MqttError> {
+pub fn serve_child_broker(connections: u64, addresses: u8) -> Result<(), MqttError> {
     use std::io::{Read, Write};
     raise_fd_limit(files_needed(connections))?;
     let broker = crate::EmbeddedBroker::start(crate::BrokerConfig {
@@ -335,6 +389,7 @@ pub fn serve_child_broker(connections: u64) -> Result<(), MqttError> {
         max_segment_size: 4 << 20,
         max_segment_count: 4,
         accept_delay_ms: 0,
+        extra_addresses: extra_addresses(addresses),
         ..crate::BrokerConfig::default()
     })?;
     let mut out = std::io::stdout();
@@ -593,7 +648,7 @@ pub fn run(
             next += gap;
             let permit = Arc::clone(&sem).acquire_owned().await.expect("semaphore open");
             let (settings, ep, setup, first_errors, failed) =
-                (settings.clone(), ep.clone(), Arc::clone(&setup), Arc::clone(&first_errors), Arc::clone(&failed));
+                (settings.clone(), broker.device_endpoint(d), Arc::clone(&setup), Arc::clone(&first_errors), Arc::clone(&failed));
             let id = format!("wb-{}-{}-{d}", cfg.run_id, short(format));
             let retries = Arc::clone(&retries);
             handles.push(tokio::spawn(async move {

@@ -23,6 +23,9 @@ pub struct MosquittoOptions {
     pub tcp_nodelay: bool,
     /// Extra config lines (e.g. `max_queued_messages 10000`).
     pub extra_config: Vec<String>,
+    /// More loopback addresses to listen on, at the same port as 127.0.0.1 (fleets spread their
+    /// connections over them: each broker address has its own 28,232 ephemeral client ports).
+    pub extra_addresses: Vec<std::net::Ipv4Addr>,
     /// How long `start` waits for the broker to accept connections (ms).
     pub start_timeout_ms: u64,
 }
@@ -32,6 +35,7 @@ impl Default for MosquittoOptions {
         MosquittoOptions {
             tcp_nodelay: true,
             extra_config: Vec::new(),
+            extra_addresses: Vec::new(),
             start_timeout_ms: 5_000,
         }
     }
@@ -182,6 +186,9 @@ fn start_once(
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
         text.push_str("user root\n");
+    }
+    for a in &opts.extra_addresses {
+        text.push_str(&format!("listener {port} {a}\n"));
     }
     for l in &opts.extra_config {
         text.push_str(l);

@@ -70,6 +70,10 @@ pub struct FleetOpts {
     /// options, so shards started with the same options agree).
     #[arg(long)]
     pub run_id: Option<String>,
+    /// Loopback addresses a broker started here listens on, the devices spread over them
+    /// (default: one per 25,000 connections, each address pair having 28,232 client ports).
+    #[arg(long, value_name = "N")]
+    pub broker_addresses: Option<u8>,
     /// Worker threads carrying the devices (default: the machine's cores).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -107,6 +111,7 @@ impl Default for FleetOpts {
             connect_rate: 1000.0,
             shard: None,
             run_id: None,
+            broker_addresses: None,
             threads: None,
             seed: 1,
             username: None,
@@ -214,6 +219,17 @@ fn plan(opts: &FleetOpts) -> Result<Plan, PartError> {
     } else if credentials.any() {
         return Err(PartError::bad(format!("--broker {}: --username, --ca-file, --client-cert and --client-key need a broker URL", opts.broker)));
     }
+    match opts.broker_addresses {
+        Some(0) => return Err(PartError::bad("--broker-addresses 0: expected 1..=200")),
+        Some(n) if n > 200 => return Err(PartError::bad(format!("--broker-addresses {n}: expected 1..=200"))),
+        Some(n) if n > 1 && opts.broker.contains("://") => {
+            return Err(PartError::bad(format!(
+                "--broker-addresses {n}: only for a broker wirebench starts (embedded, mosquitto), not {}",
+                opts.broker
+            )))
+        }
+        _ => {}
+    }
     if shard.1 > 1 && !opts.broker.contains("://") {
         return Err(PartError::bad(format!(
             "--shard {}/{}: the shards of one fleet must share a broker: give its URL (--broker mqtt://host:port), not {:?}",
@@ -313,11 +329,18 @@ fn measure(opts: &FleetOpts) -> Result<FleetSection, PartError> {
         fleet::TCP_IP_OVERHEAD
     ));
     let connections = largest + opts.subscribers as u64;
+    let addresses = opts.broker_addresses.unwrap_or_else(|| wirebench_mqtt::fleet::addresses_for(connections));
+    if addresses > 1 {
+        notes.push(format!(
+            "The broker listened on {addresses} loopback addresses (127.0.0.1–127.0.0.{addresses}) and the devices connected to them in turn: each address pair has its own {} client ports.",
+            wirebench_mqtt::fleet::EPHEMERAL_PORTS
+        ));
+    }
     let exe = std::env::current_exe().map_err(|e| PartError::failed(format!("locating the wirebench binary: {e}")))?;
     // A broker wirebench starts is started afresh for every run, so that its CPU and memory are
     // those of one format at one fleet size (rumqttd keeps what earlier runs left behind).
     let open = || {
-        FleetBroker::open(&opts.broker, &p.credentials, connections, &exe).map_err(|e| match e {
+        FleetBroker::open(&opts.broker, &p.credentials, connections, addresses, &exe).map_err(|e| match e {
             wirebench_mqtt::MqttError::Option(_) | wirebench_mqtt::MqttError::InvalidUrl { .. } => PartError::bad(e.to_string()),
             other => PartError::failed(other.to_string()),
         })

@@ -95,6 +95,8 @@ enum Command {
     FleetBroker {
         #[arg(long)]
         max_connections: u64,
+        #[arg(long, default_value_t = 1)]
+        addresses: u8,
     },
     /// Combine the shard files of one fleet (`fleet --shard I/N --out FILE`) into one results file.
     Merge(fleet::MergeArgs),
@@ -360,8 +362,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Micropython(args) => micropython::run(args),
         Command::Fleet(args) => fleet::run(args),
         Command::Merge(args) => fleet::merge(args),
-        Command::FleetBroker { max_connections } => {
-            wirebench_mqtt::fleet::serve_child_broker(max_connections).map_err(|e| anyhow::anyhow!("{e}"))
+        Command::FleetBroker { max_connections, addresses } => {
+            wirebench_mqtt::fleet::serve_child_broker(max_connections, addresses).map_err(|e| anyhow::anyhow!("{e}"))
         }
         Command::Transcode(args) => transcode::transcode(args),
         Command::Encode(args) => codec_cmds::encode(args),

@@ -141,7 +141,9 @@ fn embedded_broker_child_delivers_and_reports_its_cost() {
     let dir = TempDir::new("fleet-embedded");
     let f = dir.0.join("f.json");
     let out = wb()
-        .args(["fleet", "--devices", "50", "--every", "1s", "--duration", "3s", "-f", "pson", "--out"])
+        // Three broker addresses: the devices on 127.0.0.2 and 127.0.0.3 connect only if the
+        // broker listens there too.
+        .args(["fleet", "--devices", "50", "--every", "1s", "--duration", "3s", "-f", "pson", "--broker-addresses", "3", "--out"])
         .arg(&f)
         .args(["-o", "md"])
         .output()
@@ -153,6 +155,7 @@ fn embedded_broker_child_delivers_and_reports_its_cost() {
     let run = &r["fleet"]["runs"][0];
     assert_complete(run, 50);
     assert_eq!(run["broker_kind"], "embedded-rumqttd");
+    assert!(r["fleet"]["notes"].to_string().contains("3 loopback addresses"), "{}", r["fleet"]["notes"]);
     // The broker runs in its own process: its CPU and memory are its own.
     assert!(run["cpu"]["broker_rss_bytes"].as_u64().unwrap() > 1 << 20, "{}", run["cpu"]);
     assert!(run["cpu"]["broker_cpu_s"].as_f64().is_some());
@@ -176,6 +179,8 @@ fn bad_fleet_options_are_one_line() {
     expect_bad_args(&["fleet", "--shard", "4/4", "--broker", "mqtt://127.0.0.1:1"], &["--shard"]);
     expect_bad_args(&["fleet", "--broker", "nats://x"], &["--broker"]);
     expect_bad_args(&["fleet", "--run-id", "a/b"], &["--run-id"]);
+    expect_bad_args(&["fleet", "--broker-addresses", "2", "--broker", "mqtt://127.0.0.1:1883"], &["--broker-addresses 2", "only for a broker wirebench starts"]);
+    expect_bad_args(&["fleet", "--broker-addresses", "0"], &["--broker-addresses 0"]);
     // The Indexed Job's environment, half set.
     expect_bad_input(wb().args(["fleet", "--check"]).env("JOB_COMPLETION_INDEX", "1").env_remove("JOB_COMPLETIONS"), &["JOB_COMPLETIONS"]);
     let out = wb()
