@@ -1,4 +1,18 @@
 //! A table model: a title, headers, rows of cells, and which columns are numeric (right-aligned).
+//!
+//! Terminal text fits a width when one is set ([`set_text_width`]: the CLI sets the terminal's
+//! unless `--wide`): a table wider than that is printed in parts, each with the first column
+//! (the row's name) and as many further columns as fit, so no cell is cut or wrapped.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The width terminal text fits (0: any width).
+static TEXT_WIDTH: AtomicUsize = AtomicUsize::new(0);
+
+/// Fit terminal tables to this many columns (`None`: never split them).
+pub fn set_text_width(width: Option<usize>) {
+    TEXT_WIDTH.store(width.unwrap_or(0), Ordering::Relaxed);
+}
 
 /// A rectangular table of text cells.
 #[derive(Clone, Debug, Default)]
@@ -53,23 +67,48 @@ impl Table {
         }
     }
 
-    /// Aligned plain text for a terminal.
+    /// Aligned plain text for a terminal, split into parts that fit the width set by
+    /// [`set_text_width`] (if any).
     pub fn to_text(&self) -> String {
+        self.to_text_width(TEXT_WIDTH.load(Ordering::Relaxed))
+    }
+
+    /// Aligned plain text at most `width` columns wide where the columns allow (0: any width).
+    pub fn to_text_width(&self, width: usize) -> String {
         let w = self.widths();
         let mut out = String::new();
         if !self.title.is_empty() {
             out.push_str(&self.title);
             out.push('\n');
         }
-        let line = |cells: &[String]| -> String {
-            let parts: Vec<String> = cells.iter().enumerate().map(|(i, c)| self.cell(i, c, w[i])).collect();
-            format!("{}\n", parts.join("  ").trim_end())
-        };
-        out.push_str(&line(&self.headers));
-        let rule: Vec<String> = w.iter().map(|n| "-".repeat(*n)).collect();
-        out.push_str(&format!("{}\n", rule.join("  ")));
-        for r in &self.rows {
-            out.push_str(&line(r));
+        let groups = column_groups(&w, width);
+        for (gi, cols) in groups.iter().enumerate() {
+            if groups.len() > 1 {
+                if gi > 0 {
+                    out.push('\n');
+                }
+                let last = cols[cols.len() - 1] + 1;
+                let span = match (gi, cols.get(1).map(|c| c + 1)) {
+                    (0, _) => format!("1–{last}"),
+                    (_, Some(f)) if f == last => format!("1, {last}"),
+                    (_, Some(f)) => format!("1, {f}–{last}"),
+                    (_, None) => "1".into(),
+                };
+                out.push_str(&format!("(columns {span} of {}; --wide: all in one)\n", w.len()));
+            }
+            let line = |cells: &[String]| -> String {
+                let parts: Vec<String> = cols
+                    .iter()
+                    .map(|&i| self.cell(i, cells.get(i).map(String::as_str).unwrap_or(""), w[i]))
+                    .collect();
+                format!("{}\n", parts.join("  ").trim_end())
+            };
+            out.push_str(&line(&self.headers));
+            let rule: Vec<String> = cols.iter().map(|&i| "-".repeat(w[i])).collect();
+            out.push_str(&format!("{}\n", rule.join("  ")));
+            for r in &self.rows {
+                out.push_str(&line(r));
+            }
         }
         out
     }
@@ -91,9 +130,53 @@ impl Table {
     }
 }
 
+/// The columns of each part of a table that must fit `width` (0: one part with every column).
+/// Every part after the first repeats column 0; a column wider than the rest of the width gets a
+/// part of its own.
+fn column_groups(w: &[usize], width: usize) -> Vec<Vec<usize>> {
+    let all: Vec<usize> = (0..w.len()).collect();
+    let total: usize = w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
+    if width == 0 || total <= width || w.len() < 3 {
+        return vec![all];
+    }
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut cur = vec![0];
+    let mut used = w[0];
+    for i in 1..w.len() {
+        if cur.len() > 1 && used + 2 + w[i] > width {
+            groups.push(std::mem::replace(&mut cur, vec![0]));
+            used = w[0];
+        }
+        cur.push(i);
+        used += 2 + w[i];
+    }
+    groups.push(cur);
+    groups
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wide_tables_split_into_parts_that_fit() {
+        let mut t = Table::new("T", &["name", "aaaaaaaaaa", "bbbbbbbbbb", "cccccccccc", "dddddddddd"]).numeric_from(1);
+        t.push(vec!["row".into(), "1".into(), "2".into(), "3".into(), "4".into()]);
+        let one = t.to_text_width(0);
+        assert_eq!(one.lines().count(), 4);
+        let split = t.to_text_width(40);
+        assert!(split.lines().all(|l| l.chars().count() <= 40), "{split}");
+        assert!(split.contains("(columns 1–4 of 5;") && split.contains("(columns 1, 5 of 5;"), "{split}");
+        let three = t.to_text_width(28);
+        assert!(three.contains("(columns 1–3 of 5;") && three.contains("(columns 1, 4–5 of 5;"), "{three}");
+        // Every cell is still there, and each part names its rows.
+        for c in ["row", "1", "2", "3", "4", "dddddddddd"] {
+            assert!(split.contains(c), "{c}");
+        }
+        assert_eq!(split.matches("row").count(), 2);
+        // Wide enough: one table.
+        assert_eq!(t.to_text_width(200), one);
+    }
 
     #[test]
     fn text_and_markdown() {

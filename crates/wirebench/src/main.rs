@@ -54,6 +54,28 @@ static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Print terminal tables whole, however wide (by default a table wider than the terminal
+    /// is printed in parts that fit, each with the row names).
+    #[arg(long, global = true)]
+    wide: bool,
+}
+
+/// The width terminal tables fit: `COLUMNS` when set, else the terminal's (stdout), else none
+/// (output to a pipe or file is never split); none with `--wide`.
+fn text_width(wide: bool) -> Option<usize> {
+    if wide {
+        return None;
+    }
+    if let Some(c) = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<usize>().ok()).filter(|&c| c >= 20) {
+        return Some(c);
+    }
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    let mut ws = libc::winsize { ws_row: 0, ws_col: 0, ws_xpixel: 0, ws_ypixel: 0 };
+    // SAFETY: TIOCGWINSZ fills a winsize; fd 1 is this process's stdout.
+    let rc = unsafe { libc::ioctl(1, libc::TIOCGWINSZ, &mut ws) };
+    (rc == 0 && ws.ws_col >= 20).then_some(ws.ws_col as usize)
 }
 
 #[derive(Subcommand)]
@@ -320,6 +342,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    wirebench_report::table::set_text_width(text_width(cli.wide));
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

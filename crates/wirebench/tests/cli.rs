@@ -583,3 +583,26 @@ fn transcode_uadp_json_both_ways() {
     expect_bad_input(wb().args(["transcode", "--to", "uadp"]).write_stdin("{\"MessageId\": 3"), &["JSON NetworkMessage"]);
     expect_bad_input(wb().args(["transcode", "--to", "xml"]).write_stdin(""), &["expected uadp or json"]);
 }
+
+/// Terminal tables fit the terminal: a table wider than COLUMNS is printed in parts, each with
+/// the row names; `--wide` prints it whole; output to a pipe without COLUMNS is never split.
+#[test]
+fn tables_fit_the_terminal_width_unless_wide() {
+    let width = |out: &[u8]| String::from_utf8_lossy(out).lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    let fit = wb().args(["size", "-f", "all"]).env("COLUMNS", "80").output().unwrap();
+    assert!(fit.status.success());
+    let text = String::from_utf8_lossy(&fit.stdout).to_string();
+    assert!(width(&fit.stdout) <= 80, "{text}");
+    assert!(text.contains("(columns 1–") && text.contains("--wide: all in one"), "{text}");
+    // Every row name in every part, every format somewhere.
+    assert_eq!(text.matches("Test10").count(), text.matches("(columns ").count(), "{text}");
+    for f in ["json", "pson", "uadp-json-rev", "cdr-xcdr2"] {
+        assert!(text.contains(f), "{f}");
+    }
+    let wide = wb().args(["size", "-f", "all", "--wide"]).env("COLUMNS", "80").output().unwrap();
+    assert!(width(&wide.stdout) > 80);
+    assert!(!String::from_utf8_lossy(&wide.stdout).contains("(columns "));
+    let piped = wb().args(["size", "-f", "all"]).env_remove("COLUMNS").output().unwrap();
+    assert!(width(&piped.stdout) > 80);
+    assert!(!String::from_utf8_lossy(&piped.stdout).contains("(columns "));
+}
