@@ -7,12 +7,19 @@ pub struct Progress {
     on: bool,
     label: String,
     what: String,
+    unit: String,
     started: Instant,
 }
 
 impl Progress {
+    /// Rounds of a measurement (`3/30 rounds, 16 cases ~12 s left`).
     pub fn new(label: &str, _total: usize, what: &str) -> Progress {
-        Progress { on: std::io::stderr().is_terminal(), label: label.into(), what: what.into(), started: Instant::now() }
+        Progress { on: std::io::stderr().is_terminal(), label: label.into(), what: format!(", {what}"), unit: "rounds".into(), started: Instant::now() }
+    }
+
+    /// Items of some unit (`120/270 firmwares ~20 s left`).
+    pub fn items(label: &str, unit: &str) -> Progress {
+        Progress { on: std::io::stderr().is_terminal(), label: label.into(), what: String::new(), unit: unit.into(), started: Instant::now() }
     }
 
     pub fn update(&mut self, done: usize, total: usize) {
@@ -28,10 +35,11 @@ impl Progress {
             format!(" ~{:.0} s left", per * (total - done) as f64)
         };
         eprint!(
-            "\r{} [{}{}] {done}/{total} rounds, {}{eta}   ",
+            "\r{} [{}{}] {done}/{total} {}{}{eta}   ",
             self.label,
             "#".repeat(filled),
             " ".repeat(width - filled),
+            self.unit,
             self.what
         );
         let _ = std::io::stderr().flush();

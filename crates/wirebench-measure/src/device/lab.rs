@@ -544,8 +544,11 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
         }
         Ok(v)
     };
+    let total = jobs.len();
     let queue = Mutex::new(jobs.into_iter().rev().collect::<Vec<_>>());
     let rows: Mutex<Vec<Measured>> = Mutex::new(Vec::new());
+    // On a terminal: firmwares built and run so far, with the time left.
+    let progress = Mutex::new(crate::progress::Progress::items("device lab", "firmwares"));
     std::thread::scope(|s| {
         for _ in 0..cfg.jobs.max(1) {
             s.spawn(|| loop {
@@ -561,10 +564,20 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
                 // Reasons name files by their name in the firmware's folder, not the run's
                 // temporary build path.
                 let r = r.map_err(|e| e.replace(&format!("{}/", dir.display()), ""));
-                rows.lock().unwrap().push((t, l, p, r));
+                let done = {
+                    let mut rows = rows.lock().unwrap();
+                    rows.push((t, l, p, r));
+                    rows.len()
+                };
+                if let Ok(mut pr) = progress.lock() {
+                    pr.update(done, total);
+                }
             });
         }
     });
+    if let Ok(mut pr) = progress.lock() {
+        pr.finish();
+    }
     let mut rows = rows.into_inner().unwrap();
     rows.sort_by_key(|(t, l, p, _)| (*t, *p, *l));
     let mut baseline: BTreeMap<(Target, usize), (u64, u64)> = BTreeMap::new();
