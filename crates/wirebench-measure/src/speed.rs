@@ -116,7 +116,7 @@ pub fn run(
         let mut warnings = Vec::new();
         if robust_cv(&summary) > NOISY_CV {
             warnings.push(format!(
-                "noisy: robust spread {:.0}% of the median; rerun on an idle machine, take more --samples-per-case, or compare --instructions",
+                "noisy: robust spread {:.0}% of the median; rerun on an idle machine, take more --rounds, or compare --instructions",
                 robust_cv(&summary) * 100.0
             ));
         }

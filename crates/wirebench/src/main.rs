@@ -198,7 +198,7 @@ struct RunArgs {
     type_name: Option<String>,
     /// Where the results file and the reports go (default: out/<study name>). A previous run
     /// there is kept: moved aside to <folder>.<its start time>, unless --force.
-    #[arg(long)]
+    #[arg(long = "out-dir", visible_alias = "out", value_name = "DIR")]
     out: Option<PathBuf>,
     /// Replace a previous run in the output folder instead of keeping it.
     #[arg(long)]

@@ -14,7 +14,7 @@
 //!
 //! [speed]           # the options of `wirebench speed`
 //! corpus = "pson-paper"
-//! samples_per_case = 40
+//! rounds = 40
 //! ```
 
 use std::path::{Path, PathBuf};

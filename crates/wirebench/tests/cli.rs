@@ -180,7 +180,7 @@ fn speed_runs_and_compares() {
     let (a, b) = (dir.join("a.json"), dir.join("b.json"));
     for out in [&a, &b] {
         let o = wb()
-            .args(["speed", "-f", "json,pson,msgpack", "--samples-per-case", "10", "--sample-ms", "0.05", "--warmup-ms", "0"])
+            .args(["speed", "-f", "json,pson,msgpack", "--rounds", "10", "--sample-ms", "0.05", "--warmup-ms", "0"])
             .args(["--out", out.to_str().unwrap(), "-o", "csv"])
             .output()
             .unwrap();
@@ -363,7 +363,9 @@ fn duplicate_keys_are_bad_input() {
 #[test]
 fn speed_options_out_of_range_are_refused() {
     for (flag, value, needle) in [
-        ("--samples-per-case", "100000000000", "too many"),
+        ("--rounds", "100000000000", "too many"),
+        // The old name still works.
+        ("--samples-per-case", "100000000000", "--rounds 100000000000 is too many"),
         ("--sample-ms", "inf", "--sample-ms inf"),
         ("--sample-ms", "1e300", "at most"),
         ("--sample-ms", "NaN", "--sample-ms NaN"),
@@ -605,4 +607,23 @@ fn tables_fit_the_terminal_width_unless_wide() {
     let piped = wb().args(["size", "-f", "all"]).env_remove("COLUMNS").output().unwrap();
     assert!(width(&piped.stdout) > 80);
     assert!(!String::from_utf8_lossy(&piped.stdout).contains("(columns "));
+}
+
+/// One meaning per option name: `run --out-dir` is a folder (`--out` still accepted), speed's
+/// measurement count is `--rounds` (`--samples-per-case` and the study key `samples_per_case`
+/// still accepted), so `--samples` always means input files.
+#[test]
+fn renamed_options_keep_their_old_names() {
+    let dir = TempDir::new("renamed");
+    for flag in ["--out-dir", "--out"] {
+        let out = dir.0.join(flag.trim_start_matches('-'));
+        let r = wb().args(["run", "quickstart", flag]).arg(&out).output().unwrap();
+        assert!(r.status.success(), "{flag}: {}", String::from_utf8_lossy(&r.stderr));
+        assert!(out.join("results.json").is_file(), "{flag}");
+    }
+    let help = wb().args(["speed", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("--rounds") && help.contains("[alias: --samples-per-case]"), "{help}");
+    expect_bad_args(&["speed", "--rounds", "3"], &["--rounds 3 is too few"]);
+    expect_bad_args(&["speed", "--samples-per-case", "3"], &["--rounds 3 is too few"]);
 }

@@ -41,8 +41,11 @@ pub struct SpeedOpts {
     /// The codec ratios are taken against (default: json).
     #[arg(long)]
     pub baseline: Option<String>,
-    /// Samples per case (at least 10).
-    #[arg(long, default_value_t = 60)]
+    /// Measurement rounds: each round times every case once, in a shuffled order, so each case
+    /// gets this many samples (at least 10). Was `--samples-per-case` (still accepted), which
+    /// read like `--samples` (input files).
+    #[arg(long = "rounds", visible_alias = "samples-per-case", value_name = "N", default_value_t = 60)]
+    #[serde(rename = "rounds", alias = "samples_per_case")]
     pub samples_per_case: usize,
     /// Minimum time of one sample, ms.
     #[arg(long, default_value_t = 0.5)]
@@ -358,11 +361,11 @@ pub fn validate(args: &SpeedOpts) -> Result<(), PartError> {
     codecs_of(&args.formats)?;
     find_codec(args.baseline.as_deref().unwrap_or("json"))?;
     if args.samples_per_case < 10 {
-        return Err(PartError::bad(format!("--samples-per-case {} is too few for the statistics (at least 10; 30 or more recommended)", args.samples_per_case)));
+        return Err(PartError::bad(format!("--rounds {} is too few for the statistics (at least 10; 30 or more recommended)", args.samples_per_case)));
     }
     if args.samples_per_case > MAX_SAMPLES_PER_CASE {
         return Err(PartError::bad(format!(
-            "--samples-per-case {} is too many (at most {MAX_SAMPLES_PER_CASE}: every sample of every case is kept in memory)",
+            "--rounds {} is too many (at most {MAX_SAMPLES_PER_CASE}: every sample of every case is kept in memory)",
             args.samples_per_case
         )));
     }
