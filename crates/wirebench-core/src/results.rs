@@ -249,6 +249,18 @@ pub struct SizeAggregate {
     /// The first problem seen, if any (lossy, unsupported or failed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_issue: Option<String>,
+    /// Per-message percentiles of the encoded size, bytes (exact: the sizes are counted, not
+    /// sampled); absent in files written before they were kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_p50: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_p90: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_p99: Option<u64>,
+    /// How many messages had each encoded size (kept while measuring, for the percentiles).
+    #[serde(skip)]
+    #[schemars(skip)]
+    sizes: std::collections::BTreeMap<u64, u64>,
 }
 
 impl SizeAggregate {
@@ -277,9 +289,30 @@ impl SizeAggregate {
             self.zstd_bytes_total += row.zstd_bytes.unwrap_or(0);
             self.deflate_bytes_total += row.deflate_bytes.unwrap_or(0);
             self.bytes_mean = Some(self.bytes_total as f64 / self.encoded as f64);
+            *self.sizes.entry(b).or_default() += 1;
             self.ratio_to_json = (self.json_bytes_total > 0)
                 .then(|| self.bytes_total as f64 / self.json_bytes_total as f64);
         }
+    }
+
+    /// Fill the per-message percentiles from the sizes counted so far (nearest rank).
+    pub fn finish(&mut self) {
+        let n: u64 = self.sizes.values().sum();
+        if n == 0 {
+            return;
+        }
+        let at = |q: f64| {
+            let rank = ((n as f64) * q).ceil().max(1.0) as u64;
+            let mut seen = 0;
+            self.sizes.iter().find(|(_, &c)| {
+                seen += c;
+                seen >= rank
+            })
+            .map(|(&b, _)| b)
+        };
+        self.bytes_p50 = at(0.5);
+        self.bytes_p90 = at(0.9);
+        self.bytes_p99 = at(0.99);
     }
 }
 
@@ -733,6 +766,14 @@ mod tests {
         assert_eq!(a.ratio_to_json, Some(0.6));
         assert_eq!((a.exact, a.lossy, a.unsupported), (1, 1, 1));
         assert_eq!(a.first_issue.as_deref(), Some("p: lossy: x"));
+        // Per-message percentiles, nearest rank over the encoded messages.
+        let mut a = SizeAggregate::new("json");
+        for b in (1..=100).rev() {
+            a.add(&row(Some(b), Fidelity::Exact));
+        }
+        a.add(&row(None, Fidelity::Unsupported { reason: "no".into() }));
+        a.finish();
+        assert_eq!((a.bytes_p50, a.bytes_p90, a.bytes_p99, a.bytes_max), (Some(50), Some(90), Some(99), Some(100)));
     }
 
     #[test]

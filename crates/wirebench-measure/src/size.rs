@@ -138,8 +138,9 @@ impl SizeMeter {
     }
 
     /// The finished section.
-    pub fn finish(self, corpus: &str) -> SizeSection {
+    pub fn finish(mut self, corpus: &str) -> SizeSection {
         let seconds = self.started.elapsed().as_secs_f64();
+        self.aggregates.iter_mut().for_each(SizeAggregate::finish);
         let schema = match self.schema {
             SchemaSource::Fixed(s) => Some(s),
             SchemaSource::PerPayload => None,

@@ -467,19 +467,35 @@ fn render_size(s: &SizeSection, ctx: &Ctx) -> Section {
             }
         );
     }
-    // Totals: raw, zstd, deflate.
-    let raw: Vec<Option<f64>> = s.aggregates.iter().map(|a| Some(a.bytes_total as f64)).collect();
-    let zstd: Vec<Option<f64>> = s.aggregates.iter().map(|a| Some(a.zstd_bytes_total as f64)).collect();
-    let deflate: Vec<Option<f64>> = s.aggregates.iter().map(|a| Some(a.deflate_bytes_total as f64)).collect();
-    let totals = BarChart::new(&ctx.chart_id("bytes"), "Bytes per codec, all payloads", codecs.clone())
-        .series(Bars::new("raw", raw))
-        .series(Bars::new("zstd per message", zstd))
-        .series(Bars::new("deflate per message", deflate))
-        .axis_label("bytes (sum over payloads)")
+    // Per message: the distribution of one message's size (what a budget or a frame limits).
+    if s.aggregates.iter().any(|a| a.bytes_p50.is_some()) {
+        let get = |f: fn(&wirebench_core::results::SizeAggregate) -> Option<u64>| -> Vec<Option<f64>> {
+            s.aggregates.iter().map(|a| f(a).map(|v| v as f64)).collect()
+        };
+        let dist = BarChart::new(&ctx.chart_id("per-message"), "Bytes of one message: median, 99th percentile, largest", codecs.clone())
+            .series(Bars::new("median", get(|a| a.bytes_p50)).color(color(0)))
+            .series(Bars::new("p99", get(|a| a.bytes_p99)).color(color(1)))
+            .series(Bars::new("largest", get(|a| a.bytes_max)).color(color(3)))
+            .axis_label("bytes per message")
+            .value_format(bytes_fmt);
+        b.push_str(&figure(
+            dist.render(),
+            "Each codec's encoded size per message over the payloads it encoded: the median message, the 99th percentile and the largest, the figures a byte budget or a radio frame has to hold.",
+        ));
+    }
+    // Mean per message: raw, zstd, deflate.
+    let per = |total: fn(&wirebench_core::results::SizeAggregate) -> u64| -> Vec<Option<f64>> {
+        s.aggregates.iter().map(|a| (a.encoded > 0).then(|| total(a) as f64 / a.encoded as f64)).collect()
+    };
+    let means = BarChart::new(&ctx.chart_id("bytes"), "Mean bytes per message, raw and compressed on its own", codecs.clone())
+        .series(Bars::new("raw", per(|a| a.bytes_total)))
+        .series(Bars::new("zstd per message", per(|a| a.zstd_bytes_total)))
+        .series(Bars::new("deflate per message", per(|a| a.deflate_bytes_total)))
+        .axis_label("bytes per message (mean)")
         .value_format(bytes_fmt);
     b.push_str(&figure(
-        totals.render(),
-        "Sum of the encoded sizes over all payloads the codec encoded. Per-message compression includes each format's frame, so tiny messages can grow.",
+        means.render(),
+        "Mean encoded size per message over the payloads the codec encoded. Per-message compression includes each format's frame, so tiny messages can grow.",
     ));
     // Ratio to JSON.
     let ratios: Vec<Option<f64>> = s.aggregates.iter().map(|a| a.ratio_to_json).collect();

@@ -10,6 +10,10 @@ fn opt(v: Option<u64>) -> String {
     v.map(|b| b.to_string()).unwrap_or_else(|| "-".into())
 }
 
+fn opt_csv(v: Option<u64>) -> String {
+    v.map(|b| b.to_string()).unwrap_or_default()
+}
+
 fn ratio(v: Option<f64>) -> String {
     v.map(|r| format!("{r:.2}")).unwrap_or_else(|| "-".into())
 }
@@ -47,15 +51,18 @@ pub fn matrix(s: &SizeSection) -> Table {
 /// One row per codec: totals, ratio to JSON, compressed totals, fidelity counts.
 pub fn summary(s: &SizeSection) -> Table {
     let mut t = Table::new(
-        "Per codec (all payloads)",
-        &["codec", "bytes", "mean", "x JSON", "zstd", "deflate", "exact", "lossy", "unsup.", "failed"],
+        "Per codec (all payloads): bytes per message (median, p99, max), totals, fidelity",
+        &["codec", "median", "p99", "max", "mean", "bytes", "x JSON", "zstd", "deflate", "exact", "lossy", "unsup.", "failed"],
     )
     .numeric_from(1);
     for a in &s.aggregates {
         t.push(vec![
             a.codec.clone(),
-            a.bytes_total.to_string(),
+            opt(a.bytes_p50),
+            opt(a.bytes_p99),
+            opt(a.bytes_max),
             a.bytes_mean.map(|m| format!("{m:.1}")).unwrap_or_else(|| "-".into()),
+            a.bytes_total.to_string(),
             ratio(a.ratio_to_json),
             a.zstd_bytes_total.to_string(),
             a.deflate_bytes_total.to_string(),
@@ -159,7 +166,8 @@ fn csv(s: &SizeSection) -> String {
     }
     out.push_str(&record(&[
         "codec", "records", "encoded", "bytes_total", "bytes_mean", "ratio_to_json", "zstd_bytes_total",
-        "deflate_bytes_total", "exact", "lossy", "unsupported", "failed", "first_issue",
+        "deflate_bytes_total", "exact", "lossy", "unsupported", "failed", "first_issue", "bytes_p50", "bytes_p90",
+        "bytes_p99", "bytes_max",
     ]));
     for a in &s.aggregates {
         out.push_str(&record(&[
@@ -176,6 +184,10 @@ fn csv(s: &SizeSection) -> String {
             a.unsupported.to_string(),
             a.failed.to_string(),
             a.first_issue.clone().unwrap_or_default(),
+            opt_csv(a.bytes_p50),
+            opt_csv(a.bytes_p90),
+            opt_csv(a.bytes_p99),
+            opt_csv(a.bytes_max),
         ]));
     }
     out
