@@ -417,8 +417,11 @@ pub fn run(args: RunArgs) -> Result<()> {
         part.validate().map_err(|e| bad(format!("{source}: [{}]: {e:#}", part.name())))?;
     }
     // The constraints of the answer (`--budget`, `--link`): checked now, answered as soon as the
-    // size part has measured.
-    let constraints = (args.budget.is_some() || args.link.is_some()).then(|| wirebench_net::recommend::Constraints {
+    // size part has measured. A run on the user's payloads always opens with an answer (ranked
+    // by the largest message when no budget or link is given).
+    let asked = args.budget.is_some() || args.link.is_some();
+    let on_payloads = !args.samples.is_empty() && study.size.is_some();
+    let constraints = (asked || on_payloads).then(|| wirebench_net::recommend::Constraints {
         corpus: None,
         samples: args.samples.clone(),
         link: args.link.clone(),
@@ -553,7 +556,7 @@ fn with_rest_marked(results: &Results, rest: &[String], why: &str) -> Results {
 /// replacing the previous set in one step; on error the previous set stays as it was.
 fn write_set(out_dir: &Path, results: &Results, title: &str) -> std::io::Result<()> {
     let text = serde_json::to_string_pretty(results).expect("results serialize");
-    let md = format!("# {title}\n\n{}", render_all(results, Output::Markdown));
+    let md = markdown(results, title);
     let html = wirebench_report::html::render(&[results], title);
     let set = OutputSet::begin(out_dir, &SET_FILES)?;
     set.write("results.json", text.as_bytes())?;
@@ -603,6 +606,30 @@ pub fn csv_tables(results: &Results) -> Vec<wirebench_report::csv::CsvTable> {
 
 /// Every section of a results file in one output kind (not HTML). CSV is one tidy table: a
 /// `table` column, then the union of the tables' columns.
+/// The Markdown report: the title, every section, and where the figures come from (the same
+/// provenance the HTML page's card shows), so a copied report can be traced and rerun.
+fn markdown(results: &Results, title: &str) -> String {
+    let p = &results.provenance;
+    let m = &p.machine;
+    let mut out = format!("# {title}\n\n{}", render_all(results, Output::Markdown));
+    out.push_str("\n## Provenance\n\n");
+    out.push_str(&format!(
+        "- wirebench {} (commit {}), {}\n- started {}; seed {}\n- machine: {} ({} cores), {} {}, kernel {}\n- command: `{}`\n",
+        p.wirebench_version,
+        p.git_commit,
+        p.rustc,
+        p.started_at,
+        p.seed,
+        m.cpu_model,
+        m.cores,
+        m.os,
+        m.arch,
+        m.kernel,
+        p.command.join(" ").replace('`', "'")
+    ));
+    out
+}
+
 pub fn render_all(results: &Results, output: Output) -> String {
     match output {
         Output::Json => return serde_json::to_string_pretty(results).expect("results serialize") + "\n",
@@ -649,7 +676,7 @@ pub fn report(args: ReportArgs) -> Result<()> {
     let text = match args.output.as_str() {
         "html" => wirebench_report::html::render(&[&results], &title),
         "table" => render_all(&results, Output::Table),
-        "md" => format!("# {title}\n\n{}", render_all(&results, Output::Markdown)),
+        "md" => markdown(&results, &title),
         "csv" => match &args.out {
             Some(dir) => return write_csv_dir(&results, dir),
             None => render_all(&results, Output::Csv),

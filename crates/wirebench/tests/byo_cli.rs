@@ -265,4 +265,16 @@ fn run_answers_first_and_streams_each_part() {
     let sections: Vec<&&str> = headings.iter().filter(|h| **h != "Provenance").collect();
     assert_eq!(sections.first().map(|h| **h), Some("The answer"), "{headings:?}");
     expect_bad_input(wb().args(["run", "--budget", "51", "--link", "lora-sf99", "--samples"]).arg(&s), &["--link"]);
+
+    // Without a budget or a link, a run on the user's payloads still opens with the answer
+    // (ranked by the largest message), and report.md ends with the provenance.
+    let plain = dir.0.join("plain");
+    let out = wb().args(["run", "--samples"]).arg(&s).arg("--out-dir").arg(&plain).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("The answer\n"));
+    let md = std::fs::read_to_string(plain.join("report.md")).unwrap();
+    assert_eq!(md.lines().find(|l| l.starts_with("## ")), Some("## The answer"), "{md}");
+    let prov = md.find("## Provenance").expect("report.md has its provenance");
+    assert!(md[prov..].contains("commit ") && md[prov..].contains("- command: `"), "{}", &md[prov..]);
+    assert!(md.contains("Ranked by the largest message"));
 }
