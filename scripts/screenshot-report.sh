@@ -4,8 +4,10 @@
 #   scripts/screenshot-report.sh REPORT.html OUT.png [WIDTH] [HEIGHT]
 #
 # Fails (non-zero exit) when the browser logs a console error or an uncaught exception, when
-# the page tries to load anything from the network, when the DOM dump is empty, or when the
-# image is blank (fewer than 2 % non-white pixels or fewer than 8 distinct colours).
+# the page tries to load anything from the network, when the DOM dump is empty, when the image
+# is blank (fewer than 2 % non-white pixels or fewer than 8 distinct colours), when a table is
+# wider than the page at WIDTH (its columns would be hidden behind a scroll bar), or, with
+# EXPECT_FIRST_SECTION set, when the first section after the provenance is another one.
 # Installs Debian's chromium when it is missing (root only). Needs python3 (stdlib only).
 set -euo pipefail
 
@@ -73,7 +75,52 @@ timeout 120 "$browser" "${flags[@]}" --user-data-dir="$work/profile-dom" \
     exit 1
 }
 
+# Tables that do not fit the page at this width (their wrapper would scroll, hiding columns):
+# a copy of the page with a small script that measures each one after layout, read back from
+# the DOM dump.
+probe="$work/probe.html"
+python3 - "$html_abs" "$probe" <<'PY'
+import sys
+page = open(sys.argv[1], encoding="utf-8").read()
+script = (
+    "<script>addEventListener('load',function(){var bad=[];"
+    "document.querySelectorAll('.table-wrap').forEach(function(w){"
+    "if(w.scrollWidth>w.clientWidth+1){var c=w.querySelector('caption');"
+    "bad.push((c?c.textContent:'(no caption)')+' ['+w.scrollWidth+' px in '+w.clientWidth+' px]');}});"
+    "var h=[].map.call(document.querySelectorAll('h2'),function(e){return e.textContent;});"
+    "var m=document.createElement('pre');m.id='wb-probe';"
+    "m.textContent=JSON.stringify({clipped:bad,headings:h});document.body.appendChild(m);});</script>"
+)
+open(sys.argv[2], "w", encoding="utf-8").write(page.replace("</body>", script + "</body>"))
+PY
+timeout 120 "$browser" "${flags[@]}" --user-data-dir="$work/profile-probe" --window-size="$width,$height" \
+    --dump-dom "file://$probe" >"$work/probe-dom.html" 2>"$work/probe.err" || true
+
 fail=0
+python3 - "$work/probe-dom.html" "$width" "${EXPECT_FIRST_SECTION:-}" <<'PY' || fail=1
+import html, json, re, sys
+dom, width, first = open(sys.argv[1], encoding="utf-8", errors="replace").read(), sys.argv[2], sys.argv[3]
+m = re.search(r'<pre id="wb-probe">(.*?)</pre>', dom, re.S)
+if not m:
+    sys.exit("FAIL: the layout probe did not run")
+probe = json.loads(html.unescape(m.group(1)))
+ok = True
+if probe["clipped"]:
+    print(f"FAIL: {len(probe['clipped'])} table(s) wider than the page at {width} px:")
+    for c in probe["clipped"]:
+        print("  " + c)
+    ok = False
+else:
+    print(f"tables: every one fits at {width} px")
+sections = [h for h in probe["headings"] if h.strip() != "Provenance"]
+if first:
+    if not sections or sections[0].strip() != first:
+        print(f"FAIL: the first section is {sections[:1]}, not {first!r}")
+        ok = False
+    else:
+        print(f"first section: {first}")
+sys.exit(0 if ok else 1)
+PY
 # References to anything outside the page (text that merely mentions a URL is fine).
 if grep -noiE "(src|href|action|poster|srcset)=[\"']?(https?:)?//|url\([\"']?(https?:)?//|@import|<link[ >]" "$html_abs" \
     >"$work/external.txt"; then

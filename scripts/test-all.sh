@@ -120,8 +120,18 @@ cargo build --release --locked -q -p wirebench
 # A small fleet (two sizes, three formats) through the embedded broker, checked the same way.
 target/release/wirebench fleet --devices 100,300 --every 1s --duration 4s -f json,pson,protobuf \
     --out "$report_dir/fleet.json" >/dev/null
-python3 scripts/check-results.py --wirebench target/release/wirebench \
+python3 scripts/check-results.py --wirebench target/release/wirebench --keep "$report_dir/studies" \
     --studies quickstart,seed000,seed001,seed002,seed003,seed004 "$report_dir/fleet.json"
+
+step "HTML reports at 1,280 px in headless Chromium: quickstart, seed 000, seed 001, a --samples run (the answer first); no table wider than the page"
+for s in quickstart seed000 seed001; do
+    scripts/screenshot-report.sh "$report_dir/studies/$s/report.html" "$report_dir/$s.png" 1280
+done
+python3 scripts/gen-sensor-ndjson.py "$report_dir/sensors.ndjson" 1 >/dev/null
+head -1000 "$report_dir/sensors.ndjson" > "$report_dir/readings.ndjson"
+target/release/wirebench run --samples "$report_dir/readings.ndjson" --budget 51 --link lora-sf9 \
+    --out-dir "$report_dir/samples" >/dev/null
+EXPECT_FIRST_SECTION="The answer" scripts/screenshot-report.sh "$report_dir/samples/report.html" "$report_dir/samples.png" 1280
 
 step "fresh machine: release binary without Cyclone DDS, the main job from outside the checkout"
 scripts/fresh-machine-check.sh

@@ -1050,7 +1050,9 @@ figcaption{color:var(--muted);font-size:13px;margin-top:2px;max-width:760px}
 .table-wrap{overflow-x:auto;margin:14px 0 6px}
 table{border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}
 caption{text-align:left;font-weight:600;font-size:14px;padding:0 0 4px}
-th,td{padding:3px 8px;border-bottom:1px solid var(--line);white-space:nowrap;text-align:left}
+th,td{padding:3px 6px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
+td:not(.num),tbody th{overflow-wrap:anywhere;min-width:3.5em}
+thead th{overflow-wrap:anywhere}
 thead th{background:var(--panel);border-bottom:2px solid #b8bec7}
 tbody th{font-weight:600}
 .num{text-align:right}
