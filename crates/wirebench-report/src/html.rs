@@ -415,6 +415,42 @@ fn size_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     Some(render_size(s, ctx))
 }
 
+/// The PSON paper's size claims beside ours, and where the paper cannot be reproduced (from
+/// docs/studies/seed001-pson-paper.md, the one source for both).
+fn seed001_size_claims(s: &SizeSection) -> String {
+    use wirebench_core::published::seed001::{PSON_PAPER_MEAN_PSON_BYTES, PSON_PAPER_RATIO_TO_JSON};
+    let mean = |c: &str| s.aggregates.iter().find(|a| a.codec == c).and_then(|a| a.bytes_mean);
+    // The mean of the per-payload ratios (the paper's "on average"), and the ratio of totals.
+    let per_payload = |c: &str| {
+        let r: Vec<f64> = s.rows.iter().filter(|r| r.codec == c).filter_map(|r| r.ratio_to_json).collect();
+        (!r.is_empty()).then(|| r.iter().sum::<f64>() / r.len() as f64)
+    };
+    let total = |c: &str| s.aggregates.iter().find(|a| a.codec == c).and_then(|a| a.ratio_to_json);
+    let f = |v: Option<f64>, d: usize| v.map_or("-".to_string(), |v| format!("{v:.d$}"));
+    let mut t = Table::new("The paper's size claims beside ours", &["claim (PSON paper)", "paper", "ours"]);
+    t.push(vec![
+        "average PSON size over Test01–Test10 (§6)".into(),
+        format!("{PSON_PAPER_MEAN_PSON_BYTES} B"),
+        format!("PSON v2 {} B; Protoson v1 {} B", f(mean("pson"), 1), f(mean("protoson"), 1)),
+    ]);
+    for (c, name) in [("pson", "PSON"), ("msgpack", "MessagePack")] {
+        t.push(vec![
+            format!("{name} ≈ 15 % smaller than JSON on average (§5.3)"),
+            format!("{PSON_PAPER_RATIO_TO_JSON:.2} × JSON"),
+            format!("{} × JSON (mean of per-payload ratios); {} (ratio of totals)", f(per_payload(c), 2), f(total(c), 2)),
+        ]);
+    }
+    let mut out = table(&t);
+    out.push_str(
+        "<p class=\"note\">PSON v2 sends a float64 as float32 only when that is exact; with Protoson's lossy float rule the \
+         mean is one tenth of a byte from the paper's 66.3 B (docs/studies/seed001-pson-paper.md, \"Why 66.3 B\").</p>\n",
+    );
+    if let Some(h) = crate::studies::section_html("seed001", "Where the paper cannot be reproduced, or is ambiguous") {
+        out.push_str(&h);
+    }
+    out
+}
+
 fn size_payloads(s: &SizeSection) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
     for row in &s.rows {
@@ -605,6 +641,9 @@ fn render_size(s: &SizeSection, ctx: &Ctx) -> Section {
                 items.concat()
             ));
         }
+    }
+    if s.corpus == "pson-paper" {
+        b.push_str(&seed001_size_claims(s));
     }
     b.push_str("<h3>Fidelity notes</h3>\n");
     if notes.is_empty() {

@@ -18,6 +18,7 @@ pub mod net;
 pub mod recommend;
 pub mod size;
 pub mod speed;
+pub mod studies;
 pub mod svg;
 pub mod table;
 

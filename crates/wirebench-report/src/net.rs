@@ -127,7 +127,8 @@ pub fn http_table(s: &HttpSection) -> Table {
         "HTTP POST throughput",
         &[
             "link", "path", "format", "body B", "ceiling req/s", "ours req/s", "of ceiling", "our CPU", "verdict",
-            "wrk req/s", "ours/wrk", "valid", "invalid", "errors", "seed req/s", "ours/seed",
+            "wrk req/s", "ours/wrk", "valid", "invalid", "errors", "seed req/s", "ours/seed", "ours MB/s sent",
+            "seed transfer KB/s",
         ],
     )
     .numeric_from(3);
@@ -152,6 +153,8 @@ pub fn http_table(s: &HttpSection) -> Table {
             f0(Some(o.errors.total() as f64)),
             f1(r.seed.as_ref().map(|x| x.requests_per_sec)),
             r.ours_vs_seed.map(|x| format!("{x:.1}×")).unwrap_or_else(|| "-".into()),
+            f2(Some(o.request_mb_per_sec)),
+            f1(r.seed.as_ref().map(|x| x.transfer_kb_per_sec)),
         ]);
     }
     t
@@ -183,7 +186,13 @@ fn http_notes(s: &HttpSection) -> Vec<(String, Vec<String>)> {
     vec![
         ("What limited each run".into(), verdicts),
         ("Warnings".into(), warn),
-        (format!("Seed 002 beside ours ({})", s.published.source), s.published.notes.clone()),
+        (format!("Seed 002 beside ours ({})", s.published.source), {
+            let mut n = s.published.notes.clone();
+            n.push(
+                "The seed's Transfer/sec (go-wrk) counts response bytes only; ours MB/s sent counts the request bytes (headers and body) our load generator wrote. They are shown side by side, not as a ratio.".into(),
+            );
+            n
+        }),
     ]
 }
 
@@ -305,6 +314,9 @@ pub fn http_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     for (title, lines) in http_notes(s) {
         let class = if title.contains("arnings") { "warn" } else { "note" };
         b.push_str(&notes_html(&title, &lines, class));
+    }
+    if let Some(h) = crate::studies::section_html("seed002", crate::studies::CAVEATS[2].1) {
+        b.push_str(&h);
     }
     Some(Section {
         title: "HTTP throughput against link rate (seed 002)".into(),
@@ -549,6 +561,9 @@ pub fn tcp_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         b.push_str(&table(&t));
         b.push_str("<p class=\"note\">Seed: Flutter/Dart on Windows (i7) and TI AM62x; ours: Rust codecs on this host, loopback. \
                     Compare the PB/JSON ratios, not absolute µs.</p>\n");
+        if let Some(h) = crate::studies::section_html("seed003", crate::studies::CAVEATS[3].1) {
+            b.push_str(&h);
+        }
     }
     for (title, lines) in tcp_notes(s) {
         let class = if title.contains("arnings") { "warn" } else { "note" };

@@ -374,6 +374,19 @@ fn published_figures_are_marked_for_the_pson_paper_corpus() {
     let page = html::render(&[&other], "report");
     check_well_formed(&page).unwrap();
     assert!(!page.contains("published (ESP32)") && !page.contains("Seed 001"));
+
+    // The size section of the paper's corpus: the paper's size claims beside ours, and the list
+    // of what cannot be reproduced, from docs/studies (the one source for both).
+    let mut sized = size_results(&["Test01", "Test02"], "x");
+    sized.size.as_mut().unwrap().corpus = "pson-paper".into();
+    let page = html::render(&[&sized], "report");
+    check_well_formed(&page).unwrap();
+    assert!(page.contains("The paper&#39;s size claims beside ours") || page.contains("The paper's size claims beside ours"), "claims table");
+    assert!(page.contains("66.3 B") && page.contains("0.85 × JSON"));
+    assert!(page.contains("Where the paper cannot be reproduced, or is ambiguous"));
+    assert!(page.contains("From docs/studies/seed001-pson-paper.md"));
+    let other = html::render(&[&size_results(&["a"], "x")], "report");
+    assert!(!other.contains("Where the paper cannot be reproduced"));
 }
 
 #[test]
