@@ -62,6 +62,18 @@ fn who(marshal: Marshal) -> String {
     }
 }
 
+/// `, 100×20 grid; ours 150×30` when the seed's latency row was measured with another
+/// instances × samples grid than our run at this size (empty when they match or are unknown).
+fn grid_note(d: &DdsSection, method: &str, size: usize) -> String {
+    let Some(p) = d.published.latency_ms.iter().find(|p| p.method == method && p.size == size) else { return String::new() };
+    let Some(c) = d.plan.cases.iter().find(|c| c.sizes.contains(&size)) else { return String::new() };
+    if (c.instances, c.samples) == (p.instances, p.samples) {
+        String::new()
+    } else {
+        format!(", {}×{} grid; ours {}×{}", p.instances, p.samples, c.instances, c.samples)
+    }
+}
+
 /// Rows of several rounds at one size, in round order (stable: ddsperf's first in a round).
 fn by_round(mut rows: Vec<(u32, Vec<String>)>, t: &mut Table) {
     rows.sort_by_key(|(round, _)| *round);
@@ -131,7 +143,7 @@ pub fn latency_table(d: &DdsSection) -> Option<Table> {
             t.push(vec![
                 size_label(size),
                 "seed".into(),
-                format!("seed {short} (published)"),
+                format!("seed {short} (published{})", grid_note(d, method, size)),
                 "-".into(),
                 fixed(s.avg_us, 1),
                 fixed(s.std_us, 1),
@@ -863,6 +875,19 @@ mod tests {
         d.per_size = Some(wirebench_dds::figures::per_size(&d));
         r.dds = Some(d);
         r
+    }
+
+    #[test]
+    fn seed_rows_say_when_their_grid_differs_from_ours() {
+        use wirebench_core::sections::dds::Case;
+        let mut r = results();
+        let case = |instances, samples| Case { instances, samples, sizes: vec![2048], ..Default::default() };
+        r.dds.as_mut().unwrap().plan.cases = vec![case(100, 20)];
+        let same = latency_table(r.dds.as_ref().unwrap()).unwrap().to_text_width(0);
+        assert!(same.contains("seed CDR (published)") && !same.contains("grid"), "{same}");
+        r.dds.as_mut().unwrap().plan.cases = vec![case(150, 30)];
+        let other = latency_table(r.dds.as_ref().unwrap()).unwrap().to_text_width(0);
+        assert!(other.contains("seed CDR (published, 100×20 grid; ours 150×30)"), "{other}");
     }
 
     #[test]
