@@ -181,6 +181,15 @@ fn item_text(t: &str) -> &str {
     }
 }
 
+/// The section of each seed page that says where the seed's figures cannot be right or
+/// reproduced, or what carries over.
+pub const CAVEATS: [(&str, &str); 4] = [
+    ("seed000", "What the figures mean, and where the thesis cannot be reproduced"),
+    ("seed001", "Where the paper cannot be reproduced, or is ambiguous"),
+    ("seed002", "What carries over from the seed, and what does not"),
+    ("seed003", "What the seed's figures can and cannot say"),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,12 +217,3 @@ mod tests {
         );
     }
 }
-
-/// The section of each seed page that says where the seed's figures cannot be right or
-/// reproduced, or what carries over.
-pub const CAVEATS: [(&str, &str); 4] = [
-    ("seed000", "What the figures mean, and where the thesis cannot be reproduced"),
-    ("seed001", "Where the paper cannot be reproduced, or is ambiguous"),
-    ("seed002", "What carries over from the seed, and what does not"),
-    ("seed003", "What the seed's figures can and cannot say"),
-];
