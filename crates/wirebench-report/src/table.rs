@@ -9,6 +9,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// The width terminal text fits (0: any width).
 static TEXT_WIDTH: AtomicUsize = AtomicUsize::new(0);
 
+/// Whether terminal text may use ANSI colour and bold (table titles in bold).
+static COLOR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Let terminal text use ANSI bold/colour (the CLI: `--color`, NO_COLOR, a terminal).
+pub fn set_color(on: bool) {
+    COLOR.store(on, Ordering::Relaxed);
+}
+
 /// Fit terminal tables to this many columns (`None`: never split them).
 pub fn set_text_width(width: Option<usize>) {
     TEXT_WIDTH.store(width.unwrap_or(0), Ordering::Relaxed);
@@ -78,7 +86,11 @@ impl Table {
         let w = self.widths();
         let mut out = String::new();
         if !self.title.is_empty() {
-            out.push_str(&self.title);
+            if COLOR.load(Ordering::Relaxed) {
+                out.push_str(&format!("\x1b[1m{}\x1b[0m", self.title));
+            } else {
+                out.push_str(&self.title);
+            }
             out.push('\n');
         }
         let groups = column_groups(&w, width);

@@ -58,6 +58,27 @@ struct Cli {
     /// is printed in parts that fit, each with the row names).
     #[arg(long, global = true)]
     wide: bool,
+    /// Colour and bold on the terminal: `auto` (on a terminal, unless NO_COLOR is set),
+    /// `always` or `never`.
+    #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto)]
+    color: ColorArg,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Whether a stream may be coloured: `--color`, then NO_COLOR (no-color.org), then whether it
+/// is a terminal.
+fn color_on(choice: ColorArg, terminal: bool) -> bool {
+    match choice {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    }
 }
 
 /// The width terminal tables fit: `COLUMNS` when set, else the terminal's (stdout), else none
@@ -343,14 +364,15 @@ fn main() -> ExitCode {
         }
     };
     wirebench_report::table::set_text_width(text_width(cli.wide));
+    wirebench_report::table::set_color(color_on(cli.color, std::io::stdout().is_terminal()));
+    let color_errors = color_on(cli.color, std::io::stderr().is_terminal());
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
             let line = chain.join(": ").replace('\n', " ");
-            let stderr = std::io::stderr();
-            // Colour only on a terminal, and never when NO_COLOR is set (no-color.org).
-            if stderr.is_terminal() && std::env::var_os("NO_COLOR").map_or(true, |v| v.is_empty()) {
+            // Colour per --color: by default only on a terminal, never when NO_COLOR is set.
+            if color_errors {
                 eprintln!("\x1b[31merror:\x1b[0m {line}");
             } else {
                 eprintln!("error: {line}");

@@ -628,3 +628,21 @@ fn renamed_options_keep_their_old_names() {
     expect_bad_args(&["speed", "--rounds", "3"], &["--rounds 3 is too few"]);
     expect_bad_args(&["speed", "--samples-per-case", "3"], &["--rounds 3 is too few"]);
 }
+
+/// Colour: never on a pipe by default; `--color always` colours the error line and puts table
+/// titles in bold; `--color never` and NO_COLOR keep everything plain.
+#[test]
+fn colour_follows_the_color_option_and_no_color() {
+    let plain = wb().args(["size", "-f", "json,pson"]).output().unwrap();
+    assert!(!plain.stdout.contains(&0x1b));
+    let bold = wb().args(["size", "-f", "json,pson", "--color", "always"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&bold.stdout).contains("\x1b[1mEncoded size (bytes)\x1b[0m"));
+    let err = wb().args(["size", "-f", "jsn", "--color", "always"]).output().unwrap();
+    assert_eq!(err.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&err.stderr).starts_with("\x1b[31merror:\x1b[0m "));
+    let never = wb().args(["size", "-f", "jsn", "--color", "never"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&never.stderr).starts_with("error: "));
+    // NO_COLOR wins over a terminal, not over an explicit --color always.
+    let auto = wb().args(["size", "-f", "json", "--color", "auto"]).env("NO_COLOR", "1").output().unwrap();
+    assert!(!auto.stdout.contains(&0x1b));
+}
