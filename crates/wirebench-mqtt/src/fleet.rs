@@ -178,11 +178,9 @@ pub fn schedule(cfg: &FleetConfig, d: u64) -> impl Iterator<Item = u64> {
     })
 }
 
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
+/// One SplitMix64 step from `x` (the project's generator, `wirebench_measure::rng`).
+fn mix(x: u64) -> u64 {
+    wirebench_measure::rng::mix(x.wrapping_add(wirebench_measure::rng::GAMMA))
 }
 
 fn unit(x: u64) -> f64 {
@@ -711,11 +709,13 @@ pub fn run(
     let t0 = Instant::now() + Duration::from_millis(50);
     let t0_tokio = tokio::time::Instant::from_std(t0);
     let _ = shared.t0.set(t0);
+    // Messages each device's schedule calls for (its sends, and what its subscriber must see).
+    let due: Vec<u64> = range.clone().map(|d| schedule(cfg, d).count() as u64).collect();
     let mut scheduled = 0u64;
     let items: Arc<Vec<Vec<u8>>> = Arc::new((0..payloads.len()).map(|i| payloads.get(i as u64).to_vec()).collect());
     let mut device_tasks = Vec::with_capacity(connected as usize);
     for (d, client, el) in clients.into_iter().flatten() {
-        scheduled += schedule(cfg, d).count() as u64;
+        scheduled += due[(d - range.start) as usize];
         let topic = format!("{topic_root}/{}/{d}", d % cfg.subscribers as u64);
         rt.spawn(drive(el, Arc::clone(&shared), d));
         device_tasks.push(rt.spawn(device(client, topic, d, cfg.clone(), t0, t0_tokio, Arc::clone(&items), Arc::clone(&shared))));
@@ -797,11 +797,10 @@ pub fn run(
         if !connected_ids[i] {
             continue;
         }
-        let due = schedule(cfg, d).count() as u64;
         let got = per[i].received as u64;
-        if got < due {
+        if got < due[i] {
             with_loss += 1;
-            worst.push([d, due - got]);
+            worst.push([d, due[i] - got]);
         }
     }
     worst.sort_by(|a, b| b[1].cmp(&a[1]).then(a[0].cmp(&b[0])));
