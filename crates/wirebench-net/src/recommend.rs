@@ -363,7 +363,10 @@ pub fn rank(
                 "Microcontroller support from a curated table, not measured: the device lab could not run here ({}).",
                 ev.unavailable.clone().unwrap_or_default()
             ),
-            (None, None) => "Microcontroller support from a curated table (wirebench-net/src/recommend.rs), not measured; give --mcu avr, m0 or m4 to measure on the device lab.".into(),
+            (None, None) => match c.mcu.as_deref().and_then(lab_target) {
+                Some(t) => format!("Microcontroller support from a curated table (wirebench-net/src/recommend.rs), not yet measured on the {t} device lab."),
+                None => "Microcontroller support from a curated table (wirebench-net/src/recommend.rs), not measured; give --mcu avr, m0 or m4 to measure on the device lab.".into(),
+            },
         },
     ];
     if ranked.is_empty() {

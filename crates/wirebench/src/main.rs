@@ -232,6 +232,28 @@ struct RunArgs {
     /// its airtime and frames.
     #[arg(long)]
     link: Option<String>,
+    /// The device class (8bit/avr, m0/cortex-m0plus, m4/cortex-m4, esp32, linux): the answer
+    /// keeps the formats with a library for it. For avr, m0 and m4 it is ranked again at the end
+    /// with the device lab's measurements (the study's [device] part, else a lab run on the
+    /// largest message).
+    #[arg(long)]
+    mcu: Option<String>,
+    /// With --mcu: rank by energy per message on this radio (lora-sf7..lora-sf12, nbiot, ble).
+    /// Default: the study's [energy] radio when it names one.
+    #[arg(long, requires = "mcu")]
+    radio: Option<String>,
+    /// With --radio: time between messages (default: the study's [energy] cadence, else 10m).
+    #[arg(long, requires = "radio")]
+    every: Option<String>,
+    /// With --radio: battery, capacity[@voltage] (default: the study's [energy] battery, else 2400mAh@3.6V).
+    #[arg(long, requires = "radio")]
+    battery: Option<String>,
+    /// No schema is shared by both ends: the answer leaves out schema-driven formats.
+    #[arg(long)]
+    schemaless: bool,
+    /// The answer leaves out formats whose round trip changes a value.
+    #[arg(long)]
+    exact: bool,
 }
 
 #[derive(clap::Args)]

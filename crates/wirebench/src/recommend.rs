@@ -1,7 +1,7 @@
 //! `wirebench recommend`: rank formats for given constraints, with reasons (the ranking is
 //! `wirebench_net::recommend`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use wirebench_net::recommend::{self, Constraints};
@@ -97,37 +97,11 @@ pub fn run(args: Args) -> Result<()> {
     };
     wirebench_measure::study::size::validate(&opts).map_err(part_error)?;
     let target = args.mcu.as_deref().and_then(recommend::lab_target);
-    let energy_opts = wirebench_net::energy::EnergyOpts {
-        mcu: target.map(|t| vec![t.to_string()]).unwrap_or_default(),
-        radio: args.radio.iter().cloned().collect(),
-        every: args.every.clone(),
-        battery: args.battery.clone(),
-        ..Default::default()
-    };
-    let energy_plan = match (&args.radio, target) {
-        (None, _) if args.every.is_some() || args.battery.is_some() => {
-            return Err(bad("--every and --battery rank by energy: give --radio too"))
-        }
-        (None, _) => None,
-        (Some(_), None) => return Err(bad("--radio ranks by energy on a device: give --mcu avr, m0 or m4 (8bit, cortex-m0plus, cortex-m4)")),
-        (Some(_), Some(_)) => {
-            let data = energy_opts.data().map_err(part_error)?;
-            let plan = energy_opts.plan(&data).map_err(part_error)?;
-            Some((data, plan))
-        }
-    };
+    let energy = energy_ask(args.radio.as_deref(), args.every.as_deref(), args.battery.as_deref(), target, &[], None)?;
     let evidence = match target {
         Some(target) => {
-            let mut ev = device_evidence(&args, target)?;
-            if let Some((data, plan)) = energy_plan {
-                let clock_hz = wirebench_measure::device::lab::Target::ALL
-                    .into_iter()
-                    .find(|t| t.name() == target)
-                    .map(|t| t.clock_hz())
-                    .unwrap_or(1);
-                let radio = plan.radios[0];
-                ev.energy = Some(recommend::EnergyAsk { data, radio, plan, clock_hz });
-            }
+            let mut ev = device_evidence(args.corpus.as_deref(), &args.samples, args.device_results.as_deref(), target)?;
+            ev.energy = energy;
             Some(ev)
         }
         None => None,
@@ -200,11 +174,49 @@ pub(crate) fn float32_suggestion(
     )))
 }
 
-/// The device lab's figures on `target`: from `--device-results`, or a lab run of every
-/// library on the largest message (a lab that cannot run here is noted, not an error).
-fn device_evidence(args: &Args, target: &str) -> Result<recommend::DeviceEvidence> {
+/// What `--radio R --every D --battery B` ask of the energy model on the lab target `target`
+/// (None without --radio). `set` and `energy_data` override the data file's figures.
+pub(crate) fn energy_ask(
+    radio: Option<&str>,
+    every: Option<&str>,
+    battery: Option<&str>,
+    target: Option<&str>,
+    set: &[String],
+    energy_data: Option<&Path>,
+) -> Result<Option<recommend::EnergyAsk>> {
+    let energy_opts = wirebench_net::energy::EnergyOpts {
+        mcu: target.map(|t| vec![t.to_string()]).unwrap_or_default(),
+        radio: radio.iter().map(|r| r.to_string()).collect(),
+        every: every.map(str::to_string),
+        battery: battery.map(str::to_string),
+        set: set.to_vec(),
+        energy_data: energy_data.map(Path::to_path_buf),
+        ..Default::default()
+    };
+    match (radio, target) {
+        (None, _) if every.is_some() || battery.is_some() => Err(bad("--every and --battery rank by energy: give --radio too")),
+        (None, _) => Ok(None),
+        (Some(_), None) => Err(bad("--radio ranks by energy on a device: give --mcu avr, m0 or m4 (8bit, cortex-m0plus, cortex-m4)")),
+        (Some(_), Some(target)) => {
+            let data = energy_opts.data().map_err(part_error)?;
+            let plan = energy_opts.plan(&data).map_err(part_error)?;
+            let clock_hz = wirebench_measure::device::lab::Target::ALL
+                .into_iter()
+                .find(|t| t.name() == target)
+                .map(|t| t.clock_hz())
+                .unwrap_or(1);
+            let radio = plan.radios[0];
+            Ok(Some(recommend::EnergyAsk { data, radio, plan, clock_hz }))
+        }
+    }
+}
+
+/// The device lab's figures on `target`: from a results file of `wirebench device`, or a lab
+/// run of every library on the largest message of the corpus or samples (a lab that cannot run
+/// here is noted, not an error).
+pub(crate) fn device_evidence(corpus: Option<&str>, samples: &[PathBuf], device_results: Option<&Path>, target: &str) -> Result<recommend::DeviceEvidence> {
     use wirebench_measure::device::part::{payloads, DeviceOpts};
-    if let Some(path) = &args.device_results {
+    if let Some(path) = device_results {
         let text = wirebench_core::corpus::read_text(path).map_err(bad)?;
         let r: wirebench_core::results::Results =
             serde_json::from_str(&text).map_err(|e| bad(format!("{}:{}:{}: not a results file: {e}", path.display(), e.line(), e.column())))?;
@@ -216,8 +228,8 @@ fn device_evidence(args: &Args, target: &str) -> Result<recommend::DeviceEvidenc
     }
     // The samples are read once: the largest message goes straight to the lab.
     let opts = DeviceOpts {
-        corpus: Some(args.corpus.clone().unwrap_or_else(|| "pson-paper".into())).filter(|_| args.samples.is_empty()),
-        samples: args.samples.clone(),
+        corpus: Some(corpus.unwrap_or("pson-paper").to_string()).filter(|_| samples.is_empty()),
+        samples: samples.to_vec(),
         max_payloads: Some(1000),
         ..Default::default()
     };

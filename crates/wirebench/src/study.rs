@@ -419,16 +419,16 @@ pub fn run(args: RunArgs) -> Result<()> {
     // The constraints of the answer (`--budget`, `--link`): checked now, answered as soon as the
     // size part has measured. A run on the user's payloads always opens with an answer (ranked
     // by the largest message when no budget or link is given).
-    let asked = args.budget.is_some() || args.link.is_some();
+    let asked = args.budget.is_some() || args.link.is_some() || args.mcu.is_some() || args.schemaless || args.exact;
     let on_payloads = !args.samples.is_empty() && study.size.is_some();
     let constraints = (asked || on_payloads).then(|| wirebench_net::recommend::Constraints {
         corpus: None,
         samples: args.samples.clone(),
         link: args.link.clone(),
         budget: args.budget,
-        mcu: None,
-        schemaless: false,
-        exact: false,
+        mcu: args.mcu.clone(),
+        schemaless: args.schemaless,
+        exact: args.exact,
     });
     let radio = match &constraints {
         Some(c) => {
@@ -439,6 +439,27 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
         None => None,
     };
+    // With a lab target, the answer is ranked again at the end on the device lab's measurements
+    // (and by energy per message with a radio); everything it needs is checked now.
+    let target = args.mcu.as_deref().and_then(wirebench_net::recommend::lab_target);
+    let energy_part = study.energy.as_ref();
+    let radio_asked = args.radio.clone().or_else(|| {
+        let e = energy_part?;
+        (target.is_some() && e.radio.len() == 1).then(|| e.radio[0].clone())
+    });
+    let every = args.every.clone().or_else(|| energy_part.and_then(|e| e.every.clone()));
+    let battery = args.battery.clone().or_else(|| energy_part.and_then(|e| e.battery.clone()));
+    if args.radio.is_some() && target.is_none() {
+        return Err(bad("--radio ranks by energy on a device the lab simulates: give --mcu avr, m0 or m4 (8bit, cortex-m0plus, cortex-m4)"));
+    }
+    let energy_ask = crate::recommend::energy_ask(
+        radio_asked.as_deref(),
+        every.as_deref().filter(|_| radio_asked.is_some()),
+        battery.as_deref().filter(|_| radio_asked.is_some()),
+        target,
+        energy_part.map(|e| e.set.as_slice()).unwrap_or(&[]),
+        energy_part.and_then(|e| e.energy_data.as_deref()),
+    )?;
     let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from("out").join(&study.study.name));
     if !args.force {
         keep_previous_run(&out_dir)?;
@@ -512,6 +533,26 @@ pub fn run(args: RunArgs) -> Result<()> {
             let r = with_rest_marked(&results, &names[i + 1..], "not run yet: the run is going on or was ended");
             write_set(&out_dir, &r, &study.study.title).map_err(|e| set_error(&out_dir, e, None))?;
             *s = Saved { results: results.clone(), done: i + 1 };
+        }
+    }
+    // The answer again, on what the device lab measured for the --mcu target.
+    if let (Some(c), Some(target), None) = (&constraints, target, &failure) {
+        if let Some(size) = results.size.as_ref() {
+            let lab_rows = results.device.as_ref().and_then(|d| d.lab.as_ref()).map(|l| l.rows.clone()).filter(|rows| rows.iter().any(|r| r.target == target));
+            let (mut ev, whence) = match lab_rows {
+                Some(rows) => (wirebench_net::recommend::DeviceEvidence { target: target.into(), rows, unavailable: None, energy: None }, "the study's [device] part"),
+                None => {
+                    eprintln!("answer: measuring each format's C library on the {target} lab (largest message)");
+                    let corpus = study.size.as_ref().and_then(|o| o.corpus.clone());
+                    (crate::recommend::device_evidence(corpus.as_deref(), &args.samples, None, target)?, "a lab run on the largest message")
+                }
+            };
+            ev.energy = energy_ask.clone();
+            let mut rec = wirebench_net::recommend::rank(c, radio.as_ref(), &size.aggregates, Some(&ev)).map_err(part_error)?;
+            let by = if ev.energy.is_some() { "Ranked by energy per message, " } else { "Ranked again, " };
+            rec.notes.insert(0, format!("{by}measured on the {target} device lab ({whence}); the answer printed after the size part used the curated device table"));
+            results.answer = Some(rec);
+            write_stdout((wirebench_report::recommend::render_answer(&results, Output::Table) + "\n").as_bytes())?;
         }
     }
     let mut s = saved.lock().unwrap_or_else(|e| e.into_inner());

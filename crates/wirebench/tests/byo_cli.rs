@@ -278,3 +278,50 @@ fn run_answers_first_and_streams_each_part() {
     assert!(md[prov..].contains("commit ") && md[prov..].contains("- command: `"), "{}", &md[prov..]);
     assert!(md.contains("Ranked by the largest message"));
 }
+
+/// `run` answers for every constraint `recommend` takes: --schemaless and --exact at once, and
+/// --mcu/--radio ranked again at the end on the device lab's measured cycles and the airtime.
+#[test]
+fn run_answer_takes_the_device_radio_schemaless_and_exact() {
+    let dir = TempDir::new("run-answer-mcu");
+    let s = samples(&dir.0);
+    let out_dir = dir.0.join("out");
+    let out = wb()
+        .args(["run", "--schemaless", "--exact", "--mcu", "m0", "--radio", "lora-sf9", "--every", "15m", "--samples"])
+        .arg(&s)
+        .arg("--out-dir")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    // The quick answer first (curated device table), the measured one at the end.
+    assert!(text.starts_with("The answer\n"), "{text}");
+    assert!(text.contains("not yet measured on the cortex-m0plus device lab"), "{text}");
+    let last = text.rfind("The answer\n").unwrap();
+    assert!(last > text.find("Speed").unwrap(), "the measured answer comes after the parts: {text}");
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(out_dir.join("results.json")).unwrap()).unwrap();
+    let a = &r["answer"];
+    assert_eq!(a["constraints"]["mcu"], "m0");
+    assert_eq!(a["constraints"]["schemaless"], true);
+    assert_eq!(a["constraints"]["exact"], true);
+    assert!(a["notes"][0].as_str().unwrap().starts_with("Ranked by energy per message, measured on the cortex-m0plus device lab"), "{a}");
+    let ranked = a["ranked"].as_array().unwrap();
+    assert!(!ranked.is_empty(), "{a}");
+    for x in ranked {
+        assert_eq!(x["schema"], "none", "--schemaless keeps self-describing formats only: {x}");
+        assert_eq!(x["fidelity"], "exact", "{x}");
+        let why = x["reasons"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).find(|w| w.starts_with("energy per message")).unwrap();
+        assert!(why.contains("encode cycles") && why.contains("ms on air"), "{why}");
+    }
+    let excluded = a["excluded"].as_array().unwrap();
+    let why_of = |c: &str| excluded.iter().find(|e| e["codec"] == c).map(|e| e["why"].as_str().unwrap().to_string()).unwrap_or_default();
+    assert!(why_of("protobuf").contains("--schemaless"), "{a}");
+    // The answer is the first section of the reports, also when ranked again.
+    let md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    assert_eq!(md.lines().find(|l| l.starts_with("## ")), Some("## The answer"));
+    assert!(md.contains("measured on the cortex-m0plus device lab"));
+    expect_bad_input(wb().args(["run", "--mcu", "z80", "--samples"]).arg(&s), &["z80"]);
+    expect_bad_input(wb().args(["run", "--mcu", "esp32", "--radio", "lora-sf9", "--samples"]).arg(&s), &["--mcu"]);
+    expect_bad_input(wb().args(["run", "--mcu", "m0", "--radio", "wifi", "--samples"]).arg(&s), &["wifi"]);
+}
