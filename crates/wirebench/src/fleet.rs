@@ -356,8 +356,15 @@ fn measure(opts: &FleetOpts) -> Result<FleetSection, PartError> {
         }
     };
     let mut runs = Vec::new();
+    // Time left: each run's planned length, scaled by how the finished runs compared with theirs.
+    let planned: Vec<f64> = p.configs.iter().flat_map(|c| payloads.iter().map(move |_| planned_run_s(c))).collect();
+    let mut clock = Eta { planned: planned.clone(), took: Vec::new() };
+    let (total, mut k) = (planned.len(), 0usize);
     for c in &p.configs {
         for (f, pl) in &payloads {
+            k += 1;
+            let run_start = std::time::Instant::now();
+            progress(&format!("fleet run {k}/{total}: {f}, {} devices, {}", c.devices, clock.left_text()));
             if !first && !opts.broker.contains("://") {
                 drop(broker);
                 broker = open()?;
@@ -377,6 +384,7 @@ fn measure(opts: &FleetOpts) -> Result<FleetSection, PartError> {
                 r.cpu.broker_cores.map_or("—".to_string(), |c| format!("{c:.2} cores")),
             ));
             runs.push(r);
+            clock.took.push(run_start.elapsed().as_secs_f64());
         }
     }
     drop(broker);
@@ -517,5 +525,59 @@ mod tests {
         let o = FleetOpts { shard: Some("4/4".into()), ..FleetOpts::default() };
         assert!(shard_of(&o).unwrap_err().to_string().contains("--shard"));
         assert_eq!(default_run_id(&FleetOpts::default()), default_run_id(&FleetOpts::default()));
+    }
+}
+
+/// The planned length of one run in seconds: connecting at the pacing rate, publishing, and the
+/// drain (which ends after 2 s of quiet), plus a second for the broker and the subscribers.
+fn planned_run_s(c: &FleetConfig) -> f64 {
+    let r = c.device_range();
+    (r.end - r.start) as f64 / c.connect_rate.max(1.0) + (c.duration_ms + c.drain_ms.min(2_000)) as f64 / 1e3 + 1.0
+}
+
+/// The time left in a fleet: the planned length of the runs not yet done, scaled by how long the
+/// finished ones took against their plan.
+struct Eta {
+    planned: Vec<f64>,
+    took: Vec<f64>,
+}
+
+impl Eta {
+    fn left_s(&self) -> f64 {
+        let done = self.took.len().min(self.planned.len());
+        let planned_done: f64 = self.planned[..done].iter().sum();
+        let scale = if done == 0 || planned_done <= 0.0 { 1.0 } else { self.took.iter().sum::<f64>() / planned_done };
+        self.planned[done..].iter().sum::<f64>() * scale
+    }
+
+    fn left_text(&self) -> String {
+        let s = self.left_s().round() as u64;
+        let how = if self.took.is_empty() { "planned" } else { "estimated" };
+        if s >= 120 {
+            format!("~{} min {:02} s left in all ({how})", s / 60, s % 60)
+        } else {
+            format!("~{s} s left in all ({how})")
+        }
+    }
+}
+
+#[cfg(test)]
+mod eta_tests {
+    use super::Eta;
+
+    #[test]
+    fn time_left_is_the_plan_scaled_by_the_runs_done() {
+        let mut e = Eta { planned: vec![10.0, 10.0, 20.0], took: vec![] };
+        assert_eq!(e.left_s(), 40.0);
+        assert!(e.left_text().contains("~40 s left in all (planned)"), "{}", e.left_text());
+        // The first run took twice its plan: the rest is expected to as well.
+        e.took.push(20.0);
+        assert_eq!(e.left_s(), 60.0);
+        e.took.push(10.0);
+        assert_eq!(e.left_s(), 30.0);
+        e.took.push(25.0);
+        assert_eq!(e.left_s(), 0.0);
+        let long = Eta { planned: vec![3725.0], took: vec![] };
+        assert_eq!(long.left_text(), "~62 min 05 s left in all (planned)");
     }
 }

@@ -146,9 +146,13 @@ fn embedded_broker_child_delivers_and_reports_its_cost() {
         .args(["fleet", "--devices", "50", "--every", "1s", "--duration", "3s", "-f", "pson", "--broker-addresses", "3", "--out"])
         .arg(&f)
         .args(["-o", "md"])
+        .env("WIREBENCH_PROGRESS", "1")
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Progress says which run of how many, and the time left.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("fleet run 1/1: pson, 50 devices, ~") && err.contains("s left in all (planned)"), "{err}");
     let md = String::from_utf8_lossy(&out.stdout);
     assert!(md.contains("| pson |"), "{md}");
     let r = read(&f);
