@@ -390,9 +390,10 @@ pub fn render(r: &Results, output: Output) -> String {
             }
             let probs = problems(s);
             if !probs.is_empty() {
-                let mut b = String::from(if md { "**Errors and warnings**\n\n" } else { "Errors and warnings\n" });
+                let paint = |t: &str| if md { t.to_string() } else { crate::table::warning(t) };
+                let mut b = if md { "**Errors and warnings**\n\n".to_string() } else { paint("Errors and warnings") + "\n" };
                 for p in probs {
-                    let _ = writeln!(b, "{bullet}{p}");
+                    let _ = writeln!(b, "{bullet}{}", paint(&p));
                 }
                 block(&mut out, b);
             }

@@ -48,9 +48,11 @@ fn emit(output: Output, heading: &str, tables: &[Table], notes: &[(String, Vec<S
         if lines.is_empty() {
             continue;
         }
-        out.push_str(&if md { format!("**{title}**\n\n") } else { format!("{title}\n") });
+        let warn = !md && crate::table::is_warning_title(title);
+        let paint = |t: String| if warn { crate::table::warning(&t) } else { t };
+        out.push_str(&if md { format!("**{title}**\n\n") } else { format!("{}\n", paint(title.clone())) });
         for l in lines {
-            out.push_str(&if md { format!("- {l}\n") } else { format!("  - {l}\n") });
+            out.push_str(&if md { format!("- {l}\n") } else { format!("  - {}\n", paint(l.clone())) });
         }
         out.push('\n');
     }

@@ -202,9 +202,10 @@ pub fn render(results: &Results, output: Output) -> String {
             }
             let w = warnings(s);
             if !w.is_empty() {
-                out.push_str(if md { "\n**Warnings**\n\n" } else { "\nWarnings\n" });
+                let paint = |t: String| if md { t } else { crate::table::warning(&t) };
+                out.push_str(&if md { "\n**Warnings**\n\n".to_string() } else { format!("\n{}\n", paint("Warnings".into())) });
                 for line in w.iter().take(40) {
-                    out.push_str(&format!("{}{line}\n", if md { "- " } else { "  " }));
+                    out.push_str(&format!("{}{}\n", if md { "- " } else { "  " }, paint(line.clone())));
                 }
                 if w.len() > 40 {
                     out.push_str(&format!("  ... and {} more (see the results file)\n", w.len() - 40));

@@ -17,6 +17,21 @@ pub fn set_color(on: bool) {
     COLOR.store(on, Ordering::Relaxed);
 }
 
+/// A warning heading or line for the terminal: yellow when colour is on, else as it is.
+pub fn warning(text: &str) -> String {
+    if COLOR.load(Ordering::Relaxed) {
+        format!("\x1b[33m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
+/// Whether a block title names warnings or errors (its text output is then coloured).
+pub fn is_warning_title(title: &str) -> bool {
+    let t = title.to_ascii_lowercase();
+    t.starts_with("warning") || t.starts_with("errors and warnings")
+}
+
 /// Fit terminal tables to this many columns (`None`: never split them).
 pub fn set_text_width(width: Option<usize>) {
     TEXT_WIDTH.store(width.unwrap_or(0), Ordering::Relaxed);

@@ -645,4 +645,17 @@ fn colour_follows_the_color_option_and_no_color() {
     // NO_COLOR wins over a terminal, not over an explicit --color always.
     let auto = wb().args(["size", "-f", "json", "--color", "auto"]).env("NO_COLOR", "1").output().unwrap();
     assert!(!auto.stdout.contains(&0x1b));
+    // Warnings in yellow: a speed results file carrying a warning, reported with --color always.
+    let dir = TempDir::new("color");
+    let f = dir.0.join("speed.json");
+    let out = wb().args(["speed", "-f", "json", "--rounds", "10", "--out"]).arg(&f).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut r: serde_json::Value = serde_json::from_slice(&std::fs::read(&f).unwrap()).unwrap();
+    r["speed"]["warnings"] = serde_json::json!(["the host was busy"]);
+    std::fs::write(&f, serde_json::to_vec(&r).unwrap()).unwrap();
+    let coloured = wb().arg("report").arg(&f).args(["--color", "always"]).output().unwrap();
+    let text = String::from_utf8_lossy(&coloured.stdout);
+    assert!(text.contains("\x1b[33mWarnings\x1b[0m") && text.contains("\x1b[33mthe host was busy\x1b[0m"), "{text}");
+    let plain = wb().arg("report").arg(&f).output().unwrap();
+    assert!(String::from_utf8_lossy(&plain.stdout).contains("\nWarnings\n  the host was busy\n"));
 }
