@@ -122,7 +122,7 @@ pub fn run(
         }
         let severe = summary.outliers.low_severe + summary.outliers.high_severe;
         if severe * 20 > summary.n {
-            warnings.push(format!("{severe} severe outliers in {} samples: something else ran during the measurement", summary.n));
+            warnings.push(format!("{severe} severe outliers in {} samples: something else ran during the measurement; rerun on an idle machine, or compare --instructions", summary.n));
         }
         if summary.median < 10.0 * timer.harness_overhead_ns_per_op {
             warnings.push(format!(
