@@ -67,6 +67,115 @@ paper_structs! {
     }
 }
 
+/// Seed 003's EV telemetry message (`ev-telemetry`), as an application would declare it:
+/// nested messages for the sub-systems, field numbers in declaration order (the dynamic path's
+/// numbering of the inferred schema), unsigned integers where every value is non-negative.
+pub mod ev {
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Clone, PartialEq, Serialize, Deserialize, prost::Message)]
+    pub struct Battery {
+        #[prost(double, tag = "1")]
+        pub state_of_charge_pct: f64,
+        #[prost(double, tag = "2")]
+        pub state_of_health_pct: f64,
+        #[prost(double, tag = "3")]
+        pub pack_voltage_v: f64,
+        #[prost(double, tag = "4")]
+        pub pack_current_a: f64,
+        #[prost(double, tag = "5")]
+        pub pack_temperature_c: f64,
+        #[prost(double, tag = "6")]
+        pub cell_voltage_min_v: f64,
+        #[prost(double, tag = "7")]
+        pub cell_voltage_max_v: f64,
+        #[prost(uint32, repeated, tag = "8")]
+        pub cell_temperatures_c: Vec<u32>,
+        #[prost(bool, tag = "9")]
+        pub charging: bool,
+        #[prost(bool, tag = "10")]
+        pub contactor_closed: bool,
+        #[prost(uint32, tag = "11")]
+        pub isolation_resistance_kohm: u32,
+    }
+
+    #[derive(Clone, PartialEq, Serialize, Deserialize, prost::Message)]
+    pub struct Motor {
+        #[prost(uint32, tag = "1")]
+        pub rpm: u32,
+        #[prost(uint32, tag = "2")]
+        pub torque_nm: u32,
+        #[prost(double, tag = "3")]
+        pub inverter_temperature_c: f64,
+        #[prost(double, tag = "4")]
+        pub stator_temperature_c: f64,
+        #[prost(double, tag = "5")]
+        pub power_kw: f64,
+    }
+
+    #[derive(Clone, PartialEq, Serialize, Deserialize, prost::Message)]
+    pub struct Thermal {
+        #[prost(double, tag = "1")]
+        pub coolant_inlet_temperature_c: f64,
+        #[prost(double, tag = "2")]
+        pub coolant_outlet_temperature_c: f64,
+        #[prost(uint32, tag = "3")]
+        pub pump_duty_pct: u32,
+        #[prost(uint32, tag = "4")]
+        pub fan_duty_pct: u32,
+        #[prost(double, tag = "5")]
+        pub cabin_temperature_c: f64,
+    }
+
+    #[derive(Clone, PartialEq, Serialize, Deserialize, prost::Message)]
+    pub struct Position {
+        #[prost(double, tag = "1")]
+        pub latitude_deg: f64,
+        #[prost(double, tag = "2")]
+        pub longitude_deg: f64,
+        #[prost(uint32, tag = "3")]
+        pub heading_deg: u32,
+        #[prost(uint32, tag = "4")]
+        pub altitude_m: u32,
+    }
+
+    #[derive(Clone, PartialEq, Serialize, Deserialize, prost::Message)]
+    pub struct EvTelemetry {
+        #[prost(string, tag = "1")]
+        pub vehicle_id: String,
+        #[prost(uint64, tag = "2")]
+        pub seq: u64,
+        #[prost(uint64, tag = "3")]
+        pub timestamp_ms: u64,
+        #[prost(string, tag = "4")]
+        pub drive_state: String,
+        #[prost(double, tag = "5")]
+        pub speed_kmh: f64,
+        #[prost(double, tag = "6")]
+        pub odometer_km: f64,
+        #[prost(message, required, tag = "7")]
+        pub battery: Battery,
+        #[prost(message, required, tag = "8")]
+        pub motor: Motor,
+        #[prost(message, required, tag = "9")]
+        pub thermal: Thermal,
+        #[prost(message, required, tag = "10")]
+        pub position: Position,
+        #[prost(uint32, repeated, tag = "11")]
+        pub tire_pressures_kpa: Vec<u32>,
+        #[prost(uint32, tag = "12")]
+        pub brake_pedal_pct: u32,
+        #[prost(uint32, tag = "13")]
+        pub accelerator_pedal_pct: u32,
+        #[prost(bool, tag = "14")]
+        pub regenerative_braking_active: bool,
+        #[prost(string, repeated, tag = "15")]
+        pub active_fault_codes: Vec<String>,
+        #[prost(string, tag = "16")]
+        pub firmware_version: String,
+    }
+}
+
 /// Serde codecs: how each writes and reads a derived type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum SerdeFormat {
@@ -168,12 +277,14 @@ fn make<T: PaperType>(codec: &str, value: &Value) -> Option<Box<dyn TypedCase>> 
 /// The codecs that have a typed path.
 pub const TYPED_CODECS: &[&str] = &["json", "cbor", "msgpack", "bson", "yaml", "pson", "protobuf"];
 
-/// The typed case for a payload of the built-in `pson-paper` corpus, if `codec` has a typed path.
-pub fn pson_paper_case(codec: &str, payload: &str, value: &Value) -> Option<Box<dyn TypedCase>> {
+/// The typed case for a payload of a built-in corpus (`pson-paper`, `ev-telemetry`), if `codec`
+/// has a typed path.
+pub fn builtin_case(codec: &str, payload: &str, value: &Value) -> Option<Box<dyn TypedCase>> {
     if !TYPED_CODECS.contains(&codec) {
         return None;
     }
     match payload {
+        "ev-telemetry" => make::<ev::EvTelemetry>(codec, value),
         "Test01" | "Test02" => make::<GpsReading>(codec, value),
         "Test03" => make::<ManyKeys>(codec, value),
         "Test04" => make::<Series>(codec, value),
@@ -195,10 +306,11 @@ mod tests {
 
     #[test]
     fn typed_bytes_equal_dynamic_bytes_and_round_trip() {
-        for p in builtin("pson-paper").unwrap().payloads() {
+        let payloads = builtin("pson-paper").unwrap().payloads().into_iter().chain(builtin("ev-telemetry").unwrap().payloads());
+        for p in payloads {
             let schema = Schema::infer([&p.value]);
             for id in TYPED_CODECS {
-                let case = pson_paper_case(id, &p.name, &p.value).unwrap_or_else(|| panic!("{id} {}", p.name));
+                let case = builtin_case(id, &p.name, &p.value).unwrap_or_else(|| panic!("{id} {}", p.name));
                 let mut typed = Vec::new();
                 case.encode(&mut typed).unwrap();
                 let mut dynamic = Vec::new();
@@ -209,6 +321,6 @@ mod tests {
                 assert!(case.decode(&typed[..typed.len() / 2]).is_err() || typed.len() < 2 || *id == "yaml", "{id} {}", p.name);
             }
         }
-        assert!(pson_paper_case("avro", "Test01", &Value::Null).is_none());
+        assert!(builtin_case("avro", "Test01", &Value::Null).is_none());
     }
 }

@@ -495,6 +495,11 @@ pub struct TimerInfo {
     pub harness_overhead_ns_per_op: f64,
 }
 
+/// A speed case's path without the lossy mark: "dynamic (lossy)" is the dynamic path.
+pub fn base_path(path: &str) -> &str {
+    path.trim_end_matches(" (lossy)")
+}
+
 /// One timed case: a payload, a codec, an operation.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SpeedCase {

@@ -7,10 +7,6 @@ use wirebench_core::results::{CodecSpeed, OpSpeed, Seed001Row, SpeedCase, SpeedS
 
 use crate::stats::{geomean_positive, mean_finite};
 
-fn find<'a>(s: &'a SpeedSection, payload: &str, codec: &str, op: &str) -> Option<&'a SpeedCase> {
-    s.cases.iter().find(|c| c.payload == payload && c.codec == codec && c.op == op)
-}
-
 /// The codecs of the section, in the order its cases first name them.
 fn codecs(s: &SpeedSection) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
@@ -32,20 +28,37 @@ fn op_speed<'a>(cases: impl Iterator<Item = &'a SpeedCase> + Clone) -> OpSpeed {
     }
 }
 
-/// Per codec over its payloads.
+pub use wirebench_core::results::base_path;
+
+/// Per codec and path over its payloads (a codec measured on both paths has two entries).
 pub fn per_codec(s: &SpeedSection) -> Vec<CodecSpeed> {
-    codecs(s)
-        .into_iter()
-        .map(|c| {
-            let of = |op: &'static str| s.cases.iter().filter(move |x| x.codec == c && x.op == op);
+    let mut keys: Vec<(&str, &str)> = Vec::new();
+    for c in codecs(s) {
+        for x in s.cases.iter().filter(|x| x.codec == c) {
+            let k = (c, base_path(&x.path));
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+    }
+    keys.into_iter()
+        .map(|(c, path)| {
+            let of = move |op: &'static str| s.cases.iter().filter(move |x| x.codec == c && x.op == op && base_path(&x.path) == path);
             CodecSpeed {
                 codec: c.to_string(),
-                path: of("encode").next().map(|x| x.path.clone()).unwrap_or_default(),
+                path: of("encode").next().map(|x| x.path.clone()).unwrap_or_else(|| path.to_string()),
                 encode: op_speed(of("encode")),
                 decode: op_speed(of("decode")),
             }
         })
         .collect()
+}
+
+/// The case of `codec` and the baseline's case of the same payload and op on the same path,
+/// the typed path first: a ratio never divides a typed time by a dynamic one.
+pub fn same_path_pair<'a>(s: &'a SpeedSection, payload: &str, codec: &str, base: &str, op: &str) -> Option<(&'a SpeedCase, &'a SpeedCase)> {
+    let of = |c: &str, path: &str| s.cases.iter().find(|x| x.payload == payload && x.codec == c && x.op == op && base_path(&x.path) == path);
+    ["typed", "dynamic"].iter().find_map(|p| of(codec, p).zip(of(base, p)))
 }
 
 /// Seed 001's ESP32 series beside ours (time relative to JSON), for the pson-paper corpus.
@@ -62,9 +75,7 @@ pub fn seed001(s: &SpeedSection) -> Vec<Seed001Row> {
                 .payloads
                 .iter()
                 .map(|payload| {
-                    let ours = find(s, payload, codec, op)
-                        .zip(find(s, payload, "json", op))
-                        .map(|(a, b)| a.ns_per_op.median / b.ns_per_op.median);
+                    let ours = same_path_pair(s, payload, codec, "json", op).map(|(a, b)| a.ns_per_op.median / b.ns_per_op.median);
                     let theirs = p.get(codec, op, payload).zip(p.get("json", op, payload)).map(|(a, b)| a / b);
                     (ours, theirs)
                 })

@@ -704,10 +704,6 @@ fn distinct(s: &SpeedSection, f: fn(&SpeedCase) -> &str) -> Vec<&str> {
     out
 }
 
-fn find<'a>(s: &'a SpeedSection, payload: &str, codec: &str, op: &str) -> Option<&'a SpeedCase> {
-    s.cases.iter().find(|c| c.payload == payload && c.codec == codec && c.op == op)
-}
-
 /// The payload shown case by case: the one the baseline encodes largest (most work per
 /// operation, least timer noise), else the largest in any codec.
 fn chosen_payload(s: &SpeedSection) -> Option<(&str, usize, &str)> {
@@ -721,7 +717,9 @@ fn chosen_payload(s: &SpeedSection) -> Option<(&str, usize, &str)> {
 }
 
 fn render_speed(s: &SpeedSection, ctx: &Ctx) -> Section {
-    let codecs: Vec<String> = distinct(s, |c| &c.codec).into_iter().map(String::from).collect();
+    // Series are (codec, path): with both paths measured, each label names its path.
+    let codecs: Vec<String> = crate::speed::labels(s);
+    let both = crate::speed::both_paths(s);
     let payloads: Vec<&str> = distinct(s, |c| &c.payload);
     let ops = ["encode", "decode"];
     let mut b = String::new();
@@ -741,6 +739,14 @@ fn render_speed(s: &SpeedSection, ctx: &Ctx) -> Section {
         fixed(s.timer.now_overhead_ns, 0),
         fixed(s.timer.harness_overhead_ns_per_op, 2),
     );
+    if both {
+        b.push_str(
+            "<p class=\"intro\">Each codec with a typed path runs on both: <b>typed</b> (generated or derived types, \
+             as an application holds its messages) and <b>dyn</b> (the generic value tree, as for messages only known at \
+             run time). Every ratio divides times of the same path: typed by the baseline's typed time, dynamic by its \
+             dynamic time.</p>\n",
+        );
+    }
     if let Some(h) = &s.host_reference {
         let _ = writeln!(
             b,
@@ -760,7 +766,12 @@ fn render_speed(s: &SpeedSection, ctx: &Ctx) -> Section {
     let per_codec = |op: &str, f: &dyn Fn(&OpSpeed) -> Option<f64>| -> Vec<Option<f64>> {
         codecs
             .iter()
-            .map(|c| s.per_codec.iter().find(|x| &x.codec == c).and_then(|x| f(if op == "encode" { &x.encode } else { &x.decode })))
+            .map(|c| {
+                s.per_codec
+                    .iter()
+                    .find(|x| &crate::speed::label_of(&x.codec, &x.path, both) == c)
+                    .and_then(|x| f(if op == "encode" { &x.encode } else { &x.decode }))
+            })
             .collect()
     };
     let median = |x: &OpSpeed| x.geomean_ns;
@@ -801,7 +812,7 @@ fn render_speed(s: &SpeedSection, ctx: &Ctx) -> Section {
         let _ = writeln!(b, "<h3>One payload with 95 % confidence intervals: {}</h3>", esc(payload));
         let mut items = Vec::new();
         for (k, op) in ops.iter().enumerate() {
-            let cases: Vec<Option<&SpeedCase>> = codecs.iter().map(|c| find(s, payload, c, op)).collect();
+            let cases: Vec<Option<&SpeedCase>> = codecs.iter().map(|c| crate::speed::find_labelled(s, payload, c, op)).collect();
             let v: Vec<Option<f64>> = cases.iter().map(|c| c.map(|c| c.ns_per_op.median)).collect();
             let e: Vec<Option<(f64, f64)>> = cases.iter().map(|c| c.map(|c| c.ns_per_op.median_ci95)).collect();
             let log = spans(&v, 30.0);
@@ -930,11 +941,24 @@ fn render_speed(s: &SpeedSection, ctx: &Ctx) -> Section {
     if s.corpus == "pson-paper" {
         b.push_str(&seed001(s, ctx));
     }
+    // Seed 003: Protobuf ÷ JSON on each path beside the seed's.
+    if let Some(t) = crate::speed::seed003(s) {
+        b.push_str("<h3>Seed 003: Protobuf ÷ JSON time per EV message</h3>\n");
+        b.push_str(&table(&t));
+        b.push_str(
+            "<p class=\"note\">Below 1: Protobuf is faster. The seed timed generated code in Dart, which is our typed \
+             path; on the dynamic path every message goes through a value tree, which costs Protobuf's schema-directed \
+             writer more than JSON's.</p>\n",
+        );
+    }
     // Tables.
     b.push_str("<h3>Tables</h3>\n");
     b.push_str(&table(&crate::speed::summary(s)));
-    b.push_str(&table(&crate::speed::matrix(s, "encode")));
-    b.push_str(&table(&crate::speed::matrix(s, "decode")));
+    for op in ops {
+        for t in crate::speed::matrices(s, op) {
+            b.push_str(&table(&t));
+        }
+    }
     // Per-case warnings.
     let case_warnings: Vec<String> = s
         .cases
@@ -976,7 +1000,7 @@ fn ratio_chart(s: &SpeedSection, codecs: &[String], payload: &str, id: &str, tit
         .value_format(ratio_fmt);
     let mut all = Vec::new();
     for op in ["encode", "decode"] {
-        let cases: Vec<Option<&SpeedCase>> = codecs.iter().map(|c| find(s, payload, c, op)).collect();
+        let cases: Vec<Option<&SpeedCase>> = codecs.iter().map(|c| crate::speed::find_labelled(s, payload, c, op)).collect();
         let values: Vec<Option<f64>> = cases.iter().map(|c| c.and_then(|c| c.ratio_to_baseline)).collect();
         all.extend(values.iter().copied());
         chart =

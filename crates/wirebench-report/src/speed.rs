@@ -31,34 +31,91 @@ fn payloads(s: &SpeedSection) -> Vec<&str> {
     out
 }
 
-fn codecs(s: &SpeedSection) -> Vec<&str> {
-    let mut out: Vec<&str> = Vec::new();
-    for c in &s.cases {
-        if !out.contains(&c.codec.as_str()) {
-            out.push(&c.codec);
+use wirebench_core::results::base_path;
+
+/// Whether the section measured codecs on both paths (typed and dynamic): labels then name the
+/// path, so that no chart or table sets a typed time beside a dynamic one unmarked.
+pub(crate) fn both_paths(s: &SpeedSection) -> bool {
+    s.cases.iter().any(|c| base_path(&c.path) == "typed") && s.cases.iter().any(|c| base_path(&c.path) != "typed")
+}
+
+/// The label of a codec on a path: the codec id, with `typed` or `dyn` when the section has
+/// both paths.
+pub(crate) fn label_of(codec: &str, path: &str, both: bool) -> String {
+    match (both, base_path(path)) {
+        (false, _) => codec.to_string(),
+        (true, "typed") => format!("{codec} typed"),
+        (true, _) => format!("{codec} dyn"),
+    }
+}
+
+/// The labels of the section's (codec, path) series, typed first, in the order of the cases.
+pub(crate) fn labels(s: &SpeedSection) -> Vec<String> {
+    let both = both_paths(s);
+    let mut out: Vec<String> = Vec::new();
+    for typed in [true, false] {
+        for c in s.cases.iter().filter(|c| (base_path(&c.path) == "typed") == typed) {
+            let l = label_of(&c.codec, &c.path, both);
+            if !out.contains(&l) {
+                out.push(l);
+            }
         }
     }
     out
 }
 
-fn find<'a>(s: &'a SpeedSection, payload: &str, codec: &str, op: &str) -> Option<&'a SpeedCase> {
-    s.cases.iter().find(|c| c.payload == payload && c.codec == codec && c.op == op)
+/// The case with this label, payload and op.
+pub(crate) fn find_labelled<'a>(s: &'a SpeedSection, payload: &str, label: &str, op: &str) -> Option<&'a SpeedCase> {
+    let both = both_paths(s);
+    s.cases.iter().find(|c| c.payload == payload && c.op == op && label_of(&c.codec, &c.path, both) == label)
 }
 
-/// Median ns per operation, payload × codec, for one operation.
-pub fn matrix(s: &SpeedSection, op: &str) -> Table {
-    let cs = codecs(s);
-    let mut headers = vec!["payload"];
-    headers.extend(cs.iter());
-    let mut t = Table::new(&format!("{op}: median ns per operation"), &headers).numeric_from(1);
-    for p in payloads(s) {
-        let mut row = vec![p.to_string()];
-        for c in &cs {
-            row.push(find(s, p, c, op).map(|x| ns(x.ns_per_op.median)).unwrap_or_default());
+fn codecs_on(s: &SpeedSection, path: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in s.cases.iter().filter(|c| base_path(&c.path) == path) {
+        if !out.contains(&c.codec) {
+            out.push(c.codec.clone());
         }
-        t.push(row);
     }
-    t
+    out
+}
+
+/// Median ns per operation, payload × codec, for one operation: one table per path.
+pub fn matrices(s: &SpeedSection, op: &str) -> Vec<Table> {
+    let paths: Vec<&str> = if both_paths(s) { vec!["typed", "dynamic"] } else { vec![""] };
+    paths
+        .into_iter()
+        .map(|path| {
+            let cs = if path.is_empty() { codecs_on_any(s) } else { codecs_on(s, path) };
+            let mut headers = vec!["payload"];
+            headers.extend(cs.iter().map(String::as_str));
+            let title = match path {
+                "" => format!("{op}: median ns per operation"),
+                "typed" => format!("{op}: median ns per operation, typed path (generated or derived types)"),
+                _ => format!("{op}: median ns per operation, dynamic path (the generic value tree)"),
+            };
+            let mut t = Table::new(&title, &headers).numeric_from(1);
+            for p in payloads(s) {
+                let mut row = vec![p.to_string()];
+                for c in &cs {
+                    let case = s.cases.iter().find(|x| x.payload == p && &x.codec == c && x.op == op && (path.is_empty() || base_path(&x.path) == path));
+                    row.push(case.map(|x| ns(x.ns_per_op.median)).unwrap_or_default());
+                }
+                t.push(row);
+            }
+            t
+        })
+        .collect()
+}
+
+fn codecs_on_any(s: &SpeedSection) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in &s.cases {
+        if !out.contains(&c.codec) {
+            out.push(c.codec.clone());
+        }
+    }
+    out
 }
 
 /// Geometric means per codec over payloads (the section's `per_codec`).
@@ -93,6 +150,35 @@ pub fn summary(s: &SpeedSection) -> Table {
         t.push(row);
     }
     t
+}
+
+/// Seed 003's Protobuf ÷ JSON time per message beside ours, on each path (the EV message).
+pub fn seed003(s: &SpeedSection) -> Option<Table> {
+    use wirebench_core::published::seed002_003::SEED003_FINAL;
+    if s.corpus != "ev-telemetry" {
+        return None;
+    }
+    let payload = payloads(s).first()?.to_string();
+    let mut t = Table::new(
+        "Seed 003 (EV message): Protobuf time ÷ JSON time, ours on each path beside the seed's",
+        &["measured", "encode", "decode"],
+    )
+    .numeric_from(1);
+    let ratio = |path: &str, op: &str| -> Option<f64> {
+        let of = |c: &str| s.cases.iter().find(|x| x.payload == payload && x.codec == c && x.op == op && base_path(&x.path) == path);
+        of("protobuf").zip(of("json")).map(|(p, j)| p.ns_per_op.median / j.ns_per_op.median)
+    };
+    let f = |v: Option<f64>| v.map(|r| format!("{r:.2}")).unwrap_or_else(|| "-".into());
+    for (path, what) in [("typed", "ours, typed path (prost / serde derive)"), ("dynamic", "ours, dynamic path (value tree)")] {
+        if ratio(path, "encode").is_some() || ratio(path, "decode").is_some() {
+            t.push(vec![what.into(), f(ratio(path, "encode")), f(ratio(path, "decode"))]);
+        }
+    }
+    for (platform, name) in [("windows", "seed, Windows 11 (Dart, generated code)"), ("am62x", "seed, TI AM62x (Dart, generated code)")] {
+        let m = |metric: &str| SEED003_FINAL.iter().find(|m| m.platform == platform && m.metric == metric).map(|m| m.protobuf / m.json);
+        t.push(vec![name.into(), f(m("encode")), f(m("decode"))]);
+    }
+    Some(t)
 }
 
 /// Seed 001's ESP32 table beside ours: ratio to JSON, ours / paper, per payload.
@@ -130,6 +216,7 @@ pub fn seed001(s: &SpeedSection) -> Option<Table> {
 /// numbers): one line per cause with the count and the first cases, not one line per case.
 fn warnings(s: &SpeedSection) -> Vec<String> {
     let mut w = s.warnings.clone();
+    let both = both_paths(s);
     let shape = |x: &str| -> String {
         let mut out = String::with_capacity(x.len());
         let mut in_num = false;
@@ -149,7 +236,7 @@ fn warnings(s: &SpeedSection) -> Vec<String> {
     for c in &s.cases {
         for x in &c.warnings {
             let key = shape(x);
-            let case = format!("{} / {} / {}", c.payload, c.codec, c.op);
+            let case = format!("{} / {} / {}", c.payload, label_of(&c.codec, &c.path, both), c.op);
             match groups.iter_mut().find(|g| g.0 == key) {
                 Some(g) => g.2.push(case),
                 None => groups.push((key, x.clone(), vec![case])),
@@ -185,10 +272,12 @@ pub fn render(results: &Results, output: Output) -> String {
             let r = |t: &Table| if md { t.to_markdown() } else { t.to_text() };
             let mut out = String::new();
             out.push_str(&if md { format!("## Speed: {}\n\n", s.corpus) } else { format!("Speed: {}\n\n", s.corpus) });
-            out.push_str(&r(&matrix(s, "encode")));
-            out.push('\n');
-            out.push_str(&r(&matrix(s, "decode")));
-            out.push('\n');
+            for op in ["encode", "decode"] {
+                for t in matrices(s, op) {
+                    out.push_str(&r(&t));
+                    out.push('\n');
+                }
+            }
             out.push_str(&r(&summary(s)));
             if let Some(t) = seed001(s) {
                 out.push('\n');
@@ -198,6 +287,15 @@ pub fn render(results: &Results, output: Output) -> String {
                     if md { "\n" } else { "" },
                     PSON_PAPER_ESP32.source,
                     PSON_PAPER_ESP32.note
+                ));
+            }
+            if let Some(t) = seed003(s) {
+                out.push('\n');
+                out.push_str(&r(&t));
+                out.push_str(&format!(
+                    "{}Below 1: Protobuf is faster. The seed measured generated code (its typed path); our dynamic path goes through a value tree for every message. Source: {}.\n",
+                    if md { "\n" } else { "" },
+                    wirebench_core::published::seed002_003::SEED003_SOURCE
                 ));
             }
             let w = warnings(s);

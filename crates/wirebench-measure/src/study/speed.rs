@@ -1,12 +1,13 @@
 //! The speed part: encode and decode time per operation with sound statistics, allocations,
 //! and (with `instructions`) callgrind instruction counts. The built-in corpora run on the
-//! typed path where the codec has one (generated or derived types), user samples on the dynamic
-//! path; every case passes a round-trip gate before it is timed.
+//! typed path where the codec has one (generated or derived types) and on the dynamic path, side
+//! by side; user samples on the dynamic path. Every case passes a round-trip gate before it is
+//! timed.
 
 use std::hint::black_box;
 use std::path::PathBuf;
 
-use wirebench_codecs::typed::pson_paper_case;
+use wirebench_codecs::typed::builtin_case;
 use wirebench_codecs::{Codec, SchemaUse};
 use wirebench_core::corpus::{Payload, SampleStream};
 use wirebench_core::fidelity::compare;
@@ -21,7 +22,8 @@ use crate::speed::{CaseSpec, SpeedConfig};
 #[derive(clap::Args, serde::Deserialize, serde::Serialize, Clone, Debug)]
 #[serde(default, deny_unknown_fields)]
 pub struct SpeedOpts {
-    /// A built-in corpus (default: pson-paper); typed path where the codec has one.
+    /// A built-in corpus (default: pson-paper); typed path where the codec has one, and the
+    /// dynamic path beside it.
     #[arg(long, conflicts_with = "samples")]
     pub corpus: Option<String>,
     /// Sample files or directories; dynamic path, one operation cycles through the records.
@@ -209,7 +211,7 @@ fn build_cases<'a>(w: &'a Workload, codecs: &[&'static dyn Codec], skipped: &mut
             let id = codec.info().id;
             let skip = |reason: String| Skipped { payload: name.clone(), codec: id.into(), reason };
             if w.builtin {
-                if let Some(case) = pson_paper_case(id, name, &values[0].value) {
+                if let Some(case) = builtin_case(id, name, &values[0].value) {
                     let mut bytes = Vec::new();
                     if let Err(e) = case.encode(&mut bytes) {
                         skipped.push(skip(format!("encode: {e}")));
@@ -256,7 +258,7 @@ fn build_cases<'a>(w: &'a Workload, codecs: &[&'static dyn Codec], skipped: &mut
                             }
                         }),
                     });
-                    continue;
+                    // The dynamic path of the same codec follows, side by side.
                 }
             }
             let schema = (codec.info().schema != SchemaUse::None).then_some(schema);
