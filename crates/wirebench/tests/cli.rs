@@ -187,23 +187,32 @@ fn speed_runs_and_compares() {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let csv = String::from_utf8(o.stdout).unwrap();
         assert!(csv.starts_with("payload,codec,op,path,buffer,bytes,median_ns"), "{csv}");
-        assert_eq!(csv.lines().count(), 1 + 10 * 3 * 2);
+        // 10 payloads × 3 codecs × encode/decode × typed/dynamic path.
+        assert_eq!(csv.lines().count(), 1 + 10 * 3 * 2 * 2);
     }
     let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
     let cases = r["speed"]["cases"].as_array().unwrap();
-    let pson_enc = cases.iter().find(|c| c["codec"] == "pson" && c["op"] == "encode" && c["payload"] == "Test01").unwrap();
-    assert_eq!(pson_enc["path"], "typed");
+    let case = |codec: &str, op: &str, path: &str| {
+        cases.iter().find(|c| c["codec"] == codec && c["op"] == op && c["payload"] == "Test01" && c["path"] == path).unwrap()
+    };
+    let pson_enc = case("pson", "encode", "typed");
+    // The dynamic path beside it: same bytes, no allocation either, its ratio against JSON's
+    // dynamic path.
+    let pson_dyn = case("pson", "encode", "dynamic");
+    assert_eq!(pson_dyn["bytes"], 43);
+    assert_eq!(pson_dyn["allocs_per_op"], 0.0);
+    assert_eq!(case("json", "encode", "dynamic")["ratio_to_baseline"], 1.0);
     assert_eq!(pson_enc["buffer"], "reused");
     assert_eq!(pson_enc["bytes"], 43);
     assert_eq!(pson_enc["samples_ns"].as_array().unwrap().len(), 10);
     assert_eq!(pson_enc["allocs_per_op"], 0.0, "encoding into a reused buffer allocates nothing");
-    let json_enc = cases.iter().find(|c| c["codec"] == "json" && c["op"] == "encode" && c["payload"] == "Test01").unwrap();
+    let json_enc = case("json", "encode", "typed");
     assert_eq!(json_enc["ratio_to_baseline"], 1.0);
     assert!(r["speed"]["timer"]["precision_ns"].as_f64().unwrap() > 0.0);
     let cmp = wb().args(["compare", a.to_str().unwrap(), b.to_str().unwrap()]).output().unwrap();
     assert!(cmp.status.success(), "{}", String::from_utf8_lossy(&cmp.stderr));
     let text = String::from_utf8(cmp.stdout).unwrap();
-    assert!(text.contains("verdict") && text.contains("(of 60 cases)"), "{text}");
+    assert!(text.contains("verdict") && text.contains("(of 120 cases)"), "{text}");
     // The agreement figure and the host reference of both runs.
     assert!(text.contains("Medians within ±5%, cases of 100 ns or more:"), "{text}");
     assert!(text.contains("Host reference change:"), "{text}");
