@@ -77,6 +77,22 @@ impl<W: crate::Write> Serializer<W> {
     /// and read back wider stall the CPU, and a variable-length write costs a `memcpy` call).
     #[inline]
     fn head_escaped(&mut self, wire: u8, value: u64) -> Result<(), Error> {
+        // Values below 2^21 (one to three varint bytes: counts, lengths and most sensor
+        // integers) as one fixed-length store of 2, 3 or 4 bytes.
+        let tag = u32::from(wire << 5 | 0x1f);
+        if value < 1 << 21 {
+            let v = value as u32;
+            let w = self.enc.writer();
+            if v < 1 << 7 {
+                crate::Write::write_all(w, &(tag | v << 8).to_le_bytes()[..2])?;
+            } else if v < 1 << 14 {
+                crate::Write::write_all(w, &(tag | (v & 0x7f | 0x80) << 8 | (v >> 7) << 16).to_le_bytes()[..3])?;
+            } else {
+                let word = tag | (v & 0x7f | 0x80) << 8 | (v >> 7 & 0x7f | 0x80) << 16 | (v >> 14) << 24;
+                crate::Write::write_all(w, &word.to_le_bytes())?;
+            }
+            return Ok(());
+        }
         let n = crate::varint_len(value); // 1..=10
         if n > 7 {
             // 2^49 and above: rare, the encoder's general path.
