@@ -267,6 +267,122 @@ pub fn encode_with<W: Write + ?Sized>(
     put(value, opts, &sizes, &mut cursor, out)
 }
 
+/// Protoson v1 written into a `Vec<u8>` as the items come: no value tree and no size pass.
+/// A container's length prefix is reserved as one byte; when its body turns out 128 bytes or
+/// longer, the body moves up to make room for the longer prefix. Nothing is allocated beyond
+/// the vector's own growth, so encoding into a reused buffer allocates nothing. The bytes are
+/// those of [`encode`] with the default options (whole strings kept).
+///
+/// ```
+/// let mut out = Vec::new();
+/// let mut enc = pson::protoson::StreamEncoder::new(&mut out);
+/// let map = enc.begin_map();
+/// enc.key("neg");
+/// enc.int(-2);
+/// enc.end(map);
+/// let tree = pson::Value::Map(vec![("neg", pson::Value::Int(-2))]);
+/// let mut want = Vec::new();
+/// pson::protoson::encode(&tree, &mut want)?;
+/// assert_eq!(out, want);
+/// # Ok::<(), pson::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct StreamEncoder<'a> {
+    out: &'a mut Vec<u8>,
+}
+
+/// An open container of a [`StreamEncoder`]: where its one-byte length prefix sits.
+#[derive(Debug)]
+#[must_use = "close the container with StreamEncoder::end"]
+pub struct Open(usize);
+
+impl<'a> StreamEncoder<'a> {
+    /// Append to `out`.
+    pub fn new(out: &'a mut Vec<u8>) -> Self {
+        StreamEncoder { out }
+    }
+
+    pub fn null(&mut self) {
+        self.out.push(tag(field::NULL, pbw::VARINT));
+    }
+
+    pub fn bool(&mut self, b: bool) {
+        self.out.push(if b { tag(field::TRUE, pbw::VARINT) } else { tag(field::FALSE, pbw::VARINT) });
+    }
+
+    pub fn uint(&mut self, u: u64) {
+        let _ = put_uint(self.out, u);
+    }
+
+    pub fn int(&mut self, i: i64) {
+        let _ = if i >= 0 { put_uint(self.out, i as u64) } else { put_neg(self.out, i.unsigned_abs()) };
+    }
+
+    /// A float after Protoson's lossy rule (a float64 within 1e-5 of a float32 is sent as one).
+    pub fn f64(&mut self, d: f64) {
+        let _ = put_float(self.out, d);
+    }
+
+    pub fn f32(&mut self, f: f32) {
+        self.f64(f as f64);
+    }
+
+    pub fn str(&mut self, s: &str) {
+        if s.is_empty() {
+            self.out.push(tag(field::EMPTY_STRING, pbw::VARINT));
+        } else {
+            self.out.push(tag(field::STRING, pbw::LEN));
+            let _ = put_lenpfx(self.out, s.as_bytes());
+        }
+    }
+
+    pub fn bytes(&mut self, b: &[u8]) {
+        if b.is_empty() {
+            self.out.push(tag(field::EMPTY_BYTES, pbw::VARINT));
+        } else {
+            self.out.push(tag(field::BYTES, pbw::LEN));
+            let _ = put_lenpfx(self.out, b);
+        }
+    }
+
+    /// Open a map: then `key` and a value item per pair, and [`StreamEncoder::end`].
+    pub fn begin_map(&mut self) -> Open {
+        self.open(tag(field::OBJECT, pbw::LEN))
+    }
+
+    /// A map key (a length-prefixed string without a tag).
+    pub fn key(&mut self, k: &str) {
+        let _ = put_lenpfx(self.out, k.as_bytes());
+    }
+
+    /// Open an array: then its items, and [`StreamEncoder::end`].
+    pub fn begin_array(&mut self) -> Open {
+        self.open(tag(field::ARRAY, pbw::LEN))
+    }
+
+    fn open(&mut self, t: u8) -> Open {
+        self.out.push(t);
+        self.out.push(0);
+        Open(self.out.len() - 1)
+    }
+
+    /// Close a container: its length prefix gets the body's length.
+    pub fn end(&mut self, open: Open) {
+        let at = open.0;
+        let len = self.out.len();
+        let body = len - at - 1;
+        if body < 0x80 {
+            self.out[at] = body as u8;
+            return;
+        }
+        let mut buf = [0u8; 10];
+        let k = put_varint(body as u64, &mut buf);
+        self.out.resize(len + k - 1, 0);
+        self.out.copy_within(at + 1..len, at + k);
+        self.out[at..at + k].copy_from_slice(&buf[..k]);
+    }
+}
+
 fn put_tag_varint<W: Write + ?Sized>(out: &mut W, t: u8, v: u64) -> Result<(), Error> {
     let mut buf = [0u8; 10];
     let n = put_varint(v, &mut buf);

@@ -1,11 +1,12 @@
 //! PSON v2 and the legacy Protoson v1 encoding, on our own `pson` crate (spec-exact; see
 //! `crates/pson` and docs/formats/pson.md).
 //!
-//! PSON encodes straight from a [`Value`] through the streaming encoder and decodes through
-//! the pull decoder, with no intermediate tree.
+//! PSON encodes straight from a [`Value`] through the `pson` crate's serde serializer and
+//! decodes through the pull decoder; Protoson encodes through its streaming writer. Neither
+//! builds an intermediate tree, and encoding into a reused buffer allocates nothing.
 
 use wirebench_core::value::max_depth;
-use pson::{Decoder, Encoder, Item};
+use pson::{Decoder, Item};
 use wirebench_core::{Schema, Value};
 
 use crate::{Codec, CodecError, CodecInfo, SchemaUse};
@@ -43,8 +44,10 @@ fn pson_err(e: pson::Error) -> CodecError {
     CodecError::decode_kind(format!("invalid PSON: {}", e.kind.description()), e.kind.name(), e.offset)
 }
 
-/// Encode a [`Value`] with the PSON streaming encoder.
-pub fn encode_value<W: pson::Write>(enc: &mut Encoder<W>, v: &Value) -> Result<(), pson::Error> {
+/// Encode a [`Value`] with the PSON streaming encoder (the reference the codec's serde path is
+/// tested against).
+#[cfg(test)]
+fn encode_value<W: pson::Write>(enc: &mut pson::Encoder<W>, v: &Value) -> Result<(), pson::Error> {
     match v {
         Value::Null => enc.null()?,
         Value::Bool(b) => enc.bool(*b)?,
@@ -166,17 +169,55 @@ mod tests {
             ("".into(), Value::Map(vec![("k".repeat(40), Value::Array(vec![]))])),
         ]);
         values.push(nested);
+        let long = Value::Array((0..3000).map(|i| Value::Map(vec![("k".into(), Value::UInt(i)), ("s".into(), Value::String("y".repeat(i as usize % 200)))])).collect());
+        values.push(Value::Map(vec![("deep".into(), Value::Array(vec![long.clone(), Value::Map(vec![("x".into(), long)])]))]));
         for v in &values {
             let mut a = Vec::new();
-            encode_value(&mut Encoder::new(&mut a), v).unwrap();
+            encode_value(&mut pson::Encoder::new(&mut a), v).unwrap();
             let mut b = vec![0xaa; 3]; // appends after what the buffer holds
             Pson.encode(v, None, &mut b).unwrap();
             assert_eq!(&b[3..], &a[..], "{v:?}");
+            // Protoson: the streaming writer gives the tree encoder's bytes.
+            let mut want = Vec::new();
+            pson::protoson::encode(&to_pson(v), &mut want).unwrap();
+            let mut got = vec![0xbb; 2];
+            Protoson.encode(v, None, &mut got).unwrap();
+            assert!(got[2..] == want[..], "protoson {v:?}");
         }
     }
 }
 
-/// Borrow a [`Value`] as the `pson` crate's tree (Protoson needs byte lengths up front).
+fn protoson_write(enc: &mut pson::protoson::StreamEncoder<'_>, v: &Value) {
+    match v {
+        Value::Null => enc.null(),
+        Value::Bool(b) => enc.bool(*b),
+        Value::Int(i) => enc.int(*i),
+        Value::UInt(u) => enc.uint(*u),
+        Value::F32(f) => enc.f32(*f),
+        Value::F64(f) => enc.f64(*f),
+        Value::String(s) => enc.str(s),
+        Value::Bytes(b) => enc.bytes(b),
+        Value::Array(items) => {
+            let open = enc.begin_array();
+            for it in items {
+                protoson_write(enc, it);
+            }
+            enc.end(open);
+        }
+        Value::Map(pairs) => {
+            let open = enc.begin_map();
+            for (k, it) in pairs {
+                enc.key(k);
+                protoson_write(enc, it);
+            }
+            enc.end(open);
+        }
+    }
+}
+
+/// Borrow a [`Value`] as the `pson` crate's tree (the reference the streaming Protoson
+/// writer is tested against).
+#[cfg(test)]
 fn to_pson(v: &Value) -> pson::Value<'_> {
     match v {
         Value::Null => pson::Value::Null,
@@ -214,7 +255,10 @@ impl Codec for Protoson {
     }
 
     fn encode(&self, value: &Value, _: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        pson::protoson::encode(&to_pson(value), out).map_err(|e| CodecError::Encode(e.to_string()))
+        // Straight from the value into the buffer (no tree, no size pass): the bytes of
+        // `pson::protoson::encode` on the same value (a test checks it).
+        protoson_write(&mut pson::protoson::StreamEncoder::new(out), value);
+        Ok(())
     }
 
     fn decode(&self, bytes: &[u8], _: Option<&Schema>) -> Result<Value, CodecError> {
