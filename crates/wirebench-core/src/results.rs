@@ -234,10 +234,15 @@ pub struct SizeAggregate {
     pub json_bytes_total: u64,
     /// `bytes_total ÷ json_bytes_total`.
     pub ratio_to_json: Option<f64>,
-    /// Sum of per-record compressed sizes.
+    /// Sum of per-record compressed sizes (of the `compressed` records).
     pub zstd_bytes_total: u64,
-    /// Sum of per-record deflate sizes.
+    /// Sum of per-record deflate sizes (of the `compressed` records).
     pub deflate_bytes_total: u64,
+    /// Encoded records that were also compressed: all of them, a systematic sample (`size
+    /// --compress sample`: the compressed totals cover only these) or none. Absent in files
+    /// written before sampling: there every encoded record was compressed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compressed: Option<u64>,
     /// Records whose round trip was exact.
     pub exact: u64,
     /// Records whose round trip changed a value.
@@ -268,6 +273,22 @@ impl SizeAggregate {
         SizeAggregate { codec: codec.to_string(), ..Default::default() }
     }
 
+    /// Records with compressed sizes (every encoded record in files from before sampling).
+    pub fn compressed_records(&self) -> u64 {
+        self.compressed.unwrap_or(self.encoded)
+    }
+
+    /// Mean compressed size per message, (zstd, deflate) bytes; None without compressed records.
+    pub fn compressed_means(&self) -> Option<(f64, f64)> {
+        let n = self.compressed_records();
+        (n > 0).then(|| (self.zstd_bytes_total as f64 / n as f64, self.deflate_bytes_total as f64 / n as f64))
+    }
+
+    /// Whether the compressed totals cover only a sample of the encoded records.
+    pub fn compression_sampled(&self) -> bool {
+        self.compressed_records() < self.encoded
+    }
+
     /// Fold one row in.
     pub fn add(&mut self, row: &SizeRow) {
         self.records += 1;
@@ -288,6 +309,7 @@ impl SizeAggregate {
             self.json_bytes_total += row.json_bytes;
             self.zstd_bytes_total += row.zstd_bytes.unwrap_or(0);
             self.deflate_bytes_total += row.deflate_bytes.unwrap_or(0);
+            *self.compressed.get_or_insert(0) += u64::from(row.zstd_bytes.is_some());
             self.bytes_mean = Some(self.bytes_total as f64 / self.encoded as f64);
             *self.sizes.entry(b).or_default() += 1;
             self.ratio_to_json = (self.json_bytes_total > 0)

@@ -16,9 +16,18 @@ static BYTES: AtomicU64 = AtomicU64::new(0);
 /// Set once the allocator is installed (its first allocation), so tools can tell.
 static INSTALLED: AtomicBool = AtomicBool::new(false);
 
+/// Mark the allocator installed. Only the first call stores: a store on every allocation
+/// would bounce the flag's cache line between the cores of a multi-threaded run.
+#[inline(always)]
+fn mark_installed() {
+    if !INSTALLED.load(Relaxed) {
+        INSTALLED.store(true, Relaxed);
+    }
+}
+
 unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        INSTALLED.store(true, Relaxed);
+        mark_installed();
         if ENABLED.load(Relaxed) {
             ALLOCS.fetch_add(1, Relaxed);
             BYTES.fetch_add(layout.size() as u64, Relaxed);
@@ -33,7 +42,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        INSTALLED.store(true, Relaxed);
+        mark_installed();
         if ENABLED.load(Relaxed) {
             ALLOCS.fetch_add(1, Relaxed);
             BYTES.fetch_add(layout.size() as u64, Relaxed);

@@ -32,6 +32,8 @@ pub struct SizeMeter {
     records: u64,
     input_bytes: u64,
     started: Instant,
+    /// One message in this many gets compressed sizes (0: none).
+    compress_every: u64,
 }
 
 /// Per-thread scratch: compressors and buffers reused across payloads.
@@ -46,7 +48,7 @@ impl Worker {
         Worker { compressors: Compressors::new(), buf: Vec::with_capacity(4096), json_buf: Vec::with_capacity(4096) }
     }
 
-    fn measure(&mut self, codecs: &[&'static dyn Codec], schema: &SchemaSource, payload: &Payload, rows: &mut Vec<SizeRow>) {
+    fn measure(&mut self, codecs: &[&'static dyn Codec], schema: &SchemaSource, payload: &Payload, compress: bool, rows: &mut Vec<SizeRow>) {
         self.json_buf.clear();
         serde_json::to_writer(&mut self.json_buf, &payload.value).expect("a Value always serializes to JSON");
         let json_bytes = self.json_buf.len() as u64;
@@ -59,7 +61,8 @@ impl Worker {
             }
         };
         for codec in codecs {
-            rows.push(measure_one(*codec, payload, schema, json_bytes, &mut self.buf, &mut self.compressors));
+            let comp = compress.then_some(&mut self.compressors);
+            rows.push(measure_one(*codec, payload, schema, json_bytes, &mut self.buf, comp));
         }
     }
 }
@@ -81,7 +84,14 @@ impl SizeMeter {
             records: 0,
             input_bytes: 0,
             started: Instant::now(),
+            compress_every: 1,
         }
+    }
+
+    /// Compress one message in `k` (0: none; default 1, every message).
+    pub fn compress_every(mut self, k: u64) -> SizeMeter {
+        self.compress_every = k;
+        self
     }
 
     /// Count input bytes read (for the throughput figure).
@@ -98,23 +108,28 @@ impl SizeMeter {
     pub fn add_batch(&mut self, batch: &[Payload]) {
         let (codecs, schema) = (&self.codecs, &self.schema);
         let per_chunk = batch.len().div_ceil(self.workers.len()).max(PARALLEL_MIN);
+        // The message's index in the whole run decides whether it is compressed, so the sample
+        // does not depend on batches or threads.
+        let (first, every) = (self.records, self.compress_every);
+        let compress = move |i: usize| every > 0 && (first + i as u64) % every == 0;
         let mut chunks: Vec<Vec<SizeRow>> = Vec::new();
         if batch.len() < 2 * PARALLEL_MIN || self.workers.len() == 1 {
             let mut rows = Vec::with_capacity(batch.len() * codecs.len());
-            for p in batch {
-                self.workers[0].measure(codecs, schema, p, &mut rows);
+            for (i, p) in batch.iter().enumerate() {
+                self.workers[0].measure(codecs, schema, p, compress(i), &mut rows);
             }
             chunks.push(rows);
         } else {
             std::thread::scope(|scope| {
                 let handles: Vec<_> = batch
                     .chunks(per_chunk)
+                    .enumerate()
                     .zip(self.workers.iter_mut())
-                    .map(|(chunk, worker)| {
+                    .map(|((c, chunk), worker)| {
                         scope.spawn(move || {
                             let mut rows = Vec::with_capacity(chunk.len() * codecs.len());
-                            for p in chunk {
-                                worker.measure(codecs, schema, p, &mut rows);
+                            for (i, p) in chunk.iter().enumerate() {
+                                worker.measure(codecs, schema, p, compress(c * per_chunk + i), &mut rows);
                             }
                             rows
                         })
@@ -170,7 +185,7 @@ fn measure_one(
     schema: &Schema,
     json_bytes: u64,
     buf: &mut Vec<u8>,
-    comp: &mut Compressors,
+    comp: Option<&mut Compressors>,
 ) -> SizeRow {
     let info = codec.info();
     let mut row = SizeRow {
@@ -197,8 +212,10 @@ fn measure_one(
     let n = buf.len() as u64;
     row.bytes = Some(n);
     row.ratio_to_json = (json_bytes > 0).then(|| n as f64 / json_bytes as f64);
-    row.zstd_bytes = comp.zstd_len(buf);
-    row.deflate_bytes = comp.deflate_len(buf);
+    if let Some(comp) = comp {
+        row.zstd_bytes = comp.zstd_len(buf);
+        row.deflate_bytes = comp.deflate_len(buf);
+    }
     row.fidelity = match codec.decode(buf, schema) {
         Ok(back) => Fidelity::from_losses(compare(&payload.value, &back)),
         Err(e) => Fidelity::Failed { reason: format!("round trip: {e}") },

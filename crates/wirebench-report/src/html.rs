@@ -523,10 +523,13 @@ fn render_size(s: &SizeSection, ctx: &Ctx) -> Section {
     let per = |total: fn(&wirebench_core::results::SizeAggregate) -> u64| -> Vec<Option<f64>> {
         s.aggregates.iter().map(|a| (a.encoded > 0).then(|| total(a) as f64 / a.encoded as f64)).collect()
     };
+    let comp = |which: usize| -> Vec<Option<f64>> {
+        s.aggregates.iter().map(|a| a.compressed_means().map(|(z, d)| if which == 0 { z } else { d })).collect()
+    };
     let means = BarChart::new(&ctx.chart_id("bytes"), "Mean bytes per message, raw and compressed on its own", codecs.clone())
         .series(Bars::new("raw", per(|a| a.bytes_total)))
-        .series(Bars::new("zstd per message", per(|a| a.zstd_bytes_total)))
-        .series(Bars::new("deflate per message", per(|a| a.deflate_bytes_total)))
+        .series(Bars::new("zstd per message", comp(0)))
+        .series(Bars::new("deflate per message", comp(1)))
         .axis_label("bytes per message (mean)")
         .value_format(bytes_fmt);
     b.push_str(&figure(

@@ -64,8 +64,8 @@ pub fn summary(s: &SizeSection) -> Table {
             a.bytes_mean.map(|m| format!("{m:.1}")).unwrap_or_else(|| "-".into()),
             a.bytes_total.to_string(),
             ratio(a.ratio_to_json),
-            a.zstd_bytes_total.to_string(),
-            a.deflate_bytes_total.to_string(),
+            compressed_total(a, 0),
+            compressed_total(a, 1),
             a.exact.to_string(),
             a.lossy.to_string(),
             a.unsupported.to_string(),
@@ -73,6 +73,33 @@ pub fn summary(s: &SizeSection) -> Table {
         ]);
     }
     t
+}
+
+/// A compressed total (0 zstd, 1 deflate) for the table: the sum when every encoded message
+/// was compressed, `~` and the sampled mean × the encoded messages when only a sample was,
+/// `-` when none was.
+fn compressed_total(a: &wirebench_core::results::SizeAggregate, which: usize) -> String {
+    match a.compressed_means() {
+        None => "-".into(),
+        Some(_) if !a.compression_sampled() => (if which == 0 { a.zstd_bytes_total } else { a.deflate_bytes_total }).to_string(),
+        Some((z, d)) => format!("~{:.0}", if which == 0 { z } else { d } * a.encoded as f64),
+    }
+}
+
+/// How the compressed sizes were taken, when not from every message.
+fn compression_note(s: &SizeSection) -> Option<String> {
+    let a = s.aggregates.iter().find(|a| a.encoded > 0)?;
+    if a.compressed_records() == 0 {
+        return Some("zstd and deflate: not measured (--compress none).".into());
+    }
+    a.compression_sampled().then(|| {
+        format!(
+            "zstd and deflate: {} of {} messages compressed (a systematic sample, every {}th); `~` totals are their mean × the messages (--compress all for every message).",
+            a.compressed_records(),
+            a.encoded,
+            a.encoded.div_ceil(a.compressed_records().max(1))
+        )
+    })
 }
 
 fn notes(s: &SizeSection) -> Vec<String> {
@@ -120,6 +147,9 @@ pub fn render(results: &Results, output: Output) -> String {
                 out.push_str(if md { "\n`~` lossy round trip, `!` not encoded (see notes)\n\n" } else { "~ lossy round trip, ! not encoded (see notes)\n\n" });
             }
             out.push_str(&render(&summary(s)));
+            if let Some(c) = compression_note(s) {
+                out.push_str(&format!("{}{c}\n", if md { "\n" } else { "" }));
+            }
             let n = notes(s);
             if !n.is_empty() {
                 out.push_str(if md { "\n**Fidelity notes**\n\n" } else { "\nFidelity notes\n" });
@@ -167,7 +197,7 @@ fn csv(s: &SizeSection) -> String {
     out.push_str(&record(&[
         "codec", "records", "encoded", "bytes_total", "bytes_mean", "ratio_to_json", "zstd_bytes_total",
         "deflate_bytes_total", "exact", "lossy", "unsupported", "failed", "first_issue", "bytes_p50", "bytes_p90",
-        "bytes_p99", "bytes_max",
+        "bytes_p99", "bytes_max", "compressed",
     ]));
     for a in &s.aggregates {
         out.push_str(&record(&[
@@ -188,6 +218,7 @@ fn csv(s: &SizeSection) -> String {
             opt_csv(a.bytes_p90),
             opt_csv(a.bytes_p99),
             opt_csv(a.bytes_max),
+            a.compressed_records().to_string(),
         ]));
     }
     out

@@ -48,6 +48,32 @@ pub struct SizeOpts {
     /// (e.g. 1e-6 accepts float64 → float32 rounding; default 0: only the same value).
     #[arg(long, value_name = "REL")]
     pub float_tolerance: Option<f64>,
+    /// Compressed sizes (zstd, deflate, each message on its own): `all` messages, a systematic
+    /// `sample` (every k-th message, about 2,000 of them; the totals are scaled and marked) or
+    /// `none` (raw sizes only). Default: all for a built-in corpus, sample for --samples.
+    #[arg(long, value_enum)]
+    pub compress: Option<Compress>,
+}
+
+/// Which messages get compressed sizes.
+#[derive(clap::ValueEnum, serde::Deserialize, serde::Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Compress {
+    All,
+    Sample,
+    None,
+}
+
+/// About this many messages are compressed under `--compress sample`.
+pub const COMPRESS_SAMPLE: u64 = 2000;
+
+/// Every how many messages one is compressed: 0 never, 1 every message.
+fn compress_every(policy: Compress, records: u64) -> u64 {
+    match policy {
+        Compress::All => 1,
+        Compress::None => 0,
+        Compress::Sample => records.div_ceil(COMPRESS_SAMPLE).max(1),
+    }
 }
 
 /// Check the options before anything runs (also the `[size]` part of a study).
@@ -79,6 +105,7 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
         "float_tolerance": args.float_tolerance,
         "zstd_level": crate::compress::ZSTD_LEVEL,
         "deflate_level": crate::compress::DEFLATE_LEVEL,
+        "compress": args.compress,
     });
     let section = if args.samples.is_empty() {
         let name = args.corpus.as_deref().unwrap_or("pson-paper");
@@ -87,25 +114,34 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
             Some(s) => SchemaSource::Fixed(s),
             None => SchemaSource::PerPayload,
         };
-        let mut meter = SizeMeter::new(codecs, source, true);
-        for p in corpus.payloads() {
+        let payloads = corpus.payloads();
+        let every = compress_every(args.compress.unwrap_or(Compress::All), payloads.len() as u64);
+        let mut meter = SizeMeter::new(codecs, source, true).compress_every(every);
+        for p in payloads {
             meter.add(&p);
         }
         meter.finish(name)
     } else {
-        // Pass 1 (only when needed): infer one schema from all samples, streaming.
-        let schema = match given_schema {
-            Some(s) => s,
+        let policy = args.compress.unwrap_or(Compress::Sample);
+        // Pass 1 (only when needed): infer one schema from all samples, streaming; it also
+        // counts them, for the compression sample. Without it the lines are counted.
+        let (schema, records) = match given_schema {
             None if needs_schema => {
                 let mut inf = wirebench_core::schema::Inferrer::default();
+                let mut n = 0u64;
                 for item in SampleStream::open(&args.samples).map_err(sample_error)? {
                     inf.add(&item.map_err(sample_error)?.value);
+                    n += 1;
                 }
-                inf.finish()
+                (inf.finish(), n)
             }
-            None => Schema { tag: "wirebench-schema/1".into(), root: wirebench_core::Type::Any },
+            given => {
+                let n = if policy == Compress::Sample { count_samples(&args.samples)? } else { 0 };
+                (given.unwrap_or(Schema { tag: "wirebench-schema/1".into(), root: wirebench_core::Type::Any }), n)
+            }
         };
-        let mut meter = SizeMeter::new(codecs, SchemaSource::Fixed(schema), args.per_record);
+        let mut meter =
+            SizeMeter::new(codecs, SchemaSource::Fixed(schema), args.per_record).compress_every(compress_every(policy, records));
         let files = corpus::expand_paths(&args.samples).map_err(sample_error)?;
         meter.add_input_bytes(files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum());
         // Bounded batches keep memory flat and let the meter use every core.
@@ -121,6 +157,21 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
         meter.finish("samples")
     };
     Ok((section, config))
+}
+
+/// How many samples the files hold: a `.json` file one, an NDJSON file one per non-blank line
+/// (counted without parsing; only the compression sample's stride depends on it).
+fn count_samples(paths: &[PathBuf]) -> Result<u64, PartError> {
+    let mut n = 0u64;
+    for f in corpus::expand_paths(paths).map_err(sample_error)? {
+        if f.extension().is_some_and(|e| e == "json") {
+            n += 1;
+            continue;
+        }
+        let text = std::fs::read(&f).map_err(|e| PartError::bad(format!("{}: {e}", f.display())))?;
+        n += text.split(|&b| b == b'\n').filter(|l| l.iter().any(|b| !b.is_ascii_whitespace())).count() as u64;
+    }
+    Ok(n)
 }
 
 /// The `[size]` part.
