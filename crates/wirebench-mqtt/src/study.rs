@@ -1044,6 +1044,24 @@ pub fn published() -> Published {
 }
 
 /// Rows "what · thesis · ours · note" for the side-by-side table.
+/// Whether a ratio of two throughputs says anything: the repetitions' ranges (msgs/s) and
+/// how long a run lasted. Overlapping ranges are run-to-run spread, not a difference.
+fn spread_note(a: &[f64], b: &[f64], messages: u64) -> String {
+    let range = |v: &[f64]| (v.iter().copied().fold(f64::INFINITY, f64::min), v.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+    if a.is_empty() || b.is_empty() {
+        return String::new();
+    }
+    let ((a0, a1), (b0, b1)) = (range(a), range(b));
+    let run_ms = 1e3 * messages as f64 / median(&[a, b].concat()).max(1e-9);
+    let spread = if a0 <= b1 && b0 <= a1 {
+        format!("The repetitions overlap (UADP {a0:.0}–{a1:.0}, JSON {b0:.0}–{b1:.0} msgs/s): the ratio is within run-to-run spread, not a difference this run shows")
+    } else {
+        format!("The repetitions do not overlap (UADP {a0:.0}–{a1:.0}, JSON {b0:.0}–{b1:.0} msgs/s)")
+    };
+    let short = if run_ms < 1000.0 { format!("; each run lasted about {run_ms:.0} ms: raise `messages` for runs of a second or more") } else { String::new() };
+    format!("{spread}{short}.")
+}
+
 fn comparison(s: &MqttSection) -> Vec<ComparisonRow> {
     let mut rows = Vec::new();
     let row = |what: String, unit: &str, thesis: f64, ours: Option<f64>, source: &str, note: String| ComparisonRow {
@@ -1119,15 +1137,18 @@ fn comparison(s: &MqttSection) -> Vec<ComparisonRow> {
             format!("delivery {:.1} %", 100.0 * r.ours.delivery_ratio),
         ));
     }
-    if let (Some(u), Some(j)) = (thr("uadp").and_then(|r| r.ours.msgs_per_s), thr("uadp-json-dv").and_then(|r| r.ours.msgs_per_s)) {
-        if j > 0.0 {
+    if let (Some(ru), Some(rj)) = (thr("uadp"), thr("uadp-json-dv")) {
+        if let (Some(u), Some(j)) = (ru.ours.msgs_per_s, rj.ours.msgs_per_s.filter(|&j| j > 0.0)) {
             rows.push(row(
                 "UADP / JSON msgs/s, 3 fields".into(),
                 "×",
                 thesis::THROUGHPUT_UADP_MSGS_PER_S / thesis::THROUGHPUT_JSON_MSGS_PER_S,
                 Some(u / j),
                 thesis::THROUGHPUT_SOURCE,
-                "on a PC the encoding costs little next to the broker; on the ESP32 it dominated".into(),
+                format!(
+                    "on a PC the encoding costs little next to the broker; on the ESP32 it dominated. {}",
+                    spread_note(&ru.ours.per_rep_msgs_per_s, &rj.ours.per_rep_msgs_per_s, ru.messages)
+                ),
             ));
         }
     }
@@ -1178,6 +1199,16 @@ fn notes(s: &MqttSection) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_ratio_within_the_spread_of_the_repetitions_is_called_so() {
+        let n = super::spread_note(&[100e3, 210e3, 150e3], &[120e3, 180e3], 10_000);
+        assert!(n.contains("overlap (UADP 100000–210000, JSON 120000–180000") && n.contains("within run-to-run spread"), "{n}");
+        assert!(n.contains("each run lasted about 67 ms"), "{n}");
+        let n = super::spread_note(&[300.0, 310.0], &[100.0, 110.0], 1000);
+        assert!(n.contains("do not overlap") && !n.contains("lasted"), "{n}");
+        assert_eq!(super::spread_note(&[], &[1.0], 10), "");
+    }
+
     use super::*;
     use wirebench_core::sections::mqtt::Figure;
 
