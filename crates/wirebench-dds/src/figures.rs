@@ -38,9 +38,30 @@ fn figures_at(d: &DdsSection, size: usize, marshals: &[Marshal]) -> SizeFigures 
         samples_per_s: native_sps,
         mb_per_s: native_sps.map(|x| payload_mb(x, size)),
     };
+    // Paired: each round ran ddsperf and ours side by side (in alternating order), so the
+    // ratio is the median of the rounds' ratios, not a ratio of two medians (a host that
+    // switches between latency modes would pair a fast run with a slow one).
+    let rounds: Vec<u32> = {
+        let mut r: Vec<u32> = d.latency.iter().map(|x| x.round).chain(d.throughput.iter().map(|x| x.round)).collect();
+        r.sort_unstable();
+        r.dedup();
+        r
+    };
+    let paired = |ours: &dyn Fn(u32) -> Option<f64>, theirs: &dyn Fn(u32) -> Option<f64>| {
+        median_finite(rounds.iter().filter_map(|&r| ratio(ours(r), theirs(r))))
+    };
+    let lat_at = |r: u32| d.latency.iter().find(|x| x.size == size && x.marshal == Marshal::Cdr && x.round == r).map(|x| x.half_rtt_us.p50);
+    let ddsperf_lat_at = |r: u32| d.ddsperf_latency.iter().find(|x| x.payload_size() == size && x.round == r).map(|x| x.p50);
+    let sps_at = |r: u32| {
+        d.throughput
+            .iter()
+            .find(|x| x.size == size && x.marshal == Marshal::Cdr && x.round == r)
+            .map(|x| x.steady_samples_per_s.unwrap_or(x.samples_per_s))
+    };
+    let ddsperf_sps_at = |r: u32| d.ddsperf_throughput.iter().find(|x| x.payload_size() == size && x.round == r).map(|x| x.samples_per_s);
     let cdr_over_ddsperf = Relative {
-        latency_p50: ratio(lat(Marshal::Cdr), ddsperf.latency_p50_us),
-        throughput: ratio(sps(Marshal::Cdr), ddsperf.samples_per_s),
+        latency_p50: paired(&lat_at, &ddsperf_lat_at).or_else(|| ratio(lat(Marshal::Cdr), ddsperf.latency_p50_us)),
+        throughput: paired(&sps_at, &ddsperf_sps_at).or_else(|| ratio(sps(Marshal::Cdr), ddsperf.samples_per_s)),
     };
     let seed = SeedFigures {
         latency: d.published.latency_ms.iter().filter(|r| r.size == size).map(seed_latency).collect(),
@@ -164,6 +185,40 @@ mod tests {
         let mut stored = s.clone();
         stored.per_size = Some(vec![]);
         assert!(stored.figures().is_empty());
+    }
+
+    fn ddsperf_lat(round: u32, size: usize, p50: f64) -> DdsperfLatency {
+        DdsperfLatency {
+            max: p50,
+            mean: p50,
+            min: p50,
+            p50,
+            p90: p50,
+            p99: p50,
+            payload: None,
+            round,
+            round_trips: 1,
+            size,
+            windows: vec![],
+            windows_used: 1,
+        }
+    }
+
+    /// A host with two latency modes (about 10 µs and 100 µs): ours lands in the fast mode in
+    /// two rounds of three, ddsperf in one. Paired by round, ours is 1.1× ddsperf in most
+    /// rounds; the ratio of the two medians would say 0.11×.
+    #[test]
+    fn the_ddsperf_ratio_pairs_the_rounds() {
+        let s = DdsSection {
+            latency: vec![lat(1, 2048, Marshal::Cdr, 11.0), lat(2, 2048, Marshal::Cdr, 110.0), lat(3, 2048, Marshal::Cdr, 11.0)],
+            ddsperf_latency: vec![ddsperf_lat(1, 2060, 10.0), ddsperf_lat(2, 2060, 100.0), ddsperf_lat(3, 2060, 100.0)],
+            ..Default::default()
+        };
+        let f = per_size(&s);
+        // Per round: 1.1, 1.1, 0.11; the median of the pairs is 1.1, where the ratio of the
+        // medians (11 ÷ 100) would be 0.11.
+        let r = f[0].cdr_over_ddsperf.latency_p50.unwrap();
+        assert!((r - 1.1).abs() < 1e-9, "{r}");
     }
 
     /// Checks that every object's keys come in ascending order, as it reads them.

@@ -335,49 +335,62 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
         for case in &plan.cases {
             for &size in &case.sizes {
                 let label = crate::size_label(size);
+                // ddsperf and ours alternate which runs first (A B, B A, …), so neither side
+                // always meets the host right after the other.
+                let ddsperf_first = round % 2 == 1;
                 if plan.latency {
-                    if have_ddsperf {
-                        progress(&format!("round {round}: latency {label} ddsperf"));
-                        match ddsperf::latency(domain(), size + KEYEDSEQ_FIXED, plan.ddsperf_secs) {
-                            Ok(r) => c.ddsperf_latency.push(ddsperf::DdsperfLatency { round, ..r }),
-                            Err(e) => c.failures.push(fail(round, "ddsperf latency", size, None, e)),
-                        }
-                    }
-                    for &m in &plan.marshals {
-                        progress(&format!("round {round}: latency {label} {}", m.name()));
-                        let mut o = LatencyOpts::new(domain(), size, m);
-                        o.instances = case.instances;
-                        o.samples = case.samples;
-                        o.iterations = case.iterations;
-                        o.warmup = plan.warmup;
-                        o.count_allocs = plan.count_allocs;
-                        match latency::run(&o, peer()) {
-                            Ok(r) => c.latency.push(latency::LatencyResult { round, ..r }),
-                            Err(e) => c.failures.push(fail(round, "latency", size, Some(m), e)),
+                    for ddsperf_turn in if ddsperf_first { [true, false] } else { [false, true] } {
+                        if ddsperf_turn {
+                            if have_ddsperf {
+                                progress(&format!("round {round}: latency {label} ddsperf"));
+                                match ddsperf::latency(domain(), size + KEYEDSEQ_FIXED, plan.ddsperf_secs) {
+                                    Ok(r) => c.ddsperf_latency.push(ddsperf::DdsperfLatency { round, ..r }),
+                                    Err(e) => c.failures.push(fail(round, "ddsperf latency", size, None, e)),
+                                }
+                            }
+                        } else {
+                            for &m in &plan.marshals {
+                                progress(&format!("round {round}: latency {label} {}", m.name()));
+                                let mut o = LatencyOpts::new(domain(), size, m);
+                                o.instances = case.instances;
+                                o.samples = case.samples;
+                                o.iterations = case.iterations;
+                                o.warmup = plan.warmup;
+                                o.count_allocs = plan.count_allocs;
+                                match latency::run(&o, peer()) {
+                                    Ok(r) => c.latency.push(latency::LatencyResult { round, ..r }),
+                                    Err(e) => c.failures.push(fail(round, "latency", size, Some(m), e)),
+                                }
+                            }
                         }
                     }
                 }
                 if plan.throughput {
-                    if have_ddsperf {
-                        progress(&format!("round {round}: throughput {label} ddsperf"));
-                        match ddsperf::throughput(domain(), size + KEYEDSEQ_FIXED, plan.ddsperf_secs) {
-                            Ok(r) => c.ddsperf_throughput.push(ddsperf::DdsperfThroughput { round, ..r }),
-                            Err(e) => c.failures.push(fail(round, "ddsperf throughput", size, None, e)),
-                        }
-                    }
-                    for &m in &plan.marshals {
-                        progress(&format!("round {round}: throughput {label} {}", m.name()));
-                        let n = match m {
-                            Marshal::Json => case.json_throughput_samples.unwrap_or(case.throughput_samples),
-                            _ => case.throughput_samples,
-                        };
-                        let mut o = ThroughputOpts::new(domain(), size, m, n);
-                        o.instances = 1; // the seed's throughput runs name no instance count; ddsperf pub uses one key
-                        o.batch = plan.batch;
-                        o.count_allocs = plan.count_allocs;
-                        match throughput::run(&o, peer()) {
-                            Ok(r) => c.throughput.push(throughput::ThroughputResult { round, ..r }),
-                            Err(e) => c.failures.push(fail(round, "throughput", size, Some(m), e)),
+                    for ddsperf_turn in if ddsperf_first { [true, false] } else { [false, true] } {
+                        if ddsperf_turn {
+                            if have_ddsperf {
+                                progress(&format!("round {round}: throughput {label} ddsperf"));
+                                match ddsperf::throughput(domain(), size + KEYEDSEQ_FIXED, plan.ddsperf_secs) {
+                                    Ok(r) => c.ddsperf_throughput.push(ddsperf::DdsperfThroughput { round, ..r }),
+                                    Err(e) => c.failures.push(fail(round, "ddsperf throughput", size, None, e)),
+                                }
+                            }
+                        } else {
+                            for &m in &plan.marshals {
+                                progress(&format!("round {round}: throughput {label} {}", m.name()));
+                                let n = match m {
+                                    Marshal::Json => case.json_throughput_samples.unwrap_or(case.throughput_samples),
+                                    _ => case.throughput_samples,
+                                };
+                                let mut o = ThroughputOpts::new(domain(), size, m, n);
+                                o.instances = 1; // the seed's throughput runs name no instance count; ddsperf pub uses one key
+                                o.batch = plan.batch;
+                                o.count_allocs = plan.count_allocs;
+                                match throughput::run(&o, peer()) {
+                                    Ok(r) => c.throughput.push(throughput::ThroughputResult { round, ..r }),
+                                    Err(e) => c.failures.push(fail(round, "throughput", size, Some(m), e)),
+                                }
+                            }
                         }
                     }
                 }

@@ -496,7 +496,9 @@ pub const SEED_JSON: &str = "OpenDDSharp JSON";
 /// The figures shown per payload size.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SizeFigures {
-    /// Ours with CDR ÷ ddsperf (throughput in steady state where measured).
+    /// Ours with CDR ÷ ddsperf (throughput in steady state where measured): the median of the
+    /// rounds' paired ratios (each round runs both, in alternating order); a ratio of the two
+    /// medians only when no round has both.
     pub cdr_over_ddsperf: Relative,
     /// ddsperf, medians over rounds.
     pub ddsperf: DdsperfFigures,
