@@ -647,8 +647,9 @@ mod tests {
         assert_eq!(s.ddsperf_throughput[0].payload, Some(2048));
         assert_eq!(s.ddsperf_throughput[0].payload_mb_per_s, Some(100_000.0 * 2048.0 / 1e6));
         let f = &s.per_size.as_ref().unwrap()[0];
-        // The figures are true medians (mean of the middle two): CDR 20 against ddsperf 10.
-        assert_eq!(f.cdr_over_ddsperf.latency_p50, Some(2.0));
+        // Ours ÷ ddsperf pairs the rounds: only round 1 ran both (CDR 30 against 10), so 3, not
+        // the ratio of the medians over rounds (20 ÷ 10).
+        assert_eq!(f.cdr_over_ddsperf.latency_p50, Some(3.0));
         assert!(f.seed_json_over_cdr.latency_p50.is_some());
     }
 }
