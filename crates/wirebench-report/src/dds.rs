@@ -303,7 +303,7 @@ pub fn ratio_table(d: &DdsSection) -> Option<Table> {
 /// CDR relative to the native anchor: ours against ddsperf, the seed's against OpenDDS native.
 pub fn native_table(d: &DdsSection) -> Option<Table> {
     let mut t = Table::new(
-        "CDR ÷ native (ours: CDR ÷ ddsperf, same run, throughput in steady state; seed: OpenDDSharp CDR ÷ OpenDDS native)",
+        "CDR ÷ native (ours: CDR ÷ ddsperf, median of the per-round paired ratios, throughput in steady state; seed: OpenDDSharp CDR ÷ OpenDDS native)",
         &["size", "latency p50", "seed latency p50", "throughput", "seed throughput"],
     )
     .numeric_from(1);
