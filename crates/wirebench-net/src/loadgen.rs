@@ -142,6 +142,10 @@ pub fn build_request(host: &str, path: &str, content_type: &str, body: &[u8]) ->
 #[derive(Default)]
 struct Shared {
     hist: Histogram,
+    /// Completed requests and timed-out ones (at the time they were given up: a lower bound).
+    hist_all: Histogram,
+    /// Connections that completed no request in the whole run.
+    starved: u64,
     lag: Histogram,
     errors: ErrorCounts,
     requests: u64,
@@ -365,6 +369,9 @@ async fn connection(
     let mut buf = vec![0u8; 16 * 1024];
     let mut filled = 0usize;
     let mut k = first;
+    // Counted as starved when the connection ends without a completed request.
+    let completed = Cell::new(0u64);
+    let _starved = StarvedGuard { shared: &shared, completed: &completed };
     // Open loop: a timerfd per connection wakes it within tens of µs of its slot (tokio's own
     // timer rounds up to whole milliseconds, which would show up as latency).
     let timer = match mode {
@@ -423,6 +430,8 @@ async fn connection(
         match result {
             Ok(Ok((status, resp_len, keep))) => {
                 if done <= deadline {
+                    completed.set(completed.get() + 1);
+                    sh.hist_all.record_duration(done - scheduled);
                     sh.requests += 1;
                     sh.req_bytes += req.len() as u64;
                     sh.body_bytes += *body_len as u64;
@@ -450,7 +459,25 @@ async fn connection(
             }
             Err(_) => {
                 sh.errors.timeout += 1;
+                sh.hist_all.record_duration(done - scheduled);
                 stream = None;
+            }
+        }
+    }
+}
+
+/// Counts a connection as starved when its task ends (or is cancelled) without one completed
+/// request.
+struct StarvedGuard<'a> {
+    shared: &'a Rc<RefCell<Shared>>,
+    completed: &'a Cell<u64>,
+}
+
+impl Drop for StarvedGuard<'_> {
+    fn drop(&mut self) {
+        if self.completed.get() == 0 {
+            if let Ok(mut sh) = self.shared.try_borrow_mut() {
+                sh.starved += 1;
             }
         }
     }
@@ -590,6 +617,8 @@ pub fn run(cfg: &LoadConfig) -> Result<LoadReport, NetError> {
     for h in handles {
         let o = h.join()??;
         total.hist.merge(&o.shared.hist)?;
+        total.hist_all.merge(&o.shared.hist_all)?;
+        total.starved += o.shared.starved;
         total.lag.merge(&o.shared.lag)?;
         add_errors(&mut total.errors, &o.shared.errors);
         total.requests += o.shared.requests;
@@ -652,6 +681,22 @@ fn report(tool: &str, cfg: &LoadConfig, target: &Target, t: Shared, cpu_s: f64) 
             ));
         }
     }
+    // Little's law for a closed loop: C connections, each always waiting for one request,
+    // give a mean latency of C ÷ throughput. When the completed requests' mean is far below
+    // it, the percentiles describe only the connections that progressed.
+    let latency = t.hist.summary_us();
+    if let (LoadMode::Closed, Some(mean)) = (cfg.mode, latency.mean_us) {
+        let little_s = cfg.connections as f64 / rps.max(1e-9);
+        if t.requests > 0 && mean / 1e6 < 0.5 * little_s {
+            warnings.push(format!(
+                "Little's law: {} connections at {rps:.1} requests/s imply a mean latency of {little_s:.2} s, but the completed requests averaged {:.3} s: {} requests timed out and {} connections completed none; the latency percentiles describe the connections that progressed (see the percentiles with timeouts)",
+                cfg.connections,
+                mean / 1e6,
+                t.errors.timeout,
+                t.starved,
+            ));
+        }
+    }
     let p50 = t.hist.quantile(0.5).map(|v| v as f64 / 1e6);
     if let Some(p50) = p50 {
         if [40.0, 44.0, 88.0].iter().any(|m| (p50 - m).abs() < 2.0) {
@@ -679,8 +724,10 @@ fn report(tool: &str, cfg: &LoadConfig, target: &Target, t: Shared, cpu_s: f64) 
         body_mb_per_sec: t.body_bytes as f64 / secs / 1e6,
         request_mb_per_sec: t.req_bytes as f64 / secs / 1e6,
         response_mb_per_sec: t.resp_bytes as f64 / secs / 1e6,
+        latency_with_timeouts: (t.errors.timeout > 0).then(|| t.hist_all.summary_us()),
         errors: t.errors,
-        latency: t.hist.summary_us(),
+        latency,
+        starved_connections: t.starved,
         send_lag,
         cpu,
         link,
@@ -740,6 +787,35 @@ mod tests {
             &[b'x'; 1024],
         );
         assert_eq!(r.len() - 1024, 102);
+    }
+
+    /// 100 connections, 10 requests/s completed at 50 ms each, 90 timed out at 5 s: the
+    /// completed requests' percentiles hide the starved connections; the report says so with
+    /// Little's law and gives the percentiles with the timeouts.
+    #[test]
+    fn starved_connections_are_counted_and_said() {
+        let mut cfg = LoadConfig::new("http://127.0.0.1:9/x", vec![b'x'; 10], "application/json");
+        cfg.connections = 100;
+        cfg.duration = Duration::from_secs(10);
+        let target = parse_url(&cfg.url).unwrap();
+        let mut t = Shared::default();
+        for _ in 0..100 {
+            t.hist.record_duration(Duration::from_millis(50));
+            t.hist_all.record_duration(Duration::from_millis(50));
+        }
+        for _ in 0..90 {
+            t.hist_all.record_duration(Duration::from_secs(5));
+        }
+        t.requests = 100;
+        t.errors.timeout = 90;
+        t.starved = 90;
+        let r = report("wirebench", &cfg, &target, t, 0.1);
+        let little = r.warnings.iter().find(|w| w.starts_with("Little's law")).expect("a Little's law warning");
+        assert!(little.contains("100 connections at 10.0 requests/s imply a mean latency of 10.00 s") && little.contains("90 connections completed none"), "{little}");
+        let all = r.latency_with_timeouts.expect("percentiles with the timeouts");
+        assert!(all.p90_us.unwrap() > 4.9e6 && all.count == 190, "{all:?}");
+        assert!(r.latency.p50_us.unwrap() < 0.06e6);
+        assert_eq!(r.starved_connections, 90);
     }
 
     #[test]

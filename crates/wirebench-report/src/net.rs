@@ -181,6 +181,21 @@ fn http_notes(s: &HttpSection) -> Vec<(String, Vec<String>)> {
         for w in r.warnings.iter().chain(&r.ours.warnings) {
             warn.push(format!("{} {}: {w}", r.link, r.format));
         }
+        if let Some(l) = &r.ours.latency_with_timeouts {
+            let ms = |v: Option<f64>| v.map(|x| format!("{:.1} ms", x / 1e3)).unwrap_or_else(|| "-".into());
+            warn.push(format!(
+                "{} {}: with the {} timed-out requests counted at the time they were given up (a lower bound): p50 ≥ {}, p99 ≥ {} (completed only: p50 {}, p99 {}); {} of {} connections completed no request",
+                r.link,
+                r.format,
+                r.ours.errors.timeout,
+                ms(l.p50_us),
+                ms(l.p99_us),
+                ms(r.ours.latency.p50_us),
+                ms(r.ours.latency.p99_us),
+                r.ours.starved_connections,
+                r.ours.connections,
+            ));
+        }
         if let Some(e) = r.collector.as_ref().and_then(|c| c.first_error.as_deref()) {
             warn.push(format!("{} {}: collector rejected a body: {e}", r.link, r.format));
         }
@@ -739,6 +754,8 @@ mod tests {
             response_mb_per_sec: 0.0,
             errors: ErrorCounts::default(),
             latency: LatencySummary::default(),
+            latency_with_timeouts: None,
+            starved_connections: 0,
             send_lag: None,
             cpu: CpuUse { generator_cpu_s: per_thread * 3.0, wall_s: 3.0, cores: per_thread, per_thread },
             link: Some(LinkUse { rate_bps: 1_000_000, header_bytes: 102, ceiling_rps: ceiling, ratio }),

@@ -266,8 +266,17 @@ pub struct LoadReport {
     pub cpu: CpuUse,
     pub duration_s: f64,
     pub errors: ErrorCounts,
-    /// Closed loop: from send. Open loop: from the scheduled send time.
+    /// Closed loop: from send. Open loop: from the scheduled send time. Completed requests
+    /// only (as wrk).
     pub latency: LatencySummary,
+    /// With timeouts: the completed requests and the timed-out ones, each timed-out request at
+    /// the time it was given up (a lower bound of its latency). Present when a request timed
+    /// out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_with_timeouts: Option<LatencySummary>,
+    /// Connections that completed no request in the whole run.
+    #[serde(default)]
+    pub starved_connections: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link: Option<LinkUse>,
     #[serde(flatten)]

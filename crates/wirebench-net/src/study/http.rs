@@ -604,6 +604,8 @@ mod tests {
             response_mb_per_sec: 0.0,
             errors: ErrorCounts::default(),
             latency: LatencySummary::default(),
+            latency_with_timeouts: None,
+            starved_connections: 0,
             send_lag: None,
             cpu: CpuUse { generator_cpu_s: cores, wall_s: 1.0, cores, per_thread: cores },
             link: Some(LinkUse { rate_bps: 1_000_000, header_bytes: 102, ceiling_rps: 100.0, ratio }),
