@@ -69,7 +69,8 @@ pub struct HttpOpts {
     /// Open loop at this many requests/s (latency from the scheduled send); default: closed loop.
     #[arg(long)]
     pub open_rate: Option<f64>,
-    /// Also run Debian's wrk against the same server with the same body, after ours.
+    /// Also run Debian's wrk against the same server with the same body; ours and wrk
+    /// alternate which runs first from one run to the next.
     #[arg(long)]
     pub wrk: bool,
     /// Insist on the netns lab (fail without root instead of using the emulator).
@@ -420,7 +421,7 @@ fn measure(opts: &HttpOpts, plan: &Plan) -> Result<HttpSection, PartError> {
                     }
                     None => continue,
                 };
-                let mut run = one_run(&setup, &link, *rate, f, body_set, ct, sweep.wrk)?;
+                let mut run = one_run(&setup, &link, *rate, f, body_set, ct, sweep.wrk, done % 2 == 0)?;
                 run.path = if rate.is_none() && path != Path::External { "loopback" } else { path_name }.into();
                 run.warnings = link.warnings.clone();
                 eprintln!(
@@ -467,7 +468,8 @@ fn measure(opts: &HttpOpts, plan: &Plan) -> Result<HttpSection, PartError> {
 }
 
 /// One format at one rate: our generator (with the harness's CPU around it), the collector's
-/// counts, and wrk after it when asked for. The path and warnings are the caller's.
+/// counts, and wrk before or after it (`wrk_first`) when asked for. The path and warnings are
+/// the caller's.
 fn one_run(
     setup: &Setup,
     link: &RateLink,
@@ -476,6 +478,7 @@ fn one_run(
     body_set: Vec<Vec<u8>>,
     ct: String,
     with_wrk: bool,
+    wrk_first: bool,
 ) -> Result<HttpRun, PartError> {
     let plan = setup.plan;
     let first_body = body_set.first().cloned().unwrap_or_default();
@@ -487,15 +490,18 @@ fn one_run(
     cfg.mode = plan.mode;
     cfg.netns = link.netns.clone();
     cfg.link_rate_bps = rate;
-    let before = setup.stats();
-    let (p0, w0, m0) = (process_cpu_seconds(), Instant::now(), machine_ticks());
-    let ours = loadgen::run(&cfg).map_err(part_error)?;
-    let (p1, w1, m1) = (process_cpu_seconds(), w0.elapsed().as_secs_f64(), machine_ticks());
-    let busy = m0.zip(m1).and_then(|((b0, t0), (b1, t1))| (t1 > t0).then(|| (b1 - b0) as f64 / (t1 - t0) as f64));
-    let harness = harness_use(&ours, p1 - p0, w1, busy, setup.path, rate.is_some());
-    std::thread::sleep(Duration::from_millis(300));
-    let collector = before.zip(setup.stats()).map(|(b, a)| delta(&a, &b, format));
-    let (wrk, wrk_collector) = if with_wrk {
+    let run_ours = || -> Result<_, PartError> {
+        let before = setup.stats();
+        let (p0, w0, m0) = (process_cpu_seconds(), Instant::now(), machine_ticks());
+        let ours = loadgen::run(&cfg).map_err(part_error)?;
+        let (p1, w1, m1) = (process_cpu_seconds(), w0.elapsed().as_secs_f64(), machine_ticks());
+        let busy = m0.zip(m1).and_then(|((b0, t0), (b1, t1))| (t1 > t0).then(|| (b1 - b0) as f64 / (t1 - t0) as f64));
+        let harness = harness_use(&ours, p1 - p0, w1, busy, setup.path, rate.is_some());
+        std::thread::sleep(Duration::from_millis(300));
+        let collector = before.zip(setup.stats()).map(|(b, a)| delta(&a, &b, format));
+        Ok((ours, harness, collector))
+    };
+    let run_wrk = || -> Result<_, PartError> {
         let before = setup.stats();
         let r = wrk::run(&wrk::WrkConfig {
             url: link.target.clone(),
@@ -509,9 +515,20 @@ fn one_run(
         })
         .map_err(part_error)?;
         std::thread::sleep(Duration::from_millis(300));
-        (Some(r), before.zip(setup.stats()).map(|(b, a)| delta(&a, &b, format)))
-    } else {
-        (None, None)
+        Ok((Some(r), before.zip(setup.stats()).map(|(b, a)| delta(&a, &b, format))))
+    };
+    // With wrk, the two alternate which runs first from one run to the next (A B, B A, …), so
+    // neither always meets the link and the collector right after the other.
+    let ((ours, harness, collector), (wrk, wrk_collector)) = match (with_wrk, wrk_first) {
+        (false, _) => (run_ours()?, (None, None)),
+        (true, false) => {
+            let o = run_ours()?;
+            (o, run_wrk()?)
+        }
+        (true, true) => {
+            let w = run_wrk()?;
+            (run_ours()?, w)
+        }
     };
     let header = ours.link.as_ref().map(|l| l.header_bytes).unwrap_or(102);
     let seed = rate.and_then(|r| published::seed002(r, format));
