@@ -331,6 +331,16 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
             }
         }
     }
+    // Progress: transport steps done of all, with the time left.
+    let per_size = |on: bool| if on { usize::from(have_ddsperf) + plan.marshals.len() } else { 0 };
+    let sizes: usize = plan.cases.iter().map(|c| c.sizes.len()).sum();
+    let total_steps = plan.rounds.max(1) as usize * sizes * (per_size(plan.latency) + per_size(plan.throughput));
+    let (started, mut step) = (std::time::Instant::now(), 0usize);
+    let mut progress = |msg: &str| {
+        let left = wirebench_measure::progress::time_left(started, step, total_steps);
+        step += 1;
+        progress(&format!("[{step}/{total_steps}{}] {msg}", if left.is_empty() { String::new() } else { format!(", {left}") }));
+    };
     for round in 1..=plan.rounds.max(1) {
         for case in &plan.cases {
             for &size in &case.sizes {

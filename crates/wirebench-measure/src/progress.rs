@@ -52,3 +52,29 @@ impl Progress {
         }
     }
 }
+
+/// The time left after `done` of `total` equal steps begun at `started`, for a progress line
+/// (`~12 s left`, `~3 min 05 s left`); empty before the first step ends.
+pub fn time_left(started: Instant, done: usize, total: usize) -> String {
+    if done == 0 || done >= total {
+        return String::new();
+    }
+    let s = (started.elapsed().as_secs_f64() / done as f64 * (total - done) as f64).round() as u64;
+    if s >= 120 {
+        format!("~{} min {:02} s left", s / 60, s % 60)
+    } else {
+        format!("~{s} s left")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn time_left_scales_the_elapsed_time() {
+        let t = std::time::Instant::now() - std::time::Duration::from_secs(10);
+        assert_eq!(super::time_left(t, 0, 4), "");
+        assert_eq!(super::time_left(t, 4, 4), "");
+        assert_eq!(super::time_left(t, 1, 4), "~30 s left");
+        assert_eq!(super::time_left(t, 1, 20), "~3 min 10 s left");
+    }
+}

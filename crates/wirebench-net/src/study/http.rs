@@ -425,12 +425,13 @@ fn measure(opts: &HttpOpts, plan: &Plan) -> Result<HttpSection, PartError> {
                 run.path = if rate.is_none() && path != Path::External { "loopback" } else { path_name }.into();
                 run.warnings = link.warnings.clone();
                 eprintln!(
-                    "  [{done}/{total}] {} {f}: {:.0} req/s{}{} ({:.0} s)",
+                    "  [{done}/{total}] {} {f}: {:.0} req/s{}{} ({:.0} s{})",
                     run.link,
                     run.ours.requests_per_sec,
                     run.ours.link.as_ref().map(|l| format!(", {:.1} % of the link ceiling", l.ratio * 100.0)).unwrap_or_default(),
                     run.wrk.as_ref().map(|w| format!("; wrk {:.0} req/s", w.requests_per_sec)).unwrap_or_default(),
-                    t0.elapsed().as_secs_f64()
+                    t0.elapsed().as_secs_f64(),
+                    Some(wirebench_measure::progress::time_left(t0, done, total)).filter(|t| !t.is_empty()).map(|t| format!(", {t}")).unwrap_or_default()
                 );
                 runs.push(run);
             }
