@@ -1069,7 +1069,7 @@ fn seed001(s: &SpeedSection, ctx: &Ctx) -> String {
     let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(p.note));
     if let Some(t) = crate::speed::seed001(s) {
         out.push_str(&table(&t));
-        out.push_str("<p class=\"note\">Each cell: ours / published. Our ns per operation equals µs per 1000 iterations, the paper's unit.</p>\n");
+        out.push_str("<p class=\"note\">Each cell: ours / published. Our ns per operation equals µs per 1000 iterations, the paper's unit. Our ratios divide times of one path: the typed path where the codec and JSON both have one, else the dynamic path.</p>\n");
     }
     out
 }

@@ -283,7 +283,7 @@ pub fn render(results: &Results, output: Output) -> String {
                 out.push('\n');
                 out.push_str(&r(&t));
                 out.push_str(&format!(
-                    "{}Our ns per operation equals µs per 1000 iterations, the paper's unit. Absolute times are host-specific; ratios compare. Source: {}. {}\n",
+                    "{}Our ns per operation equals µs per 1000 iterations, the paper's unit. Our ratios divide times of one path: the typed path where the codec and JSON both have one, else the dynamic path. Absolute times are host-specific; ratios compare. Source: {}. {}\n",
                     if md { "\n" } else { "" },
                     PSON_PAPER_ESP32.source,
                     PSON_PAPER_ESP32.note
