@@ -802,22 +802,6 @@ mod tests {
         // Every figure of the built-in file has a value today; a data file without some of
         // them (a part the user adds, say) leaves their terms out and names them.
         let full = EnergyData::builtin();
-        let plan_all = Plan {
-            mcus: vec!["samd21".into()],
-            radios: vec![EnergyRadio::NbIot],
-            libs: vec![],
-            payloads: vec![],
-            every_s: 600.0,
-            battery_mah: 2400.0,
-            battery_v: 3.6,
-        };
-        assert!(evaluate(&lab(), &full, &plan_all, "test").rows.iter().all(|r| r.missing.is_empty()));
-        let mut d = full.clone();
-        for k in ["samd21.sleep_ua", "nbiot.tx_ma", "nbiot.connected_s", "nbiot.connected_ma"] {
-            let f = d.figures.get_mut(k).unwrap();
-            f.value = None;
-            f.missing = Some("not given".into());
-        }
         let plan = Plan {
             mcus: vec!["samd21".into()],
             radios: vec![EnergyRadio::NbIot],
@@ -827,9 +811,17 @@ mod tests {
             battery_mah: 2400.0,
             battery_v: 3.6,
         };
+        assert!(evaluate(&lab(), &full, &plan, "test").rows.iter().all(|r| r.missing.is_empty()));
+        let missing = ["samd21.sleep_ua", "nbiot.tx_ma", "nbiot.connected_s", "nbiot.connected_ma"];
+        let mut d = full.clone();
+        for k in missing {
+            let f = d.figures.get_mut(k).unwrap();
+            f.value = None;
+            f.missing = Some("not given".into());
+        }
         let s = evaluate(&lab(), &d, &plan, "test");
         let m = &s.rows[0].missing;
-        for k in ["samd21.sleep_ua", "nbiot.tx_ma", "nbiot.connected_s", "nbiot.connected_ma"] {
+        for k in missing {
             assert!(m.iter().any(|x| x == k), "{k} in {m:?}");
         }
     }
