@@ -274,9 +274,7 @@ pub struct LoadReport {
     /// out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_with_timeouts: Option<LatencySummary>,
-    /// Connections that completed no request in the whole run.
-    #[serde(default)]
-    pub starved_connections: u64,
+
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link: Option<LinkUse>,
     #[serde(flatten)]
@@ -293,6 +291,10 @@ pub struct LoadReport {
     /// Open loop only: scheduled → actual send.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send_lag: Option<LatencySummary>,
+    /// Connections that completed no request in the whole run (absent: none, or a file written
+    /// before they were counted).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub starved_connections: u64,
     pub threads: usize,
     pub tool: String,
     pub url: String,
@@ -695,4 +697,8 @@ mod tests {
         let link = serde_json::to_value(schemars::schema_for!(super::super::link::LinkSection)).unwrap();
         assert!(link["properties"]["rows"].is_object(), "{link}");
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
