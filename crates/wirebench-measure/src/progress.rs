@@ -32,7 +32,7 @@ impl Progress {
             String::new()
         } else {
             let per = self.started.elapsed().as_secs_f64() / done as f64;
-            format!(" ~{:.0} s left", per * (total - done) as f64)
+            format!(" {}", left_text(per * (total - done) as f64))
         };
         eprint!(
             "\r{} [{}{}] {done}/{total} {}{}{eta}   ",
@@ -59,7 +59,13 @@ pub fn time_left(started: Instant, done: usize, total: usize) -> String {
     if done == 0 || done >= total {
         return String::new();
     }
-    let s = (started.elapsed().as_secs_f64() / done as f64 * (total - done) as f64).round() as u64;
+    left_text(started.elapsed().as_secs_f64() / done as f64 * (total - done) as f64)
+}
+
+/// `secs` as the time left of a progress line: `~12 s left`, from two minutes on
+/// `~3 min 05 s left`.
+pub fn left_text(secs: f64) -> String {
+    let s = secs.max(0.0).round() as u64;
     if s >= 120 {
         format!("~{} min {:02} s left", s / 60, s % 60)
     } else {

@@ -70,9 +70,10 @@ pub(crate) fn find_labelled<'a>(s: &'a SpeedSection, payload: &str, label: &str,
     s.cases.iter().find(|c| c.payload == payload && c.op == op && label_of(&c.codec, &c.path, both) == label)
 }
 
-fn codecs_on(s: &SpeedSection, path: &str) -> Vec<String> {
+/// The codecs measured on `path` (every path: `None`), in the order of the cases.
+fn codecs_on(s: &SpeedSection, path: Option<&str>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for c in s.cases.iter().filter(|c| base_path(&c.path) == path) {
+    for c in s.cases.iter().filter(|c| path.is_none_or(|p| base_path(&c.path) == p)) {
         if !out.contains(&c.codec) {
             out.push(c.codec.clone());
         }
@@ -82,23 +83,25 @@ fn codecs_on(s: &SpeedSection, path: &str) -> Vec<String> {
 
 /// Median ns per operation, payload × codec, for one operation: one table per path.
 pub fn matrices(s: &SpeedSection, op: &str) -> Vec<Table> {
-    let paths: Vec<&str> = if both_paths(s) { vec!["typed", "dynamic"] } else { vec![""] };
+    let paths: Vec<Option<&str>> = if both_paths(s) { vec![Some("typed"), Some("dynamic")] } else { vec![None] };
     paths
         .into_iter()
         .map(|path| {
-            let cs = if path.is_empty() { codecs_on_any(s) } else { codecs_on(s, path) };
+            let cs = codecs_on(s, path);
             let mut headers = vec!["payload"];
             headers.extend(cs.iter().map(String::as_str));
             let title = match path {
-                "" => format!("{op}: median ns per operation"),
-                "typed" => format!("{op}: median ns per operation, typed path (generated or derived types)"),
-                _ => format!("{op}: median ns per operation, dynamic path (the generic value tree)"),
+                None => format!("{op}: median ns per operation"),
+                Some("typed") => format!("{op}: median ns per operation, typed path (generated or derived types)"),
+                Some(_) => format!("{op}: median ns per operation, dynamic path (the generic value tree)"),
             };
             let mut t = Table::new(&title, &headers).numeric_from(1);
             for p in payloads(s) {
                 let mut row = vec![p.to_string()];
                 for c in &cs {
-                    let case = s.cases.iter().find(|x| x.payload == p && &x.codec == c && x.op == op && (path.is_empty() || base_path(&x.path) == path));
+                    let case = s.cases.iter().find(|x| {
+                        x.payload == p && &x.codec == c && x.op == op && path.is_none_or(|want| base_path(&x.path) == want)
+                    });
                     row.push(case.map(|x| ns(x.ns_per_op.median)).unwrap_or_default());
                 }
                 t.push(row);
@@ -106,16 +109,6 @@ pub fn matrices(s: &SpeedSection, op: &str) -> Vec<Table> {
             t
         })
         .collect()
-}
-
-fn codecs_on_any(s: &SpeedSection) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for c in &s.cases {
-        if !out.contains(&c.codec) {
-            out.push(c.codec.clone());
-        }
-    }
-    out
 }
 
 /// Geometric means per codec over payloads (the section's `per_codec`).

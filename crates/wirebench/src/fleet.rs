@@ -551,13 +551,8 @@ impl Eta {
     }
 
     fn left_text(&self) -> String {
-        let s = self.left_s().round() as u64;
         let how = if self.took.is_empty() { "planned" } else { "estimated" };
-        if s >= 120 {
-            format!("~{} min {:02} s left in all ({how})", s / 60, s % 60)
-        } else {
-            format!("~{s} s left in all ({how})")
-        }
+        format!("{} in all ({how})", wirebench_measure::progress::left_text(self.left_s()))
     }
 }
 

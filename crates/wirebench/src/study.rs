@@ -449,9 +449,6 @@ pub fn run(args: RunArgs) -> Result<()> {
     });
     let every = args.every.clone().or_else(|| energy_part.and_then(|e| e.every.clone()));
     let battery = args.battery.clone().or_else(|| energy_part.and_then(|e| e.battery.clone()));
-    if args.radio.is_some() && target.is_none() {
-        return Err(bad("--radio ranks by energy on a device the lab simulates: give --mcu avr, m0 or m4 (8bit, cortex-m0plus, cortex-m4)"));
-    }
     let energy_ask = crate::recommend::energy_ask(
         radio_asked.as_deref(),
         every.as_deref().filter(|_| radio_asked.is_some()),
@@ -538,7 +535,12 @@ pub fn run(args: RunArgs) -> Result<()> {
     // The answer again, on what the device lab measured for the --mcu target.
     if let (Some(c), Some(target), None) = (&constraints, target, &failure) {
         if let Some(size) = results.size.as_ref() {
-            let lab_rows = results.device.as_ref().and_then(|d| d.lab.as_ref()).map(|l| l.rows.clone()).filter(|rows| rows.iter().any(|r| r.target == target));
+            let lab_rows = results
+                .device
+                .as_ref()
+                .and_then(|d| d.lab.as_ref())
+                .filter(|l| l.rows.iter().any(|r| r.target == target))
+                .map(|l| l.rows.clone());
             let (mut ev, whence) = match lab_rows {
                 Some(rows) => (wirebench_net::recommend::DeviceEvidence { target: target.into(), rows, unavailable: None, energy: None }, "the study's [device] part"),
                 None => {
@@ -547,7 +549,7 @@ pub fn run(args: RunArgs) -> Result<()> {
                     (crate::recommend::device_evidence(corpus.as_deref(), &args.samples, None, target)?, "a lab run on the largest message")
                 }
             };
-            ev.energy = energy_ask.clone();
+            ev.energy = energy_ask;
             let mut rec = wirebench_net::recommend::rank(c, radio.as_ref(), &size.aggregates, Some(&ev)).map_err(part_error)?;
             let by = if ev.energy.is_some() { "Ranked by energy per message, " } else { "Ranked again, " };
             rec.notes.insert(0, format!("{by}measured on the {target} device lab ({whence}); the answer printed after the size part used the curated device table"));

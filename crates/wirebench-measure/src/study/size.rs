@@ -168,8 +168,27 @@ fn count_samples(paths: &[PathBuf]) -> Result<u64, PartError> {
             n += 1;
             continue;
         }
-        let text = std::fs::read(&f).map_err(|e| PartError::bad(format!("{}: {e}", f.display())))?;
-        n += text.split(|&b| b == b'\n').filter(|l| l.iter().any(|b| !b.is_ascii_whitespace())).count() as u64;
+        // Streamed in blocks, so memory stays flat whatever the file's size.
+        use std::io::Read;
+        let io = |e: std::io::Error| PartError::bad(format!("{}: {e}", f.display()));
+        let mut file = std::fs::File::open(&f).map_err(io)?;
+        let mut block = vec![0u8; 1 << 16];
+        let mut blank = true;
+        loop {
+            let got = file.read(&mut block).map_err(io)?;
+            if got == 0 {
+                break;
+            }
+            for &b in &block[..got] {
+                if b == b'\n' {
+                    n += u64::from(!blank);
+                    blank = true;
+                } else if !b.is_ascii_whitespace() {
+                    blank = false;
+                }
+            }
+        }
+        n += u64::from(!blank);
     }
     Ok(n)
 }
@@ -189,5 +208,24 @@ impl Part for SizePart {
     fn run(opts: &SizeOpts) -> Result<SizeSection, PartError> {
         validate(opts)?;
         measure(opts).map(|(section, _)| section)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn samples_are_counted_by_non_blank_line_and_json_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let nd = dir.path().join("a.ndjson");
+        // Blank and whitespace-only lines do not count; the last line has no newline.
+        std::fs::write(&nd, "{\"a\":1}\n\n  \t\n{\"a\":2}\r\n{\"a\":3}").unwrap();
+        let one = dir.path().join("b.json");
+        std::fs::write(&one, "[1,\n2]\n").unwrap();
+        assert_eq!(super::count_samples(&[nd.clone()]).unwrap(), 3);
+        assert_eq!(super::count_samples(&[nd, one]).unwrap(), 4);
+        // A file longer than one read block.
+        let big = dir.path().join("c.ndjson");
+        std::fs::write(&big, "{\"k\":\"0123456789\"}\n".repeat(10_000)).unwrap();
+        assert_eq!(super::count_samples(&[big]).unwrap(), 10_000);
     }
 }
