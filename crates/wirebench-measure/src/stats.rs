@@ -78,6 +78,40 @@ pub fn ratio_ci(a: &[f64], b: &[f64], seed: u64) -> (f64, f64) {
     (quantile_sorted(&stats, 0.025), quantile_sorted(&stats, 0.975))
 }
 
+/// A distribution-free confidence interval for the median of a few values (repetitions of a
+/// run): `[x(k), x(n+1−k)]` of the sorted finite values, with the largest `k` whose coverage
+/// `1 − 2·P(Bin(n, ½) < k)` is at least `level` (exact for independent draws of any continuous
+/// distribution; the bootstrap's percentile interval is too narrow at such small n).
+/// `Some((lo, hi, coverage))`, or `None` when even `[min, max]` covers less than `level`
+/// (fewer than 6 values for 95 %).
+pub fn median_ci_order(values: &[f64], level: f64) -> Option<(f64, f64, f64)> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n == 0 {
+        return None;
+    }
+    // below[j] = P(Bin(n, ½) ≤ j), from the terms C(n, i)·2^−n computed in log space.
+    let mut ln_term = -(n as f64) * std::f64::consts::LN_2;
+    let mut below = Vec::with_capacity(n / 2 + 1);
+    let mut acc = 0.0;
+    for i in 0..=n / 2 {
+        acc += ln_term.exp();
+        below.push(acc);
+        ln_term += ((n - i) as f64).ln() - ((i + 1) as f64).ln();
+    }
+    // k = 1 is [min, max]; a larger k is narrower, covering 1 − 2·P(X ≤ k − 1).
+    let mut best = None;
+    for k in 1..=n.div_ceil(2) {
+        let coverage = 1.0 - 2.0 * below[k - 1];
+        if coverage + 1e-12 < level {
+            break;
+        }
+        best = Some((v[k - 1], v[n - k], coverage));
+    }
+    best
+}
+
 /// Summarize samples; `seed` drives the bootstrap.
 pub fn summarize(xs: &[f64], seed: u64) -> Summary {
     let n = xs.len();
@@ -270,6 +304,31 @@ mod tests {
         assert!(a.0 <= median(&xs) && median(&xs) <= a.1);
         let r = ratio_ci(&xs, &xs.iter().map(|x| x * 2.0).collect::<Vec<_>>(), 3);
         assert!(r.0 <= 0.5 && 0.5 <= r.1, "{r:?}");
+    }
+
+    #[test]
+    fn median_ci_order_takes_the_widest_needed_order_statistics() {
+        // Fewer than 6 values cannot give 95 %: [min, max] of 5 covers 1 − 2/32 = 93.75 %.
+        assert_eq!(median_ci_order(&[1.0, 2.0, 3.0, 4.0, 5.0], 0.95), None);
+        let (lo, hi, c) = median_ci_order(&[1.0, 2.0, 3.0, 4.0, 5.0], 0.9).unwrap();
+        assert_eq!((lo, hi), (1.0, 5.0));
+        assert!((c - 0.9375).abs() < 1e-12, "{c}");
+        // 6..8 values: [min, max]; 9: [x(2), x(8)], covering 1 − 2·10/512.
+        let six = [6.0, 1.0, 5.0, 2.0, 4.0, 3.0];
+        let (lo, hi, c) = median_ci_order(&six, 0.95).unwrap();
+        assert_eq!((lo, hi), (1.0, 6.0));
+        assert!((c - (1.0 - 2.0 / 64.0)).abs() < 1e-12, "{c}");
+        let nine: Vec<f64> = (1..=9).map(f64::from).collect();
+        let (lo, hi, c) = median_ci_order(&nine, 0.95).unwrap();
+        assert_eq!((lo, hi), (2.0, 8.0));
+        assert!((c - (1.0 - 20.0 / 512.0)).abs() < 1e-12, "{c}");
+        // Non-finite values are left out; 20 values: [x(6), x(15)] (coverage 95.86 %).
+        let mut twenty: Vec<f64> = (1..=20).map(f64::from).collect();
+        twenty.push(f64::NAN);
+        let (lo, hi, c) = median_ci_order(&twenty, 0.95).unwrap();
+        assert_eq!((lo, hi), (6.0, 15.0));
+        assert!(c >= 0.95 && c < 0.97, "{c}");
+        assert_eq!(median_ci_order(&[], 0.95), None);
     }
 
     #[test]
