@@ -19,6 +19,7 @@
 //! broker that refuses the connection or the credentials, a failed TLS handshake, a timeout,
 //! the embedded broker failing to start, a socket error) is [`PartError::Failed`] (exit 1).
 
+use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -76,12 +77,28 @@ pub struct StudyOpts {
     /// Fields per message in throughput and RTT runs (the thesis: 3).
     pub transport_fields: usize,
     pub qos: Vec<u8>,
-    /// Messages per throughput run.
+    /// Messages per throughput run (the starting count when `min_run_s` is set).
     pub messages: u64,
+    /// Throughput: the shortest repetition, seconds (0..=600). Each case first runs each side
+    /// once with `messages` (not counted: calibration and warm-up), then sends enough messages
+    /// that a repetition at the faster side's rate lasts at least this long. 0 (the default):
+    /// `messages` as given.
+    pub min_run_s: f64,
+    /// Throughput: the most repetitions (`reps`..=100) when a 95 % interval is still wider
+    /// than `ci_target`; 0 (the default): exactly `reps`.
+    pub max_reps: usize,
+    /// Throughput: the bound on each 95 % interval (each side's msgs/s and the ours/bare ratio),
+    /// half its width relative to its median, in [0, 1); repetitions are added while one is
+    /// wider. 0: none.
+    pub ci_target: f64,
+    /// Throughput: a limit on the repetitions of one broker, seconds (0..=86400): no round
+    /// beyond `reps` starts when the last one would end past it. 0: none.
+    pub budget_s: f64,
     /// Measured round trips per RTT run, and warm-up before them.
     pub rtt_messages: u64,
     pub rtt_warmup: u64,
-    /// Repetitions, ours and the bare pair interleaved.
+    /// Repetitions, ours and the bare pair interleaved (throughput: at least this many; a
+    /// 95 % interval needs 6).
     pub reps: usize,
     /// Run the bare rumqttc pair beside ours.
     pub baseline: bool,
@@ -144,6 +161,10 @@ impl Default for StudyOpts {
             transport_fields: opcua::FIELD_COUNTS[1],
             qos: vec![0, 1],
             messages: 20_000,
+            min_run_s: 0.0,
+            max_reps: 0,
+            ci_target: 0.0,
+            budget_s: 0.0,
             rtt_messages: 2_000,
             rtt_warmup: 200,
             reps: 3,
@@ -179,6 +200,24 @@ fn plan(opts: &StudyOpts) -> Result<Plan, PartError> {
     }
     if !(opts.drain_s.is_finite() && (0.0..=3_600.0).contains(&opts.drain_s)) {
         return Err(PartError::bad(format!("[mqtt] drain_s = {}: expected seconds in [0, 3600]", opts.drain_s)));
+    }
+    if !(opts.min_run_s.is_finite() && (0.0..=600.0).contains(&opts.min_run_s)) {
+        return Err(PartError::bad(format!("[mqtt] min_run_s = {}: expected seconds in [0, 600]", opts.min_run_s)));
+    }
+    if opts.min_run_s >= opts.timeout_s {
+        return Err(PartError::bad(format!(
+            "[mqtt] min_run_s = {} must be below timeout_s = {} (a repetition must fit in its limit)",
+            opts.min_run_s, opts.timeout_s
+        )));
+    }
+    if opts.max_reps != 0 && !(opts.reps..=100).contains(&opts.max_reps) {
+        return Err(PartError::bad(format!("[mqtt] max_reps = {}: expected 0 or reps..=100 ({}..=100)", opts.max_reps, opts.reps)));
+    }
+    if !(opts.ci_target.is_finite() && (0.0..1.0).contains(&opts.ci_target)) {
+        return Err(PartError::bad(format!("[mqtt] ci_target = {}: expected a fraction in [0, 1)", opts.ci_target)));
+    }
+    if !(opts.budget_s.is_finite() && (0.0..=86_400.0).contains(&opts.budget_s)) {
+        return Err(PartError::bad(format!("[mqtt] budget_s = {}: expected seconds in [0, 86400]", opts.budget_s)));
     }
     let creds = opts.credentials();
     if creds.any() && !opts.brokers.iter().any(|b| b.contains("://")) {
@@ -234,9 +273,11 @@ fn measure(opts: &StudyOpts) -> Result<MqttSection, PartError> {
             Err(e) => return Err(e),
         };
         section.brokers.push(broker.info(&creds));
-        for p in &payloads {
-            for &q in &qos {
-                eprintln!("  {} · {} · QoS {}: throughput, then RTT", broker.name(), p.label, q.level());
+        // Throughput: every case of this broker in rounds (one repetition of each per round),
+        // QoS by QoS so that payloads compared with each other run next to each other.
+        let mut cases = Vec::new();
+        for &q in &qos {
+            for p in &payloads {
                 let cfg = ThroughputConfig {
                     messages: opts.messages,
                     qos: q,
@@ -245,7 +286,27 @@ fn measure(opts: &StudyOpts) -> Result<MqttSection, PartError> {
                     drain_timeout_ms: (opts.drain_s * 1e3).round() as u64,
                     ..ThroughputConfig::default()
                 };
-                section.throughput.push(throughput_case(&broker, p, &cfg, opts.reps, opts.baseline, false)?);
+                cases.push((p, cfg));
+            }
+        }
+        let rounds = Rounds::of_study(opts);
+        eprintln!(
+            "  {} · throughput: {} cases in rounds of one repetition each ({}{})",
+            broker.name(),
+            cases.len(),
+            rounds.describe(),
+            if opts.baseline { ", ours and bare" } else { "" }
+        );
+        let rows = throughput_rounds(&broker, &cases, &rounds, opts.baseline, false)?;
+        // In the results, payload by payload as before.
+        for p in 0..payloads.len() {
+            for q in 0..qos.len() {
+                section.throughput.push(rows[q * payloads.len() + p].clone());
+            }
+        }
+        for p in &payloads {
+            for &q in &qos {
+                eprintln!("  {} · {} · QoS {}: RTT", broker.name(), p.label, q.level());
                 let ecfg = EchoConfig {
                     messages: opts.rtt_messages,
                     warmup: opts.rtt_warmup,
@@ -300,7 +361,9 @@ pub struct TransportOpts {
     pub fields: usize,
     /// A NetworkMessage file to send instead of `format`.
     pub message: Option<PathBuf>,
-    /// Measured messages (default 10,000 for throughput, 2,000 for RTT).
+    /// Measured messages (RTT: default 2,000; throughput: default 10,000 at first, raised from
+    /// a calibration run of each side so that a repetition lasts at least
+    /// [`DEFAULT_MIN_RUN_S`]; a count given is taken as is).
     pub count: Option<u64>,
     /// Limit on each run, seconds.
     pub timeout_s: f64,
@@ -387,8 +450,17 @@ impl TransportPlan {
                     drain_timeout_ms: (t.drain_s * 1e3).round() as u64,
                     ..ThroughputConfig::default()
                 };
-                let row = throughput_case(&broker, &self.payload, &cfg, t.reps, t.baseline, progress)?;
-                section.throughput.push(row);
+                // Without --count, repetitions last at least a second (10,000 messages are
+                // ~50 ms on loopback); with it, exactly that many messages.
+                let rounds = Rounds {
+                    reps: t.reps,
+                    max_reps: t.reps,
+                    min_run_s: t.count.is_none().then_some(DEFAULT_MIN_RUN_S),
+                    ci_target: None,
+                    budget_s: None,
+                };
+                let mut rows = throughput_rounds(&broker, &[(&self.payload, cfg)], &rounds, t.baseline, progress)?;
+                section.throughput.push(rows.remove(0));
             }
             Some(EchoOpts { warmup, rate }) => {
                 let (req_topic, resp_topic) = match &t.topic {
@@ -797,12 +869,17 @@ fn throughput_side(runs: &[(ThroughputResult, Option<f64>)]) -> ThroughputSide {
     let rates: Vec<f64> = runs.iter().map(|(r, _)| r.subscriber.msgs_per_s).collect();
     let allocs: Vec<f64> = runs.iter().filter_map(|(_, a)| *a).collect();
     let qos1 = runs.iter().any(|(r, _)| r.delivery.acked.is_some());
+    let publisher: Vec<f64> = runs.iter().map(|(r, _)| r.publisher.msgs_per_s).collect();
+    let mb: Vec<f64> = runs.iter().map(|(r, _)| r.subscriber.mb_per_s).collect();
     let mut s = ThroughputSide {
         acked: qos1.then_some(0),
         unacked: qos1.then_some(0),
         msgs_per_s: median_of(&rates),
-        publisher_msgs_per_s: median_of(&runs.iter().map(|(r, _)| r.publisher.msgs_per_s).collect::<Vec<_>>()),
-        mb_per_s: median_of(&runs.iter().map(|(r, _)| r.subscriber.mb_per_s).collect::<Vec<_>>()),
+        msgs_per_s_ci95: ci95(&rates),
+        publisher_msgs_per_s: median_of(&publisher),
+        publisher_msgs_per_s_ci95: ci95(&publisher),
+        mb_per_s: median_of(&mb),
+        mb_per_s_ci95: ci95(&mb),
         per_rep_msgs_per_s: rates,
         sent: 0,
         received: 0,
@@ -836,61 +913,238 @@ fn throughput_side(runs: &[(ThroughputResult, Option<f64>)]) -> ThroughputSide {
     s
 }
 
-/// `reps` throughput runs of ours, with the bare pair interleaved (A B B A …) when `baseline`.
-/// An error of ours ends the case; one of the bare pair is recorded and ends its runs.
-fn throughput_case(
-    broker: &Broker,
-    payload: &PayloadSpec,
-    cfg: &ThroughputConfig,
+/// The shortest throughput repetition of `wirebench mqtt throughput` without `--count`, seconds.
+pub const DEFAULT_MIN_RUN_S: f64 = 1.0;
+
+/// The confidence of the intervals of throughput figures.
+pub const CI_LEVEL: f64 = 0.95;
+
+/// How many repetitions the throughput cases of one broker get, and how long each lasts.
+#[derive(Clone, Debug, PartialEq)]
+struct Rounds {
+    /// At least this many rounds.
     reps: usize,
+    /// At most this many (≥ `reps`).
+    max_reps: usize,
+    /// Calibrate `messages` so that a repetition lasts at least this long, seconds.
+    min_run_s: Option<f64>,
+    /// Add rounds while a 95 % interval's half width exceeds this fraction of its median.
+    ci_target: Option<f64>,
+    /// No round beyond `reps` starts when it would end after this many seconds.
+    budget_s: Option<f64>,
+}
+
+impl Rounds {
+    fn of_study(o: &StudyOpts) -> Rounds {
+        let pos = |x: f64| (x > 0.0).then_some(x);
+        Rounds {
+            reps: o.reps,
+            max_reps: if o.max_reps == 0 { o.reps } else { o.max_reps.max(o.reps) },
+            min_run_s: pos(o.min_run_s),
+            ci_target: pos(o.ci_target),
+            budget_s: pos(o.budget_s),
+        }
+    }
+
+    /// `6–12 rounds until ±5 %, ≥ 0.5 s each, ≤ 60 s`.
+    fn describe(&self) -> String {
+        let mut out = if self.max_reps > self.reps {
+            format!("{}–{} rounds", self.reps, self.max_reps)
+        } else {
+            format!("{} round{}", self.reps, if self.reps == 1 { "" } else { "s" })
+        };
+        if let (Some(t), true) = (self.ci_target, self.max_reps > self.reps) {
+            let _ = write!(out, " until each 95 % interval is within ±{} %", fmt_pct(t));
+        }
+        if let Some(m) = self.min_run_s {
+            let _ = write!(out, ", each repetition ≥ {m} s");
+        }
+        if let (Some(b), true) = (self.budget_s, self.max_reps > self.reps) {
+            let _ = write!(out, ", rounds beyond {} within {b} s", self.reps);
+        }
+        out
+    }
+
+    /// Whether another round should run after `done` rounds that took `elapsed_s` (the last
+    /// one `last_s`), given whether every interval is within the target.
+    fn more(&self, done: usize, elapsed_s: f64, last_s: f64, within_target: bool) -> bool {
+        if done < self.reps {
+            return true;
+        }
+        if done >= self.max_reps || within_target || self.ci_target.is_none() {
+            return false;
+        }
+        self.budget_s.is_none_or(|b| elapsed_s + last_s <= b)
+    }
+}
+
+/// A percentage without trailing zeros: 0.05 → `5`, 0.025 → `2.5`.
+fn fmt_pct(f: f64) -> String {
+    let s = format!("{:.2}", 100.0 * f);
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// The 95 % interval of the median of `xs` (order statistics), or `None` with too few.
+fn ci95(xs: &[f64]) -> Option<(f64, f64)> {
+    wirebench_measure::stats::median_ci_order(xs, CI_LEVEL).map(|(lo, hi, _)| (lo, hi))
+}
+
+/// Whether an interval is within ± `target` of `median` (half its width relative to it).
+fn within(ci: Option<(f64, f64)>, median: Option<f64>, target: f64) -> bool {
+    match (ci, median) {
+        (Some((lo, hi)), Some(m)) if m > 0.0 => (hi - lo) / 2.0 <= target * m,
+        _ => false,
+    }
+}
+
+/// Messages for a repetition of at least `min_run_s` at `rate` msgs/s (with a 20 % margin
+/// for a calibration run that happened to be fast or slow), never fewer than `given`.
+fn calibrated_messages(given: u64, rate: f64, min_run_s: f64) -> u64 {
+    if !(rate.is_finite() && rate > 0.0) {
+        return given;
+    }
+    let n = (rate * min_run_s * 1.2).ceil();
+    given.max(n.min(1e9) as u64)
+}
+
+/// One throughput case while its rounds run.
+struct Case<'a> {
+    payload: &'a PayloadSpec,
+    payloads: Payloads,
+    cfg: ThroughputConfig,
+    ours: Vec<(ThroughputResult, Option<f64>)>,
+    bare: Vec<(ThroughputResult, Option<f64>)>,
+    bare_error: Option<String>,
+}
+
+impl Case<'_> {
+    fn run_ours(&mut self, broker: &Broker) -> Result<(ThroughputResult, Option<f64>), PartError> {
+        let (r, a) = counted(self.cfg.messages, || throughput(broker, &self.payloads, &self.cfg));
+        Ok((r.map_err(mqtt_err)?, a))
+    }
+
+    /// A run of the bare pair; its error is recorded and ends the bare pair's runs.
+    fn run_bare(&mut self, broker: &Broker) -> Option<(ThroughputResult, Option<f64>)> {
+        if self.bare_error.is_some() {
+            return None;
+        }
+        let (r, a) = counted(self.cfg.messages, || baseline_throughput(broker, &self.payloads, &self.cfg));
+        match r {
+            Ok(r) => Some((r, a)),
+            Err(e) => {
+                self.bare_error = Some(format!("bare rumqttc pair: {e}"));
+                None
+            }
+        }
+    }
+
+    /// Per-pair ratios ours / bare of the rounds both sides ran.
+    fn ratios(&self) -> Vec<f64> {
+        self.ours
+            .iter()
+            .zip(&self.bare)
+            .filter(|(_, (b, _))| b.subscriber.msgs_per_s > 0.0)
+            .map(|((o, _), (b, _))| o.subscriber.msgs_per_s / b.subscriber.msgs_per_s)
+            .collect()
+    }
+
+    /// Whether each side's msgs/s and the ratio have a 95 % interval within ± `target`.
+    fn within_target(&self, target: f64) -> bool {
+        let side = |runs: &[(ThroughputResult, Option<f64>)]| {
+            let r: Vec<f64> = runs.iter().map(|(x, _)| x.subscriber.msgs_per_s).collect();
+            within(ci95(&r), median_of(&r), target)
+        };
+        let ratios = self.ratios();
+        side(&self.ours)
+            && (self.bare.is_empty() || (side(&self.bare) && within(ci95(&ratios), median_of(&ratios), target)))
+    }
+}
+
+/// The throughput `cases` of one broker, in rounds: each round runs one repetition of every
+/// case (ours and, with `baseline`, the bare pair back to back), in the listed order in even
+/// rounds and in the reverse order in odd ones, so that each pair of runs — ours and bare of a
+/// case, and neighbouring cases — alternates A B B A … and a drift of a shared machine touches
+/// both alike. With `min_run_s`, each case first runs each side once (not counted) to set its
+/// message count. Rounds continue from `reps` up to `max_reps` while an interval is wider than
+/// `ci_target` and the time allows. An error of ours ends the study; one of the bare pair is
+/// recorded and ends its runs. Rows come back in the order of `cases`.
+fn throughput_rounds(
+    broker: &Broker,
+    cases: &[(&PayloadSpec, ThroughputConfig)],
+    rounds: &Rounds,
     baseline: bool,
     progress: bool,
-) -> Result<ThroughputRow, PartError> {
-    let payloads = Payloads::cycle(payload.items.clone()).map_err(mqtt_err)?;
-    let n = cfg.messages;
-    let (mut ours, mut bare) = (Vec::new(), Vec::new());
-    let mut bare_error: Option<String> = None;
-    for i in 0..reps {
-        let run_ours = |ours: &mut Vec<(ThroughputResult, Option<f64>)>| -> Result<(), PartError> {
-            let (r, a) = counted(n, || throughput(broker, &payloads, cfg));
-            ours.push((r.map_err(mqtt_err)?, a));
-            Ok(())
-        };
-        let mut run_bare = |bare: &mut Vec<(ThroughputResult, Option<f64>)>| {
-            if !baseline || bare_error.is_some() {
-                return;
+) -> Result<Vec<ThroughputRow>, PartError> {
+    let mut cs: Vec<Case> = Vec::with_capacity(cases.len());
+    for (payload, cfg) in cases {
+        let payloads = Payloads::cycle(payload.items.clone()).map_err(mqtt_err)?;
+        cs.push(Case { payload, payloads, cfg: cfg.clone(), ours: Vec::new(), bare: Vec::new(), bare_error: None });
+    }
+    if let Some(min_s) = rounds.min_run_s {
+        for c in &mut cs {
+            let ours = c.run_ours(broker)?.0.subscriber.msgs_per_s;
+            let bare = if baseline { c.run_bare(broker).map_or(0.0, |(r, _)| r.subscriber.msgs_per_s) } else { 0.0 };
+            c.cfg.messages = calibrated_messages(c.cfg.messages, ours.max(bare), min_s);
+            if progress {
+                eprintln!("  throughput {} qos {}: {} messages per repetition", c.payload.label, c.cfg.qos.level(), c.cfg.messages);
             }
-            let (r, a) = counted(n, || baseline_throughput(broker, &payloads, cfg));
-            match r {
-                Ok(r) => bare.push((r, a)),
-                Err(e) => bare_error = Some(format!("bare rumqttc pair: {e}")),
-            }
-        };
-        if i % 2 == 0 {
-            run_ours(&mut ours)?;
-            run_bare(&mut bare);
-        } else {
-            run_bare(&mut bare);
-            run_ours(&mut ours)?;
         }
+    }
+    let started = Instant::now();
+    let mut done = 0;
+    loop {
+        let round_start = Instant::now();
+        for (i, ours) in round_order(cs.len(), done) {
+            let c = &mut cs[i];
+            if ours {
+                let o = c.run_ours(broker)?;
+                c.ours.push(o);
+            } else if baseline {
+                if let Some(b) = c.run_bare(broker) {
+                    c.bare.push(b);
+                }
+            }
+        }
+        done += 1;
+        let target_met = rounds.ci_target.is_some_and(|t| cs.iter().all(|c| c.within_target(t)));
         if progress {
-            eprintln!("  throughput {} qos {} rep {}/{reps}", payload.label, cfg.qos.level(), i + 1);
+            eprintln!("  throughput round {done} (at least {}, at most {})", rounds.reps, rounds.max_reps);
+        }
+        let (elapsed, last) = (started.elapsed().as_secs_f64(), round_start.elapsed().as_secs_f64());
+        if !rounds.more(done, elapsed, last, target_met) {
+            break;
         }
     }
-    let ours_side = throughput_side(&ours);
-    let mut bare_side = baseline.then(|| throughput_side(&bare));
-    if let (Some(b), Some(e)) = (bare_side.as_mut(), bare_error) {
-        b.errors.push(e);
+    Ok(cs.iter().map(|c| throughput_row(broker.name(), c, baseline, rounds)).collect())
+}
+
+/// The runs of round `round` (from 0) over `cases` cases: (case, ours?) — in even rounds case
+/// by case, ours then bare; odd rounds are the same list reversed.
+fn round_order(cases: usize, round: usize) -> Vec<(usize, bool)> {
+    let mut v: Vec<(usize, bool)> = (0..cases).flat_map(|i| [(i, true), (i, false)]).collect();
+    if round % 2 == 1 {
+        v.reverse();
     }
-    let ratios: Vec<f64> = ours
-        .iter()
-        .zip(&bare)
-        .filter(|(_, (b, _))| b.subscriber.msgs_per_s > 0.0)
-        .map(|((o, _), (b, _))| o.subscriber.msgs_per_s / b.subscriber.msgs_per_s)
-        .collect();
+    v
+}
+
+/// The row of a case whose rounds have run.
+fn throughput_row(broker: String, c: &Case, baseline: bool, rounds: &Rounds) -> ThroughputRow {
+    let ours_side = throughput_side(&c.ours);
+    let mut bare_side = baseline.then(|| throughput_side(&c.bare));
+    if let (Some(b), Some(e)) = (bare_side.as_mut(), &c.bare_error) {
+        b.errors.push(e.clone());
+    }
+    let ratios = c.ratios();
     let ratio = median_of(&ratios);
-    Ok(ThroughputRow {
-        broker: broker.name(),
+    let ratio_ci95 = ci95(&ratios);
+    let durations: Vec<f64> = c.ours.iter().chain(&c.bare).map(|(r, _)| r.subscriber.seconds).collect();
+    let ci_met = rounds.ci_target.map(|t| c.within_target(t)).filter(|_| ours_side.msgs_per_s_ci95.is_some());
+    let (payload, cfg) = (c.payload, &c.cfg);
+    ThroughputRow {
+        broker,
+        ci_met,
+        ci_target: rounds.ci_target,
         drain_s: Some(cfg.drain_timeout_ms as f64 / 1e3),
         payload: payload.label.clone(),
         format: payload.format.clone(),
@@ -898,16 +1152,19 @@ fn throughput_case(
         payload_bytes: payload.mean_len(),
         mqtt_payload_bytes: payload.mean_len() + HEADER_LEN,
         qos: cfg.qos.level(),
-        messages: n,
-        reps,
+        messages: cfg.messages,
+        min_run_s: rounds.min_run_s,
+        reps: c.ours.len(),
+        run_s: median_of(&durations),
         ours: ours_side,
         bare: bare_side,
         ratio,
+        ratio_ci95,
         ratio_min: (!ratios.is_empty()).then(|| ratios.iter().copied().fold(f64::INFINITY, f64::min)),
         ratio_max: (!ratios.is_empty()).then(|| ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max)),
         goal: THROUGHPUT_RATIO_GOAL,
         meets_goal: ratio.map(|r| r >= THROUGHPUT_RATIO_GOAL),
-    })
+    }
 }
 
 /// One side of an RTT case: every repetition's samples pooled (percentiles, CDF, stall check).
@@ -1043,25 +1300,28 @@ pub fn published() -> Published {
     }
 }
 
-/// Rows "what · thesis · ours · note" for the side-by-side table.
-/// Whether a ratio of two throughputs says anything: the repetitions' ranges (msgs/s) and
-/// how long a run lasted. Overlapping ranges are run-to-run spread, not a difference.
-fn spread_note(a: &[f64], b: &[f64], messages: u64) -> String {
-    let range = |v: &[f64]| (v.iter().copied().fold(f64::INFINITY, f64::min), v.iter().copied().fold(f64::NEG_INFINITY, f64::max));
-    if a.is_empty() || b.is_empty() {
-        return String::new();
-    }
-    let ((a0, a1), (b0, b1)) = (range(a), range(b));
-    let run_ms = 1e3 * messages as f64 / median(&[a, b].concat()).max(1e-9);
-    let spread = if a0 <= b1 && b0 <= a1 {
-        format!("The repetitions overlap (UADP {a0:.0}–{a1:.0}, JSON {b0:.0}–{b1:.0} msgs/s): the ratio is within run-to-run spread, not a difference this run shows")
-    } else {
-        format!("The repetitions do not overlap (UADP {a0:.0}–{a1:.0}, JSON {b0:.0}–{b1:.0} msgs/s)")
+/// UADP ÷ JSON msgs/s from paired runs: the i-th repetitions of the two cases ran in the same
+/// round, next to each other, in alternating order (A B B A …). The median of the per-round
+/// ratios, its 95 % interval (order statistics) and a sentence saying how it was taken and
+/// what it shows.
+fn paired_ratio(uadp: &[f64], json: &[f64], run_s: Option<f64>) -> Option<(f64, Option<(f64, f64)>, String)> {
+    let ratios: Vec<f64> = uadp.iter().zip(json).filter(|(_, j)| **j > 0.0).map(|(u, j)| u / j).collect();
+    let m = median_of(&ratios)?;
+    let ci = ci95(&ratios);
+    let how = format!(
+        "median of {} per-round ratios (the UADP and JSON runs of a round ran next to each other, order alternating A B B A …{})",
+        ratios.len(),
+        run_s.map_or(String::new(), |s| format!("; a run lasted about {s:.2} s"))
+    );
+    let says = match ci {
+        Some((lo, hi)) if lo > 1.0 || hi < 1.0 => format!("95 % CI {lo:.2}–{hi:.2}: a difference this run shows"),
+        Some((lo, hi)) => format!("95 % CI {lo:.2}–{hi:.2} includes 1: no difference this run shows"),
+        None => format!("no 95 % interval: {} pairs (6 are needed)", ratios.len()),
     };
-    let short = if run_ms < 1000.0 { format!("; each run lasted about {run_ms:.0} ms: raise `messages` for runs of a second or more") } else { String::new() };
-    format!("{spread}{short}.")
+    Some((m, ci, format!("{how}; {says}.")))
 }
 
+/// Rows "what · thesis · ours · note" for the side-by-side table.
 fn comparison(s: &MqttSection) -> Vec<ComparisonRow> {
     let mut rows = Vec::new();
     let row = |what: String, unit: &str, thesis: f64, ours: Option<f64>, source: &str, note: String| ComparisonRow {
@@ -1069,6 +1329,7 @@ fn comparison(s: &MqttSection) -> Vec<ComparisonRow> {
         unit: unit.into(),
         thesis: thesis.into(),
         ours: ours.map(Into::into),
+        ours_ci95: None,
         source: source.into(),
         note,
     };
@@ -1078,6 +1339,7 @@ fn comparison(s: &MqttSection) -> Vec<ComparisonRow> {
         unit: "B".into(),
         thesis: thesis.into(),
         ours: ours.map(Into::into),
+        ours_ci95: None,
         source: source.into(),
         note: note.into(),
     };
@@ -1117,39 +1379,59 @@ fn comparison(s: &MqttSection) -> Vec<ComparisonRow> {
     let thr = |f: &str| {
         s.throughput.iter().find(|r| r.format == f && r.fields == Some(thesis::THROUGHPUT_FIELDS) && r.qos == 0)
     };
+    let ci_text = |ci: Option<(f64, f64)>, reps: usize| match ci {
+        Some((lo, hi)) => format!("95 % CI {lo:.0}–{hi:.0} (median of {reps} repetitions, order statistics)"),
+        None => format!("no 95 % interval ({reps} repetitions; 6 are needed)"),
+    };
+    let run = |r: &ThroughputRow| match r.run_s {
+        Some(s) => format!("{} messages × {} reps of about {s:.2} s", r.messages, r.reps),
+        None => format!("{} messages × {} reps", r.messages, r.reps),
+    };
     if let Some(r) = thr("uadp") {
-        rows.push(row(
-            format!("UADP msgs/s, 3 fields ({}, QoS 0)", r.broker),
-            "msgs/s",
-            thesis::THROUGHPUT_UADP_MSGS_PER_S,
-            r.ours.msgs_per_s,
-            thesis::THROUGHPUT_SOURCE,
-            format!("thesis: ESP32 → Wi-Fi → Mosquitto, 50 messages; ours: loopback, {} messages × {} reps; delivery {:.1} %", r.messages, r.reps, 100.0 * r.ours.delivery_ratio),
-        ));
-    }
-    if let Some(r) = thr("uadp-json-dv") {
-        rows.push(row(
-            format!("JSON msgs/s, 3 fields ({}, QoS 0)", r.broker),
-            "msgs/s",
-            thesis::THROUGHPUT_JSON_MSGS_PER_S,
-            r.ours.msgs_per_s,
-            thesis::THROUGHPUT_SOURCE,
-            format!("delivery {:.1} %", 100.0 * r.ours.delivery_ratio),
-        ));
-    }
-    if let (Some(ru), Some(rj)) = (thr("uadp"), thr("uadp-json-dv")) {
-        if let (Some(u), Some(j)) = (ru.ours.msgs_per_s, rj.ours.msgs_per_s.filter(|&j| j > 0.0)) {
-            rows.push(row(
-                "UADP / JSON msgs/s, 3 fields".into(),
-                "×",
-                thesis::THROUGHPUT_UADP_MSGS_PER_S / thesis::THROUGHPUT_JSON_MSGS_PER_S,
-                Some(u / j),
+        rows.push(ComparisonRow {
+            ours_ci95: r.ours.msgs_per_s_ci95,
+            ..row(
+                format!("UADP msgs/s, 3 fields ({}, QoS 0)", r.broker),
+                "msgs/s",
+                thesis::THROUGHPUT_UADP_MSGS_PER_S,
+                r.ours.msgs_per_s,
                 thesis::THROUGHPUT_SOURCE,
                 format!(
-                    "on a PC the encoding costs little next to the broker; on the ESP32 it dominated. {}",
-                    spread_note(&ru.ours.per_rep_msgs_per_s, &rj.ours.per_rep_msgs_per_s, ru.messages)
+                    "thesis: ESP32 → Wi-Fi → Mosquitto, 50 messages; ours: loopback, {}; {}; delivery {:.1} %",
+                    run(r),
+                    ci_text(r.ours.msgs_per_s_ci95, r.reps),
+                    100.0 * r.ours.delivery_ratio
                 ),
-            ));
+            )
+        });
+    }
+    if let Some(r) = thr("uadp-json-dv") {
+        rows.push(ComparisonRow {
+            ours_ci95: r.ours.msgs_per_s_ci95,
+            ..row(
+                format!("JSON msgs/s, 3 fields ({}, QoS 0)", r.broker),
+                "msgs/s",
+                thesis::THROUGHPUT_JSON_MSGS_PER_S,
+                r.ours.msgs_per_s,
+                thesis::THROUGHPUT_SOURCE,
+                format!("{}; {}; delivery {:.1} %", run(r), ci_text(r.ours.msgs_per_s_ci95, r.reps), 100.0 * r.ours.delivery_ratio),
+            )
+        });
+    }
+    if let (Some(ru), Some(rj)) = (thr("uadp"), thr("uadp-json-dv")) {
+        let run_s = median_of(&[ru.run_s, rj.run_s].into_iter().flatten().collect::<Vec<_>>());
+        if let Some((m, ci, how)) = paired_ratio(&ru.ours.per_rep_msgs_per_s, &rj.ours.per_rep_msgs_per_s, run_s) {
+            rows.push(ComparisonRow {
+                ours_ci95: ci,
+                ..row(
+                    "UADP / JSON msgs/s, 3 fields".into(),
+                    "×",
+                    thesis::THROUGHPUT_UADP_MSGS_PER_S / thesis::THROUGHPUT_JSON_MSGS_PER_S,
+                    Some(m),
+                    thesis::THROUGHPUT_SOURCE,
+                    format!("on a PC the encoding costs little next to the broker; on the ESP32 it dominated. Ours: {how}"),
+                )
+            });
         }
     }
     let rtt = |f: &str| s.rtt.iter().find(|r| r.format == f && r.qos == 0);
@@ -1173,6 +1455,7 @@ fn comparison(s: &MqttSection) -> Vec<ComparisonRow> {
                 unit: "B".into(),
                 thesis: t.0.into(),
                 ours: r.encode_alloc_bytes.map(Into::into),
+                ours_ci95: None,
                 source: thesis::MEMORY_SOURCE.into(),
                 note: format!("thesis: MicroPython heap; ours: bytes requested per encode in Rust ({} allocations)", r.encode_allocs.map_or("-".into(), |a| format!("{a:.1}"))),
             });
@@ -1185,7 +1468,8 @@ fn comparison(s: &MqttSection) -> Vec<ComparisonRow> {
 fn notes(s: &MqttSection) -> Vec<String> {
     let mut out = vec![
         "Sizes are NetworkMessage bytes (the thesis's MQTT payload). Our transport runs put an 8-byte sequence header in front of each payload for delivery accounting; the bare rumqttc pair sends the same number of bytes.".to_string(),
-        "Throughput: one publisher and one subscriber, msgs/s at the subscriber (distinct messages received / time to the last one), median of the repetitions; ours and the bare rumqttc pair interleaved through the same broker (goal: ours ≥ 80 % of bare).".into(),
+        "Throughput: one publisher and one subscriber, msgs/s at the subscriber (distinct messages received / time to the last one), median of the repetitions with its 95 % confidence interval from order statistics (distribution-free; [min, max] of 6–8 repetitions, narrower from 9); ours and the bare rumqttc pair through the same broker (goal: ours ≥ 80 % of bare).".into(),
+        "Pairing: all throughput cases of a broker run in rounds of one repetition each, ours and bare of a case back to back, the order reversed every other round (A B B A …); the ratios ours/bare and UADP/JSON are medians of the per-round ratios of such paired runs, with their 95 % intervals. A case with a minimum duration first runs each side once, not counted, to set its message count.".into(),
         "RTT: closed-loop echo (pinger → broker → echo client → broker → pinger), percentiles from a pooled HDR histogram of every repetition (goal: ours p50 ≤ 1.5 × bare). TCP_NODELAY is set on every socket we own; modes near 40/44/88 ms would be flagged as Nagle/delayed-ACK stalls.".into(),
         "The thesis measured an ESP32 over Wi-Fi; this study runs on one PC over loopback. Sizes are comparable; rates and times are not, and are shown beside each other for context only.".into(),
     ];
@@ -1199,18 +1483,92 @@ fn notes(s: &MqttSection) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn a_ratio_within_the_spread_of_the_repetitions_is_called_so() {
-        let n = super::spread_note(&[100e3, 210e3, 150e3], &[120e3, 180e3], 10_000);
-        assert!(n.contains("overlap (UADP 100000–210000, JSON 120000–180000") && n.contains("within run-to-run spread"), "{n}");
-        assert!(n.contains("each run lasted about 67 ms"), "{n}");
-        let n = super::spread_note(&[300.0, 310.0], &[100.0, 110.0], 1000);
-        assert!(n.contains("do not overlap") && !n.contains("lasted"), "{n}");
-        assert_eq!(super::spread_note(&[], &[1.0], 10), "");
-    }
-
     use super::*;
     use wirebench_core::sections::mqtt::Figure;
+
+    #[test]
+    fn paired_ratio_says_whether_its_interval_includes_one() {
+        // Six rounds: the ratios are 0.9, 1.0, 1.1, 1.0, 0.95, 1.05 → median 1.0, CI [0.9, 1.1].
+        let u = [90.0, 100.0, 110.0, 100.0, 95.0, 105.0];
+        let j = [100.0; 6];
+        let (m, ci, note) = paired_ratio(&u, &j, Some(0.61)).unwrap();
+        assert_eq!((m, ci), (1.0, Some((0.9, 1.1))));
+        assert!(note.contains("median of 6 per-round ratios") && note.contains("about 0.61 s"), "{note}");
+        assert!(note.ends_with("95 % CI 0.90–1.10 includes 1: no difference this run shows."), "{note}");
+        let (m, ci, note) = paired_ratio(&[300.0; 6], &[100.0, 120.0, 150.0, 100.0, 120.0, 150.0], None).unwrap();
+        assert_eq!((m, ci), (2.5, Some((2.0, 3.0))));
+        assert!(note.ends_with("95 % CI 2.00–3.00: a difference this run shows."), "{note}");
+        // Three pairs give no 95 % interval, and say so; no pairs, no row.
+        let (_, ci, note) = paired_ratio(&[1.0, 2.0, 3.0], &[1.0, 1.0, 1.0], None).unwrap();
+        assert_eq!(ci, None);
+        assert!(note.ends_with("no 95 % interval: 3 pairs (6 are needed)."), "{note}");
+        assert!(paired_ratio(&[], &[1.0], None).is_none());
+    }
+
+    #[test]
+    fn rounds_alternate_their_order_and_stop_by_count_target_or_budget() {
+        // A B B A: the second round is the first reversed, so every neighbouring pair of runs
+        // (ours/bare of a case, and neighbouring cases) swaps order.
+        assert_eq!(round_order(2, 0), vec![(0, true), (0, false), (1, true), (1, false)]);
+        assert_eq!(round_order(2, 1), vec![(1, false), (1, true), (0, false), (0, true)]);
+        assert_eq!(round_order(2, 2), round_order(2, 0));
+        let r = Rounds { reps: 6, max_reps: 10, min_run_s: Some(0.5), ci_target: Some(0.05), budget_s: Some(60.0) };
+        assert!(r.more(5, 100.0, 10.0, true), "the minimum always runs");
+        assert!(!r.more(6, 10.0, 5.0, true), "target met");
+        assert!(r.more(6, 10.0, 5.0, false), "target not met, time left");
+        assert!(!r.more(6, 50.0, 15.0, false), "the next round would end past the budget");
+        assert!(!r.more(10, 10.0, 1.0, false), "max_reps");
+        let fixed = Rounds { ci_target: None, ..r.clone() };
+        assert!(!fixed.more(6, 0.0, 0.0, false), "no target: exactly reps");
+        assert_eq!(r.describe(), "6–10 rounds until each 95 % interval is within ±5 %, each repetition ≥ 0.5 s, rounds beyond 6 within 60 s");
+        let o = StudyOpts { reps: 3, ..StudyOpts::default() };
+        assert_eq!(Rounds::of_study(&o), Rounds { reps: 3, max_reps: 3, min_run_s: None, ci_target: None, budget_s: None });
+        assert_eq!(Rounds::of_study(&o).describe(), "3 rounds");
+        assert_eq!(fmt_pct(0.025), "2.5");
+    }
+
+    #[test]
+    fn a_row_pairs_the_rounds_for_its_ratio_and_interval() {
+        let payload = PayloadSpec::parse("bytes:50", 3).unwrap();
+        let mk = |rates: &[f64], secs: f64| rates.iter().map(|&r| (run_for(r, 10, 10, secs), None)).collect::<Vec<_>>();
+        let c = Case {
+            payload: &payload,
+            payloads: Payloads::cycle(payload.items.clone()).unwrap(),
+            cfg: ThroughputConfig { messages: 120_000, ..ThroughputConfig::default() },
+            ours: mk(&[90.0, 100.0, 110.0, 100.0, 95.0, 105.0], 0.6),
+            bare: mk(&[100.0, 100.0, 100.0, 125.0, 100.0, 100.0], 0.5),
+            bare_error: None,
+        };
+        let rounds = Rounds { reps: 6, max_reps: 6, min_run_s: Some(0.5), ci_target: Some(0.1), budget_s: None };
+        let row = throughput_row("b".into(), &c, true, &rounds);
+        // Round by round: 0.9, 1.0, 1.1, 0.8, 0.95, 1.05 (not the ratio of the medians, 1.0).
+        assert_eq!(row.ratio, Some(0.975));
+        assert_eq!(row.ratio_ci95, Some((0.8, 1.1)));
+        assert_eq!((row.ratio_min, row.ratio_max), (Some(0.8), Some(1.1)));
+        assert_eq!((row.reps, row.messages, row.min_run_s, row.run_s), (6, 120_000, Some(0.5), Some(0.55)));
+        assert_eq!(row.ours.msgs_per_s_ci95, Some((90.0, 110.0)));
+        // The ratio's interval (±0.15 of 0.975) is wider than ±10 %.
+        assert_eq!((row.ci_target, row.ci_met), (Some(0.1), Some(false)));
+        assert!(c.within_target(0.2));
+        // Without the bare pair there is no ratio, and the target is about ours only.
+        let row = throughput_row("b".into(), &Case { bare: Vec::new(), ..c }, false, &rounds);
+        assert_eq!((row.ratio, row.ratio_ci95, row.ci_met), (None, None, Some(true)));
+        assert!(row.bare.is_none());
+    }
+
+    #[test]
+    fn calibration_makes_a_repetition_last_the_minimum() {
+        // 200,000 msgs/s for ≥ 0.5 s, with a 20 % margin: 120,000 messages.
+        assert_eq!(calibrated_messages(20_000, 200_000.0, 0.5), 120_000);
+        // Never fewer than given; a failed calibration (no rate) keeps the count.
+        assert_eq!(calibrated_messages(20_000, 1_000.0, 0.5), 20_000);
+        assert_eq!(calibrated_messages(20_000, 0.0, 0.5), 20_000);
+        assert_eq!(calibrated_messages(20_000, f64::NAN, 0.5), 20_000);
+        assert_eq!(calibrated_messages(1, 1e12, 600.0), 1_000_000_000, "capped at the run's limit of 1e9");
+        assert!(within(Some((95.0, 105.0)), Some(100.0), 0.05));
+        assert!(!within(Some((94.0, 105.0)), Some(100.0), 0.05));
+        assert!(!within(None, Some(100.0), 0.5));
+    }
 
     #[test]
     fn layout_explains_the_six_missing_bytes() {
@@ -1246,6 +1604,17 @@ mod tests {
         assert!(MqttPart::validate(&ok).is_ok());
         let m = bad(MqttPart::validate(&StudyOpts { reps: 0, ..ok.clone() }));
         assert_eq!(m, "[mqtt] reps = 0: expected 1..=100");
+        let m = bad(MqttPart::validate(&StudyOpts { max_reps: 2, ..ok.clone() }));
+        assert_eq!(m, "[mqtt] max_reps = 2: expected 0 or reps..=100 (3..=100)");
+        let m = bad(MqttPart::validate(&StudyOpts { min_run_s: 60.0, ..ok.clone() }));
+        assert!(m.starts_with("[mqtt] min_run_s = 60 must be below timeout_s = 60"), "{m}");
+        let m = bad(MqttPart::validate(&StudyOpts { min_run_s: -1.0, ..ok.clone() }));
+        assert_eq!(m, "[mqtt] min_run_s = -1: expected seconds in [0, 600]");
+        let m = bad(MqttPart::validate(&StudyOpts { ci_target: 1.0, ..ok.clone() }));
+        assert_eq!(m, "[mqtt] ci_target = 1: expected a fraction in [0, 1)");
+        let m = bad(MqttPart::validate(&StudyOpts { budget_s: f64::INFINITY, ..ok.clone() }));
+        assert_eq!(m, "[mqtt] budget_s = inf: expected seconds in [0, 86400]");
+        assert!(MqttPart::validate(&StudyOpts { reps: 6, max_reps: 12, min_run_s: 0.5, ci_target: 0.05, budget_s: 60.0, ..ok.clone() }).is_ok());
         let m = bad(MqttPart::validate(&StudyOpts { timeout_s: f64::NAN, ..ok.clone() }));
         assert!(m.starts_with("[mqtt] timeout_s = NaN"), "{m}");
         let m = bad(MqttPart::validate(&StudyOpts { qos: vec![2], ..ok.clone() }));
@@ -1350,12 +1719,16 @@ mod tests {
         assert_eq!(s.published.as_ref().map(|p| p.sizes.rows.len()), Some(4));
         // Written as results files have it: keys sorted, counts as integers, absent as null.
         let v = serde_json::to_string(&s.comparison[0]).unwrap();
-        assert!(v.contains(r#","ours":null,"source":"#) && v.ends_with(r#","thesis":38,"unit":"B","what":"UADP size, 1 field"}"#), "{v}");
+        assert!(v.contains(r#","ours":null,"ours_ci95":null,"source":"#) && v.ends_with(r#","thesis":38,"unit":"B","what":"UADP size, 1 field"}"#), "{v}");
         assert!(bad(sizes_section(&["xml".into()], &[3], false)).contains("unknown format"));
         assert_eq!(bad(sizes_section(&[], &[0], false)), "fields: 0 is out of range (1..=1000)");
     }
 
     fn run(rate: f64, sent: u64, received: u64) -> ThroughputResult {
+        run_for(rate, sent, received, 1.0)
+    }
+
+    fn run_for(rate: f64, sent: u64, received: u64, seconds: f64) -> ThroughputResult {
         use crate::{BrokerKind, CpuUsage, Delivery, Harness, PayloadInfo, Rate};
         ThroughputResult {
             harness: Harness::Wirebench,
@@ -1373,7 +1746,7 @@ mod tests {
                 ..Delivery::default()
             },
             publisher: Rate { msgs_per_s: rate * 2.0, ..Rate::default() },
-            subscriber: Rate { msgs_per_s: rate, mb_per_s: 0.5, ..Rate::default() },
+            subscriber: Rate { msgs_per_s: rate, mb_per_s: 0.5, seconds, ..Rate::default() },
             elapsed_seconds: 1.0,
             cpu: CpuUsage { harness_cores: 0.5, ..CpuUsage::default() },
             ended_by: crate::EndReason::Complete,
@@ -1391,10 +1764,19 @@ mod tests {
         assert_eq!(s.delivery_ratio, 0.9);
         assert_eq!(s.allocs_per_msg, Some(4.0));
         assert_eq!(s.errors, vec!["e".to_string()], "errors are listed once");
+        // Three repetitions give no 95 % interval; six give [min, max].
+        assert_eq!((s.msgs_per_s_ci95, s.publisher_msgs_per_s_ci95, s.mb_per_s_ci95), (None, None, None));
+        let six: Vec<_> = [100.0, 600.0, 300.0, 200.0, 500.0, 400.0].iter().map(|&r| (run(r, 10, 10), None)).collect();
+        let s = throughput_side(&six);
+        assert_eq!((s.msgs_per_s, s.msgs_per_s_ci95), (Some(350.0), Some((100.0, 600.0))));
+        assert_eq!((s.publisher_msgs_per_s_ci95, s.mb_per_s_ci95), (Some((200.0, 1200.0)), Some((0.5, 0.5))));
         // A side none of whose runs finished has no rates (written as null, as always).
         let none = throughput_side(&[]);
         assert_eq!((none.msgs_per_s, none.allocs_per_msg, none.delivery_ratio), (None, None, 1.0));
         let text = serde_json::to_string(&none).unwrap();
-        assert!(text.contains(r#""mb_per_s":null,"msgs_per_s":null,"per_rep_msgs_per_s":[],"publisher_msgs_per_s":null,"#), "{text}");
+        assert!(text.contains(r#""mb_per_s":null,"mb_per_s_ci95":null,"msgs_per_s":null,"msgs_per_s_ci95":null,"per_rep_msgs_per_s":[],"publisher_msgs_per_s":null,"publisher_msgs_per_s_ci95":null,"#), "{text}");
+        // A file written before the intervals reads (absent keys are None).
+        let old = text.replace(r#""mb_per_s_ci95":null,"#, "").replace(r#""msgs_per_s_ci95":null,"#, "").replace(r#""publisher_msgs_per_s_ci95":null,"#, "");
+        assert_eq!(serde_json::from_str::<ThroughputSide>(&old).unwrap(), none);
     }
 }

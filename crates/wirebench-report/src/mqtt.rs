@@ -25,6 +25,9 @@ use crate::svg::{color, esc, fixed, BarChart, Bars, Line, LineChart};
 use crate::table::Table;
 use crate::Output;
 
+/// What the intervals of the throughput table are, under it.
+const THROUGHPUT_CI_NOTE: &str = "95 % CI: order statistics of the repetitions (distribution-free; [min, max] of 6–8, narrower from 9; - with fewer than 6). ours/bare: each repetition's two runs ran back to back, in alternating order (A B B A …). run s: median time of a repetition.";
+
 /// Colour of figures printed in the seed report (not measured here).
 const PUBLISHED: &str = "#D55E00";
 
@@ -47,6 +50,11 @@ fn int(v: Option<f64>) -> String {
 /// A count as [`int`] shows it.
 fn count(n: impl Into<u64>) -> String {
     int(Some(n.into() as f64))
+}
+
+/// A 95 % interval as `lo–hi`, or `-` when there is none.
+fn ci(v: Option<(f64, f64)>, decimals: usize) -> String {
+    v.map(|(lo, hi)| format!("{}–{}", fixed(lo, decimals), fixed(hi, decimals))).unwrap_or_else(|| "-".into())
 }
 
 fn yes_no(v: Option<bool>) -> String {
@@ -223,37 +231,36 @@ pub fn throughput_table(s: &MqttSection) -> Option<Table> {
         return None;
     }
     let mut t = Table::new(
-        "Throughput: 1 publisher → broker → 1 subscriber (msgs/s at the subscriber, median of reps)",
+        "Throughput: 1 publisher → broker → 1 subscriber (msgs/s at the subscriber: median of reps, 95 % CI; ours/bare: median of paired per-round ratios, 95 % CI)",
         &[
-            "broker", "payload", "B", "QoS", "msgs×reps", "ours msgs/s", "ours delivery", "lost", "unacked", "dup", "reord",
-            "bare msgs/s", "bare delivery", "ours/bare", "range", "≥ goal", "allocs/msg ours", "bare", "ended",
+            "broker", "payload", "B", "QoS", "msgs×reps", "run s", "ours msgs/s", "95 % CI", "ours delivery", "lost", "unacked", "dup", "reord",
+            "bare msgs/s", "95 % CI", "bare delivery", "ours/bare", "95 % CI", "≥ goal", "allocs/msg ours", "bare", "ended",
         ],
     )
     .numeric_from(2);
-    t.numeric[18] = false;
+    t.numeric[21] = false;
     for r in &s.throughput {
         let o = &r.ours;
         let b = r.bare.as_ref();
-        let range = match (r.ratio_min, r.ratio_max) {
-            (Some(a), Some(z)) => format!("{}–{}", fixed(a, 2), fixed(z, 2)),
-            _ => "-".into(),
-        };
         t.push(vec![
             r.broker.clone(),
             r.payload.clone(),
             count(r.payload_bytes as u64),
             count(r.qos),
             format!("{}×{}", count(r.messages), count(r.reps as u64)),
+            num(r.run_s, 2),
             num(o.msgs_per_s, 0),
+            ci(o.msgs_per_s_ci95, 0),
             pct(Some(o.delivery_ratio)),
             count(o.lost),
             int(o.unacked.map(|x| x as f64)),
             int(o.duplicates.map(|x| x as f64)),
             int(o.reordered.map(|x| x as f64)),
             b.map_or("-".into(), |b| num(b.msgs_per_s, 0)),
+            b.map_or("-".into(), |b| ci(b.msgs_per_s_ci95, 0)),
             b.map_or("-".into(), |b| pct(Some(b.delivery_ratio))),
             num(r.ratio, 2),
-            range,
+            ci(r.ratio_ci95, 2),
             yes_no(r.meets_goal),
             num(o.allocs_per_msg, 1),
             b.map_or("-".into(), |b| num(b.allocs_per_msg, 1)),
@@ -305,8 +312,8 @@ pub fn comparison_table(s: &MqttSection) -> Option<Table> {
     if s.comparison.is_empty() {
         return None;
     }
-    let mut t = Table::new("The thesis (published) beside ours", &["figure", "unit", "thesis", "ours", "note"]).numeric_from(2);
-    t.numeric[4] = false;
+    let mut t = Table::new("The thesis (published) beside ours", &["figure", "unit", "thesis", "ours", "ours 95 % CI", "note"]).numeric_from(2);
+    t.numeric[5] = false;
     let d = |v: Option<f64>| match v {
         Some(x) if x.fract() == 0.0 && x.abs() < 1e9 => int(Some(x)),
         Some(x) if x.abs() >= 1000.0 => num(Some(x), 0),
@@ -319,6 +326,7 @@ pub fn comparison_table(s: &MqttSection) -> Option<Table> {
             r.unit.clone(),
             d(Some(f64::from(r.thesis))),
             d(r.ours.map(f64::from)),
+            r.ours_ci95.map_or("-".into(), |(lo, hi)| format!("{}–{}", d(Some(lo)), d(Some(hi)))),
             r.note.clone(),
         ]);
     }
@@ -385,7 +393,16 @@ pub fn render(r: &Results, output: Output) -> String {
                 }
                 block(&mut out, b);
             }
-            for t in [codec_table(s), throughput_table(s), rtt_table(s), comparison_table(s)].into_iter().flatten() {
+            if let Some(t) = codec_table(s) {
+                block(&mut out, tab(&t));
+            }
+            if let Some(t) = throughput_table(s) {
+                let mut b = tab(&t);
+                b.push_str(if md { "\n" } else { "" });
+                let _ = writeln!(b, "{THROUGHPUT_CI_NOTE}");
+                block(&mut out, b);
+            }
+            for t in [rtt_table(s), comparison_table(s)].into_iter().flatten() {
                 block(&mut out, tab(&t));
             }
             let probs = problems(s);
@@ -446,10 +463,18 @@ fn csv(s: &MqttSection) -> String {
         let (n, q) = (int(r.fields.map(|n| n as f64)), count(r.qos));
         for (side, x) in [("ours", Some(&r.ours)), ("bare", r.bare.as_ref())] {
             let Some(x) = x else { continue };
+            let lo = |c: Option<(f64, f64)>| c.map(|c| c.0);
+            let hi = |c: Option<(f64, f64)>| c.map(|c| c.1);
             let metrics = [
                 ("msgs_per_s", x.msgs_per_s),
+                ("msgs_per_s_ci95_lo", lo(x.msgs_per_s_ci95)),
+                ("msgs_per_s_ci95_hi", hi(x.msgs_per_s_ci95)),
                 ("publisher_msgs_per_s", x.publisher_msgs_per_s),
+                ("publisher_msgs_per_s_ci95_lo", lo(x.publisher_msgs_per_s_ci95)),
+                ("publisher_msgs_per_s_ci95_hi", hi(x.publisher_msgs_per_s_ci95)),
                 ("mb_per_s", x.mb_per_s),
+                ("mb_per_s_ci95_lo", lo(x.mb_per_s_ci95)),
+                ("mb_per_s_ci95_hi", hi(x.mb_per_s_ci95)),
                 ("sent", f(x.sent)),
                 ("received", f(x.received)),
                 ("lost", f(x.lost)),
@@ -465,6 +490,11 @@ fn csv(s: &MqttSection) -> String {
             }
         }
         row("throughput", b, p, fm, n.clone(), q.clone(), "ratio", "ours_over_bare", r.ratio);
+        row("throughput", b, p, fm, n.clone(), q.clone(), "ratio", "ours_over_bare_ci95_lo", r.ratio_ci95.map(|c| c.0));
+        row("throughput", b, p, fm, n.clone(), q.clone(), "ratio", "ours_over_bare_ci95_hi", r.ratio_ci95.map(|c| c.1));
+        row("throughput", b, p, fm, n.clone(), q.clone(), "case", "messages", f(r.messages));
+        row("throughput", b, p, fm, n.clone(), q.clone(), "case", "reps", f(r.reps as u64));
+        row("throughput", b, p, fm, n.clone(), q.clone(), "case", "run_s", r.run_s);
     }
     for r in &s.rtt {
         let (b, p, fm) = (r.broker.as_str(), r.payload.as_str(), r.format.as_str());
@@ -623,32 +653,36 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         b.push_str("<h3>Throughput with delivery</h3>\n");
         let cats: Vec<String> = thr.iter().map(|r| short_case(&r.broker, &r.format, &r.payload, r.fields, r.qos)).collect();
         let ours: Vec<Option<f64>> = thr.iter().map(|r| r.ours.msgs_per_s).collect();
+        let ours_ci: Vec<Option<(f64, f64)>> = thr.iter().map(|r| r.ours.msgs_per_s_ci95).collect();
         let bare: Vec<Option<f64>> = thr.iter().map(|r| r.bare.as_ref().and_then(|b| b.msgs_per_s)).collect();
+        let bare_ci: Vec<Option<(f64, f64)>> = thr.iter().map(|r| r.bare.as_ref().and_then(|b| b.msgs_per_s_ci95)).collect();
         let mut chart = BarChart::new(&ctx.chart_id("throughput"), "Messages per second at the subscriber", cats.clone())
-            .series(Bars::new("ours", ours).color(color(0)))
-            .axis_label("msgs/s (median of repetitions)")
+            .series(Bars::new("ours", ours).errors(ours_ci).color(color(0)))
+            .axis_label("msgs/s (median of repetitions, 95 % CI)")
             .value_format(rate_label)
             .missing_label("not run");
         if bare.iter().any(Option::is_some) {
-            chart = chart.series(Bars::new("bare rumqttc pair", bare).color(color(1)));
+            chart = chart.series(Bars::new("bare rumqttc pair", bare).errors(bare_ci).color(color(1)));
         }
         b.push_str(&figure(
             chart.render(),
-            "One publisher and one subscriber on one topic; every message carries a sequence number, so losses, duplicates and reordering are counted (table). The thesis's 126.9 (JSON) and 299.4 (UADP) msgs/s were an ESP32 over Wi-Fi and are not comparable with a PC on loopback.",
+            "One publisher and one subscriber on one topic; every message carries a sequence number, so losses, duplicates and reordering are counted (table). Whiskers: 95 % CI of the median (order statistics of the repetitions). The thesis's 126.9 (JSON) and 299.4 (UADP) msgs/s were an ESP32 over Wi-Fi and are not comparable with a PC on loopback.",
         ));
         let ratios: Vec<Option<f64>> = thr.iter().map(|r| r.ratio).collect();
+        let ratio_ci: Vec<Option<(f64, f64)>> = thr.iter().map(|r| r.ratio_ci95).collect();
         if ratios.iter().any(Option::is_some) {
             let goal = thr.first().map_or(0.8, |r| r.goal);
             let rc = BarChart::new(&ctx.chart_id("throughput-ratio"), "Ours ÷ bare rumqttc pair (msgs/s)", cats)
-                .series(Bars::new("ours / bare", ratios).color(color(2)))
+                .series(Bars::new("ours / bare", ratios).errors(ratio_ci).color(color(2)))
                 .base(1.0)
                 .reference(goal, &format!("goal ≥ {}", fixed(goal, 2)))
                 .axis_label("ratio (1 = as fast as the bare pair)")
                 .value_format(|v| format!("{}×", fixed(v, 2)));
-            b.push_str(&figure(rc.render(), "Median of the per-pair ratios; pairs are interleaved (A B B A …) so drift of a shared machine hits both alike."));
+            b.push_str(&figure(rc.render(), "Median of the per-pair ratios with its 95 % CI; the two runs of a pair ran back to back in alternating order (A B B A …) so drift of a shared machine hits both alike."));
         }
         if let Some(t) = throughput_table(s) {
             b.push_str(&table(&t));
+            let _ = writeln!(b, "<p class=\"note\">{}</p>", esc(THROUGHPUT_CI_NOTE));
         }
     }
     // RTT.
@@ -760,8 +794,11 @@ mod tests {
     fn throughput_side(rate: f64) -> ThroughputSide {
         ThroughputSide {
             msgs_per_s: Some(rate),
+            msgs_per_s_ci95: Some((rate * 0.9, rate * 1.1)),
             publisher_msgs_per_s: Some(rate),
+            publisher_msgs_per_s_ci95: Some((rate * 0.8, rate * 1.2)),
             mb_per_s: Some(1.0),
+            mb_per_s_ci95: Some((0.9, 1.1)),
             per_rep_msgs_per_s: vec![rate],
             sent: 100,
             acked: Some(100),
@@ -872,10 +909,15 @@ mod tests {
             mqtt_payload_bytes: 62,
             qos: 1,
             messages: 100,
-            reps: 1,
+            min_run_s: Some(0.5),
+            reps: 6,
+            run_s: Some(0.52),
+            ci_target: Some(0.05),
+            ci_met: Some(false),
             ours: throughput_side(9000.0),
             bare: Some(throughput_side(10000.0)),
             ratio: Some(0.9),
+            ratio_ci95: Some((0.85, 0.95)),
             ratio_min: Some(0.9),
             ratio_max: Some(0.9),
             goal: 0.8,
@@ -904,6 +946,7 @@ mod tests {
             unit: "B".into(),
             thesis: Figure::Count(38),
             ours: Some(Figure::Count(44)),
+            ours_ci95: None,
             source: "§1".into(),
             note: "6 short".into(),
         }];
@@ -921,13 +964,17 @@ mod tests {
         assert!(t.contains("\nthesis UADP (published)   38    48\n"), "{t}");
         assert!(t.contains("260!"), "a size that did not round-trip is marked: {t}");
         assert!(t.contains("9000") && t.contains("10000") && t.contains("0.90") && t.contains("99.0 %"), "{t}");
+        // Every throughput figure with its 95 % interval, and what the intervals are.
+        assert!(t.contains("100×6") && t.contains("0.52") && t.contains("8100–9900") && t.contains("9000–11000") && t.contains("0.85–0.95"), "{t}");
+        assert!(t.contains("\n95 % CI: order statistics of the repetitions"), "{t}");
         assert!(t.contains("150.0") && t.contains("140.0") && t.contains("1.07"), "{t}");
         assert!(t.contains("Why not 38/48/58/83"), "{t}");
         assert!(t.contains("Published figures: F. Braz, thesis."), "{t}");
         let md = render(&r, Output::Markdown);
         assert!(md.starts_with("## OPC UA PubSub over MQTT (seed 000)\n\n### NetworkMessage size"), "{md}");
         assert!(md.contains("| uadp | 44 | 54 |"), "{md}");
-        assert!(md.contains("| UADP size, 1 field | B | 38 | 44 | 6 short |"), "{md}");
+        assert!(md.contains("| UADP size, 1 field | B | 38 | 44 | - | 6 short |"), "{md}");
+        assert!(md.contains("|\n\n95 % CI: order statistics"), "the note is a paragraph after the table: {md}");
         // Parts that are absent (a throughput-only run) are left out.
         let mut only = results();
         only.mqtt.as_mut().unwrap().layout = None;
@@ -940,7 +987,7 @@ mod tests {
         let t = render(&none, Output::Table);
         let row = t.lines().find(|l| l.starts_with("rumqttd")).unwrap();
         let cells: Vec<&str> = row.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect();
-        assert_eq!(&cells[5..13], ["9000", "99.0 %", "1", "0", "0", "0", "-", "99.0 %"], "{t}");
+        assert_eq!(&cells[5..16], ["0.52", "9000", "8100–9900", "99.0 %", "1", "0", "0", "0", "-", "9000–11000", "99.0 %"], "{t}");
         // No section: nothing.
         let empty = Results::new(Provenance::default(), json!({}));
         assert_eq!(render(&empty, Output::Table), "");
@@ -955,7 +1002,23 @@ mod tests {
         assert_eq!(&back, r.mqtt.as_ref().unwrap());
         assert!(j.starts_with("{\n  \"brokers\": [],\n  \"codec\": ["), "{j}");
         assert!(j.ends_with("  \"version\": 1\n}\n"), "{j}");
-        assert!(j.contains("\"ours\": 44,\n      \"source\": \"§1\",\n      \"thesis\": 38,"), "{j}");
+        assert!(j.contains("\"ours\": 44,\n      \"ours_ci95\": null,\n      \"source\": \"§1\",\n      \"thesis\": 38,"), "{j}");
+        assert!(j.contains("\"msgs_per_s_ci95\": [\n          8100.0,\n          9900.0\n        ],"), "{j}");
+        // A file written before the intervals reads: their keys absent are None.
+        let mut v: serde_json::Value = serde_json::from_str(&j).unwrap();
+        let row = &mut v["throughput"][0];
+        for k in ["ci_met", "ci_target", "min_run_s", "ratio_ci95", "run_s"] {
+            row.as_object_mut().unwrap().remove(k);
+        }
+        for side in ["ours", "bare"] {
+            for k in ["msgs_per_s_ci95", "mb_per_s_ci95", "publisher_msgs_per_s_ci95"] {
+                row[side].as_object_mut().unwrap().remove(k);
+            }
+        }
+        v["comparison"][0].as_object_mut().unwrap().remove("ours_ci95");
+        let old: MqttSection = serde_json::from_value(v).unwrap();
+        assert_eq!((old.throughput[0].ratio_ci95, old.throughput[0].ours.msgs_per_s_ci95, old.comparison[0].ours_ci95), (None, None, None));
+        assert!(render(&Results { mqtt: Some(old), ..r.clone() }, Output::Table).contains("  -  "));
     }
 
     #[test]
@@ -967,6 +1030,9 @@ mod tests {
         assert!(c.contains("sizes,,,uadp,1,,thesis,bytes,38\n"), "{c}");
         assert!(c.contains("codec,,,uadp,3,,ours,encode_ns,120.4\n"), "{c}");
         assert!(c.contains("throughput,rumqttd 0.20 (embedded),\"uadp, 3 fields\",uadp,3,1,bare,msgs_per_s,10000\n"), "{c}");
+        assert!(c.contains(",uadp,3,1,bare,msgs_per_s_ci95_lo,9000\n") && c.contains(",uadp,3,1,bare,msgs_per_s_ci95_hi,11000\n"), "{c}");
+        assert!(c.contains(",uadp,3,1,ours,publisher_msgs_per_s_ci95_hi,10800\n") && c.contains(",uadp,3,1,ours,mb_per_s_ci95_lo,0.9\n"), "{c}");
+        assert!(c.contains(",uadp,3,1,ratio,ours_over_bare_ci95_lo,0.85\n") && c.contains(",uadp,3,1,case,run_s,0.52\n"), "{c}");
         assert!(c.contains("rtt,mosquitto 2.0.11,\"uadp, 3 fields\",uadp,3,0,ours,count,3\n"), "{c}");
         assert!(c.contains("rtt,mosquitto 2.0.11,\"uadp, 3 fields\",uadp,3,0,ratio,p50_ours_over_bare,1.07\n"), "{c}");
     }

@@ -178,13 +178,24 @@ pub struct ThroughputSide {
     /// Median over repetitions, codec payload bytes at the subscriber, 10^6 bytes/s; absent
     /// (as the other medians) when no repetition of this side finished.
     pub mb_per_s: Option<f64>,
+    /// 95 % confidence interval of `mb_per_s` (as `msgs_per_s_ci95`).
+    #[serde(default)]
+    pub mb_per_s_ci95: Option<(f64, f64)>,
     /// Median over repetitions, subscriber side (distinct messages received / time to the
     /// last).
     pub msgs_per_s: Option<f64>,
+    /// 95 % confidence interval of the median `msgs_per_s`: order statistics of the
+    /// repetitions (distribution-free; `wirebench_measure::stats::median_ci_order`). Absent
+    /// with fewer than 6 repetitions (no 95 % interval exists) and in older files.
+    #[serde(default)]
+    pub msgs_per_s_ci95: Option<(f64, f64)>,
     /// Subscriber msgs/s of each repetition, in run order.
     pub per_rep_msgs_per_s: Vec<f64>,
     /// Median over repetitions, publisher side.
     pub publisher_msgs_per_s: Option<f64>,
+    /// 95 % confidence interval of `publisher_msgs_per_s` (as `msgs_per_s_ci95`).
+    #[serde(default)]
+    pub publisher_msgs_per_s_ci95: Option<(f64, f64)>,
     pub received: u64,
     pub reordered: Option<u64>,
     pub sent: u64,
@@ -200,6 +211,15 @@ pub struct ThroughputRow {
     /// Absent when the bare pair was not run.
     pub bare: Option<ThroughputSide>,
     pub broker: String,
+    /// Whether every 95 % interval of the row (each side's msgs/s, the ratio) is within
+    /// ± `ci_target` of its median; absent when no target was set or no interval exists.
+    #[serde(default)]
+    pub ci_met: Option<bool>,
+    /// The bound asked for: half the width of a 95 % interval, relative to its median;
+    /// repetitions were added (up to the study's limit of repetitions and time) until it held.
+    /// Absent when none was asked.
+    #[serde(default)]
+    pub ci_target: Option<f64>,
     /// The drain period, seconds: once sending ended (every message sent, or the run's limit
     /// reached), deliveries and PUBACKs still counted until everything was accounted for,
     /// nothing had arrived for this long, or this long after the limit. Absent in files
@@ -212,7 +232,13 @@ pub struct ThroughputRow {
     /// The goal of `ratio` (ours at least this fraction of bare).
     pub goal: f64,
     pub meets_goal: Option<bool>,
+    /// Messages per repetition (both sides alike).
     pub messages: u64,
+    /// The shortest repetition asked for, seconds: `messages` was raised from a calibration
+    /// run of each side (not counted) so that a repetition at the faster side's rate lasts at
+    /// least this long. Absent when `messages` was taken as given.
+    #[serde(default)]
+    pub min_run_s: Option<f64>,
     /// Our 8-byte sequence header + the payload (the bare pair sends the same size).
     pub mqtt_payload_bytes: usize,
     pub ours: ThroughputSide,
@@ -220,12 +246,22 @@ pub struct ThroughputRow {
     pub payload: String,
     pub payload_bytes: usize,
     pub qos: u8,
-    /// Median of per-pair ratios ours / bare (subscriber msgs/s), and their range.
+    /// Median of per-pair ratios ours / bare (subscriber msgs/s), and their range. A pair is
+    /// the two sides' runs of one repetition, back to back, ours first in odd repetitions and
+    /// bare first in even ones (A B B A …).
     pub ratio: Option<f64>,
+    /// 95 % confidence interval of `ratio`: order statistics of the per-pair ratios (as
+    /// `ThroughputSide::msgs_per_s_ci95`).
+    #[serde(default)]
+    pub ratio_ci95: Option<(f64, f64)>,
     pub ratio_max: Option<f64>,
     pub ratio_min: Option<f64>,
     /// Repetitions of each side.
     pub reps: usize,
+    /// Median duration of a repetition (first publish to the last delivery), seconds, over
+    /// both sides; absent in older files.
+    #[serde(default)]
+    pub run_s: Option<f64>,
 }
 
 /// Percentiles and moments of a set of latencies, in microseconds (from an HDR histogram:
@@ -396,6 +432,10 @@ pub struct ComparisonRow {
     pub note: String,
     /// Absent when our run has no such figure.
     pub ours: Option<Figure>,
+    /// 95 % confidence interval of `ours` when it is a measured rate or a ratio of rates (see
+    /// `note` for how it was taken); absent otherwise and in older files.
+    #[serde(default)]
+    pub ours_ci95: Option<(f64, f64)>,
     /// Where in the thesis the figure is.
     pub source: String,
     pub thesis: Figure,
