@@ -26,7 +26,6 @@ int32_t wbdds_flush(int32_t writer) { (void)writer; return WBDDS_ABSENT; }
 void wbdds_set_batch(int32_t on) { (void)on; }
 int32_t wbdds_take(int32_t reader, wbdds_sample *out, void **loans, uint32_t max)
 { (void)reader; (void)out; (void)loans; (void)max; return WBDDS_ABSENT; }
-int32_t wbdds_return(int32_t reader, void **loans, int32_t n) { (void)reader; (void)loans; (void)n; return WBDDS_ABSENT; }
 int32_t wbdds_matched(int32_t entity, int32_t is_writer) { (void)entity; (void)is_writer; return WBDDS_ABSENT; }
 int32_t wbdds_delete(int32_t entity) { (void)entity; return WBDDS_ABSENT; }
 const char *wbdds_strerror(int32_t rc)

@@ -175,6 +175,12 @@ void wbdds_set_batch(int32_t on)
   dds_write_set_batch(on != 0);
 }
 
+/* ddsperf's way of taking (its process_data): the loan Cyclone hands out on the first take is
+ * kept in loans[] and passed back on every later take, so Cyclone deserializes into the same
+ * samples again (the baggage buffers are reused, grown only when a longer one arrives) and the
+ * loan is never returned: returning it would free every baggage and zero all `max` samples, and
+ * the next take would allocate them again. Cyclone frees the loan when the reader is deleted.
+ * A take that finds nothing leaves loans[] as it was (or as NULL when it had just allocated). */
 int32_t wbdds_take(int32_t reader, wbdds_sample *out, void **loans, uint32_t max)
 {
   dds_sample_info_t info[WBDDS_MAX_TAKE];
@@ -182,7 +188,6 @@ int32_t wbdds_take(int32_t reader, wbdds_sample *out, void **loans, uint32_t max
     max = WBDDS_MAX_TAKE;
   if (max == 0)
     return 0;
-  loans[0] = NULL;
   dds_return_t n = dds_take(reader, loans, info, max, max);
   if (n < 0)
     return n;
@@ -207,13 +212,6 @@ int32_t wbdds_take(int32_t reader, wbdds_sample *out, void **loans, uint32_t max
     }
   }
   return n;
-}
-
-int32_t wbdds_return(int32_t reader, void **loans, int32_t n)
-{
-  if (n <= 0)
-    return 0;
-  return dds_return_loan(reader, loans, n);
 }
 
 int32_t wbdds_matched(int32_t entity, int32_t is_writer)

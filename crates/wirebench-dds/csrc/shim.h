@@ -8,7 +8,7 @@
 typedef struct wbdds_sample {
   uint32_t seq;
   uint32_t keyval;
-  const uint8_t *data; /* the baggage, valid until wbdds_return */
+  const uint8_t *data; /* the baggage, valid until the next wbdds_take on the same loans */
   uint32_t len;
   int32_t valid;       /* 0: an instance-state change without data */
   int64_t source_ts;   /* ns since the epoch, the writer's clock */
@@ -30,8 +30,9 @@ int32_t wbdds_wait(int32_t waitset, int64_t timeout_ns);
 int32_t wbdds_write(int32_t writer, uint32_t seq, uint32_t keyval, const uint8_t *data, uint32_t len);
 int32_t wbdds_flush(int32_t writer);
 void wbdds_set_batch(int32_t on);
+/* loans: WBDDS_MAX_TAKE slots, all NULL before the first take, then kept as the take left them
+ * (the reader's loan, reused by every later take; freed with the reader). */
 int32_t wbdds_take(int32_t reader, wbdds_sample *out, void **loans, uint32_t max);
-int32_t wbdds_return(int32_t reader, void **loans, int32_t n);
 int32_t wbdds_matched(int32_t entity, int32_t is_writer);
 int32_t wbdds_delete(int32_t entity);
 const char *wbdds_strerror(int32_t rc);

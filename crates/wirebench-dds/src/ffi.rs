@@ -44,7 +44,6 @@ extern "C" {
     fn wbdds_flush(writer: i32) -> i32;
     fn wbdds_set_batch(on: i32);
     fn wbdds_take(reader: i32, out: *mut RawSample, loans: *mut *mut c_void, max: u32) -> i32;
-    fn wbdds_return(reader: i32, loans: *mut *mut c_void, n: i32) -> i32;
     fn wbdds_matched(entity: i32, is_writer: i32) -> i32;
     fn wbdds_delete(entity: i32) -> i32;
     fn wbdds_strerror(rc: i32) -> *const c_char;
@@ -277,17 +276,21 @@ pub struct Sample<'a> {
     pub source_ts: i64,
 }
 
-/// Takes samples from a reader with loans (scratch space for up to [`MAX_TAKE`]).
+/// Takes samples from a reader (up to [`MAX_TAKE`] at a time), ddsperf's way: the loan of the
+/// first take is kept and handed back on every later one, so Cyclone deserializes into the same
+/// samples and baggage buffers again instead of allocating, freeing and zeroing them per take
+/// (see `wbdds_take` in csrc/shim.c). Cyclone frees the loan with the reader.
 #[derive(Debug)]
 pub struct Taker {
     r: i32,
+    /// The reader's loan: null before the first take, then as the shim left it.
     loans: Vec<*mut c_void>,
     raw: Vec<RawSample>,
     /// For a listened reader: set while the reader is being deleted.
     closing: Option<Arc<AtomicBool>>,
 }
 
-// SAFETY: the raw pointers are only scratch space for loans, used under &mut self.
+// SAFETY: the raw pointers are the reader's loan, used only under &mut self.
 unsafe impl Send for Taker {}
 
 /// A KeyedSeq reader with its waitset.
@@ -315,6 +318,11 @@ impl Reader {
     pub fn take<E>(&mut self, f: impl FnMut(Sample<'_>) -> Result<(), E>) -> Result<usize, TakeError<E>> {
         self.taker.take(f)
     }
+
+    /// See [`Taker::drain`].
+    pub fn drain<E>(&mut self, f: impl FnMut(Sample<'_>) -> Result<(), E>) -> Result<usize, TakeError<E>> {
+        self.taker.drain(f)
+    }
 }
 
 impl Taker {
@@ -322,17 +330,18 @@ impl Taker {
         Taker { r, loans: vec![std::ptr::null_mut(); MAX_TAKE], raw: vec![RAW_ZERO; MAX_TAKE], closing: None }
     }
 
-    /// Take up to [`MAX_TAKE`] samples and call `f` on each one with data; the loan is returned
-    /// afterwards. Returns how many samples were taken (with or without data): taking clears
-    /// the data-available status, so call again until it returns 0.
+    /// Take up to [`MAX_TAKE`] samples and call `f` on each one with data (the baggage is
+    /// borrowed from the loan, which the next take overwrites). Returns how many samples were
+    /// taken (with or without data). A take takes everything there is up to [`MAX_TAKE`], so
+    /// only a full take can leave samples behind: see [`Taker::drain`].
     pub fn take<E>(&mut self, mut f: impl FnMut(Sample<'_>) -> Result<(), E>) -> Result<usize, TakeError<E>> {
-        // SAFETY: loans and raw have MAX_TAKE slots; the shim fills at most that many.
+        // SAFETY: loans and raw have MAX_TAKE slots; the shim fills at most that many, and
+        // loans holds what the previous take left there (see wbdds_take).
         let n = unsafe { wbdds_take(self.r, self.raw.as_mut_ptr(), self.loans.as_mut_ptr(), MAX_TAKE as u32) };
         if n < 0 && self.is_closing() {
             return Ok(0);
         }
         let n = check("dds_take", n).map_err(TakeError::Dds)? as usize;
-        let mut result = Ok(0);
         for raw in &self.raw[..n] {
             if raw.valid == 0 {
                 continue;
@@ -340,27 +349,39 @@ impl Taker {
             let baggage = if raw.len == 0 || raw.data.is_null() {
                 &[][..]
             } else {
-                // SAFETY: the loan keeps `len` bytes at `data` alive until wbdds_return below.
+                // SAFETY: the loan keeps `len` bytes at `data` until the next take, which needs
+                // &mut self, so not while `f` borrows them.
                 unsafe { std::slice::from_raw_parts(raw.data, raw.len as usize) }
             };
-            if let Err(e) = f(Sample { seq: raw.seq, keyval: raw.keyval, baggage, source_ts: raw.source_ts }) {
-                result = Err(TakeError::Callback(e));
-                break;
+            f(Sample { seq: raw.seq, keyval: raw.keyval, baggage, source_ts: raw.source_ts }).map_err(TakeError::Callback)?;
+        }
+        Ok(n)
+    }
+
+    /// Take until a take comes back less than full: then the reader was empty when it looked,
+    /// and whatever arrives later raises data-available again (a listener call, a waitset
+    /// trigger). One take per listener call is the rule (the receive thread calls the listener
+    /// after each sample it stores); the loop only matters when more than [`MAX_TAKE`] waited.
+    /// Returns the samples taken.
+    pub fn drain<E>(&mut self, mut f: impl FnMut(Sample<'_>) -> Result<(), E>) -> Result<usize, TakeError<E>> {
+        let mut total = 0;
+        loop {
+            let n = self.take(&mut f)?;
+            total += n;
+            if !more_after(n) {
+                return Ok(total);
             }
         }
-        // SAFETY: returning exactly the n loans we got.
-        let rc = unsafe { wbdds_return(self.r, self.loans.as_mut_ptr(), n as i32) };
-        if rc < 0 && self.is_closing() {
-            // The reader is being deleted under this call; the loan goes with it.
-            return result.map(|_: usize| 0);
-        }
-        check("dds_return_loan", rc).map_err(TakeError::Dds)?;
-        result.map(|_: usize| n)
     }
 
     fn is_closing(&self) -> bool {
         self.closing.as_ref().is_some_and(|c| c.load(Ordering::Acquire))
     }
+}
+
+/// Whether a take that returned `n` samples may have left some behind (it was full).
+fn more_after(n: usize) -> bool {
+    n >= MAX_TAKE
 }
 
 /// An error of [`Reader::take`]: from Cyclone or from the callback.

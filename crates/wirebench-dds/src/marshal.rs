@@ -13,7 +13,11 @@
 //! - **raw**: the payload bytes alone (no marshalling; for interop with ddsperf, whose baggage
 //!   is opaque).
 //!
-//! Buffer policy: encoding appends into a reused buffer; decoding builds a fresh value.
+//! Buffer policy: encoding appends into a reused buffer. Decoding either builds a fresh value
+//! ([`Codec::decode`]: the marshalling bench, latency) or fills a reused one
+//! ([`Codec::decode_into`]: the throughput reader, whose loan Cyclone reuses the same way, like
+//! ddsperf's): every byte is still read and copied into the typed value, but the key string and
+//! the octet vector keep their capacity, so a steady stream unmarshals without allocating.
 
 use serde::{Deserialize, Serialize};
 
@@ -63,6 +67,9 @@ pub trait Codec {
     fn encode(self, s: &KeyedOctets, out: &mut Vec<u8>) -> Result<(), DdsError>;
     /// Unmarshal a fresh sample from the baggage.
     fn decode(self, bytes: &[u8]) -> Result<KeyedOctets, DdsError>;
+    /// Unmarshal the baggage into `out`, reusing its buffers (the same value as
+    /// [`Codec::decode`]; `out` is unspecified after an error).
+    fn decode_into(self, bytes: &[u8], out: &mut KeyedOctets) -> Result<(), DdsError>;
 }
 
 impl Codec for Marshal {
@@ -102,6 +109,145 @@ impl Codec for Marshal {
             }
             Marshal::Json => serde_json::from_slice(bytes).map_err(|e| DdsError::Marshal(format!("json: {e}"))),
             Marshal::Raw => Ok(KeyedOctets { key_field: String::new(), value_field: bytes.to_vec() }),
+        }
+    }
+
+    fn decode_into(self, bytes: &[u8], out: &mut KeyedOctets) -> Result<(), DdsError> {
+        match self {
+            Marshal::Cdr => {
+                let err = |e: cdr::Error| DdsError::Marshal(format!("cdr: {e}"));
+                let mut r = cdr::Reader::new(bytes).map_err(err)?;
+                let key = r.string().map_err(err)?;
+                let value = r.octets().map_err(err)?;
+                r.finish().map_err(err)?;
+                out.key_field.clear();
+                out.key_field.push_str(key);
+                out.value_field.clear();
+                out.value_field.extend_from_slice(value);
+                Ok(())
+            }
+            Marshal::Json => {
+                let mut de = serde_json::Deserializer::from_slice(bytes);
+                serde::de::DeserializeSeed::deserialize(json_in_place::Sample(out), &mut de)
+                    .and_then(|()| de.end())
+                    .map_err(|e| DdsError::Marshal(format!("json: {e}")))
+            }
+            Marshal::Raw => {
+                out.key_field.clear();
+                out.value_field.clear();
+                out.value_field.extend_from_slice(bytes);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// JSON into an existing [`KeyedOctets`]: what `#[derive(Deserialize)]` accepts (both fields
+/// required, each once, in any order; other fields ignored), written into the value's own
+/// string and vector instead of new ones.
+mod json_in_place {
+    use std::fmt;
+
+    use serde::de::{DeserializeSeed, Deserializer, Error, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+    use super::KeyedOctets;
+
+    pub struct Sample<'a>(pub &'a mut KeyedOctets);
+
+    impl<'de> DeserializeSeed<'de> for Sample<'_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_struct("KeyedOctets", &["KeyField", "ValueField"], self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Sample<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("struct KeyedOctets")
+        }
+        /// `["key", [octets]]`: serde's derived structs read a sequence of the fields too.
+        fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<(), A::Error> {
+            if s.next_element_seed(Key(&mut self.0.key_field))?.is_none() {
+                return Err(Error::invalid_length(0, &"struct KeyedOctets with 2 elements"));
+            }
+            if s.next_element_seed(Octets(&mut self.0.value_field))?.is_none() {
+                return Err(Error::invalid_length(1, &"struct KeyedOctets with 2 elements"));
+            }
+            if s.next_element::<IgnoredAny>()?.is_some() {
+                return Err(Error::invalid_length(3, &"struct KeyedOctets with 2 elements"));
+            }
+            Ok(())
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+            let (mut key, mut value) = (false, false);
+            while let Some(k) = m.next_key::<std::borrow::Cow<'de, str>>()? {
+                match k.as_ref() {
+                    "KeyField" if key => return Err(Error::duplicate_field("KeyField")),
+                    "KeyField" => {
+                        m.next_value_seed(Key(&mut self.0.key_field))?;
+                        key = true;
+                    }
+                    "ValueField" if value => return Err(Error::duplicate_field("ValueField")),
+                    "ValueField" => {
+                        m.next_value_seed(Octets(&mut self.0.value_field))?;
+                        value = true;
+                    }
+                    _ => {
+                        m.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            match (key, value) {
+                (false, _) => Err(Error::missing_field("KeyField")),
+                (_, false) => Err(Error::missing_field("ValueField")),
+                _ => Ok(()),
+            }
+        }
+    }
+
+    struct Key<'a>(&'a mut String);
+
+    impl<'de> DeserializeSeed<'de> for Key<'_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_str(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Key<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_str<E: Error>(self, v: &str) -> Result<(), E> {
+            self.0.clear();
+            self.0.push_str(v);
+            Ok(())
+        }
+    }
+
+    struct Octets<'a>(&'a mut Vec<u8>);
+
+    impl<'de> DeserializeSeed<'de> for Octets<'_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_seq(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Octets<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a sequence of octets")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<(), A::Error> {
+            self.0.clear();
+            while let Some(b) = s.next_element::<u8>()? {
+                self.0.push(b);
+            }
+            Ok(())
         }
     }
 }
@@ -162,6 +308,63 @@ mod tests {
         assert!(Marshal::Cdr.decode(&[0x00, 0x01, 0, 0, 0xff, 0xff, 0xff, 0x7f]).is_err());
         assert!(Marshal::Cdr.decode(&[]).is_err());
         assert!(Marshal::Json.decode(b"{\"KeyField\":").is_err());
+    }
+
+    /// In place and fresh agree on every marshalling, for good and bad input, and the reused
+    /// value keeps its buffers.
+    #[test]
+    fn decode_into_equals_decode() {
+        for m in [Marshal::Cdr, Marshal::Json, Marshal::Raw] {
+            let mut out = KeyedOctets::new(4096, 9);
+            out.set_key(123_456);
+            for (key, n) in [(0u32, 0usize), (7, 5), (42, 2048)] {
+                let mut s = KeyedOctets::new(n, u64::from(key));
+                s.set_key(key);
+                let mut b = Vec::new();
+                m.encode(&s, &mut b).unwrap();
+                let (cap_key, cap_value) = (out.key_field.capacity(), out.value_field.capacity());
+                m.decode_into(&b, &mut out).unwrap();
+                assert_eq!(out, m.decode(&b).unwrap(), "{} key {key}, {n} octets", m.name());
+                assert_eq!((out.key_field.capacity(), out.value_field.capacity()), (cap_key, cap_value), "{}", m.name());
+            }
+        }
+        let mut out = KeyedOctets::new(8, 1);
+        let bad: [&[u8]; 4] = [&[0x00, 0x01, 0, 0, 0xff, 0xff, 0xff, 0x7f], &[], b"{\"KeyField\":", b"[1,2]"];
+        for m in [Marshal::Cdr, Marshal::Json] {
+            for b in bad {
+                assert!(m.decode(b).is_err(), "{} {b:?}", m.name());
+                assert!(m.decode_into(b, &mut out).is_err(), "{} {b:?}", m.name());
+            }
+        }
+    }
+
+    /// The JSON accepted in place is what the derived decoder accepts: fields in any order,
+    /// unknown fields skipped, missing, duplicated or out-of-range ones refused.
+    #[test]
+    fn json_in_place_follows_the_derived_decoder() {
+        let cases: [&[u8]; 12] = [
+            br#"["x",[1,2]]"#,
+            br#"["x"]"#,
+            br#"["x",[1],3]"#,
+            br#"[]"#,
+            br#"{"ValueField":[1,2],"KeyField":"x"}"#,
+            br#"{"KeyField":"x","Other":{"a":[1]},"ValueField":[]}"#,
+            br#"{"KeyField":"x"}"#,
+            br#"{"ValueField":[1]}"#,
+            br#"{"KeyField":"x","KeyField":"y","ValueField":[]}"#,
+            br#"{"KeyField":"x","ValueField":[256]}"#,
+            br#"{"KeyField":"a"b","ValueField":[0]} "#,
+            br#"{"KeyField":"x","ValueField":[1]} x"#,
+        ];
+        let mut out = KeyedOctets::new(3, 3);
+        for c in cases {
+            let fresh = Marshal::Json.decode(c);
+            let placed = Marshal::Json.decode_into(c, &mut out);
+            assert_eq!(placed.is_ok(), fresh.is_ok(), "{}", String::from_utf8_lossy(c));
+            if let Ok(v) = fresh {
+                assert_eq!(out, v);
+            }
+        }
     }
 
     #[test]

@@ -105,20 +105,14 @@ pub fn serve(opts: &PeerOpts, ctl: &Receiver<Ctl>, events: &mut dyn FnMut(Event)
             let mut buf = Vec::with_capacity(opts.size * 4 + 64);
             let handler = Box::new(move |t: &mut crate::Taker| {
                 let mut handled = 0u64;
-                let r = loop {
-                    match t.take(|s| {
-                        let v = marshal.decode(s.baggage)?;
-                        marshal.encode(&v, &mut buf)?;
-                        writer.write(s.seq, s.keyval, &buf)?;
-                        writer.flush()?;
-                        handled += 1;
-                        Ok::<(), DdsError>(())
-                    }) {
-                        Ok(0) => break Ok(0),
-                        Ok(_) => {}
-                        Err(e) => break Err(e),
-                    }
-                };
+                let r = t.drain(|s| {
+                    let v = marshal.decode(s.baggage)?;
+                    marshal.encode(&v, &mut buf)?;
+                    writer.write(s.seq, s.keyval, &buf)?;
+                    writer.flush()?;
+                    handled += 1;
+                    Ok::<(), DdsError>(())
+                });
                 if let Ok(mut g) = st.lock() {
                     g.handled += handled;
                     if let Err(e) = r {

@@ -439,7 +439,7 @@ fn section(plan: &Plan, c: Collected) -> DdsSection {
 fn method() -> Method {
     Method {
         latency: "back-to-back ping-pong between two processes; half round trip from before marshal to after unmarshal; reliable KEEP_LAST 1; all round trips of a run pooled".into(),
-        throughput: "publisher process writes N samples flat out (reliable KEEP_ALL, batching as configured); samples_per_s: time from go to the last sample unmarshalled at the reader (the seed's definition); steady_samples_per_s: after the first tenth arrived (compared with ddsperf's steady-state windows in the checks)".into(),
+        throughput: "publisher process writes N samples flat out (reliable KEEP_ALL, resource limits 10000 samples, batching as configured; ddsperf pub's QoS); the reader takes in a data-available listener into Cyclone's reused loan (ddsperf sub's way) and unmarshals each sample into one reused value (buffer policy: reused; the writer marshals into one reused buffer); samples_per_s: time from go to the last sample unmarshalled at the reader (the seed's definition); steady_samples_per_s: after the first tenth arrived (compared with ddsperf's steady-state windows in the checks)".into(),
         ddsperf: "ddsperf 0.10.2 ping/pong and pub/sub with size = payload + 12, same loopback configuration; median over 1-second windows".into(),
         allocations: "Rust heap allocations per sample, writer marshal + reader unmarshal (Cyclone's C allocations not counted)".into(),
         mb: "MB = 1e6 bytes of payload".into(),

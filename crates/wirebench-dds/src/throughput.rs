@@ -1,6 +1,7 @@
 //! Throughput: a publisher writes N samples flat out on DATA_TOPIC (reliable, KEEP_ALL,
-//! writes batched and flushed at the end unless told otherwise); we take them (loans, up to 256
-//! per take, until none is left), unmarshal each one and count.
+//! writes batched and flushed at the end unless told otherwise); we take them (into the
+//! reader's reused loan, up to 256 per take, again only after a full take), unmarshal each one
+//! into one reused sample (ddsperf's reader reuses its samples the same way) and count.
 //!
 //! Samples are taken by a data-available listener on Cyclone's receive thread (ddsperf sub's
 //! default triggering).
@@ -15,7 +16,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::config::loopback_xml;
-use crate::marshal::{Codec, Marshal};
+use crate::marshal::{Codec, KeyedOctets, Marshal};
 use crate::peer::{Peer, PeerMode, PeerOpts, PeerReport, Role};
 use crate::{DdsError, Participant, DATA_TOPIC, KEYEDSEQ_FIXED};
 
@@ -62,6 +63,8 @@ struct SubState {
     baggage_bytes: usize,
     last_arrival: Instant,
     error: Option<DdsError>,
+    /// Every sample is unmarshalled into this one (buffer policy: reused).
+    sample: KeyedOctets,
 }
 
 /// Counts delivery of sequence numbers 0..n.
@@ -100,22 +103,6 @@ impl Delivery {
     }
 }
 
-/// Take until nothing is left (one take returns at most [`crate::MAX_TAKE`] and clears the
-/// data-available status, so a single take per wake-up would strand samples).
-fn take_all<E>(
-    reader: &mut crate::Reader,
-    mut f: impl FnMut(crate::Sample<'_>) -> Result<(), E>,
-) -> Result<usize, crate::TakeError<E>> {
-    let mut total = 0;
-    loop {
-        let n = reader.take(&mut f)?;
-        if n == 0 {
-            return Ok(total);
-        }
-        total += n;
-    }
-}
-
 /// Receive from a publisher started in `mode`.
 pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, DdsError> {
     if opts.samples == 0 || opts.samples > 1_000_000_000 {
@@ -131,6 +118,7 @@ pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, Dd
             baggage_bytes: 0,
             last_arrival: Instant::now(),
             error: None,
+            sample: KeyedOctets::new(opts.size, 0),
         }),
         Condvar::new(),
     ));
@@ -141,32 +129,26 @@ pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, Dd
         let (lock, cvar) = &*sh;
         let Ok(mut g) = lock.lock() else { return };
         let st = &mut *g;
-        let r = loop {
-            match t.take(|s| {
-                let v = marshal.decode(s.baggage)?;
-                if v.value_field.len() != size {
-                    return Err(DdsError::Marshal(format!(
-                        "sample {}: {} octets, expected {size}",
-                        s.seq,
-                        v.value_field.len()
-                    )));
-                }
-                st.baggage_bytes = s.baggage.len();
-                st.d.note(s.seq);
-                Ok(())
-            }) {
-                Ok(0) => break Ok(()),
-                Ok(_) => {
-                    st.last_arrival = Instant::now();
-                    if st.warm_at.is_none() && st.d.received >= warm_count {
-                        st.warm_at = Some((st.d.received, st.last_arrival));
-                    }
-                }
-                Err(e) => break Err(e),
+        let r = t.drain(|s| {
+            marshal.decode_into(s.baggage, &mut st.sample)?;
+            if st.sample.value_field.len() != size {
+                return Err(DdsError::Marshal(format!("sample {}: {} octets, expected {size}", s.seq, st.sample.value_field.len())));
             }
-        };
-        if let Err(e) = r {
-            st.error.get_or_insert(e.into());
+            st.baggage_bytes = s.baggage.len();
+            st.d.note(s.seq);
+            Ok(())
+        });
+        match r {
+            Ok(0) => {}
+            Ok(_) => {
+                st.last_arrival = Instant::now();
+                if st.warm_at.is_none() && st.d.received >= warm_count {
+                    st.warm_at = Some((st.d.received, st.last_arrival));
+                }
+            }
+            Err(e) => {
+                st.error.get_or_insert(e.into());
+            }
         }
         if st.error.is_some() || st.d.complete() {
             cvar.notify_all();
@@ -286,7 +268,7 @@ pub fn receive_any(domain: u32, want: u64, timeout: Duration) -> Result<Received
         if !reader.wait(Duration::from_millis(100))? {
             continue;
         }
-        take_all(&mut reader, |s| {
+        reader.drain(|s| {
             got.samples += 1;
             if !got.baggage_lengths.contains(&s.baggage.len()) {
                 got.baggage_lengths.push(s.baggage.len());

@@ -83,3 +83,49 @@ fn bad_options_are_errors_not_hangs() {
     let got = throughput::receive_any(domain(3), 1, Duration::from_millis(300)).unwrap();
     assert_eq!(got.samples, 0);
 }
+
+/// The reader's loan is reused from take to take (ddsperf's way): every sample still comes out
+/// with its own content, when a take is full (more than `MAX_TAKE` waiting, so `drain` must take
+/// again) and when baggage lengths go up and down (Cyclone grows the reused buffers).
+#[test]
+fn reused_loans_give_every_sample_its_own_baggage() {
+    if let Err(why) = wirebench_dds::available() {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    use wirebench_dds::{config::loopback_xml, Participant, MAX_TAKE};
+    let d = domain(4);
+    let (a, b) = (Participant::new(d, &loopback_xml()).unwrap(), Participant::new(d, &loopback_xml()).unwrap());
+    let mut reader = b.reader("WirebenchLoanTest", true, 0).unwrap();
+    let writer = a.writer("WirebenchLoanTest", true, 0).unwrap();
+    let baggage = |seq: u32| -> Vec<u8> {
+        let len = [0usize, 3000, 17, 2048, 1][(seq % 5) as usize];
+        (0..len).map(|i| (seq as usize * 31 + i) as u8).collect()
+    };
+    let total = (2 * MAX_TAKE + 77) as u32;
+    // Taken instance by instance (three keys), so not in write order: each one once.
+    let mut got = vec![false; total as usize];
+    let mut seen = 0u32;
+    // Two bursts: the first one is all waiting before anything is taken.
+    for burst in [0..total / 2, total / 2..total] {
+        for seq in burst.clone() {
+            writer.write(seq, seq % 3, &baggage(seq)).unwrap();
+        }
+        writer.flush().unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while seen < burst.end && std::time::Instant::now() < deadline {
+            reader.wait(Duration::from_millis(100)).unwrap();
+            reader
+                .drain(|s| {
+                    assert!(s.seq < burst.end && !got[s.seq as usize], "sample {} once, in its burst", s.seq);
+                    got[s.seq as usize] = true;
+                    assert_eq!(s.keyval, s.seq % 3);
+                    assert_eq!(s.baggage, &baggage(s.seq)[..], "sample {}", s.seq);
+                    seen += 1;
+                    Ok::<(), ()>(())
+                })
+                .unwrap();
+        }
+        assert_eq!(seen, burst.end);
+    }
+}
