@@ -100,6 +100,8 @@ pub struct StudyOpts {
     /// Repetitions, ours and the bare pair interleaved (throughput: at least this many; a
     /// 95 % interval needs 6).
     pub reps: usize,
+    /// RTT repetitions (1..=100; their samples are pooled); 0 (the default): `reps`.
+    pub rtt_reps: usize,
     /// Run the bare rumqttc pair beside ours.
     pub baseline: bool,
     /// Limit per run, seconds.
@@ -168,6 +170,7 @@ impl Default for StudyOpts {
             rtt_messages: 2_000,
             rtt_warmup: 200,
             reps: 3,
+            rtt_reps: 0,
             baseline: true,
             timeout_s: 60.0,
             drain_s: 2.0,
@@ -209,6 +212,9 @@ fn plan(opts: &StudyOpts) -> Result<Plan, PartError> {
             "[mqtt] min_run_s = {} must be below timeout_s = {} (a repetition must fit in its limit)",
             opts.min_run_s, opts.timeout_s
         )));
+    }
+    if opts.rtt_reps > 100 {
+        return Err(PartError::bad(format!("[mqtt] rtt_reps = {}: expected 0 (= reps) or 1..=100", opts.rtt_reps)));
     }
     if opts.max_reps != 0 && !(opts.reps..=100).contains(&opts.max_reps) {
         return Err(PartError::bad(format!("[mqtt] max_reps = {}: expected 0 or reps..=100 ({}..=100)", opts.max_reps, opts.reps)));
@@ -316,7 +322,8 @@ fn measure(opts: &StudyOpts) -> Result<MqttSection, PartError> {
                     reply_timeout_ms: timeout_ms.min(1_000),
                     ..EchoConfig::default()
                 };
-                section.rtt.push(rtt_case(&broker, p, &ecfg, opts.reps, opts.baseline, false)?);
+                let rtt_reps = if opts.rtt_reps == 0 { opts.reps } else { opts.rtt_reps };
+                section.rtt.push(rtt_case(&broker, p, &ecfg, rtt_reps, opts.baseline, false)?);
             }
         }
     }
@@ -1604,6 +1611,8 @@ mod tests {
         assert!(MqttPart::validate(&ok).is_ok());
         let m = bad(MqttPart::validate(&StudyOpts { reps: 0, ..ok.clone() }));
         assert_eq!(m, "[mqtt] reps = 0: expected 1..=100");
+        let m = bad(MqttPart::validate(&StudyOpts { rtt_reps: 101, ..ok.clone() }));
+        assert_eq!(m, "[mqtt] rtt_reps = 101: expected 0 (= reps) or 1..=100");
         let m = bad(MqttPart::validate(&StudyOpts { max_reps: 2, ..ok.clone() }));
         assert_eq!(m, "[mqtt] max_reps = 2: expected 0 or reps..=100 (3..=100)");
         let m = bad(MqttPart::validate(&StudyOpts { min_run_s: 60.0, ..ok.clone() }));
