@@ -480,3 +480,62 @@ fn wirebench_mqtt_median(mut v: Vec<f64>) -> f64 {
         v[v.len() / 2]
     }
 }
+
+#[cfg(feature = "embedded-broker")]
+fn transport(count: Option<u64>, reps: usize) -> study::TransportOpts {
+    study::TransportOpts {
+        broker: "embedded".into(),
+        credentials: Credentials::default(),
+        drain_s: 1.0,
+        qos: "1".into(),
+        format: "bytes:50".into(),
+        fields: 3,
+        message: None,
+        count,
+        timeout_s: 20.0,
+        baseline: true,
+        reps,
+        topic: None,
+        rtt: None,
+        payloads: None,
+    }
+}
+
+/// Six repetitions of each side give every msgs/s and the paired ratio a 95 % interval around
+/// the median; a count given is sent exactly (no calibration).
+#[test]
+#[cfg(feature = "embedded-broker")]
+fn six_repetitions_carry_intervals_around_their_medians() {
+    let s = transport(Some(300), 6).plan().unwrap().run().unwrap();
+    let r = &s.throughput[0];
+    assert_eq!((r.reps, r.messages, r.min_run_s), (6, 300, None));
+    for side in [&r.ours, r.bare.as_ref().unwrap()] {
+        assert_eq!((side.sent, side.received, side.per_rep_msgs_per_s.len()), (1800, 1800, 6), "{side:?}");
+        let (m, (lo, hi)) = (side.msgs_per_s.unwrap(), side.msgs_per_s_ci95.unwrap());
+        let reps = &side.per_rep_msgs_per_s;
+        // Six repetitions: the interval is [min, max].
+        assert_eq!(lo, reps.iter().copied().fold(f64::INFINITY, f64::min));
+        assert_eq!(hi, reps.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+        assert!(lo <= m && m <= hi, "{m} {lo} {hi}");
+        assert!(side.publisher_msgs_per_s_ci95.is_some() && side.mb_per_s_ci95.is_some());
+    }
+    let (ratio, (lo, hi)) = (r.ratio.unwrap(), r.ratio_ci95.unwrap());
+    assert!(lo <= ratio && ratio <= hi && (r.ratio_min, r.ratio_max) == (Some(lo), Some(hi)), "{r:?}");
+    assert!(r.run_s.is_some_and(|s| s > 0.0));
+    // Two repetitions: no 95 % interval.
+    let s = transport(Some(100), 2).plan().unwrap().run().unwrap();
+    assert_eq!((s.throughput[0].ours.msgs_per_s_ci95, s.throughput[0].ratio_ci95), (None, None));
+}
+
+/// Without a count, a calibration run of each side sets the messages for repetitions of at
+/// least a second at the faster side's rate (never fewer than the default 10,000).
+#[test]
+#[cfg(feature = "embedded-broker")]
+fn without_a_count_the_messages_are_calibrated() {
+    let s = transport(None, 1).plan().unwrap().run().unwrap();
+    let r = &s.throughput[0];
+    assert_eq!(r.min_run_s, Some(study::DEFAULT_MIN_RUN_S));
+    assert!(r.messages >= 10_000, "{}", r.messages);
+    assert_eq!((r.ours.sent, r.ours.received), (r.messages, r.messages), "{:?}", r.ours);
+    assert_eq!(r.bare.as_ref().unwrap().sent, r.messages, "both sides send the same count");
+}
