@@ -88,10 +88,40 @@ pub fn compare(original: &Value, decoded: &Value) -> Vec<String> {
 
 /// [`compare`] with a relative float tolerance of its own.
 pub fn compare_with(original: &Value, decoded: &Value, tol: f64) -> Vec<String> {
+    // Most round trips are exact: one pass that allocates nothing says so; only a pair with a
+    // loss is walked again to name where.
+    if same(original, decoded, tol) {
+        return Vec::new();
+    }
     let mut out = Vec::new();
     let mut path = String::from("$");
     walk(original, decoded, tol, &mut path, &mut out);
     out
+}
+
+/// Whether [`walk`] would find no loss between `a` and `b` (the same rules, no paths).
+fn same(a: &Value, b: &Value, tol: f64) -> bool {
+    use Value::*;
+    match (a, b) {
+        (Null, Null) => true,
+        (Bool(x), Bool(y)) => x == y,
+        (String(x), String(y)) => x == y,
+        (Bytes(x), Bytes(y)) => x == y,
+        (Array(xs), Array(ys)) => xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| same(x, y, tol)),
+        // Any difference in keys, their count or their order is a loss.
+        (Map(xs), Map(ys)) => {
+            xs.len() == ys.len() && xs.iter().zip(ys).all(|((k, x), (l, y))| k == l && same(x, y, tol))
+        }
+        _ => match (a.as_i128(), b.as_i128(), a.as_float(), b.as_float()) {
+            (Some(x), Some(y), _, _) => x == y,
+            (_, _, Some(x), Some(y)) => {
+                (x.is_nan() && y.is_nan())
+                    || (x == y && !(x == 0.0 && x.is_sign_negative() != y.is_sign_negative()))
+                    || (x != y && (x - y).abs() <= tol * x.abs().max(y.abs()))
+            }
+            _ => false,
+        },
+    }
 }
 
 fn push(out: &mut Vec<String>, path: &str, what: String) {
@@ -153,7 +183,8 @@ fn walk(a: &Value, b: &Value, tol: f64, path: &mut String, out: &mut Vec<String>
             }
             for (i, (x, y)) in xs.iter().zip(ys).enumerate() {
                 let len = path.len();
-                path.push_str(&format!("[{i}]"));
+                use std::fmt::Write;
+                let _ = write!(path, "[{i}]");
                 walk(x, y, tol, path, out);
                 path.truncate(len);
             }
@@ -300,6 +331,34 @@ mod tests {
         assert_eq!(compare_with(&Value::F64(2.3), &Value::F64(2.31), 1e-6), vec!["$: float 2.3 became 2.31"]);
         assert!(set_float_tolerance(f64::NAN).unwrap_err().contains("--float-tolerance NaN"));
         assert!(set_float_tolerance(1.0).is_err());
+    }
+
+    /// The allocation-free pass says "exact" exactly when the walk finds no loss, for every
+    /// pair of a set of values that covers each rule (classes, widths, NaN, signed zero,
+    /// tolerance, lengths, key order, repeated keys, kinds).
+    #[test]
+    fn the_fast_pass_agrees_with_the_walk() {
+        let mut vals = vec![
+            Value::Null, Value::Bool(true), Value::Bool(false), Value::Int(5), Value::UInt(5), Value::Int(-5),
+            Value::F64(5.0), Value::F32(5.0), Value::F64(2.3), Value::F32(2.3), Value::F64(2.3000001),
+            Value::F64(0.0), Value::F64(-0.0), Value::F32(-0.0), Value::F64(f64::NAN), Value::F32(f32::NAN),
+            Value::String("x".into()), Value::String(String::new()), Value::Bytes(vec![1]), Value::Bytes(vec![]),
+        ];
+        for t in [r#"[1,2]"#, r#"[1,2.0]"#, r#"[1]"#, r#"[]"#, r#"{"a":1,"b":2}"#, r#"{"b":2,"a":1}"#, r#"{"a":1}"#,
+            r#"{"a":[1,{"b":null}]}"#, r#"{"a":[1,{"b":false}]}"#, r#"{}"#] {
+            vals.push(j(t));
+        }
+        vals.push(map(&[("a", 1), ("a", 2)]));
+        vals.push(map(&[("a", 2), ("a", 1)]));
+        for tol in [0.0, 1e-6] {
+            for a in &vals {
+                for b in &vals {
+                    let mut out = Vec::new();
+                    walk(a, b, tol, &mut String::from("$"), &mut out);
+                    assert_eq!(same(a, b, tol), out.is_empty(), "{a:?} vs {b:?} (tolerance {tol}): {out:?}");
+                }
+            }
+        }
     }
 
     fn map(pairs: &[(&str, u64)]) -> Value {
