@@ -91,10 +91,15 @@ static UADP_JSON_REV_INFO: CodecInfo = CodecInfo {
 /// The MessageId of every JSON message (Part 14 wants a unique string; a benchmark uses one).
 const MESSAGE_ID: &str = "1";
 
-/// One leaf of the flattened record: its path and type.
-struct Leaf<'s> {
-    path: Vec<&'s str>,
-    ty: &'s Type,
+/// One leaf of the flattened record: its path, type and built-in type, computed once per
+/// schema (a prepared codec keeps them).
+struct Leaf {
+    path: Vec<String>,
+    /// The dotted path (the JSON field name; error messages).
+    name: String,
+    ty: Type,
+    /// The Variant's built-in type and whether it is an array (`None`: the null type).
+    built: Option<(BuiltInType, bool)>,
     /// This leaf or a record above it is optional.
     optional: bool,
     /// Index of the outermost optional record above it (None when not inside one).
@@ -102,14 +107,14 @@ struct Leaf<'s> {
 }
 
 /// Flatten the root record's fields (nested records depth-first, schema order).
-fn leaves(fields: &[SchemaField]) -> Result<Vec<Leaf<'_>>, CodecError> {
+fn leaves(fields: &[SchemaField]) -> Result<Vec<Leaf>, CodecError> {
     fn walk<'s>(
         fields: &'s [SchemaField],
         prefix: &mut Vec<&'s str>,
         optional: bool,
         opt_rec: Option<usize>,
         depth: usize,
-        out: &mut Vec<Leaf<'s>>,
+        out: &mut Vec<Leaf>,
     ) -> Result<(), CodecError> {
         if depth > max_depth() {
             return Err(CodecError::Unsupported(format!("records nested deeper than {}", max_depth())));
@@ -122,8 +127,16 @@ fn leaves(fields: &[SchemaField]) -> Result<Vec<Leaf<'_>>, CodecError> {
                     walk(inner, prefix, optional || f.optional, rec, depth + 1, out)?;
                 }
                 ty => {
-                    built_in(ty, &prefix.join("."))?;
-                    out.push(Leaf { path: prefix.clone(), ty, optional: optional || f.optional, optional_record: opt_rec });
+                    let name = prefix.join(".");
+                    let built = built_in(ty, &name)?;
+                    out.push(Leaf {
+                        path: prefix.iter().map(|p| (*p).to_string()).collect(),
+                        name,
+                        ty: ty.clone(),
+                        built,
+                        optional: optional || f.optional,
+                        optional_record: opt_rec,
+                    });
                 }
             }
             prefix.pop();
@@ -224,26 +237,11 @@ fn scalar_of(t: BuiltInType, v: &Value, path: &str) -> Result<Scalar, CodecError
     })
 }
 
-/// A leaf with everything the encoder needs, owned (a prepared codec keeps these).
-struct OwnedLeaf {
-    path: Vec<String>,
-    built: Option<(BuiltInType, bool)>,
-}
-
-fn owned_leaves(leaves: &[Leaf<'_>]) -> Result<Vec<OwnedLeaf>, CodecError> {
-    leaves
-        .iter()
-        .map(|l| {
-            Ok(OwnedLeaf { path: l.path.iter().map(|p| (*p).to_string()).collect(), built: built_in(l.ty, &l.path.join("."))? })
-        })
-        .collect()
-}
-
 /// UADP bound to a schema: the leaves computed once; encoding writes straight into the
 /// caller's buffer without building a NetworkMessage (no allocation).
 struct PreparedUadp {
     schema: Option<Schema>,
-    leaves: Vec<OwnedLeaf>,
+    layout: Layout,
 }
 
 impl crate::Prepared for PreparedUadp {
@@ -251,10 +249,10 @@ impl crate::Prepared for PreparedUadp {
         if let Some(s) = &self.schema {
             s.check(value)?;
         }
-        encode_direct(value, &self.leaves, out)
+        encode_direct(value, &self.layout.leaves, out)
     }
     fn decode(&self, bytes: &[u8]) -> Result<Value, CodecError> {
-        Uadp.decode(bytes, self.schema.as_ref())
+        binary_decode(bytes, &self.layout)
     }
 }
 
@@ -262,7 +260,7 @@ impl crate::Prepared for PreparedUadp {
 /// `uadp::encode(&to_message(value, leaves))`: UADPFlags 0x01 (version 1), DataSetFlags1 0x01
 /// (valid, Variant fields), the field count, then each leaf as a Variant (type byte, 0x80 for
 /// arrays with an Int32 length, little-endian values, strings and bytes length-prefixed).
-fn encode_direct(value: &Value, leaves: &[OwnedLeaf], out: &mut Vec<u8>) -> Result<(), CodecError> {
+fn encode_direct(value: &Value, leaves: &[Leaf], out: &mut Vec<u8>) -> Result<(), CodecError> {
     let start = out.len();
     let r = encode_direct_inner(value, leaves, out);
     if r.is_err() {
@@ -271,31 +269,44 @@ fn encode_direct(value: &Value, leaves: &[OwnedLeaf], out: &mut Vec<u8>) -> Resu
     r
 }
 
-fn encode_direct_inner(value: &Value, leaves: &[OwnedLeaf], out: &mut Vec<u8>) -> Result<(), CodecError> {
+fn encode_direct_inner(value: &Value, leaves: &[Leaf], out: &mut Vec<u8>) -> Result<(), CodecError> {
     out.extend_from_slice(&[0x01, 0x01]);
     out.extend_from_slice(&(leaves.len() as u16).to_le_bytes());
+    // Records usually hold their keys in schema order: the next pair of the root is tried
+    // first, the search is the fallback (same value either way).
+    let root = match value {
+        Value::Map(pairs) => pairs.as_slice(),
+        _ => &[],
+    };
+    let mut next = 0;
     for leaf in leaves {
-        let v = lookup(value, &leaf.path).unwrap_or(&Value::Null);
+        let v = match (&leaf.path[..], root.get(next)) {
+            ([k], Some((name, v))) if name == k => {
+                next += 1;
+                v
+            }
+            _ => lookup(value, &leaf.path).unwrap_or(&Value::Null),
+        };
         match (leaf.built, v) {
             (_, Value::Null) => out.push(0),
             (None, other) => {
-                return Err(CodecError::Unsupported(format!("{}: {} in a null field", leaf.path.join("."), other.kind())))
+                return Err(CodecError::Unsupported(format!("{}: {} in a null field", leaf.name, other.kind())))
             }
             (Some((t, false)), v) => {
                 out.push(t.id());
-                write_scalar(t, v, || leaf.path.join("."), out)?;
+                write_scalar(t, v, || leaf.name.clone(), out)?;
             }
             (Some((t, true)), Value::Array(items)) => {
                 out.push(t.id() | 0x80);
                 let n = i32::try_from(items.len())
-                    .map_err(|_| CodecError::Unsupported(format!("{}: an array of {} items", leaf.path.join("."), items.len())))?;
+                    .map_err(|_| CodecError::Unsupported(format!("{}: an array of {} items", leaf.name, items.len())))?;
                 out.extend_from_slice(&n.to_le_bytes());
                 for (i, it) in items.iter().enumerate() {
-                    write_scalar(t, it, || format!("{}[{i}]", leaf.path.join(".")), out)?;
+                    write_scalar(t, it, || format!("{}[{i}]", leaf.name), out)?;
                 }
             }
             (Some(_), other) => {
-                return Err(CodecError::Unsupported(format!("{}: {} is not an array", leaf.path.join("."), other.kind())))
+                return Err(CodecError::Unsupported(format!("{}: {} is not an array", leaf.name, other.kind())))
             }
         }
     }
@@ -353,15 +364,15 @@ fn write_scalar(t: BuiltInType, v: &Value, path: impl Fn() -> String, out: &mut 
 }
 
 /// The record → one key frame of Variant fields, smallest header options.
-fn to_message(value: &Value, leaves: &[Leaf<'_>]) -> Result<NetworkMessage, CodecError> {
+fn to_message(value: &Value, leaves: &[Leaf]) -> Result<NetworkMessage, CodecError> {
     let mut fields = Vec::with_capacity(leaves.len());
     for leaf in leaves {
-        let path = leaf.path.join(".");
+        let path = &leaf.name;
         let v = lookup(value, &leaf.path).unwrap_or(&Value::Null);
-        let variant = match (built_in(leaf.ty, &path)?, v) {
+        let variant = match (leaf.built, v) {
             (_, Value::Null) => Variant::Null,
             (None, other) => return Err(CodecError::Unsupported(format!("{path}: {} in a null field", other.kind()))),
-            (Some((t, false)), v) => Variant::Scalar(scalar_of(t, v, &path)?),
+            (Some((t, false)), v) => Variant::Scalar(scalar_of(t, v, path)?),
             (Some((t, true)), Value::Array(items)) => Variant::Array {
                 ty: t,
                 items: items
@@ -400,13 +411,13 @@ fn value_of(s: &Scalar) -> Value {
 }
 
 /// Insert `v` at `path` into the map tree `root` (creating nested maps in order).
-fn insert(root: &mut Vec<(String, Value)>, path: &[&str], v: Value) {
+fn insert(root: &mut Vec<(String, Value)>, path: &[String], v: Value) {
     match path {
         [] => {}
-        [last] => root.push(((*last).to_string(), v)),
+        [last] => root.push((last.clone(), v)),
         [first, rest @ ..] => {
             if !matches!(root.last(), Some((k, Value::Map(_))) if k == first) {
-                root.push(((*first).to_string(), Value::Map(Vec::new())));
+                root.push((first.clone(), Value::Map(Vec::new())));
             }
             if let Some((_, Value::Map(inner))) = root.last_mut() {
                 insert(inner, rest, v);
@@ -427,7 +438,7 @@ enum Spot {
 struct Misfit(String, Spot);
 
 /// The decoded message → the record, names and types from the schema.
-fn from_message(msg: &NetworkMessage, leaves: &[Leaf<'_>]) -> Result<Value, Misfit> {
+fn from_message(msg: &NetworkMessage, leaves: &[Leaf]) -> Result<Value, Misfit> {
     let dsm = match msg.messages.as_slice() {
         [d] => d,
         _ => return Err(Misfit("expected one DataSetMessage".into(), Spot::Message)),
@@ -453,12 +464,12 @@ fn from_message(msg: &NetworkMessage, leaves: &[Leaf<'_>]) -> Result<Value, Misf
     }
     let mut root = Vec::new();
     for (i, (leaf, f)) in leaves.iter().zip(fields).enumerate() {
-        let path = leaf.path.join(".");
+        let path = &leaf.name;
         let v = match f {
             Field::Variant(v) => v,
             Field::DataValue(d) => d.value.as_ref().unwrap_or(&Variant::Null),
         };
-        let expected = built_in(leaf.ty, &path).map_err(|e| Misfit(e.to_string(), Spot::Field(i)))?;
+        let expected = leaf.built;
         let value = match (v, expected) {
             (Variant::Null, _) => {
                 if !leaf.optional && expected.is_some() {
@@ -500,10 +511,10 @@ fn from_message(msg: &NetworkMessage, leaves: &[Leaf<'_>]) -> Result<Value, Misf
     Ok(Value::Map(root))
 }
 
-fn insert_record_only(root: &mut Vec<(String, Value)>, path: &[&str]) {
+fn insert_record_only(root: &mut Vec<(String, Value)>, path: &[String]) {
     if let [first, rest @ ..] = path {
         if !matches!(root.last(), Some((k, Value::Map(_))) if k == first) {
-            root.push(((*first).to_string(), Value::Map(Vec::new())));
+            root.push((first.clone(), Value::Map(Vec::new())));
         }
         if let Some((_, Value::Map(inner))) = root.last_mut() {
             insert_record_only(inner, rest);
@@ -511,14 +522,22 @@ fn insert_record_only(root: &mut Vec<(String, Value)>, path: &[&str]) {
     }
 }
 
-fn prepare<'s>(schema: Option<&'s Schema>, id: &'static str) -> Result<Vec<Leaf<'s>>, CodecError> {
+/// Everything a schema fixes for the three UADP codecs: the leaves and the JSON mapping's
+/// field metadata (computed once by `prepare`).
+struct Layout {
+    leaves: Vec<Leaf>,
+    meta: Vec<DataSetMetaData>,
+}
+
+fn prepare(schema: Option<&Schema>, id: &'static str) -> Result<Layout, CodecError> {
     let schema = need_schema(schema, id)?;
     let fields = root_record(schema, "UADP")?;
     let leaves = leaves(fields)?;
     if leaves.len() > u16::MAX as usize {
         return Err(CodecError::Unsupported(format!("{} fields: a DataSetMessage holds at most 65535", leaves.len())));
     }
-    Ok(leaves)
+    let meta = metadata(&leaves);
+    Ok(Layout { leaves, meta })
 }
 
 fn uadp_err(e: uadp::Error) -> CodecError {
@@ -526,16 +545,38 @@ fn uadp_err(e: uadp::Error) -> CodecError {
 }
 
 /// Field names and types for the JSON mapping (dotted paths).
-fn metadata(leaves: &[Leaf<'_>]) -> Result<Vec<DataSetMetaData>, CodecError> {
+fn metadata(leaves: &[Leaf]) -> Vec<DataSetMetaData> {
     let fields = leaves
         .iter()
         .map(|l| {
-            let name = l.path.join(".");
-            let (t, array) = built_in(l.ty, &name)?.unwrap_or((BuiltInType::String, false));
-            Ok(FieldMetaData { name, built_in_type: t, array })
+            let (t, array) = l.built.unwrap_or((BuiltInType::String, false));
+            FieldMetaData { name: l.name.clone(), built_in_type: t, array }
         })
-        .collect::<Result<_, CodecError>>()?;
-    Ok(vec![DataSetMetaData { data_set_writer_id: None, fields }])
+        .collect();
+    vec![DataSetMetaData { data_set_writer_id: None, fields }]
+}
+
+/// A UADP binary NetworkMessage → the record.
+fn binary_decode(bytes: &[u8], layout: &Layout) -> Result<Value, CodecError> {
+    let msg = uadp::decode_exact(bytes, &DecodeOptions::default()).map_err(uadp_err)?;
+    from_message(&msg, &layout.leaves).map_err(|Misfit(m, spot)| {
+        // The field's offset: the length of the same message cut before that field (one
+        // DataSetMessage, so the payload ends the message); its field count just before
+        // the first field for the message as a whole.
+        let at = |i: usize| {
+            let mut cut = msg.clone();
+            if let Some(Payload::KeyFrame(f)) = cut.messages.first_mut().map(|d| &mut d.payload) {
+                f.truncate(i);
+            }
+            let mut out = Vec::new();
+            uadp::encode(&cut, &mut out).map(|()| out.len()).unwrap_or(0)
+        };
+        let offset = match spot {
+            Spot::Field(i) => at(i),
+            Spot::Message => at(0).saturating_sub(2),
+        };
+        CodecError::decode(m, Some(offset.min(bytes.len())))
+    })
 }
 
 impl Codec for Uadp {
@@ -544,77 +585,56 @@ impl Codec for Uadp {
     }
 
     fn encode(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        let leaves = owned_leaves(&prepare(schema, "uadp")?)?;
+        let layout = prepare(schema, "uadp")?;
         if let Some(s) = schema {
             s.check(value)?;
         }
-        encode_direct(value, &leaves, out)
+        encode_direct(value, &layout.leaves, out)
     }
 
     fn prepare(&self, schema: Option<&Schema>) -> Result<Box<dyn crate::Prepared + '_>, CodecError> {
-        let leaves = owned_leaves(&prepare(schema, "uadp")?)?;
-        Ok(Box::new(PreparedUadp { schema: schema.cloned(), leaves }))
+        Ok(Box::new(PreparedUadp { layout: prepare(schema, "uadp")?, schema: schema.cloned() }))
     }
 
     fn decode(&self, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError> {
-        let leaves = prepare(schema, "uadp")?;
-        let msg = uadp::decode_exact(bytes, &DecodeOptions::default()).map_err(uadp_err)?;
-        from_message(&msg, &leaves).map_err(|Misfit(m, spot)| {
-            // The field's offset: the length of the same message cut before that field (one
-            // DataSetMessage, so the payload ends the message); its field count just before
-            // the first field for the message as a whole.
-            let at = |i: usize| {
-                let mut cut = msg.clone();
-                if let Some(Payload::KeyFrame(f)) = cut.messages.first_mut().map(|d| &mut d.payload) {
-                    f.truncate(i);
-                }
-                let mut out = Vec::new();
-                uadp::encode(&cut, &mut out).map(|()| out.len()).unwrap_or(0)
-            };
-            let offset = match spot {
-                Spot::Field(i) => at(i),
-                Spot::Message => at(0).saturating_sub(2),
-            };
-            CodecError::decode(m, Some(offset.min(bytes.len())))
-        })
+        binary_decode(bytes, &prepare(schema, "uadp")?)
     }
 }
 
-fn json_encode(form: JsonForm, id: &'static str, value: &Value, schema: Option<&Schema>) -> Result<String, CodecError> {
-    let leaves = prepare(schema, id)?;
+fn json_encode(form: JsonForm, value: &Value, schema: Option<&Schema>, layout: &Layout, out: &mut Vec<u8>) -> Result<(), CodecError> {
     if let Some(s) = schema {
         s.check(value)?;
     }
-    let msg = to_message(value, &leaves)?;
-    let meta = metadata(&leaves)?;
-    let opts = JsonOptions { form, message_id: MESSAGE_ID, metadata: &meta, message_type: false, ..JsonOptions::default() };
-    to_json(&msg, &opts).map_err(|e| CodecError::Encode(e.to_string()))
+    let msg = to_message(value, &layout.leaves)?;
+    let opts = JsonOptions { form, message_id: MESSAGE_ID, metadata: &layout.meta, message_type: false, ..JsonOptions::default() };
+    let text = to_json(&msg, &opts).map_err(|e| CodecError::Encode(e.to_string()))?;
+    out.extend_from_slice(text.as_bytes());
+    Ok(())
 }
 
-fn json_decode(id: &'static str, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError> {
-    let leaves = prepare(schema, id)?;
+fn json_decode(bytes: &[u8], layout: &Layout) -> Result<Value, CodecError> {
     let text = std::str::from_utf8(bytes)
         .map_err(|e| CodecError::decode("invalid UTF-8 in JSON", Some(e.valid_up_to())))?;
-    let meta = metadata(&leaves)?;
-    let jm = from_json(text, &JsonDecodeOptions { metadata: &meta, ..JsonDecodeOptions::default() })
+    let jm = from_json(text, &JsonDecodeOptions { metadata: &layout.meta, ..JsonDecodeOptions::default() })
         .map_err(|e| CodecError::decode_kind(format!("invalid JSON NetworkMessage: {} ({})", e.kind.description(), e.kind.name()), e.kind.name(), e.offset))?;
     // JSON names the fields: they must be the schema's, in its order (the reader sorts by the metadata).
     let names: Vec<&str> = jm.metadata.first().map(|m| m.fields.iter().map(|f| f.name.as_str()).collect()).unwrap_or_default();
-    let want: Vec<String> = leaves.iter().map(|l| l.path.join(".")).collect();
+    let want = || layout.leaves.iter().map(|l| l.name.as_str());
     // Offsets in the text: where the field's name is written (else where the payload is).
     let name_at = |name: Option<&str>| {
         let payload = text.find("\"Payload\"").unwrap_or(0);
         name.and_then(|n| text[payload..].find(&format!("\"{n}\"")).map(|p| payload + p)).unwrap_or(payload)
     };
-    if names != want {
+    if !names.iter().copied().eq(want()) {
+        let want: Vec<&str> = want().collect();
         let first_bad = names.iter().zip(&want).position(|(n, w)| n != w).unwrap_or(names.len().min(want.len()));
         let shown = |v: &[&str]| v.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ");
         return Err(CodecError::decode(
-            format!("JSON fields [{}] do not match the schema's [{}]", shown(&names), shown(&want.iter().map(String::as_str).collect::<Vec<_>>())),
+            format!("JSON fields [{}] do not match the schema's [{}]", shown(&names), shown(&want)),
             Some(name_at(names.get(first_bad).copied())),
         ));
     }
-    from_message(&jm.message, &leaves).map_err(|Misfit(m, spot)| {
+    from_message(&jm.message, &layout.leaves).map_err(|Misfit(m, spot)| {
         let name = match spot {
             Spot::Field(i) => names.get(i).copied(),
             Spot::Message => None,
@@ -623,35 +643,46 @@ fn json_decode(id: &'static str, bytes: &[u8], schema: Option<&Schema>) -> Resul
     })
 }
 
-impl Codec for UadpJson {
-    fn info(&self) -> &'static CodecInfo {
-        &UADP_JSON_INFO
-    }
+/// A JSON NetworkMessage codec bound to a schema.
+struct PreparedUadpJson {
+    form: JsonForm,
+    schema: Option<Schema>,
+    layout: Layout,
+}
 
-    fn encode(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        out.extend_from_slice(json_encode(JsonForm::NonReversible, "uadp-json", value, schema)?.as_bytes());
-        Ok(())
+impl crate::Prepared for PreparedUadpJson {
+    fn encode(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        json_encode(self.form, value, self.schema.as_ref(), &self.layout, out)
     }
-
-    fn decode(&self, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError> {
-        json_decode("uadp-json", bytes, schema)
+    fn decode(&self, bytes: &[u8]) -> Result<Value, CodecError> {
+        json_decode(bytes, &self.layout)
     }
 }
 
-impl Codec for UadpJsonRev {
-    fn info(&self) -> &'static CodecInfo {
-        &UADP_JSON_REV_INFO
-    }
+macro_rules! uadp_json_codec {
+    ($codec:ident, $info:ident, $id:literal, $form:expr) => {
+        impl Codec for $codec {
+            fn info(&self) -> &'static CodecInfo {
+                &$info
+            }
 
-    fn encode(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        out.extend_from_slice(json_encode(JsonForm::Reversible, "uadp-json-rev", value, schema)?.as_bytes());
-        Ok(())
-    }
+            fn encode(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
+                json_encode($form, value, schema, &prepare(schema, $id)?, out)
+            }
 
-    fn decode(&self, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError> {
-        json_decode("uadp-json-rev", bytes, schema)
-    }
+            fn prepare(&self, schema: Option<&Schema>) -> Result<Box<dyn crate::Prepared + '_>, CodecError> {
+                Ok(Box::new(PreparedUadpJson { form: $form, layout: prepare(schema, $id)?, schema: schema.cloned() }))
+            }
+
+            fn decode(&self, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError> {
+                json_decode(bytes, &prepare(schema, $id)?)
+            }
+        }
+    };
 }
+
+uadp_json_codec!(UadpJson, UADP_JSON_INFO, "uadp-json", JsonForm::NonReversible);
+uadp_json_codec!(UadpJsonRev, UADP_JSON_REV_INFO, "uadp-json-rev", JsonForm::Reversible);
 
 #[cfg(test)]
 mod tests {
@@ -683,10 +714,10 @@ mod tests {
         cases.push((narrow.clone(), j(r#"{"a":"text"}"#)));
         cases.push((narrow, j(r#"{"a":[1]}"#)));
         for (schema, value) in &cases {
-            let leaves = prepare(Some(schema), "uadp").unwrap();
+            let leaves = prepare(Some(schema), "uadp").unwrap().leaves;
             let model = to_message(value, &leaves).and_then(|m| uadp::to_vec(&m).map_err(|e| CodecError::Encode(e.to_string())));
             let mut direct = vec![0xaa];
-            let r = encode_direct(value, &owned_leaves(&leaves).unwrap(), &mut direct);
+            let r = encode_direct(value, &leaves, &mut direct);
             match (model, r) {
                 (Ok(m), Ok(())) => assert_eq!(&direct[1..], &m[..], "{}", value.to_json_string()),
                 (Err(_), Err(_)) => assert_eq!(direct, [0xaa], "a failed encode leaves the buffer as it was"),
