@@ -10,6 +10,7 @@ use wirebench_core::{Schema, SchemaMismatch, Value};
 mod avro;
 mod bson;
 mod cbor;
+pub mod handwritten;
 pub mod cdr;
 mod json;
 mod msgpack;

@@ -1,6 +1,8 @@
 //! The typed path: the built-in corpus as derived types, the way an application holds its
 //! messages in production (serde derive for the serde formats and PSON, prost derive for
-//! Protobuf). A typed case encodes a prepared struct and decodes back into the same type.
+//! Protobuf, hand-written writers and readers for CDR, UADP and Protoson, as generated code
+//! would be: see [`crate::handwritten`]). A typed case encodes a prepared struct and decodes
+//! back into the same type.
 //!
 //! Typed encodings are byte-identical with the dynamic path (a test checks every codec and
 //! payload), so sizes do not depend on the path; speed does.
@@ -8,6 +10,8 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use wirebench_core::Value;
+
+use crate::handwritten::{self as hw, wire_struct, Wire};
 
 /// One (codec, payload) pair on the typed path.
 pub trait TypedCase: Send + Sync {
@@ -20,8 +24,8 @@ pub trait TypedCase: Send + Sync {
 }
 
 /// A message type with every derive the typed codecs need.
-pub trait PaperType: Serialize + DeserializeOwned + prost::Message + PartialEq + Clone + Default + 'static {}
-impl<T: Serialize + DeserializeOwned + prost::Message + PartialEq + Clone + Default + 'static> PaperType for T {}
+pub trait PaperType: Serialize + DeserializeOwned + prost::Message + Wire + PartialEq + Clone + Default + 'static {}
+impl<T: Serialize + DeserializeOwned + prost::Message + Wire + PartialEq + Clone + Default + 'static> PaperType for T {}
 
 macro_rules! paper_structs {
     ($( $(#[$doc:meta])* $name:ident { $( $field:ident : $ty:ty = [$($prost:tt)*] $tag:literal ),* $(,)? } )*) => {
@@ -66,6 +70,46 @@ paper_structs! {
         array: Vec<f64> = [double, repeated] "7",
     }
 }
+
+// The wire kinds of the hand-written CDR / UADP / Protoson writers: the IDL and built-in types
+// the dynamic path infers for each payload (every integer of the corpus fits 32 bits).
+wire_struct!(GpsReading { sensor: String = Str, time: u64 = U32, data: Vec<f64> = F64s });
+wire_struct!(ManyKeys {
+    sensor: String = Str, sensor2: String = Str, sensor3: String = Str, sensor4: String = Str,
+    sensor5: String = Str, sensor6: String = Str, sensor7: String = Str, time: u64 = U32, data: Vec<f64> = F64s,
+});
+wire_struct!(Series { data: Vec<f64> = F64s });
+wire_struct!(OneBool { bool: bool = Bool });
+wire_struct!(OneNeg { neg: i64 = I32 });
+wire_struct!(OnePos { pos: u64 = U32 });
+wire_struct!(OneDouble { double: f64 = F64 });
+wire_struct!(OneString { string: String = Str });
+wire_struct!(Mixed {
+    string: String = Str, double: f64 = F64, long: u64 = U32, pos: u64 = U32, neg: i64 = I32, bool: bool = Bool,
+    array: Vec<f64> = F64s,
+});
+wire_struct!(ev::Battery {
+    state_of_charge_pct: f64 = F64, state_of_health_pct: f64 = F64, pack_voltage_v: f64 = F64,
+    pack_current_a: f64 = F64, pack_temperature_c: f64 = F64, cell_voltage_min_v: f64 = F64,
+    cell_voltage_max_v: f64 = F64, cell_temperatures_c: Vec<u32> = U32s, charging: bool = Bool,
+    contactor_closed: bool = Bool, isolation_resistance_kohm: u32 = U32,
+});
+wire_struct!(ev::Motor {
+    rpm: u32 = U32, torque_nm: u32 = U32, inverter_temperature_c: f64 = F64, stator_temperature_c: f64 = F64,
+    power_kw: f64 = F64,
+});
+wire_struct!(ev::Thermal {
+    coolant_inlet_temperature_c: f64 = F64, coolant_outlet_temperature_c: f64 = F64, pump_duty_pct: u32 = U32,
+    fan_duty_pct: u32 = U32, cabin_temperature_c: f64 = F64,
+});
+wire_struct!(ev::Position { latitude_deg: f64 = F64, longitude_deg: f64 = F64, heading_deg: u32 = U32, altitude_m: u32 = U32 });
+wire_struct!(ev::EvTelemetry {
+    vehicle_id: String = Str, seq: u64 = U32, timestamp_ms: u64 = U64, drive_state: String = Str,
+    speed_kmh: f64 = F64, odometer_km: f64 = F64, battery: ev::Battery = Rec, motor: ev::Motor = Rec,
+    thermal: ev::Thermal = Rec, position: ev::Position = Rec, tire_pressures_kpa: Vec<u32> = U32s,
+    brake_pedal_pct: u32 = U32, accelerator_pedal_pct: u32 = U32, regenerative_braking_active: bool = Bool,
+    active_fault_codes: Vec<String> = Strs, firmware_version: String = Str,
+});
 
 /// Seed 003's EV telemetry message (`ev-telemetry`), as an application would declare it:
 /// nested messages for the sub-systems, field numbers in declaration order (the dynamic path's
@@ -265,17 +309,75 @@ impl<T: PaperType> TypedCase for ProstCase<T> {
     }
 }
 
+/// Our own codecs on the typed path (hand-written writers and readers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OwnFormat {
+    Xcdr1,
+    Xcdr2,
+    Uadp,
+    Protoson,
+}
+
+struct WireCase<T> {
+    format: OwnFormat,
+    value: T,
+}
+
+impl<T: PaperType> WireCase<T> {
+    fn read(&self, bytes: &[u8]) -> Result<T, String> {
+        match self.format {
+            OwnFormat::Xcdr1 | OwnFormat::Xcdr2 => hw::cdr_decode(bytes),
+            OwnFormat::Uadp => hw::uadp_decode(bytes),
+            OwnFormat::Protoson => hw::protoson_decode(bytes),
+        }
+    }
+}
+
+impl<T: PaperType> TypedCase for WireCase<T> {
+    fn encode(&self, out: &mut Vec<u8>) -> Result<(), String> {
+        match self.format {
+            OwnFormat::Xcdr1 => hw::cdr_encode(&self.value, false, out),
+            OwnFormat::Xcdr2 => hw::cdr_encode(&self.value, true, out),
+            OwnFormat::Uadp => hw::uadp_encode(&self.value, out),
+            OwnFormat::Protoson => {
+                hw::protoson_encode(&self.value, out);
+                Ok(())
+            }
+        }
+    }
+    fn decode(&self, bytes: &[u8]) -> Result<(), String> {
+        self.read(bytes).map(drop)
+    }
+    fn roundtrip_equal(&self, bytes: &[u8]) -> Result<bool, String> {
+        let back = self.read(bytes)?;
+        if self.format == OwnFormat::Protoson {
+            // Protoson's floats are lossy by design (float32 where within 1e-5): its round trip
+            // is exact when the value read back writes the same bytes again.
+            let mut again = Vec::with_capacity(bytes.len());
+            hw::protoson_encode(&back, &mut again);
+            return Ok(again == bytes);
+        }
+        Ok(back == self.value)
+    }
+}
+
 fn make<T: PaperType>(codec: &str, value: &Value) -> Option<Box<dyn TypedCase>> {
     // The dynamic value → struct conversion goes through JSON text once, at preparation.
     let v: T = serde_json::from_str(&value.to_json_string()).ok()?;
-    if codec == "protobuf" {
-        return Some(Box::new(ProstCase { value: v }));
-    }
-    Some(Box::new(SerdeCase { format: SerdeFormat::of(codec)?, value: v }))
+    let own = match codec {
+        "protobuf" => return Some(Box::new(ProstCase { value: v })),
+        "cdr-xcdr1" => OwnFormat::Xcdr1,
+        "cdr-xcdr2" => OwnFormat::Xcdr2,
+        "uadp" => OwnFormat::Uadp,
+        "protoson" => OwnFormat::Protoson,
+        _ => return Some(Box::new(SerdeCase { format: SerdeFormat::of(codec)?, value: v })),
+    };
+    Some(Box::new(WireCase { format: own, value: v }))
 }
 
 /// The codecs that have a typed path.
-pub const TYPED_CODECS: &[&str] = &["json", "cbor", "msgpack", "bson", "yaml", "pson", "protobuf"];
+pub const TYPED_CODECS: &[&str] =
+    &["json", "cbor", "msgpack", "bson", "yaml", "pson", "protobuf", "protoson", "cdr-xcdr1", "cdr-xcdr2", "uadp"];
 
 /// The typed case for a payload of a built-in corpus (`pson-paper`, `ev-telemetry`), if `codec`
 /// has a typed path.
@@ -322,5 +424,19 @@ mod tests {
             }
         }
         assert!(builtin_case("avro", "Test01", &Value::Null).is_none());
+        // The hand-written UADP reader takes exactly its layout: a wrong Variant type is named
+        // with its byte, and so is a wrong field count.
+        let p = &builtin("pson-paper").unwrap().payloads()[0];
+        let case = builtin_case("uadp", &p.name, &p.value).unwrap();
+        let mut b = Vec::new();
+        case.encode(&mut b).unwrap();
+        let mut wrong = b.clone();
+        wrong[4] = 0x0b;
+        assert_eq!(case.decode(&wrong).unwrap_err(), "UADP Variant at byte 4: type 0x0b, expected 0x0c");
+        wrong = b.clone();
+        wrong[2] = 9;
+        assert!(case.decode(&wrong).unwrap_err().contains("expected 01 01 and 3 fields"));
+        b.push(0);
+        assert!(case.decode(&b).unwrap_err().contains("1 trailing bytes"));
     }
 }
