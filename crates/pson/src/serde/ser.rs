@@ -81,16 +81,13 @@ impl<W: crate::Write> Serializer<W> {
         // integers) as one fixed-length store of 2, 3 or 4 bytes.
         let tag = u32::from(wire << 5 | 0x1f);
         if value < 1 << 21 {
+            // Branch-free (random magnitudes make the length unpredictable): all three varint
+            // groups, continuation bits where a later group follows, and the length as
+            // arithmetic; one 16-byte store, the tail dropped again.
             let v = value as u32;
-            let w = self.enc.writer();
-            if v < 1 << 7 {
-                crate::Write::write_all(w, &(tag | v << 8).to_le_bytes()[..2])?;
-            } else if v < 1 << 14 {
-                crate::Write::write_all(w, &(tag | (v & 0x7f | 0x80) << 8 | (v >> 7) << 16).to_le_bytes()[..3])?;
-            } else {
-                let word = tag | (v & 0x7f | 0x80) << 8 | (v >> 7 & 0x7f | 0x80) << 16 | (v >> 14) << 24;
-                crate::Write::write_all(w, &word.to_le_bytes())?;
-            }
+            let (more1, more2) = (u32::from(v >= 1 << 7), u32::from(v >= 1 << 14));
+            let word = tag | ((v & 0x7f) | more1 << 7) << 8 | ((v >> 7 & 0x7f) | more2 << 7) << 16 | (v >> 14) << 24;
+            crate::Write::write_le(self.enc.writer(), u128::from(word), (2 + more1 + more2) as usize)?;
             return Ok(());
         }
         let n = crate::varint_len(value); // 1..=10
@@ -266,11 +263,12 @@ impl<'a, W: crate::Write> ser::Serializer for &'a mut Serializer<W> {
 
     #[inline]
     fn serialize_i64(self, v: i64) -> Result<(), Error> {
-        if v >= 0 {
-            self.head(crate::wire_type::UINT, v as u64)
-        } else {
-            self.head(crate::wire_type::NEG_INT, v.unsigned_abs())
-        }
+        // The sign picks the wire type and the magnitude without a branch (mixed signs are
+        // unpredictable): `neg` is all ones for a negative value.
+        let neg = v >> 63;
+        let magnitude = (v ^ neg).wrapping_sub(neg) as u64;
+        let wire = crate::wire_type::UINT | (neg as u8 & (crate::wire_type::NEG_INT ^ crate::wire_type::UINT));
+        self.head(wire, magnitude)
     }
 
     fn serialize_i128(self, v: i128) -> Result<(), Error> {
