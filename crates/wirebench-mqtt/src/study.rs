@@ -91,8 +91,8 @@ pub struct StudyOpts {
     /// half its width relative to its median, in [0, 1); repetitions are added while one is
     /// wider. 0: none.
     pub ci_target: f64,
-    /// Throughput: a limit on the repetitions of one broker, seconds (0..=86400): no round
-    /// beyond `reps` starts when the last one would end past it. 0: none.
+    /// Throughput: a limit on the rounds (every case of every broker), seconds (0..=86400): no
+    /// round beyond `reps` starts when the last one would end past it. 0: none.
     pub budget_s: f64,
     /// Measured round trips per RTT run, and warm-up before them.
     pub rtt_messages: u64,
@@ -259,10 +259,15 @@ fn measure(opts: &StudyOpts) -> Result<MqttSection, PartError> {
     eprintln!("  sizes: {} formats × {} field counts", formats.len(), opts.fields.len());
     add_sizes(&mut section, &formats, &opts.fields, opts.codec_speed)?;
     let timeout_ms = (opts.timeout_s * 1e3).round() as u64;
+    // Every broker is open for the whole part, so that the throughput rounds can span them all.
+    let mut open: Vec<Broker> = Vec::new();
     for spec in &opts.brokers {
         let creds = opts.credentials_for(spec);
-        let broker = match Broker::open(spec, &creds) {
-            Ok(b) => b,
+        match Broker::open(spec, &creds) {
+            Ok(b) => {
+                section.brokers.push(b.info(&creds));
+                open.push(b);
+            }
             Err(e) if spec == "mosquitto" && Mosquitto::binary().is_err() => {
                 eprintln!("  mosquitto skipped: {e}");
                 section.brokers.push(BrokerInfo {
@@ -274,14 +279,17 @@ fn measure(opts: &StudyOpts) -> Result<MqttSection, PartError> {
                     username: None,
                     client_cert: None,
                 });
-                continue;
             }
             Err(e) => return Err(e),
-        };
-        section.brokers.push(broker.info(&creds));
-        // Throughput: every case of this broker in rounds (one repetition of each per round),
-        // QoS by QoS so that payloads compared with each other run next to each other.
-        let mut cases = Vec::new();
+        }
+    }
+    // Throughput: every case of every broker in rounds of one repetition each, so that the
+    // repetitions of a case are spread over the whole part (a busy spell of the machine then
+    // touches some repetitions of every case, and shows in the intervals, instead of all
+    // repetitions of a few); broker by broker and QoS by QoS, so that payloads compared with
+    // each other run next to each other.
+    let mut cases = Vec::new();
+    for broker in &open {
         for &q in &qos {
             for p in &payloads {
                 let cfg = ThroughputConfig {
@@ -292,24 +300,32 @@ fn measure(opts: &StudyOpts) -> Result<MqttSection, PartError> {
                     drain_timeout_ms: (opts.drain_s * 1e3).round() as u64,
                     ..ThroughputConfig::default()
                 };
-                cases.push((p, cfg));
+                cases.push((broker, p, cfg));
             }
         }
+    }
+    if !cases.is_empty() {
         let rounds = Rounds::of_study(opts);
         eprintln!(
-            "  {} · throughput: {} cases in rounds of one repetition each ({}{})",
-            broker.name(),
+            "  throughput: {} cases of {} broker{} in rounds of one repetition each ({}{})",
             cases.len(),
+            open.len(),
+            if open.len() == 1 { "" } else { "s" },
             rounds.describe(),
             if opts.baseline { ", ours and bare" } else { "" }
         );
-        let rows = throughput_rounds(&broker, &cases, &rounds, opts.baseline, false)?;
-        // In the results, payload by payload as before.
-        for p in 0..payloads.len() {
-            for q in 0..qos.len() {
-                section.throughput.push(rows[q * payloads.len() + p].clone());
+        let rows = throughput_rounds(&cases, &rounds, opts.baseline, false)?;
+        // In the results, broker by broker and payload by payload as before.
+        let (np, nq) = (payloads.len(), qos.len());
+        for b in 0..open.len() {
+            for p in 0..np {
+                for q in 0..nq {
+                    section.throughput.push(rows[b * nq * np + q * np + p].clone());
+                }
             }
         }
+    }
+    for broker in &open {
         for p in &payloads {
             for &q in &qos {
                 eprintln!("  {} · {} · QoS {}: RTT", broker.name(), p.label, q.level());
@@ -323,7 +339,7 @@ fn measure(opts: &StudyOpts) -> Result<MqttSection, PartError> {
                     ..EchoConfig::default()
                 };
                 let rtt_reps = if opts.rtt_reps == 0 { opts.reps } else { opts.rtt_reps };
-                section.rtt.push(rtt_case(&broker, p, &ecfg, rtt_reps, opts.baseline, false)?);
+                section.rtt.push(rtt_case(broker, p, &ecfg, rtt_reps, opts.baseline, false)?);
             }
         }
     }
@@ -466,7 +482,7 @@ impl TransportPlan {
                     ci_target: None,
                     budget_s: None,
                 };
-                let mut rows = throughput_rounds(&broker, &[(&self.payload, cfg)], &rounds, t.baseline, progress)?;
+                let mut rows = throughput_rounds(&[(&broker, &self.payload, cfg)], &rounds, t.baseline, progress)?;
                 section.throughput.push(rows.remove(0));
             }
             Some(EchoOpts { warmup, rate }) => {
@@ -926,7 +942,7 @@ pub const DEFAULT_MIN_RUN_S: f64 = 1.0;
 /// The confidence of the intervals of throughput figures.
 pub const CI_LEVEL: f64 = 0.95;
 
-/// How many repetitions the throughput cases of one broker get, and how long each lasts.
+/// How many repetitions the throughput cases get, and how long each lasts.
 #[derive(Clone, Debug, PartialEq)]
 struct Rounds {
     /// At least this many rounds.
@@ -1016,6 +1032,7 @@ fn calibrated_messages(given: u64, rate: f64, min_run_s: f64) -> u64 {
 
 /// One throughput case while its rounds run.
 struct Case<'a> {
+    broker: &'a Broker,
     payload: &'a PayloadSpec,
     payloads: Payloads,
     cfg: ThroughputConfig,
@@ -1025,17 +1042,17 @@ struct Case<'a> {
 }
 
 impl Case<'_> {
-    fn run_ours(&mut self, broker: &Broker) -> Result<(ThroughputResult, Option<f64>), PartError> {
-        let (r, a) = counted(self.cfg.messages, || throughput(broker, &self.payloads, &self.cfg));
+    fn run_ours(&mut self) -> Result<(ThroughputResult, Option<f64>), PartError> {
+        let (r, a) = counted(self.cfg.messages, || throughput(self.broker, &self.payloads, &self.cfg));
         Ok((r.map_err(mqtt_err)?, a))
     }
 
     /// A run of the bare pair; its error is recorded and ends the bare pair's runs.
-    fn run_bare(&mut self, broker: &Broker) -> Option<(ThroughputResult, Option<f64>)> {
+    fn run_bare(&mut self) -> Option<(ThroughputResult, Option<f64>)> {
         if self.bare_error.is_some() {
             return None;
         }
-        let (r, a) = counted(self.cfg.messages, || baseline_throughput(broker, &self.payloads, &self.cfg));
+        let (r, a) = counted(self.cfg.messages, || baseline_throughput(self.broker, &self.payloads, &self.cfg));
         match r {
             Ok(r) => Some((r, a)),
             Err(e) => {
@@ -1067,8 +1084,8 @@ impl Case<'_> {
     }
 }
 
-/// The throughput `cases` of one broker, in rounds: each round runs one repetition of every
-/// case (ours and, with `baseline`, the bare pair back to back), in the listed order in even
+/// The throughput `cases` (each through its broker), in rounds: each round runs one repetition
+/// of every case (ours and, with `baseline`, the bare pair back to back), in the listed order in even
 /// rounds and in the reverse order in odd ones, so that each pair of runs — ours and bare of a
 /// case, and neighbouring cases — alternates A B B A … and a drift of a shared machine touches
 /// both alike. With `min_run_s`, each case first runs each side once (not counted) to set its
@@ -1076,21 +1093,20 @@ impl Case<'_> {
 /// `ci_target` and the time allows. An error of ours ends the study; one of the bare pair is
 /// recorded and ends its runs. Rows come back in the order of `cases`.
 fn throughput_rounds(
-    broker: &Broker,
-    cases: &[(&PayloadSpec, ThroughputConfig)],
+    cases: &[(&Broker, &PayloadSpec, ThroughputConfig)],
     rounds: &Rounds,
     baseline: bool,
     progress: bool,
 ) -> Result<Vec<ThroughputRow>, PartError> {
     let mut cs: Vec<Case> = Vec::with_capacity(cases.len());
-    for (payload, cfg) in cases {
+    for (broker, payload, cfg) in cases {
         let payloads = Payloads::cycle(payload.items.clone()).map_err(mqtt_err)?;
-        cs.push(Case { payload, payloads, cfg: cfg.clone(), ours: Vec::new(), bare: Vec::new(), bare_error: None });
+        cs.push(Case { broker, payload, payloads, cfg: cfg.clone(), ours: Vec::new(), bare: Vec::new(), bare_error: None });
     }
     if let Some(min_s) = rounds.min_run_s {
         for c in &mut cs {
-            let ours = c.run_ours(broker)?.0.subscriber.msgs_per_s;
-            let bare = if baseline { c.run_bare(broker).map_or(0.0, |(r, _)| r.subscriber.msgs_per_s) } else { 0.0 };
+            let ours = c.run_ours()?.0.subscriber.msgs_per_s;
+            let bare = if baseline { c.run_bare().map_or(0.0, |(r, _)| r.subscriber.msgs_per_s) } else { 0.0 };
             c.cfg.messages = calibrated_messages(c.cfg.messages, ours.max(bare), min_s);
             if progress {
                 eprintln!("  throughput {} qos {}: {} messages per repetition", c.payload.label, c.cfg.qos.level(), c.cfg.messages);
@@ -1104,10 +1120,10 @@ fn throughput_rounds(
         for (i, ours) in round_order(cs.len(), done) {
             let c = &mut cs[i];
             if ours {
-                let o = c.run_ours(broker)?;
+                let o = c.run_ours()?;
                 c.ours.push(o);
             } else if baseline {
-                if let Some(b) = c.run_bare(broker) {
+                if let Some(b) = c.run_bare() {
                     c.bare.push(b);
                 }
             }
@@ -1122,7 +1138,7 @@ fn throughput_rounds(
             break;
         }
     }
-    Ok(cs.iter().map(|c| throughput_row(broker.name(), c, baseline, rounds)).collect())
+    Ok(cs.iter().map(|c| throughput_row(c.broker.name(), c, baseline, rounds)).collect())
 }
 
 /// The runs of round `round` (from 0) over `cases` cases: (case, ours?) — in even rounds case
@@ -1476,7 +1492,7 @@ fn notes(s: &MqttSection) -> Vec<String> {
     let mut out = vec![
         "Sizes are NetworkMessage bytes (the thesis's MQTT payload). Our transport runs put an 8-byte sequence header in front of each payload for delivery accounting; the bare rumqttc pair sends the same number of bytes.".to_string(),
         "Throughput: one publisher and one subscriber, msgs/s at the subscriber (distinct messages received / time to the last one), median of the repetitions with its 95 % confidence interval from order statistics (distribution-free; [min, max] of 6–8 repetitions, narrower from 9); ours and the bare rumqttc pair through the same broker (goal: ours ≥ 80 % of bare).".into(),
-        "Pairing: all throughput cases of a broker run in rounds of one repetition each, ours and bare of a case back to back, the order reversed every other round (A B B A …); the ratios ours/bare and UADP/JSON are medians of the per-round ratios of such paired runs, with their 95 % intervals. A case with a minimum duration first runs each side once, not counted, to set its message count.".into(),
+        "Pairing: all throughput cases (of every broker) run in rounds of one repetition each, ours and bare of a case back to back, the order reversed every other round (A B B A …); the ratios ours/bare and UADP/JSON are medians of the per-round ratios of such paired runs, with their 95 % intervals. A case with a minimum duration first runs each side once, not counted, to set its message count.".into(),
         "RTT: closed-loop echo (pinger → broker → echo client → broker → pinger), percentiles from a pooled HDR histogram of every repetition (goal: ours p50 ≤ 1.5 × bare). TCP_NODELAY is set on every socket we own; modes near 40/44/88 ms would be flagged as Nagle/delayed-ACK stalls.".into(),
         "The thesis measured an ESP32 over Wi-Fi; this study runs on one PC over loopback. Sizes are comparable; rates and times are not, and are shown beside each other for context only.".into(),
     ];
@@ -1538,7 +1554,9 @@ mod tests {
     fn a_row_pairs_the_rounds_for_its_ratio_and_interval() {
         let payload = PayloadSpec::parse("bytes:50", 3).unwrap();
         let mk = |rates: &[f64], secs: f64| rates.iter().map(|&r| (run_for(r, 10, 10, secs), None)).collect::<Vec<_>>();
+        let broker = Broker::open("mqtt://127.0.0.1:1", &Credentials::default()).unwrap();
         let c = Case {
+            broker: &broker,
             payload: &payload,
             payloads: Payloads::cycle(payload.items.clone()).unwrap(),
             cfg: ThroughputConfig { messages: 120_000, ..ThroughputConfig::default() },
