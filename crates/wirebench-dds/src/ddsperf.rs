@@ -149,6 +149,50 @@ pub fn summarize_sub(size: usize, windows: Vec<SubWindow>) -> Result<DdsperfThro
     })
 }
 
+/// ddsperf's throughput in steady state, by the estimator of ours (samples ÷ time over the
+/// stretch after the start, not a median of windows): the samples of every window with data but
+/// the first (it holds the start) and the last (`pub` stops inside it), divided by the time those
+/// windows span (each window runs from the previous line's time to its own). `None` with fewer
+/// than three windows with data (no window is whole then).
+pub fn steady_rate(windows: &[SubWindow]) -> Option<SteadyRate> {
+    let with: Vec<usize> = (0..windows.len()).filter(|&i| windows[i].delta > 0).collect();
+    if with.len() < 3 {
+        return None;
+    }
+    let used = &with[1..with.len() - 1];
+    let (mut samples, mut secs) = (0u64, 0.0f64);
+    let mut rates = Vec::with_capacity(used.len());
+    for &i in used {
+        // The first window with data is not used, so every used one has a line before it.
+        let dt = windows[i].t - windows[i - 1].t;
+        if !(dt > 0.0) {
+            return None;
+        }
+        samples += windows[i].delta;
+        secs += dt;
+        rates.push(windows[i].delta as f64 / dt);
+    }
+    Some(SteadyRate { samples_per_s: samples as f64 / secs, samples, secs, windows: used.len(), window_rates: rates })
+}
+
+/// See [`steady_rate`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct SteadyRate {
+    pub samples_per_s: f64,
+    /// Samples and seconds of the windows used.
+    pub samples: u64,
+    pub secs: f64,
+    pub windows: usize,
+    /// Each used window's own rate (for its spread).
+    pub window_rates: Vec<f64>,
+}
+
+/// A run's steady-state samples/s as the checks and ours ÷ ddsperf use it: [`steady_rate`] of
+/// its windows, else (too few windows, or a file without them) its stored median.
+pub fn steady_samples_per_s(r: &DdsperfThroughput) -> f64 {
+    steady_rate(&r.windows).map(|s| s.samples_per_s).unwrap_or(r.samples_per_s)
+}
+
 /// A running ddsperf; killed on drop.
 pub struct Proc {
     child: Child,
@@ -251,6 +295,27 @@ mod tests {
         assert_eq!((w.t, w.size, w.total, w.lost, w.delta), (3.0, 2048, 993599, 0, 412421));
         assert_eq!((w.ksps, w.mbit_per_s), (412.43, 6757.26));
         assert!(parse_sub_line("[13748] 3.000  437k/s   0n |@-....__.....___..............|   0%  46m").is_none());
+    }
+
+    /// Σ delta ÷ Σ dt over the whole windows (not the median of their rates): a slow window
+    /// weighs what it lasted, like a slow stretch of ours.
+    #[test]
+    fn steady_rate_is_samples_over_time_of_the_whole_windows() {
+        let w = |t: f64, delta: u64| SubWindow { t, size: 2060, total: 0, lost: 0, delta, ksps: 0.0, mbit_per_s: 0.0 };
+        // Discovery (no data), the start, three whole windows (one of them 1.5 s long), the end.
+        let ws = vec![w(1.0, 0), w(2.0, 100), w(3.0, 400), w(4.5, 300), w(5.5, 500), w(6.0, 50)];
+        let s = steady_rate(&ws).unwrap();
+        assert_eq!((s.samples, s.windows), (1200, 3));
+        assert!((s.secs - 3.5).abs() < 1e-12);
+        assert!((s.samples_per_s - 1200.0 / 3.5).abs() < 1e-9, "{}", s.samples_per_s);
+        assert_eq!(s.window_rates, vec![400.0, 200.0, 500.0]);
+        // The median of the window rates would say 400: the estimators differ on purpose.
+        assert!(steady_rate(&ws[..3]).is_none(), "two windows with data: none whole");
+        assert!(steady_rate(&[w(1.0, 5), w(1.0, 5), w(1.0, 5)]).is_none(), "no time");
+        let r = DdsperfThroughput { windows: ws, ..summarize_sub(2060, vec![w(1.0, 1)]).unwrap() };
+        assert!((steady_samples_per_s(&r) - 1200.0 / 3.5).abs() < 1e-9);
+        let old = DdsperfThroughput { windows: vec![], samples_per_s: 7.0, ..r };
+        assert_eq!(steady_samples_per_s(&old), 7.0);
     }
 
     #[test]

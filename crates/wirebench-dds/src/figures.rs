@@ -58,10 +58,14 @@ fn figures_at(d: &DdsSection, size: usize, marshals: &[Marshal]) -> SizeFigures 
             .find(|x| x.size == size && x.marshal == Marshal::Cdr && x.round == r)
             .map(|x| x.steady_samples_per_s.unwrap_or(x.samples_per_s))
     };
-    let ddsperf_sps_at = |r: u32| d.ddsperf_throughput.iter().find(|x| x.payload_size() == size && x.round == r).map(|x| x.samples_per_s);
+    // ddsperf by the estimator of ours: samples ÷ time over its whole steady windows.
+    let ddsperf_sps_at =
+        |r: u32| d.ddsperf_throughput.iter().find(|x| x.payload_size() == size && x.round == r).map(crate::ddsperf::steady_samples_per_s);
+    let ddsperf_steady =
+        median_finite(d.ddsperf_throughput.iter().filter(|r| r.payload_size() == size).map(crate::ddsperf::steady_samples_per_s));
     let cdr_over_ddsperf = Relative {
         latency_p50: paired(&lat_at, &ddsperf_lat_at).or_else(|| ratio(lat(Marshal::Cdr), ddsperf.latency_p50_us)),
-        throughput: paired(&sps_at, &ddsperf_sps_at).or_else(|| ratio(sps(Marshal::Cdr), ddsperf.samples_per_s)),
+        throughput: paired(&sps_at, &ddsperf_sps_at).or_else(|| ratio(sps(Marshal::Cdr), ddsperf_steady)),
     };
     let seed = SeedFigures {
         latency: d.published.latency_ms.iter().filter(|r| r.size == size).map(seed_latency).collect(),
@@ -78,6 +82,40 @@ fn figures_at(d: &DdsSection, size: usize, marshals: &[Marshal]) -> SizeFigures 
         throughput: ratio(seed_mb(SEED_JSON), seed_mb(SEED_CDR)),
     };
     SizeFigures { size, ours, ddsperf, cdr_over_ddsperf, seed, seed_cdr_over_native, seed_json_over_cdr }
+}
+
+/// Ours (CDR) ÷ ddsperf per round at one payload size, for the rounds that ran both, in round
+/// order: (latency p50 ratios, steady-state throughput ratios). Their medians are
+/// [`SizeFigures::cdr_over_ddsperf`]; [`median_ci`] gives their spread.
+pub fn paired_ratios(d: &DdsSection, size: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut rounds: Vec<u32> = d.latency.iter().map(|x| x.round).chain(d.throughput.iter().map(|x| x.round)).collect();
+    rounds.sort_unstable();
+    rounds.dedup();
+    let lat = rounds.iter().filter_map(|&r| {
+        let ours = d.latency.iter().find(|x| x.size == size && x.marshal == Marshal::Cdr && x.round == r)?;
+        let theirs = d.ddsperf_latency.iter().find(|x| x.payload_size() == size && x.round == r)?;
+        Some(ours.half_rtt_us.p50 / theirs.p50).filter(|x| x.is_finite())
+    });
+    let thr = rounds.iter().filter_map(|&r| {
+        let ours = d.throughput.iter().find(|x| x.size == size && x.marshal == Marshal::Cdr && x.round == r)?;
+        let theirs = d.ddsperf_throughput.iter().find(|x| x.payload_size() == size && x.round == r)?;
+        Some(ours.steady_samples_per_s.unwrap_or(ours.samples_per_s) / crate::ddsperf::steady_samples_per_s(theirs)).filter(|x| x.is_finite())
+    });
+    (lat.collect(), thr.collect())
+}
+
+/// The median of a few paired ratios with a distribution-free interval: the order-statistic
+/// interval with at least 95 % coverage when there are enough values (6 or more), else
+/// `[min, max]` with the coverage it has (e.g. 93.75 % of 5). `(median, lo, hi, coverage)`.
+pub fn median_ci(values: &[f64]) -> Option<(f64, f64, f64, f64)> {
+    let med = median_finite(values.iter().copied())?;
+    if let Some((lo, hi, cov)) = wirebench_measure::stats::median_ci_order(values, 0.95) {
+        return Some((med, lo, hi, cov));
+    }
+    let finite: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    let lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Some((med, lo, hi, 1.0 - 2.0 * 0.5f64.powi(finite.len() as i32)))
 }
 
 /// `a ÷ b` when both are there.
@@ -219,6 +257,28 @@ mod tests {
         // medians (11 ÷ 100) would be 0.11.
         let r = f[0].cdr_over_ddsperf.latency_p50.unwrap();
         assert!((r - 1.1).abs() < 1e-9, "{r}");
+    }
+
+    #[test]
+    fn paired_ratios_and_their_interval() {
+        let s = DdsSection {
+            latency: vec![lat(1, 2048, Marshal::Cdr, 11.0), lat(2, 2048, Marshal::Cdr, 110.0), lat(3, 2048, Marshal::Cdr, 11.0)],
+            ddsperf_latency: vec![ddsperf_lat(1, 2060, 10.0), ddsperf_lat(2, 2060, 100.0), ddsperf_lat(3, 2060, 100.0)],
+            ..Default::default()
+        };
+        let (l, t) = paired_ratios(&s, 2048);
+        assert_eq!(l.len(), 3);
+        assert!((l[0] - 1.1).abs() < 1e-9 && (l[2] - 0.11).abs() < 1e-9);
+        assert!(t.is_empty());
+        // Three values: [min, max] covers 1 − 2 × 2⁻³ = 75 %.
+        let (m, lo, hi, cov) = median_ci(&l).unwrap();
+        assert!((m - 1.1).abs() < 1e-9 && (lo - 0.11).abs() < 1e-9 && (hi - 1.1).abs() < 1e-9 && cov == 0.75);
+        // Ten values: (x(2), x(9)) covers 1 − 2 × 11/1024 ≈ 97.9 % (x(3), x(8) only 89 %).
+        let v = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0];
+        let (m, lo, hi, cov) = median_ci(&v).unwrap();
+        assert_eq!((m, lo, hi), (5.5, 2.0, 9.0));
+        assert!((cov - (1.0 - 22.0 / 1024.0)).abs() < 1e-9, "{cov}");
+        assert!(median_ci(&[]).is_none());
     }
 
     /// Checks that every object's keys come in ascending order, as it reads them.

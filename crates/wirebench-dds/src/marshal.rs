@@ -50,11 +50,22 @@ impl KeyedOctets {
         KeyedOctets { key_field: "0".into(), value_field }
     }
 
-    /// Set the key to the instance number, in place (no allocation once the string has room).
+    /// Set the key to the instance number in decimal, in place (no allocation once the string
+    /// has room; digits by hand, not through `fmt`, as this runs once per sample written).
     pub fn set_key(&mut self, instance: u32) {
-        use std::fmt::Write;
+        let mut digits = [0u8; 10];
+        let (mut i, mut v) = (digits.len(), instance);
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
         self.key_field.clear();
-        let _ = write!(self.key_field, "{instance}");
+        // ASCII digits only.
+        self.key_field.extend(digits[i..].iter().map(|&d| d as char));
     }
 }
 
@@ -375,5 +386,9 @@ mod tests {
         s.set_key(7);
         assert_eq!(s.key_field, "7");
         assert_eq!(s.key_field.capacity(), cap);
+        for k in [0u32, 9, 10, 99, 100, 65_536, 999_999_999, 1_000_000_000, u32::MAX] {
+            s.set_key(k);
+            assert_eq!(s.key_field, k.to_string());
+        }
     }
 }

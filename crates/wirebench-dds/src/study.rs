@@ -136,8 +136,10 @@ impl Part for DdsPart {
         Ok(())
     }
 
+    /// A study's runs: a throughput run shorter than [`MIN_THROUGHPUT_SECS`] is run again with
+    /// more samples.
     fn run(opts: &StudyOpts) -> Result<DdsSection, PartError> {
-        Ok(measure(&plan_of(opts)?))
+        Ok(run_with(&plan_of(opts)?, MIN_THROUGHPUT_SECS, &this_binary_peer, &mut progress))
     }
 }
 
@@ -285,7 +287,9 @@ pub fn progress(msg: &str) {
     eprintln!("dds: {msg}");
 }
 
-/// Run a checked plan with the peers of [`this_binary_peer`], progress on stderr.
+/// Run a checked plan with the peers of [`this_binary_peer`], progress on stderr; throughput
+/// runs have exactly the plan's samples (`wirebench dds throughput --count`: the count asked
+/// for), a run shorter than [`MIN_THROUGHPUT_SECS`] is only said to be so.
 pub fn measure(plan: &Plan) -> DdsSection {
     run(plan, &this_binary_peer, &mut progress)
 }
@@ -301,7 +305,19 @@ struct Collected {
 }
 
 /// Run the plan; `peer` makes the peer of each run (a child process for measurements).
+/// Throughput runs have the plan's samples (see [`run_with`]).
 pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&str)) -> DdsSection {
+    run_with(plan, 0.0, peer, progress)
+}
+
+/// [`run`], where a throughput run shorter than `min_throughput_secs` is run again with more
+/// samples (see [`long_enough`]; 0: never).
+pub fn run_with(
+    plan: &Plan,
+    min_throughput_secs: f64,
+    peer: &dyn Fn() -> PeerMode,
+    progress: &mut dyn FnMut(&str),
+) -> DdsSection {
     let mut c = Collected::default();
     let mut next = 0u32;
     let mut domain = || {
@@ -336,7 +352,12 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
     let sizes: usize = plan.cases.iter().map(|c| c.sizes.len()).sum();
     let total_steps = plan.rounds.max(1) as usize * sizes * (per_size(plan.latency) + per_size(plan.throughput));
     let (started, mut step) = (std::time::Instant::now(), 0usize);
-    let mut progress = |msg: &str| {
+    // A step starts a run ([k/n] with the time left); a note says how one went.
+    let mut say = |msg: &str, next_step: bool| {
+        if !next_step {
+            progress(&format!("  {msg}"));
+            return;
+        }
         let left = wirebench_measure::progress::time_left(started, step, total_steps);
         step += 1;
         progress(&format!("[{step}/{total_steps}{}] {msg}", if left.is_empty() { String::new() } else { format!(", {left}") }));
@@ -352,7 +373,7 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
                     for ddsperf_turn in if ddsperf_first { [true, false] } else { [false, true] } {
                         if ddsperf_turn {
                             if have_ddsperf {
-                                progress(&format!("round {round}: latency {label} ddsperf"));
+                                say(&format!("round {round}: latency {label} ddsperf"), true);
                                 match ddsperf::latency(domain(), size + KEYEDSEQ_FIXED, plan.ddsperf_secs) {
                                     Ok(r) => c.ddsperf_latency.push(ddsperf::DdsperfLatency { round, ..r }),
                                     Err(e) => c.failures.push(fail(round, "ddsperf latency", size, None, e)),
@@ -360,7 +381,7 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
                             }
                         } else {
                             for &m in &plan.marshals {
-                                progress(&format!("round {round}: latency {label} {}", m.name()));
+                                say(&format!("round {round}: latency {label} {}", m.name()), true);
                                 let mut o = LatencyOpts::new(domain(), size, m);
                                 o.instances = case.instances;
                                 o.samples = case.samples;
@@ -379,7 +400,7 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
                     for ddsperf_turn in if ddsperf_first { [true, false] } else { [false, true] } {
                         if ddsperf_turn {
                             if have_ddsperf {
-                                progress(&format!("round {round}: throughput {label} ddsperf"));
+                                say(&format!("round {round}: throughput {label} ddsperf"), true);
                                 match ddsperf::throughput(domain(), size + KEYEDSEQ_FIXED, plan.ddsperf_secs) {
                                     Ok(r) => c.ddsperf_throughput.push(ddsperf::DdsperfThroughput { round, ..r }),
                                     Err(e) => c.failures.push(fail(round, "ddsperf throughput", size, None, e)),
@@ -387,7 +408,7 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
                             }
                         } else {
                             for &m in &plan.marshals {
-                                progress(&format!("round {round}: throughput {label} {}", m.name()));
+                                say(&format!("round {round}: throughput {label} {}", m.name()), true);
                                 let n = match m {
                                     Marshal::Json => case.json_throughput_samples.unwrap_or(case.throughput_samples),
                                     _ => case.throughput_samples,
@@ -396,7 +417,7 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
                                 o.instances = 1; // the seed's throughput runs name no instance count; ddsperf pub uses one key
                                 o.batch = plan.batch;
                                 o.count_allocs = plan.count_allocs;
-                                match throughput::run(&o, peer()) {
+                                match long_enough(&mut o, min_throughput_secs, &mut || peer(), &mut |msg| say(msg, false), &mut domain) {
                                     Ok(r) => c.throughput.push(throughput::ThroughputResult { round, ..r }),
                                     Err(e) => c.failures.push(fail(round, "throughput", size, Some(m), e)),
                                 }
@@ -407,7 +428,77 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
             }
         }
     }
-    section(plan, c)
+    let s = section(plan, c);
+    // Ours ÷ ddsperf per size: the paired rounds, their median and its interval.
+    for f in s.figures() {
+        let (lat, thr) = crate::figures::paired_ratios(&s, f.size);
+        for (what, v) in [("latency p50", lat), ("throughput", thr)] {
+            if let Some((m, lo, hi, cov)) = crate::figures::median_ci(&v) {
+                let list: Vec<String> = v.iter().map(|x| format!("{x:.2}")).collect();
+                say(
+                    &format!(
+                        "ours (CDR) ÷ ddsperf, {what} at {}: {m:.3}, median of {} paired rounds [{}], {:.1} % interval {lo:.3}–{hi:.3}",
+                        crate::size_label(f.size),
+                        v.len(),
+                        list.join(" "),
+                        cov * 100.0
+                    ),
+                    false,
+                );
+            }
+        }
+    }
+    s
+}
+
+/// A throughput run shorter than this says little (start-up, one scheduler hiccup): it is run
+/// again with more samples.
+pub const MIN_THROUGHPUT_SECS: f64 = 2.0;
+/// Runs of one throughput cell at most (the first and two longer ones).
+const THROUGHPUT_ATTEMPTS: u32 = 3;
+
+/// Samples for the next attempt of a run of `n` samples that took `secs`: enough for
+/// `min_secs` at the rate it had, with a quarter to spare, at most `max`; `None` when the run was
+/// long enough or cannot grow.
+pub fn longer_count(n: u64, secs: f64, min_secs: f64, max: u64) -> Option<u64> {
+    if secs >= min_secs || n >= max {
+        return None;
+    }
+    let want = (n as f64 * 1.25 * min_secs / secs.max(1e-3)).ceil();
+    Some(if want >= max as f64 { max } else { (want as u64).max(n + 1) })
+}
+
+/// Run `o` until a run lasts `min_secs` (at most [`THROUGHPUT_ATTEMPTS`] runs, each on a fresh
+/// domain, the samples scaled by [`longer_count`]; `o.samples` ends as the last run's count):
+/// the result is the last run, whose `sent` says how many samples it had. Each run's steady rate
+/// with its 95 % CI goes to `note`, and whether it was shorter than [`MIN_THROUGHPUT_SECS`].
+fn long_enough(
+    o: &mut ThroughputOpts,
+    min_secs: f64,
+    peer: &mut dyn FnMut() -> PeerMode,
+    note: &mut dyn FnMut(&str),
+    domain: &mut dyn FnMut() -> u32,
+) -> Result<throughput::ThroughputResult, crate::DdsError> {
+    let mut attempt = 1;
+    loop {
+        let (r, stats) = throughput::run_with_stats(o, peer())?;
+        let steady = r.steady_samples_per_s.unwrap_or(r.samples_per_s);
+        let ci = match stats.steady_ci95 {
+            Some((lo, hi)) => format!(" (95 % CI {lo:.0}–{hi:.0} over {} batches)", stats.batches),
+            None => String::new(),
+        };
+        let short = if r.secs < MIN_THROUGHPUT_SECS { format!("; shorter than {MIN_THROUGHPUT_SECS} s, little to go by") } else { String::new() };
+        note(&format!("{} samples in {:.2} s: {steady:.0} samples/s steady{ci}{short}", r.received, r.secs));
+        match longer_count(o.samples, r.secs, min_secs, MAX_THROUGHPUT_SAMPLES) {
+            Some(n) if attempt < THROUGHPUT_ATTEMPTS && !r.stalled => {
+                note(&format!("again with {n} samples, to last {min_secs} s"));
+                o.samples = n;
+                o.domain = domain();
+                attempt += 1;
+            }
+            _ => return Ok(r),
+        }
+    }
 }
 
 /// The section of the collected runs, with the checks, ratios and figures per size.
@@ -439,8 +530,8 @@ fn section(plan: &Plan, c: Collected) -> DdsSection {
 fn method() -> Method {
     Method {
         latency: "back-to-back ping-pong between two processes; half round trip from before marshal to after unmarshal; reliable KEEP_LAST 1; all round trips of a run pooled".into(),
-        throughput: "publisher process writes N samples flat out (reliable KEEP_ALL, resource limits 10000 samples, batching as configured; ddsperf pub's QoS); the reader takes in a data-available listener into Cyclone's reused loan (ddsperf sub's way) and unmarshals each sample into one reused value (buffer policy: reused; the writer marshals into one reused buffer); samples_per_s: time from go to the last sample unmarshalled at the reader (the seed's definition); steady_samples_per_s: after the first tenth arrived (compared with ddsperf's steady-state windows in the checks)".into(),
-        ddsperf: "ddsperf 0.10.2 ping/pong and pub/sub with size = payload + 12, same loopback configuration; median over 1-second windows".into(),
+        throughput: "publisher process writes N samples flat out (reliable KEEP_ALL, resource limits 10000 samples, batching as configured; ddsperf pub's QoS); the reader takes in a data-available listener into Cyclone's reused loan (ddsperf sub's way) and unmarshals each sample into one reused value (buffer policy: reused; the writer marshals into one reused buffer); samples_per_s: time from go to the last sample unmarshalled at the reader (the seed's definition); steady_samples_per_s: after the first tenth arrived (compared with ddsperf's steady-state windows in the checks); in a study, a run shorter than 2 s is run again with more samples (up to 3 runs; `sent` is the count of the run kept); a standalone `dds throughput` run keeps its --count and says when it was shorter".into(),
+        ddsperf: "ddsperf 0.10.2 ping/pong and pub/sub with size = payload + 12, same loopback configuration and the same process layout (two processes); its own defaults, which ours matches: reliable, KEEP_ALL, resource limits 10000 samples, batched writes (dds_write_set_batch), data-available listener taking into a reused loan, one key; samples_per_s and latency: median over 1-second windows; the throughput checks and ours ÷ ddsperf use its steady state by the estimator of ours: the samples of its whole 1-second windows (all with data but the first and the last) ÷ their time".into(),
         allocations: "Rust heap allocations per sample, writer marshal + reader unmarshal (Cyclone's C allocations not counted)".into(),
         mb: "MB = 1e6 bytes of payload".into(),
     }
@@ -473,15 +564,17 @@ fn checks(c: &Collected) -> Vec<Check> {
         }
         for t in c.throughput.iter().filter(|t| t.size == size && t.marshal == Marshal::Cdr) {
             if let Some(d) = c.ddsperf_throughput.iter().find(|d| d.round == t.round && d.size == size + KEYEDSEQ_FIXED) {
-                // Steady state against ddsperf's steady-state windows (whole run if unavailable).
+                // Steady state against ddsperf's steady state, the same estimator on both
+                // sides: samples ÷ time after the start (whole run if unavailable).
                 let ours = t.steady_samples_per_s.unwrap_or(t.samples_per_s);
-                let ratio = ours / d.samples_per_s;
+                let theirs = ddsperf::steady_samples_per_s(d);
+                let ratio = ours / theirs;
                 out.push(Check {
                     name: format!("throughput at least 0.5x of ddsperf at {}", crate::size_label(size)),
                     round: t.round,
                     size,
                     ours,
-                    ddsperf: d.samples_per_s,
+                    ddsperf: theirs,
                     unit: "samples/s".into(),
                     ratio,
                     limit: 0.5,
@@ -597,6 +690,16 @@ mod tests {
         let mut c = case(&["2k"]);
         c.json_throughput_samples = Some(0);
         assert!(bad(plan_of(&opts(vec![c]))).contains("json throughput samples must be at least 1"));
+    }
+
+    #[test]
+    fn short_throughput_runs_grow_to_the_minimum() {
+        // 100 k samples in 0.3 s: 2 s at that rate with a quarter to spare.
+        assert_eq!(longer_count(100_000, 0.3, 2.0, MAX_THROUGHPUT_SAMPLES), Some(833_334));
+        assert_eq!(longer_count(100_000, 2.0, 2.0, MAX_THROUGHPUT_SAMPLES), None, "long enough");
+        assert_eq!(longer_count(1_000, 0.0, 2.0, 50_000), Some(50_000), "capped");
+        assert_eq!(longer_count(50_000, 0.1, 2.0, 50_000), None, "cannot grow");
+        assert_eq!(longer_count(1, 1.999, 2.0, 10), Some(2), "always more than before");
     }
 
     #[test]

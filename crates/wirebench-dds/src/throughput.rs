@@ -65,6 +65,58 @@ struct SubState {
     error: Option<DdsError>,
     /// Every sample is unmarshalled into this one (buffer policy: reused).
     sample: KeyedOctets,
+    /// (samples received, when) each time another [`MARKS`]th of the run had arrived.
+    marks: Vec<(u64, Instant)>,
+    next_mark: u64,
+}
+
+/// Arrival marks per run: the steady stretch is cut into batches at these for its CI.
+const MARKS: u64 = 100;
+/// Batches of the steady stretch for the CI (fewer when the run has fewer marks).
+const CI_BATCHES: usize = 15;
+
+/// The spread of one run's steady-state rate (not in the results section: printed with the
+/// run; see [`run_with_stats`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunStats {
+    /// Bootstrap 95 % CI of `steady_samples_per_s` over consecutive batches of the steady
+    /// stretch (batch means: each batch's time per sample resampled), when there are at least
+    /// three batches.
+    pub steady_ci95: Option<(f64, f64)>,
+    pub batches: usize,
+}
+
+/// Batches of the steady stretch from the arrival marks: from the first mark at or after `warm`
+/// samples to the last mark, cut into at most `k` runs of consecutive marks; (samples, seconds)
+/// each.
+pub fn batches(marks: &[(u64, f64)], warm: u64, k: usize) -> Vec<(u64, f64)> {
+    let Some(first) = marks.iter().position(|&(n, _)| n >= warm) else { return vec![] };
+    let m = &marks[first..];
+    let gaps = m.len().saturating_sub(1);
+    if gaps == 0 || k == 0 {
+        return vec![];
+    }
+    let k = k.min(gaps);
+    (0..k)
+        .map(|b| {
+            let (i, j) = (b * gaps / k, (b + 1) * gaps / k);
+            (m[j].0 - m[i].0, m[j].1 - m[i].1)
+        })
+        .collect()
+}
+
+/// Bootstrap 95 % CI of samples ÷ time over `batches` (the batches resampled with their time
+/// per sample, the rate of a resample being 1 ÷ its mean time per sample, weighted by samples).
+/// `None` below three batches or with a batch without samples or time.
+pub fn rate_ci(batches: &[(u64, f64)], seed: u64) -> Option<(f64, f64)> {
+    if batches.len() < 3 || batches.iter().any(|&(n, t)| n == 0 || !(t > 0.0)) {
+        return None;
+    }
+    let mean_n = batches.iter().map(|b| b.0 as f64).sum::<f64>() / batches.len() as f64;
+    // Per batch: seconds it would take for the mean batch size at its own rate.
+    let per: Vec<f64> = batches.iter().map(|&(n, t)| t / n as f64 * mean_n).collect();
+    let (lo, hi) = wirebench_measure::stats::bootstrap_ci(&per, |x| mean_n * x.len() as f64 / x.iter().sum::<f64>(), seed);
+    Some((lo, hi))
 }
 
 /// Counts delivery of sequence numbers 0..n.
@@ -105,6 +157,11 @@ impl Delivery {
 
 /// Receive from a publisher started in `mode`.
 pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, DdsError> {
+    run_with_stats(opts, mode).map(|(r, _)| r)
+}
+
+/// [`run`], with the spread of its steady-state rate.
+pub fn run_with_stats(opts: &ThroughputOpts, mode: PeerMode) -> Result<(ThroughputResult, RunStats), DdsError> {
     if opts.samples == 0 || opts.samples > 1_000_000_000 {
         return Err(DdsError::Config(format!("samples must be 1..=10^9, not {}", opts.samples)));
     }
@@ -119,12 +176,15 @@ pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, Dd
             last_arrival: Instant::now(),
             error: None,
             sample: KeyedOctets::new(opts.size, 0),
+            marks: Vec::with_capacity(MARKS as usize + 2),
+            next_mark: 0,
         }),
         Condvar::new(),
     ));
     let sh = Arc::clone(&shared);
     let (marshal, size) = (opts.marshal, opts.size);
     let warm_count = (opts.samples / 10).max(1);
+    let mark_every = (opts.samples / MARKS).max(1);
     let handler = Box::new(move |t: &mut crate::Taker| {
         let (lock, cvar) = &*sh;
         let Ok(mut g) = lock.lock() else { return };
@@ -144,6 +204,10 @@ pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, Dd
                 st.last_arrival = Instant::now();
                 if st.warm_at.is_none() && st.d.received >= warm_count {
                     st.warm_at = Some((st.d.received, st.last_arrival));
+                }
+                if st.d.received >= st.next_mark {
+                    st.marks.push((st.d.received, st.last_arrival));
+                    st.next_mark = st.d.received + mark_every;
                 }
             }
             Err(e) => {
@@ -201,6 +265,10 @@ pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, Dd
         return Err(e);
     }
     let (last_arrival, baggage_bytes, warm_at) = (g.last_arrival, g.baggage_bytes, g.warm_at);
+    let mut marks: Vec<(u64, f64)> = g.marks.iter().map(|&(n, t)| (n, (t - t0).as_secs_f64())).collect();
+    if marks.last().is_some_and(|&(n, _)| n < g.d.received) {
+        marks.push((g.d.received, (last_arrival - t0).as_secs_f64()));
+    }
     let d = std::mem::replace(&mut g.d, Delivery::new(0));
     drop(g);
     let secs = (last_arrival - t0).as_secs_f64().max(1e-9);
@@ -220,7 +288,9 @@ pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, Dd
         None => (None, None),
     };
     let received = d.received;
-    Ok(ThroughputResult {
+    let b = batches(&marks, warm_at.map_or(u64::MAX, |(n, _)| n), CI_BATCHES);
+    let stats = RunStats { steady_ci95: rate_ci(&b, u64::from(opts.domain)), batches: b.len() };
+    let result = ThroughputResult {
         size: opts.size,
         marshal: opts.marshal,
         batch: opts.batch,
@@ -244,7 +314,8 @@ pub fn run(opts: &ThroughputOpts, mode: PeerMode) -> Result<ThroughputResult, Dd
         alloc_bytes_per_sample,
         stalled,
         peer: peer_report,
-    })
+    };
+    Ok((result, stats))
 }
 
 /// What [`receive_any`] saw.
@@ -298,6 +369,33 @@ pub fn publish(opts: &ThroughputOpts, linger: Duration) -> Result<PeerReport, Dd
 #[cfg(test)]
 mod tests {
     use super::Delivery;
+
+    /// Batches follow the marks of the steady stretch; the CI brackets the rate of the
+    /// stretch and widens when the batches disagree.
+    #[test]
+    fn batches_and_their_ci() {
+        use super::{batches, rate_ci};
+        // 10 samples a mark, 0.1 s each, but the 4th gap took 0.3 s; warm at 20.
+        let mut marks = vec![(0u64, 0.0f64)];
+        let mut t = 0.0;
+        for i in 1..=10u64 {
+            t += if i == 4 { 0.3 } else { 0.1 };
+            marks.push((i * 10, t));
+        }
+        let b = batches(&marks, 20, 4);
+        assert_eq!(b.len(), 4);
+        assert_eq!(b.iter().map(|x| x.0).sum::<u64>(), 80, "from the mark at 20 to the last");
+        assert!((b.iter().map(|x| x.1).sum::<f64>() - (t - 0.2)).abs() < 1e-9);
+        assert_eq!(batches(&marks, 20, 100).len(), 8, "at most one batch per gap");
+        assert!(batches(&marks, 1000, 4).is_empty() && batches(&marks[..1], 0, 4).is_empty());
+        let rate = 80.0 / (t - 0.2);
+        let (lo, hi) = rate_ci(&b, 1).unwrap();
+        assert!(lo <= rate && rate <= hi && lo < hi, "{lo} {rate} {hi}");
+        let even: Vec<(u64, f64)> = (0..6).map(|_| (10, 0.1)).collect();
+        let (lo, hi) = rate_ci(&even, 1).unwrap();
+        assert!((lo - 100.0).abs() < 1e-9 && (hi - 100.0).abs() < 1e-9, "identical batches: no spread");
+        assert!(rate_ci(&even[..2], 1).is_none() && rate_ci(&[(10, 0.1), (0, 0.1), (10, 0.1)], 1).is_none());
+    }
 
     #[test]
     fn delivery_accounting() {
