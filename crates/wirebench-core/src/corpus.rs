@@ -129,7 +129,7 @@ fn is_ndjson(p: &Path) -> bool {
 /// `.ndjson`/`.jsonl` file is one. Memory stays flat however large the files are.
 pub struct SampleStream {
     files: std::vec::IntoIter<PathBuf>,
-    current: Option<(PathBuf, BufReader<File>, usize)>,
+    current: Option<(std::sync::Arc<Path>, BufReader<File>, usize)>,
 }
 
 /// A whole text file (study, schema, data file): an I/O error as `path: error`, bytes that are
@@ -182,10 +182,29 @@ impl SampleStream {
     }
 }
 
-impl Iterator for SampleStream {
-    type Item = Result<Payload, SampleError>;
+/// One sample as read, not parsed yet: its text and where it came from. Parsing
+/// ([`RawSample::parse`]) is the costly part, so it can run on other threads.
+pub struct RawSample {
+    /// The file it came from (shared by every sample of that file).
+    pub path: std::sync::Arc<Path>,
+    /// 1-based line of an NDJSON file; `None` for a whole `.json` file.
+    pub line: Option<usize>,
+    pub text: String,
+}
 
-    fn next(&mut self) -> Option<Self::Item> {
+impl RawSample {
+    /// The sample as a payload, or the JSON error with its file, line and column.
+    pub fn parse(&self) -> Result<Payload, SampleError> {
+        Value::from_json_str(&self.text)
+            .map(|value| Payload { name: SampleStream::sample_name(&self.path, self.line), value })
+            .map_err(|e| json_error(&self.path, self.line.map_or(0, |l| l - 1), e))
+    }
+}
+
+impl SampleStream {
+    /// The next sample's text, read but not parsed (blank lines skipped; I/O and UTF-8
+    /// errors reported here, JSON errors by [`RawSample::parse`]).
+    pub fn next_raw(&mut self) -> Option<Result<RawSample, SampleError>> {
         loop {
             if let Some((path, reader, lineno)) = &mut self.current {
                 loop {
@@ -211,11 +230,7 @@ impl Iterator for SampleStream {
                     if line.trim().is_empty() {
                         continue;
                     }
-                    return Some(
-                        Value::from_json_str(&line)
-                            .map(|value| Payload { name: Self::sample_name(path, Some(*lineno)), value })
-                            .map_err(|e| json_error(path, *lineno - 1, e)),
-                    );
+                    return Some(Ok(RawSample { path: path.clone(), line: Some(*lineno), text: line }));
                 }
                 self.current = None;
             }
@@ -226,7 +241,7 @@ impl Iterator for SampleStream {
                 Err(e) => return Some(Err(io(e))),
             };
             if is_ndjson(&path) {
-                self.current = Some((path, BufReader::new(file), 0));
+                self.current = Some((path.into(), BufReader::new(file), 0));
                 continue;
             }
             let mut bytes = Vec::new();
@@ -237,12 +252,16 @@ impl Iterator for SampleStream {
                 Ok(t) => t,
                 Err(e) => return Some(Err(e)),
             };
-            return Some(
-                Value::from_json_str(&text)
-                    .map(|value| Payload { name: Self::sample_name(&path, None), value })
-                    .map_err(|e| json_error(&path, 0, e)),
-            );
+            return Some(Ok(RawSample { path: path.into(), line: None, text }));
         }
+    }
+}
+
+impl Iterator for SampleStream {
+    type Item = Result<Payload, SampleError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_raw().map(|raw| raw.and_then(|r| r.parse()))
     }
 }
 

@@ -20,6 +20,9 @@ pub enum Fidelity {
     Unsupported { reason: String },
     /// Encoding or decoding failed.
     Failed { reason: String },
+    /// Encoded, but the round trip was not checked (`size --roundtrip sample|none`: only a
+    /// systematic sample of the messages is decoded and compared).
+    Unchecked,
 }
 
 impl Fidelity {
@@ -29,6 +32,7 @@ impl Fidelity {
             Fidelity::Lossy { .. } => "lossy",
             Fidelity::Unsupported { .. } => "unsupported",
             Fidelity::Failed { .. } => "failed",
+            Fidelity::Unchecked => "unchecked",
         }
     }
 
@@ -45,6 +49,7 @@ impl Fidelity {
             },
             Fidelity::Unsupported { reason } => format!("unsupported: {reason}"),
             Fidelity::Failed { reason } => format!("failed: {reason}"),
+            Fidelity::Unchecked => "unchecked (round trip not checked for this message)".into(),
         }
     }
 

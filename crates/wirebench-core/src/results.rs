@@ -251,6 +251,10 @@ pub struct SizeAggregate {
     pub unsupported: u64,
     /// Records whose encode or decode failed.
     pub failed: u64,
+    /// Encoded records whose round trip was not checked (`size --roundtrip sample|none`); the
+    /// fidelity counts above cover the others. Absent when every record was checked.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unchecked: u64,
     /// The first problem seen, if any (lossy, unsupported or failed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_issue: Option<String>,
@@ -266,6 +270,10 @@ pub struct SizeAggregate {
     #[serde(skip)]
     #[schemars(skip)]
     sizes: std::collections::BTreeMap<u64, u64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl SizeAggregate {
@@ -297,8 +305,9 @@ impl SizeAggregate {
             Fidelity::Lossy { .. } => self.lossy += 1,
             Fidelity::Unsupported { .. } => self.unsupported += 1,
             Fidelity::Failed { .. } => self.failed += 1,
+            Fidelity::Unchecked => self.unchecked += 1,
         }
-        if self.first_issue.is_none() && row.fidelity != Fidelity::Exact {
+        if self.first_issue.is_none() && !matches!(row.fidelity, Fidelity::Exact | Fidelity::Unchecked) {
             self.first_issue = Some(format!("{}: {}", row.payload, row.fidelity.summary()));
         }
         if let Some(b) = row.bytes {

@@ -3,8 +3,10 @@
 
 use std::time::Instant;
 
-use wirebench_codecs::{Codec, CodecError};
-use wirebench_core::corpus::Payload;
+use std::borrow::Cow;
+
+use wirebench_codecs::{Codec, CodecError, Prepared, SchemaUse};
+use wirebench_core::corpus::{Payload, RawSample, SampleError};
 use wirebench_core::fidelity::{compare, Fidelity};
 use wirebench_core::results::{peak_rss_kib, RunStats, SizeAggregate, SizeRow, SizeSection};
 use wirebench_core::Schema;
@@ -25,6 +27,9 @@ pub enum SchemaSource {
 pub struct SizeMeter {
     codecs: Vec<&'static dyn Codec>,
     schema: SchemaSource,
+    /// With a fixed schema, each codec bound to it once (`None` where binding failed: that
+    /// codec then encodes message by message and reports its error on each, as unbound).
+    prepared: Vec<Option<Box<dyn Prepared>>>,
     keep_rows: bool,
     rows: Vec<SizeRow>,
     aggregates: Vec<SizeAggregate>,
@@ -34,6 +39,8 @@ pub struct SizeMeter {
     started: Instant,
     /// One message in this many gets compressed sizes (0: none).
     compress_every: u64,
+    /// One message in this many gets its round trip checked (0: none).
+    roundtrip_every: u64,
 }
 
 /// Per-thread scratch: compressors and buffers reused across payloads.
@@ -48,7 +55,17 @@ impl Worker {
         Worker { compressors: Compressors::new(), buf: Vec::with_capacity(4096), json_buf: Vec::with_capacity(4096) }
     }
 
-    fn measure(&mut self, codecs: &[&'static dyn Codec], schema: &SchemaSource, payload: &Payload, compress: bool, rows: &mut Vec<SizeRow>) {
+    #[allow(clippy::too_many_arguments)]
+    fn measure(
+        &mut self,
+        codecs: &[&'static dyn Codec],
+        schema: &SchemaSource,
+        prepared: &[Option<Box<dyn Prepared>>],
+        payload: &Payload,
+        sampled: Sampled,
+        keep: bool,
+        rows: &mut Vec<SizeRow>,
+    ) {
         self.json_buf.clear();
         serde_json::to_writer(&mut self.json_buf, &payload.value).expect("a Value always serializes to JSON");
         let json_bytes = self.json_buf.len() as u64;
@@ -60,11 +77,31 @@ impl Worker {
                 &inferred
             }
         };
-        for codec in codecs {
-            let comp = compress.then_some(&mut self.compressors);
-            rows.push(measure_one(*codec, payload, schema, json_bytes, &mut self.buf, comp));
+        // Per payload (built-in corpora): each codec bound to this payload's own schema.
+        let own: Vec<Option<Box<dyn Prepared>>>;
+        let prepared = if prepared.is_empty() {
+            own = prepare_all(codecs, schema);
+            &own
+        } else {
+            prepared
+        };
+        for (codec, bound) in codecs.iter().zip(prepared) {
+            let comp = sampled.compress.then_some(&mut self.compressors);
+            rows.push(measure_one(*codec, bound.as_deref(), payload, schema, json_bytes, &mut self.buf, comp, sampled.roundtrip, keep));
         }
     }
+}
+
+/// Which of the sampled steps a message gets.
+#[derive(Clone, Copy)]
+struct Sampled {
+    compress: bool,
+    roundtrip: bool,
+}
+
+/// Each codec bound to `schema` (schemaless codecs to none).
+fn prepare_all(codecs: &[&'static dyn Codec], schema: &Schema) -> Vec<Option<Box<dyn Prepared>>> {
+    codecs.iter().map(|c| c.prepare((c.info().schema != SchemaUse::None).then_some(schema)).ok()).collect()
 }
 
 /// Below this many payloads a batch is measured on one thread.
@@ -74,9 +111,14 @@ impl SizeMeter {
     pub fn new(codecs: Vec<&'static dyn Codec>, schema: SchemaSource, keep_rows: bool) -> SizeMeter {
         let aggregates = codecs.iter().map(|c| SizeAggregate::new(c.info().id)).collect();
         let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 16);
+        let prepared = match &schema {
+            SchemaSource::Fixed(s) => prepare_all(&codecs, s),
+            SchemaSource::PerPayload => Vec::new(),
+        };
         SizeMeter {
             codecs,
             schema,
+            prepared,
             keep_rows,
             rows: Vec::new(),
             aggregates,
@@ -85,7 +127,15 @@ impl SizeMeter {
             input_bytes: 0,
             started: Instant::now(),
             compress_every: 1,
+            roundtrip_every: 1,
         }
+    }
+
+    /// Check the round trip of one message in `k` (0: none; default 1, every message). The
+    /// others are encoded only, and counted as unchecked.
+    pub fn roundtrip_every(mut self, k: u64) -> SizeMeter {
+        self.roundtrip_every = k;
+        self
     }
 
     /// Compress one message in `k` (0: none; default 1, every message).
@@ -106,50 +156,71 @@ impl SizeMeter {
 
     /// Measure a batch of payloads in every codec (in parallel when the batch is large).
     pub fn add_batch(&mut self, batch: &[Payload]) {
-        let (codecs, schema) = (&self.codecs, &self.schema);
+        let r: Result<(), SampleError> = self.measure_batch(batch, |p| Ok(Cow::Borrowed(p)));
+        r.expect("payloads already parsed");
+    }
+
+    /// Parse and measure a batch of samples as read (parsing on the worker threads too). The
+    /// first sample that is not JSON, in input order, is the error.
+    pub fn add_raw_batch(&mut self, batch: &[RawSample]) -> Result<(), SampleError> {
+        self.measure_batch(batch, |r| r.parse().map(Cow::Owned))
+    }
+
+    fn measure_batch<T: Sync>(
+        &mut self,
+        batch: &[T],
+        payload: impl Fn(&T) -> Result<Cow<'_, Payload>, SampleError> + Sync,
+    ) -> Result<(), SampleError> {
+        let (codecs, schema, prepared, keep) = (&self.codecs, &self.schema, &self.prepared, self.keep_rows);
         let per_chunk = batch.len().div_ceil(self.workers.len()).max(PARALLEL_MIN);
         // The message's index in the whole run decides whether it is compressed, so the sample
         // does not depend on batches or threads.
-        let (first, every) = (self.records, self.compress_every);
-        let compress = move |i: usize| every > 0 && (first + i as u64) % every == 0;
-        let mut chunks: Vec<Vec<SizeRow>> = Vec::new();
-        if batch.len() < 2 * PARALLEL_MIN || self.workers.len() == 1 {
-            let mut rows = Vec::with_capacity(batch.len() * codecs.len());
-            for (i, p) in batch.iter().enumerate() {
-                self.workers[0].measure(codecs, schema, p, compress(i), &mut rows);
+        let (first, every, rt_every) = (self.records, self.compress_every, self.roundtrip_every);
+        let pick = |k: u64, i: usize| k > 0 && (first + i as u64) % k == 0;
+        let sampled = move |i: usize| Sampled { compress: pick(every, i), roundtrip: pick(rt_every, i) };
+        // A chunk's rows, how many payloads they cover, and the error that stopped it.
+        type Chunk = (Vec<SizeRow>, u64, Option<SampleError>);
+        let run = |worker: &mut Worker, chunk: &[T], offset: usize| -> Chunk {
+            let mut rows = Vec::with_capacity(chunk.len() * codecs.len());
+            for (i, item) in chunk.iter().enumerate() {
+                match payload(item) {
+                    Ok(p) => worker.measure(codecs, schema, prepared, &p, sampled(offset + i), keep, &mut rows),
+                    Err(e) => return (rows, i as u64, Some(e)),
+                }
             }
-            chunks.push(rows);
+            (rows, chunk.len() as u64, None)
+        };
+        let mut chunks: Vec<Chunk> = Vec::new();
+        if batch.len() < 2 * PARALLEL_MIN || self.workers.len() == 1 {
+            chunks.push(run(&mut self.workers[0], batch, 0));
         } else {
             std::thread::scope(|scope| {
+                let run = &run;
                 let handles: Vec<_> = batch
                     .chunks(per_chunk)
                     .enumerate()
                     .zip(self.workers.iter_mut())
-                    .map(|((c, chunk), worker)| {
-                        scope.spawn(move || {
-                            let mut rows = Vec::with_capacity(chunk.len() * codecs.len());
-                            for (i, p) in chunk.iter().enumerate() {
-                                worker.measure(codecs, schema, p, compress(c * per_chunk + i), &mut rows);
-                            }
-                            rows
-                        })
-                    })
+                    .map(|((c, chunk), worker)| scope.spawn(move || run(worker, chunk, c * per_chunk)))
                     .collect();
                 for h in handles {
                     chunks.push(h.join().expect("size worker panicked"));
                 }
             });
         }
-        self.records += batch.len() as u64;
         let n = self.codecs.len();
-        for rows in chunks {
+        for (rows, payloads, err) in chunks {
+            self.records += payloads;
             for (i, row) in rows.into_iter().enumerate() {
                 self.aggregates[i % n].add(&row);
                 if self.keep_rows {
                     self.rows.push(row);
                 }
             }
+            if let Some(e) = err {
+                return Err(e);
+            }
         }
+        Ok(())
     }
 
     /// The finished section.
@@ -179,19 +250,45 @@ impl SizeMeter {
     }
 }
 
+/// One payload in one codec (through its binding when it has one). Rows that are only
+/// folded into the aggregates (`keep` false) name their payload only when it is not exact
+/// (the aggregate keeps the first issue), and leave codec and path empty.
+#[allow(clippy::too_many_arguments)]
 fn measure_one(
     codec: &dyn Codec,
+    bound: Option<&dyn Prepared>,
     payload: &Payload,
     schema: &Schema,
     json_bytes: u64,
     buf: &mut Vec<u8>,
     comp: Option<&mut Compressors>,
+    roundtrip: bool,
+    keep: bool,
+) -> SizeRow {
+    let mut row = measure_row(codec, bound, payload, schema, json_bytes, buf, comp, roundtrip, keep);
+    if !keep && row.fidelity != Fidelity::Exact {
+        row.payload = payload.name.clone();
+    }
+    row
+}
+
+#[allow(clippy::too_many_arguments)]
+fn measure_row(
+    codec: &dyn Codec,
+    bound: Option<&dyn Prepared>,
+    payload: &Payload,
+    schema: &Schema,
+    json_bytes: u64,
+    buf: &mut Vec<u8>,
+    comp: Option<&mut Compressors>,
+    roundtrip: bool,
+    keep: bool,
 ) -> SizeRow {
     let info = codec.info();
     let mut row = SizeRow {
-        payload: payload.name.clone(),
-        codec: info.id.to_string(),
-        path: "dynamic".into(),
+        payload: if keep { payload.name.clone() } else { String::new() },
+        codec: if keep { info.id.to_string() } else { String::new() },
+        path: if keep { "dynamic".into() } else { String::new() },
         bytes: None,
         json_bytes,
         ratio_to_json: None,
@@ -201,7 +298,11 @@ fn measure_one(
     };
     let schema = (info.schema != wirebench_codecs::SchemaUse::None).then_some(schema);
     buf.clear();
-    if let Err(e) = codec.encode(&payload.value, schema, buf) {
+    let encoded = match bound {
+        Some(b) => b.encode(&payload.value, buf),
+        None => codec.encode(&payload.value, schema, buf),
+    };
+    if let Err(e) = encoded {
         row.fidelity = match e {
             CodecError::Unsupported(r) => Fidelity::Unsupported { reason: r },
             CodecError::Schema(m) => Fidelity::Unsupported { reason: m.to_string() },
@@ -216,7 +317,15 @@ fn measure_one(
         row.zstd_bytes = comp.zstd_len(buf);
         row.deflate_bytes = comp.deflate_len(buf);
     }
-    row.fidelity = match codec.decode(buf, schema) {
+    if !roundtrip {
+        row.fidelity = Fidelity::Unchecked;
+        return row;
+    }
+    let decoded = match bound {
+        Some(b) => b.decode(buf),
+        None => codec.decode(buf, schema),
+    };
+    row.fidelity = match decoded {
         Ok(back) => Fidelity::from_losses(compare(&payload.value, &back)),
         Err(e) => Fidelity::Failed { reason: format!("round trip: {e}") },
     };
@@ -284,5 +393,44 @@ mod tests {
         let s = m.finish("t");
         assert_eq!(s.rows[0].fidelity.label(), "unsupported");
         assert_eq!(s.aggregates[0].unsupported, 1);
+    }
+
+    /// A sampled round trip checks every k-th message (by its index in the run, whatever the
+    /// batches), encodes and sizes the others, and counts them as unchecked; an encode error
+    /// is still found on every message.
+    #[test]
+    fn a_sampled_round_trip_checks_every_kth_message() {
+        let codecs: Vec<_> = ["pson", "protoson", "bson"].iter().map(|c| wirebench_codecs::find(c).unwrap()).collect();
+        let payloads: Vec<Payload> = (0..300)
+            .map(|i| Payload {
+                name: format!("p{i}"),
+                value: if i == 7 { wirebench_core::Value::UInt(i) } else { wirebench_core::Value::from_json_str(&format!(r#"{{"i":{i},"f":2.3}}"#)).unwrap() },
+            })
+            .collect();
+        let schema = Schema::infer(payloads.iter().skip(8).map(|p| &p.value));
+        let mut all = SizeMeter::new(codecs.clone(), SchemaSource::Fixed(schema.clone()), false);
+        let mut some = SizeMeter::new(codecs.clone(), SchemaSource::Fixed(schema.clone()), true).roundtrip_every(10);
+        let mut none = SizeMeter::new(codecs, SchemaSource::Fixed(schema), false).roundtrip_every(0);
+        all.add_batch(&payloads);
+        for chunk in payloads.chunks(64) {
+            some.add_batch(chunk);
+        }
+        none.add_batch(&payloads);
+        let (all, some, none) = (all.finish("t"), some.finish("t"), none.finish("t"));
+        for (a, (s, n)) in all.aggregates.iter().zip(some.aggregates.iter().zip(&none.aggregates)) {
+            // Sizes are the same whatever is checked.
+            assert_eq!((a.bytes_total, a.encoded), (s.bytes_total, s.encoded), "{}", a.codec);
+            assert_eq!((a.bytes_total, a.encoded), (n.bytes_total, n.encoded), "{}", a.codec);
+            assert_eq!(a.unchecked, 0);
+            assert_eq!(s.exact + s.lossy + s.failed + s.unchecked + s.unsupported, 300, "{}", a.codec);
+            assert_eq!((n.exact, n.lossy, n.failed), (0, 0, 0), "{}", a.codec);
+        }
+        // Protoson rounds 2.3 to float32: lossy on each checked message (0, 10, ..., 290).
+        let pro = &some.aggregates[1];
+        assert_eq!((pro.lossy, pro.unchecked), (30, 270));
+        // BSON refuses the scalar root of message 7 whether or not it is checked.
+        assert_eq!((some.aggregates[2].unsupported, none.aggregates[2].unsupported), (1, 1));
+        let rows: Vec<_> = some.rows.iter().filter(|r| r.codec == "pson").map(|r| r.fidelity.label()).collect();
+        assert_eq!(rows[..12], ["exact", "unchecked", "unchecked", "unchecked", "unchecked", "unchecked", "unchecked", "unchecked", "unchecked", "unchecked", "exact", "unchecked"]);
     }
 }

@@ -496,7 +496,9 @@ fn render_size(s: &SizeSection, ctx: &Ctx) -> Section {
             ratio_fmt(lo.ratio_to_json.unwrap()),
             esc(&hi.codec),
             ratio_fmt(hi.ratio_to_json.unwrap()),
-            if issues == 0 {
+            if let Some(note) = crate::size::roundtrip_note(s) {
+                format!("{issues} round trips not exact; {note}")
+            } else if issues == 0 {
                 "every round trip exact".to_string()
             } else {
                 format!("{issues} round trips not exact (see the notes)")
@@ -617,7 +619,7 @@ fn render_size(s: &SizeSection, ctx: &Ctx) -> Section {
             // Reason → payloads, in order of first appearance.
             let mut reasons: Vec<(String, Vec<&str>)> = Vec::new();
             let mut n = 0;
-            for r in s.rows.iter().filter(|r| &r.codec == c && r.fidelity.label() != "exact") {
+            for r in s.rows.iter().filter(|r| &r.codec == c && !matches!(r.fidelity.label(), "exact" | "unchecked")) {
                 n += 1;
                 let why = r.fidelity.summary();
                 match reasons.iter_mut().find(|(w, _)| *w == why) {
@@ -649,8 +651,13 @@ fn render_size(s: &SizeSection, ctx: &Ctx) -> Section {
         b.push_str(&seed001_size_claims(s));
     }
     b.push_str("<h3>Fidelity notes</h3>\n");
-    if notes.is_empty() {
+    if let Some(note) = crate::size::roundtrip_note(s) {
+        let _ = writeln!(b, "<p class=\"note\">{}</p>", esc(&note));
+    }
+    if notes.is_empty() && crate::size::roundtrip_note(s).is_none() {
         b.push_str("<p class=\"note\">Every payload decoded back to exactly its input in every codec.</p>\n");
+    } else if notes.is_empty() {
+        b.push_str("<p class=\"note\">Every checked payload decoded back to exactly its input in every codec.</p>\n");
     } else {
         let _ = writeln!(b, "<ul class=\"notes\">\n{}\n</ul>", notes.join("\n"));
     }

@@ -35,7 +35,7 @@ pub fn matrix(s: &SizeSection) -> Table {
         for c in &codecs {
             let cell = s.rows.iter().find(|r| r.payload == p && r.codec == *c).map(|r| {
                 let mark = match r.fidelity.label() {
-                    "exact" => "",
+                    "exact" | "unchecked" => "",
                     "lossy" => "~",
                     _ => "!",
                 };
@@ -102,6 +102,21 @@ fn compression_note(s: &SizeSection) -> Option<String> {
     })
 }
 
+/// How many messages had their round trip checked, when not every one (`--roundtrip`).
+pub fn roundtrip_note(s: &SizeSection) -> Option<String> {
+    let a = s.aggregates.iter().find(|a| a.unchecked > 0)?;
+    let checked = a.encoded.saturating_sub(a.unchecked);
+    Some(if checked == 0 {
+        "round trip: not checked (--roundtrip none); exact, lossy and failed count nothing, sizes cover every message.".into()
+    } else {
+        format!(
+            "round trip: {checked} of {} encoded messages checked (a systematic sample, every {}th); exact, lossy and failed count those (--roundtrip all for every message).",
+            a.encoded,
+            a.encoded.div_ceil(checked)
+        )
+    })
+}
+
 fn notes(s: &SizeSection) -> Vec<String> {
     s.aggregates
         .iter()
@@ -147,7 +162,7 @@ pub fn render(results: &Results, output: Output) -> String {
                 out.push_str(if md { "\n`~` lossy round trip, `!` not encoded (see notes)\n\n" } else { "~ lossy round trip, ! not encoded (see notes)\n\n" });
             }
             out.push_str(&render(&summary(s)));
-            if let Some(c) = compression_note(s) {
+            for c in compression_note(s).into_iter().chain(roundtrip_note(s)) {
                 out.push_str(&format!("{}{c}\n", if md { "\n" } else { "" }));
             }
             let n = notes(s);
@@ -197,7 +212,7 @@ fn csv(s: &SizeSection) -> String {
     out.push_str(&record(&[
         "codec", "records", "encoded", "bytes_total", "bytes_mean", "ratio_to_json", "zstd_bytes_total",
         "deflate_bytes_total", "exact", "lossy", "unsupported", "failed", "first_issue", "bytes_p50", "bytes_p90",
-        "bytes_p99", "bytes_max", "compressed",
+        "bytes_p99", "bytes_max", "compressed", "unchecked",
     ]));
     for a in &s.aggregates {
         out.push_str(&record(&[
@@ -219,6 +234,7 @@ fn csv(s: &SizeSection) -> String {
             opt_csv(a.bytes_p99),
             opt_csv(a.bytes_max),
             a.compressed_records().to_string(),
+            a.unchecked.to_string(),
         ]));
     }
     out

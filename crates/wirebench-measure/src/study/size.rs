@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use wirebench_codecs::SchemaUse;
-use wirebench_core::corpus::{self, SampleStream};
+use wirebench_core::corpus::{self, RawSample, SampleStream};
 use wirebench_core::part::{Part, PartError};
 use wirebench_core::results::SizeSection;
 use wirebench_core::Schema;
@@ -13,8 +13,8 @@ use wirebench_core::Schema;
 use super::inputs::*;
 use crate::size::{SchemaSource, SizeMeter};
 
-/// Samples measured per batch when streaming files.
-const SAMPLE_BATCH: usize = 1024;
+/// Samples read per batch when streaming files (parsed and measured on every core).
+const SAMPLE_BATCH: usize = 4096;
 
 /// What the size measurement measures (command-line options, or a study's `[size]` table).
 #[derive(clap::Args, serde::Deserialize, serde::Serialize, Clone, Debug, Default)]
@@ -53,9 +53,15 @@ pub struct SizeOpts {
     /// `none` (raw sizes only). Default: all for a built-in corpus, sample for --samples.
     #[arg(long, value_enum)]
     pub compress: Option<Compress>,
+    /// Round-trip check (decode and compare): `all` messages (default), a systematic `sample`
+    /// (every k-th message, about 2,000 of them) or `none`; sizes always cover every message,
+    /// and an encode error is found on every message. The fidelity counts then cover the
+    /// checked messages and the rest are counted as unchecked.
+    #[arg(long, value_enum)]
+    pub roundtrip: Option<Compress>,
 }
 
-/// Which messages get compressed sizes.
+/// Which messages get compressed sizes (`--compress`) or their round trip checked (`--roundtrip`).
 #[derive(clap::ValueEnum, serde::Deserialize, serde::Serialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Compress {
@@ -106,6 +112,7 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
         "zstd_level": crate::compress::ZSTD_LEVEL,
         "deflate_level": crate::compress::DEFLATE_LEVEL,
         "compress": args.compress,
+        "roundtrip": args.roundtrip,
     });
     let section = if args.samples.is_empty() {
         let name = args.corpus.as_deref().unwrap_or("pson-paper");
@@ -115,48 +122,75 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
             None => SchemaSource::PerPayload,
         };
         let payloads = corpus.payloads();
-        let every = compress_every(args.compress.unwrap_or(Compress::All), payloads.len() as u64);
-        let mut meter = SizeMeter::new(codecs, source, true).compress_every(every);
+        let n = payloads.len() as u64;
+        let every = compress_every(args.compress.unwrap_or(Compress::All), n);
+        let rt_every = compress_every(args.roundtrip.unwrap_or(Compress::All), n);
+        let mut meter = SizeMeter::new(codecs, source, true).compress_every(every).roundtrip_every(rt_every);
         for p in payloads {
             meter.add(&p);
         }
         meter.finish(name)
     } else {
         let policy = args.compress.unwrap_or(Compress::Sample);
+        let rt_policy = args.roundtrip.unwrap_or(Compress::All);
         // Pass 1 (only when needed): infer one schema from all samples, streaming; it also
         // counts them, for the compression sample. Without it the lines are counted.
         let (schema, records) = match given_schema {
             None if needs_schema => {
                 let mut inf = wirebench_core::schema::Inferrer::default();
                 let mut n = 0u64;
-                for item in SampleStream::open(&args.samples).map_err(sample_error)? {
-                    inf.add(&item.map_err(sample_error)?.value);
-                    n += 1;
+                let mut stream = SampleStream::open(&args.samples).map_err(sample_error)?;
+                // Parsed on every core, inferred in input order (the same schema as one by one).
+                while let Some(batch) = raw_batch(&mut stream)? {
+                    for p in parse_parallel(&batch)? {
+                        inf.add(&p.value);
+                        n += 1;
+                    }
                 }
                 (inf.finish(), n)
             }
             given => {
-                let n = if policy == Compress::Sample { count_samples(&args.samples)? } else { 0 };
+                let sampled = policy == Compress::Sample || rt_policy == Compress::Sample;
+                let n = if sampled { count_samples(&args.samples)? } else { 0 };
                 (given.unwrap_or(Schema { tag: "wirebench-schema/1".into(), root: wirebench_core::Type::Any }), n)
             }
         };
-        let mut meter =
-            SizeMeter::new(codecs, SchemaSource::Fixed(schema), args.per_record).compress_every(compress_every(policy, records));
+        let mut meter = SizeMeter::new(codecs, SchemaSource::Fixed(schema), args.per_record)
+            .compress_every(compress_every(policy, records))
+            .roundtrip_every(compress_every(rt_policy, records));
         let files = corpus::expand_paths(&args.samples).map_err(sample_error)?;
         meter.add_input_bytes(files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum());
-        // Bounded batches keep memory flat and let the meter use every core.
-        let mut batch = Vec::with_capacity(SAMPLE_BATCH);
-        for item in SampleStream::open(&args.samples).map_err(sample_error)? {
-            batch.push(item.map_err(sample_error)?);
-            if batch.len() == SAMPLE_BATCH {
-                meter.add_batch(&batch);
-                batch.clear();
-            }
+        // Bounded batches keep memory flat and let the meter parse and measure on every core.
+        let mut stream = SampleStream::open(&args.samples).map_err(sample_error)?;
+        while let Some(batch) = raw_batch(&mut stream)? {
+            meter.add_raw_batch(&batch).map_err(sample_error)?;
         }
-        meter.add_batch(&batch);
         meter.finish("samples")
     };
     Ok((section, config))
+}
+
+/// The next samples as read (at most [`SAMPLE_BATCH`]); `None` at the end.
+fn raw_batch(stream: &mut SampleStream) -> Result<Option<Vec<RawSample>>, PartError> {
+    let mut batch = Vec::with_capacity(SAMPLE_BATCH);
+    while batch.len() < SAMPLE_BATCH {
+        match stream.next_raw() {
+            Some(r) => batch.push(r.map_err(sample_error)?),
+            None => break,
+        }
+    }
+    Ok((!batch.is_empty()).then_some(batch))
+}
+
+/// Parse samples on every core; the first that is not JSON, in input order, is the error.
+fn parse_parallel(batch: &[RawSample]) -> Result<Vec<wirebench_core::corpus::Payload>, PartError> {
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 16);
+    let per = batch.len().div_ceil(threads).max(256);
+    let parsed: Vec<Vec<_>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = batch.chunks(per).map(|c| scope.spawn(move || c.iter().map(RawSample::parse).collect())).collect();
+        handles.into_iter().map(|h| h.join().expect("parse worker panicked")).collect()
+    });
+    parsed.into_iter().flatten().map(|r| r.map_err(sample_error)).collect()
 }
 
 /// How many samples the files hold: a `.json` file one, an NDJSON file one per non-blank line
