@@ -327,7 +327,7 @@ mod tests {
         twenty.push(f64::NAN);
         let (lo, hi, c) = median_ci_order(&twenty, 0.95).unwrap();
         assert_eq!((lo, hi), (6.0, 15.0));
-        assert!(c >= 0.95 && c < 0.97, "{c}");
+        assert!((0.95..0.97).contains(&c), "{c}");
         assert_eq!(median_ci_order(&[], 0.95), None);
     }
 

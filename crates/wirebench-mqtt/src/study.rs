@@ -997,7 +997,7 @@ impl Rounds {
         if done >= self.max_reps || within_target || self.ci_target.is_none() {
             return false;
         }
-        self.budget_s.is_none_or(|b| elapsed_s + last_s <= b)
+        self.budget_s.map_or(true, |b| elapsed_s + last_s <= b)
     }
 }
 
@@ -1323,11 +1323,14 @@ pub fn published() -> Published {
     }
 }
 
+/// A ratio: its median, its 95 % interval, and how it was taken.
+type PairedRatio = (f64, Option<(f64, f64)>, String);
+
 /// UADP ÷ JSON msgs/s from paired runs: the i-th repetitions of the two cases ran in the same
 /// round, next to each other, in alternating order (A B B A …). The median of the per-round
 /// ratios, its 95 % interval (order statistics) and a sentence saying how it was taken and
 /// what it shows.
-fn paired_ratio(uadp: &[f64], json: &[f64], run_s: Option<f64>) -> Option<(f64, Option<(f64, f64)>, String)> {
+fn paired_ratio(uadp: &[f64], json: &[f64], run_s: Option<f64>) -> Option<PairedRatio> {
     let ratios: Vec<f64> = uadp.iter().zip(json).filter(|(_, j)| **j > 0.0).map(|(u, j)| u / j).collect();
     let m = median_of(&ratios)?;
     let ci = ci95(&ratios);
