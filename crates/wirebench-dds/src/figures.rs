@@ -84,20 +84,21 @@ fn figures_at(d: &DdsSection, size: usize, marshals: &[Marshal]) -> SizeFigures 
     SizeFigures { size, ours, ddsperf, cdr_over_ddsperf, seed, seed_cdr_over_native, seed_json_over_cdr }
 }
 
-/// Ours (CDR) ÷ ddsperf per round at one payload size, for the rounds that ran both, in round
-/// order: (latency p50 ratios, steady-state throughput ratios). Their medians are
-/// [`SizeFigures::cdr_over_ddsperf`]; [`median_ci`] gives their spread.
-pub fn paired_ratios(d: &DdsSection, size: usize) -> (Vec<f64>, Vec<f64>) {
+/// Ours with `marshal` ÷ ddsperf per round at one payload size, for the rounds that ran both,
+/// in round order: (latency p50 ratios, steady-state throughput ratios). With CDR their medians
+/// are [`SizeFigures::cdr_over_ddsperf`]; [`median_ci`] gives their spread. (With `raw` our
+/// baggage is ddsperf's byte for byte: the same traffic, our code path alone.)
+pub fn paired_ratios(d: &DdsSection, size: usize, marshal: Marshal) -> (Vec<f64>, Vec<f64>) {
     let mut rounds: Vec<u32> = d.latency.iter().map(|x| x.round).chain(d.throughput.iter().map(|x| x.round)).collect();
     rounds.sort_unstable();
     rounds.dedup();
     let lat = rounds.iter().filter_map(|&r| {
-        let ours = d.latency.iter().find(|x| x.size == size && x.marshal == Marshal::Cdr && x.round == r)?;
+        let ours = d.latency.iter().find(|x| x.size == size && x.marshal == marshal && x.round == r)?;
         let theirs = d.ddsperf_latency.iter().find(|x| x.payload_size() == size && x.round == r)?;
         Some(ours.half_rtt_us.p50 / theirs.p50).filter(|x| x.is_finite())
     });
     let thr = rounds.iter().filter_map(|&r| {
-        let ours = d.throughput.iter().find(|x| x.size == size && x.marshal == Marshal::Cdr && x.round == r)?;
+        let ours = d.throughput.iter().find(|x| x.size == size && x.marshal == marshal && x.round == r)?;
         let theirs = d.ddsperf_throughput.iter().find(|x| x.payload_size() == size && x.round == r)?;
         Some(ours.steady_samples_per_s.unwrap_or(ours.samples_per_s) / crate::ddsperf::steady_samples_per_s(theirs)).filter(|x| x.is_finite())
     });
@@ -266,7 +267,8 @@ mod tests {
             ddsperf_latency: vec![ddsperf_lat(1, 2060, 10.0), ddsperf_lat(2, 2060, 100.0), ddsperf_lat(3, 2060, 100.0)],
             ..Default::default()
         };
-        let (l, t) = paired_ratios(&s, 2048);
+        let (l, t) = paired_ratios(&s, 2048, Marshal::Cdr);
+        assert!(paired_ratios(&s, 2048, Marshal::Json).0.is_empty());
         assert_eq!(l.len(), 3);
         assert!((l[0] - 1.1).abs() < 1e-9 && (l[2] - 0.11).abs() < 1e-9);
         assert!(t.is_empty());

@@ -429,22 +429,25 @@ pub fn run_with(
         }
     }
     let s = section(plan, c);
-    // Ours ÷ ddsperf per size: the paired rounds, their median and its interval.
+    // Ours ÷ ddsperf per size and marshalling: the paired rounds, their median and its interval.
     for f in s.figures() {
-        let (lat, thr) = crate::figures::paired_ratios(&s, f.size);
-        for (what, v) in [("latency p50", lat), ("throughput", thr)] {
-            if let Some((m, lo, hi, cov)) = crate::figures::median_ci(&v) {
-                let list: Vec<String> = v.iter().map(|x| format!("{x:.2}")).collect();
-                say(
-                    &format!(
-                        "ours (CDR) ÷ ddsperf, {what} at {}: {m:.3}, median of {} paired rounds [{}], {:.1} % interval {lo:.3}–{hi:.3}",
-                        crate::size_label(f.size),
-                        v.len(),
-                        list.join(" "),
-                        cov * 100.0
-                    ),
-                    false,
-                );
+        for &m in &plan.marshals {
+            let (lat, thr) = crate::figures::paired_ratios(&s, f.size, m);
+            for (what, v) in [("latency p50", lat), ("throughput", thr)] {
+                if let Some((med, lo, hi, cov)) = crate::figures::median_ci(&v) {
+                    let list: Vec<String> = v.iter().map(|x| format!("{x:.2}")).collect();
+                    say(
+                        &format!(
+                            "ours ({}) ÷ ddsperf, {what} at {}: {med:.3}, median of {} paired rounds [{}], {:.1} % interval {lo:.3}–{hi:.3}",
+                            m.name(),
+                            crate::size_label(f.size),
+                            v.len(),
+                            list.join(" "),
+                            cov * 100.0
+                        ),
+                        false,
+                    );
+                }
             }
         }
     }
