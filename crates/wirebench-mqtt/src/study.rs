@@ -80,9 +80,10 @@ pub struct StudyOpts {
     /// Messages per throughput run (the starting count when `min_run_s` is set).
     pub messages: u64,
     /// Throughput: the shortest repetition, seconds (0..=600). Each case first runs each side
-    /// once with `messages` (not counted: calibration and warm-up), then sends enough messages
-    /// that a repetition at the faster side's rate lasts at least this long. 0 (the default):
-    /// `messages` as given.
+    /// once with `messages` (not counted: calibration and warm-up; once more with the count it
+    /// gave when that run lasted under half the minimum), then sends enough messages that a
+    /// repetition at the fastest rate seen lasts at least this long. 0 (the default): `messages`
+    /// as given.
     pub min_run_s: f64,
     /// Throughput: the most repetitions (`reps`..=100) when a 95 % interval is still wider
     /// than `ci_target`; 0 (the default): exactly `reps`.
@@ -1030,6 +1031,12 @@ fn calibrated_messages(given: u64, rate: f64, min_run_s: f64) -> u64 {
     given.max(n.min(1e9) as u64)
 }
 
+/// Whether a calibration pass whose shortest run took `shortest_s` is good enough: it lasted
+/// at least half the minimum, or the count it gives (`n`) is the count it ran with.
+fn calibration_settled(shortest_s: f64, min_s: f64, n: u64, ran: u64) -> bool {
+    shortest_s >= min_s / 2.0 || n == ran
+}
+
 /// One throughput case while its rounds run.
 struct Case<'a> {
     broker: &'a Broker,
@@ -1105,9 +1112,25 @@ fn throughput_rounds(
     }
     if let Some(min_s) = rounds.min_run_s {
         for c in &mut cs {
-            let ours = c.run_ours()?.0.subscriber.msgs_per_s;
-            let bare = if baseline { c.run_bare().map_or(0.0, |(r, _)| r.subscriber.msgs_per_s) } else { 0.0 };
-            c.cfg.messages = calibrated_messages(c.cfg.messages, ours.max(bare), min_s);
+            // A calibration run much shorter than the minimum is mostly start-up and a poor
+            // estimate of the rate: then once more with the count it gave, and the fastest
+            // rate seen sets the count.
+            let mut fastest = 0.0f64;
+            for pass in 0..2 {
+                let o = c.run_ours()?.0;
+                let mut shortest = o.subscriber.seconds;
+                fastest = fastest.max(o.subscriber.msgs_per_s);
+                if let Some((b, _)) = baseline.then(|| c.run_bare()).flatten() {
+                    shortest = shortest.min(b.subscriber.seconds);
+                    fastest = fastest.max(b.subscriber.msgs_per_s);
+                }
+                let n = calibrated_messages(c.cfg.messages, fastest, min_s);
+                let settled = calibration_settled(shortest, min_s, n, c.cfg.messages);
+                c.cfg.messages = n;
+                if settled || pass == 1 {
+                    break;
+                }
+            }
             if progress {
                 eprintln!("  throughput {} qos {}: {} messages per repetition", c.payload.label, c.cfg.qos.level(), c.cfg.messages);
             }
@@ -1593,6 +1616,10 @@ mod tests {
         assert_eq!(calibrated_messages(20_000, 0.0, 0.5), 20_000);
         assert_eq!(calibrated_messages(20_000, f64::NAN, 0.5), 20_000);
         assert_eq!(calibrated_messages(1, 1e12, 600.0), 1_000_000_000, "capped at the run's limit of 1e9");
+        // A 70 ms calibration run for a 0.5 s minimum is run again at its count; 0.3 s is enough.
+        assert!(!calibration_settled(0.07, 0.5, 120_000, 20_000));
+        assert!(calibration_settled(0.3, 0.5, 120_000, 20_000));
+        assert!(calibration_settled(0.07, 0.5, 20_000, 20_000), "the count did not change");
         assert!(within(Some((95.0, 105.0)), Some(100.0), 0.05));
         assert!(!within(Some((94.0, 105.0)), Some(100.0), 0.05));
         assert!(!within(None, Some(100.0), 0.5));

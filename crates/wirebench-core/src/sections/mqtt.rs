@@ -234,9 +234,10 @@ pub struct ThroughputRow {
     pub meets_goal: Option<bool>,
     /// Messages per repetition (both sides alike).
     pub messages: u64,
-    /// The shortest repetition asked for, seconds: `messages` was raised from a calibration
-    /// run of each side (not counted) so that a repetition at the faster side's rate lasts at
-    /// least this long. Absent when `messages` was taken as given.
+    /// The shortest repetition asked for, seconds: `messages` was raised from calibration
+    /// runs of each side (not counted) so that a repetition at the fastest rate they saw lasts
+    /// at least this long (`run_s` says how long they took). Absent when `messages` was taken
+    /// as given.
     #[serde(default)]
     pub min_run_s: Option<f64>,
     /// Our 8-byte sequence header + the payload (the bare pair sends the same size).
