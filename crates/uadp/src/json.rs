@@ -1062,8 +1062,17 @@ fn data_set_message(
     });
     m.field_encoding = if as_data_value { FieldEncoding::DataValue } else { FieldEncoding::Variant };
     let mut fields: Vec<(Option<usize>, Field)> = Vec::with_capacity(members.len());
+    // Members usually come in metadata order: the field after the last one found is tried
+    // before a search (linear for a message in order; names are unique, checked above).
+    let mut next = 0usize;
     for (name, node) in members {
-        let index = meta_in.and_then(|md| md.fields.iter().position(|f| &f.name == name));
+        let index = meta_in.and_then(|md| match md.fields.get(next) {
+            Some(f) if &f.name == name => Some(next),
+            _ => md.fields.iter().position(|f| &f.name == name),
+        });
+        if let Some(i) = index {
+            next = i + 1;
+        }
         let hint = index.and_then(|i| meta_in.and_then(|md| md.fields.get(i)));
         let (field, _typed) = if as_data_value { data_value(node, hint)? } else { variant_field(node, hint)? };
         let built_in_type = match &field {

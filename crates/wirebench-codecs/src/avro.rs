@@ -334,8 +334,9 @@ fn to_avro(plan: &Plan, v: &Value) -> Result<AvroValue, Unsupported> {
         ),
         (Plan::Record(fields), Value::Map(pairs)) => {
             let mut out = Vec::with_capacity(fields.len());
+            let mut given = wirebench_core::value::pairs_lookup(pairs);
             for f in fields {
-                let fv = pairs.iter().find(|(k, _)| *k == f.name).map(|(_, v)| v);
+                let fv = given.get(&f.name).map(|(_, v)| v);
                 let av = match fv {
                     None | Some(Value::Null) if f.optional => {
                         if f.union {

@@ -199,8 +199,9 @@ fn enc_value(w: &mut Writer<'_>, ty: &Type, v: &Value, depth: usize) -> Result<(
 
 fn enc_record(w: &mut Writer<'_>, fields: &[Field], pairs: &[(String, Value)], depth: usize) -> Result<(), CodecError> {
     let e = |e: ::cdr::Error| CodecError::Encode(format!("{e}"));
+    let mut given = wirebench_core::value::pairs_lookup(pairs);
     for (i, f) in fields.iter().enumerate() {
-        let v = pairs.iter().find(|(k, _)| k == &f.name).map(|(_, v)| v);
+        let v = given.get(&f.name).map(|(_, v)| v);
         if f.optional {
             let present = matches!(v, Some(x) if !matches!(x, Value::Null));
             let m = w.begin_optional(i as u32, present).map_err(e)?;
@@ -357,16 +358,19 @@ pub fn to_cdr(ty: &Type, v: &Value) -> Result<::cdr::Value, CodecError> {
         (Type::String, Value::String(s)) => C::String(s.clone()),
         (Type::Bytes, Value::Bytes(b)) => C::Bytes(b.clone()),
         (Type::Array { items }, Value::Array(vs)) => C::Seq(vs.iter().map(|x| to_cdr(items, x)).collect::<Result<_, _>>()?),
-        (Type::Record { fields, .. }, Value::Map(pairs)) => C::Struct(
+        (Type::Record { fields, .. }, Value::Map(pairs)) => {
+            let mut given = wirebench_core::value::pairs_lookup(pairs);
+            C::Struct(
             fields
                 .iter()
-                .map(|f| match pairs.iter().find(|(k, _)| k == &f.name) {
+                .map(|f| match given.get(&f.name) {
                     None | Some((_, Value::Null)) if f.optional => Ok(C::Null),
                     None => Err(CodecError::Encode(format!("field {:?} is missing", f.name))),
                     Some((_, x)) => to_cdr(&f.ty, x),
                 })
                 .collect::<Result<_, _>>()?,
-        ),
+            )
+        }
         _ => return Err(mismatch(ty, v)),
     })
 }

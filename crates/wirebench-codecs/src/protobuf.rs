@@ -98,9 +98,10 @@ fn number(f: &Field, i: usize) -> u32 {
 }
 
 fn encode_message(fields: &[Field], pairs: &[(String, Value)], out: &mut Vec<u8>) -> Result<(), CodecError> {
+    let mut given = wirebench_core::value::pairs_lookup(pairs);
     for (i, f) in fields.iter().enumerate() {
         let tag = number(f, i);
-        let Some((_, v)) = pairs.iter().find(|(k, _)| k == &f.name) else { continue };
+        let Some((_, v)) = given.get(&f.name) else { continue };
         if matches!(v, Value::Null) {
             continue; // absence (schema check allowed it only for optional fields)
         }
@@ -238,14 +239,29 @@ fn decode_message(fields: &[Field], buf: &mut &[u8], total: usize, depth: usize)
         return Err(derr(&wirebench_core::value::too_deep(max_depth()), total, buf));
     }
     let mut slots: Vec<Option<Value>> = vec![None; fields.len()];
+    let numbered = fields.iter().any(|f| f.proto.is_some());
+    // Fields usually arrive in declaration order (a repeated one several times in a row): the
+    // field after the last one found, and that one again, are tried before a search.
+    let mut last = usize::MAX;
     while buf.has_remaining() {
         let at = *buf;
         let (tag, wire) = decode_key(buf).map_err(|e| derr(format!("invalid field key: {e}"), total, at))?;
-        let found = if fields.iter().any(|f| f.proto.is_some()) {
-            fields.iter().enumerate().position(|(i, f)| number(f, i) == tag)
+        let found = if numbered {
+            let is = |i: usize| i < fields.len() && number(&fields[i], i) == tag;
+            let next = last.wrapping_add(1);
+            if is(next) {
+                Some(next)
+            } else if is(last) {
+                Some(last)
+            } else {
+                fields.iter().enumerate().position(|(i, f)| number(f, i) == tag)
+            }
         } else {
             Some((tag as usize).wrapping_sub(1)).filter(|&i| i < fields.len())
         };
+        if let Some(i) = found {
+            last = i;
+        }
         let Some((idx, f)) = found.map(|i| (i, &fields[i])) else {
             prost::encoding::skip_field(wire, tag, buf, prost::encoding::DecodeContext::default())
                 .map_err(|e| derr(format!("cannot skip unknown field {tag}: {e}"), total, at))?;

@@ -167,8 +167,9 @@ fn write_struct(p: &mut Out, fields: &[Field], v: &Value, depth: usize) -> Resul
         return Err(unsupported(format!("a record of {} fields (Thrift field ids are i16)", fields.len())));
     }
     p.write_struct_begin(&TStructIdentifier { name: String::new() })?;
+    let mut given = wirebench_core::value::pairs_lookup(pairs);
     for (i, f) in fields.iter().enumerate() {
-        let fv = pairs.iter().find(|(k, _)| *k == f.name).map(|(_, v)| v);
+        let fv = given.get(&f.name).map(|(_, v)| v);
         let fv = match fv {
             None | Some(Value::Null) if f.optional => continue,
             None => return Err(unsupported("missing field".into()).at(|| format!(".{}", f.name))),

@@ -187,6 +187,30 @@ fn built_in(ty: &Type, path: &str) -> Result<Option<(BuiltInType, bool)>, CodecE
     }
 }
 
+/// Each leaf's value in a record: the root's fields through a Lookup (linear when the keys
+/// come in schema order), nested records (a few fields each) by search; null where absent.
+struct LeafValues<'v> {
+    value: &'v Value,
+    root: Option<wirebench_core::value::Lookup<'v, (String, Value)>>,
+}
+
+impl<'v> LeafValues<'v> {
+    fn new(value: &'v Value) -> LeafValues<'v> {
+        let root = match value {
+            Value::Map(pairs) => Some(wirebench_core::value::pairs_lookup(pairs)),
+            _ => None,
+        };
+        LeafValues { value, root }
+    }
+
+    fn get(&mut self, leaf: &Leaf) -> &'v Value {
+        match (&leaf.path[..], self.root.as_mut()) {
+            ([k], Some(root)) => root.get(k).map_or(&Value::Null, |(_, v)| v),
+            _ => lookup(self.value, &leaf.path).unwrap_or(&Value::Null),
+        }
+    }
+}
+
 fn lookup<'v, S: AsRef<str>>(root: &'v Value, path: &[S]) -> Option<&'v Value> {
     let mut v = root;
     for k in path {
@@ -272,21 +296,9 @@ fn encode_direct(value: &Value, leaves: &[Leaf], out: &mut Vec<u8>) -> Result<()
 fn encode_direct_inner(value: &Value, leaves: &[Leaf], out: &mut Vec<u8>) -> Result<(), CodecError> {
     out.extend_from_slice(&[0x01, 0x01]);
     out.extend_from_slice(&(leaves.len() as u16).to_le_bytes());
-    // Records usually hold their keys in schema order: the next pair of the root is tried
-    // first, the search is the fallback (same value either way).
-    let root = match value {
-        Value::Map(pairs) => pairs.as_slice(),
-        _ => &[],
-    };
-    let mut next = 0;
+    let mut values = LeafValues::new(value);
     for leaf in leaves {
-        let v = match (&leaf.path[..], root.get(next)) {
-            ([k], Some((name, v))) if name == k => {
-                next += 1;
-                v
-            }
-            _ => lookup(value, &leaf.path).unwrap_or(&Value::Null),
-        };
+        let v = values.get(leaf);
         match (leaf.built, v) {
             (_, Value::Null) => out.push(0),
             (None, other) => {
@@ -366,9 +378,10 @@ fn write_scalar(t: BuiltInType, v: &Value, path: impl Fn() -> String, out: &mut 
 /// The record → one key frame of Variant fields, smallest header options.
 fn to_message(value: &Value, leaves: &[Leaf]) -> Result<NetworkMessage, CodecError> {
     let mut fields = Vec::with_capacity(leaves.len());
+    let mut values = LeafValues::new(value);
     for leaf in leaves {
         let path = &leaf.name;
-        let v = lookup(value, &leaf.path).unwrap_or(&Value::Null);
+        let v = values.get(leaf);
         let variant = match (leaf.built, v) {
             (_, Value::Null) => Variant::Null,
             (None, other) => return Err(CodecError::Unsupported(format!("{path}: {} in a null field", other.kind()))),

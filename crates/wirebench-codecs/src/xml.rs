@@ -171,11 +171,12 @@ fn write_elem(w: &mut Out, name: &str, v: &Value, ty: Option<&Type>, depth: usiz
                 Some(Type::Record { fields, .. }) => fields,
                 _ => &[],
             };
+            let mut known = wirebench_core::value::Lookup::new(fields, |f: &Field| f.name.as_str());
             for (k, fv) in pairs {
                 if !is_xml_name(k) {
                     return Err(WriteError::unsupported(format!("key {k:?} is not an XML element name")));
                 }
-                let fty = fields.iter().find(|f| f.name == *k).map(|f| &f.ty);
+                let fty = known.get(k).map(|f| &f.ty);
                 write_field(w, k, fv, fty, depth + 1).map_err(|e| e.at(|| format!(".{k}")))?;
             }
             w.write_event(Event::End(BytesEnd::new(name)))?;
@@ -447,6 +448,7 @@ impl<'a> Parser<'a> {
     fn record(&mut self, name: &str, empty: bool, nil: bool, fields: &[Field], depth: usize) -> Result<Value, CodecError> {
         let mut slots: Vec<Option<Value>> = (0..fields.len()).map(|_| None).collect();
         let mut lists: Vec<Vec<Value>> = (0..fields.len()).map(|_| Vec::new()).collect();
+        let mut known = wirebench_core::value::Lookup::new(fields, |f: &Field| f.name.as_str());
         if !empty {
             loop {
                 match self.content(name)? {
@@ -457,7 +459,7 @@ impl<'a> Parser<'a> {
                     }
                     Content::Child(s, e) => {
                         let key = elem_name(&s);
-                        let Some(i) = fields.iter().position(|f| f.name == key) else {
+                        let Some(i) = known.position(&key) else {
                             self.skip(&s, e)?;
                             continue;
                         };

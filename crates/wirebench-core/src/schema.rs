@@ -342,13 +342,16 @@ fn check<'a>(t: &'a Type, v: &'a Value) -> Result<(), Miss<'a>> {
             Ok(())
         }
         (Type::Record { fields, .. }, Value::Map(pairs)) => {
+            // Linear in the fields when the pairs come in schema order (crate::value::Lookup).
+            let mut known = crate::value::Lookup::new(fields, |f: &Field| f.name.as_str());
             for (k, _) in pairs {
-                if !fields.iter().any(|f| &f.name == k) {
+                if known.get(k).is_none() {
                     return Err(Miss::new("no such field".into(), "a field the schema does not have".into()).at(Seg::Key(k)));
                 }
             }
+            let mut given = crate::value::pairs_lookup(pairs);
             for f in fields {
-                match pairs.iter().find(|(k, _)| k == &f.name) {
+                match given.get(&f.name) {
                     None | Some((_, Value::Null)) if f.optional => {}
                     None => return Err(Miss::new(f.ty.describe(), "missing field".into()).at(Seg::Key(&f.name))),
                     Some((_, fv)) => check(&f.ty, fv).map_err(|m| m.at(Seg::Key(&f.name)))?,

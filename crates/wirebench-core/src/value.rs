@@ -644,3 +644,106 @@ mod tests {
         assert!(from_hex("abc").is_none());
     }
 }
+
+/// Finds items of a slice by name where the names usually come in the order they are asked
+/// for (a record's pairs in schema order): each lookup first tries the item after the last one
+/// found, so an in-order slice costs one comparison per lookup. At the first lookup that is
+/// not in order, a hash index of the first item of each name is built once; either way a
+/// lookup returns the first item of that name, as a linear search does, and a whole record
+/// costs linear time, not quadratic.
+pub struct Lookup<'a, T> {
+    items: &'a [T],
+    name: fn(&T) -> &str,
+    next: usize,
+    in_order: bool,
+    index: Option<std::collections::HashMap<&'a str, usize>>,
+}
+
+/// Below this many items a miss searches linearly (cheaper than hashing).
+const LOOKUP_LINEAR: usize = 12;
+
+impl<'a, T> Lookup<'a, T> {
+    pub fn new(items: &'a [T], name: fn(&T) -> &str) -> Lookup<'a, T> {
+        Lookup { items, name, next: 0, in_order: true, index: None }
+    }
+
+    /// The first item named `key`.
+    pub fn get(&mut self, key: &str) -> Option<&'a T> {
+        let items = self.items;
+        self.position(key).map(|i| &items[i])
+    }
+
+    /// The index of the first item named `key`.
+    pub fn position(&mut self, key: &str) -> Option<usize> {
+        let (items, name) = (self.items, self.name);
+        if self.in_order {
+            // While every lookup has hit the next item, the items before it are the ones asked
+            // for so far: none of them is named `key` (names asked for are distinct).
+            if let Some(it) = items.get(self.next) {
+                if name(it) == key {
+                    self.next += 1;
+                    return Some(self.next - 1);
+                }
+            }
+            self.in_order = false;
+        }
+        if items.len() <= LOOKUP_LINEAR {
+            return items.iter().position(|it| name(it) == key);
+        }
+        let index = self.index.get_or_insert_with(|| {
+            let mut m = std::collections::HashMap::with_capacity(items.len());
+            for (i, it) in items.iter().enumerate() {
+                m.entry(name(it)).or_insert(i);
+            }
+            m
+        });
+        index.get(key).copied()
+    }
+}
+
+/// A [`Lookup`] over a map's pairs by key.
+pub fn pairs_lookup(pairs: &[(String, Value)]) -> Lookup<'_, (String, Value)> {
+    Lookup::new(pairs, |p| p.0.as_str())
+}
+
+#[cfg(test)]
+mod lookup_tests {
+    use super::*;
+
+    /// Whatever the order of the questions and of the pairs (repeated keys too), a lookup
+    /// gives what the first-match linear search gives.
+    #[test]
+    fn lookup_equals_the_linear_search() {
+        let mut rng = 7u64;
+        let mut next = |n: usize| {
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (rng >> 33) as usize % n
+        };
+        for size in [0usize, 1, 5, 12, 13, 40] {
+            for shuffle in 0..20 {
+                let mut pairs: Vec<(String, Value)> = (0..size).map(|i| (format!("k{i}"), Value::UInt(i as u64))).collect();
+                if shuffle % 3 == 1 && size > 1 {
+                    // A repeated key (binary formats allow it).
+                    let j = next(size);
+                    pairs.push((format!("k{j}"), Value::UInt(999)));
+                }
+                if shuffle % 2 == 1 {
+                    for i in (1..pairs.len()).rev() {
+                        pairs.swap(i, next(i + 1));
+                    }
+                }
+                // Questions: in order, then a few out of order and some that are absent.
+                let mut asks: Vec<String> = (0..size).map(|i| format!("k{i}")).collect();
+                if shuffle % 4 >= 2 && size > 2 {
+                    asks.swap(0, size - 1);
+                    asks.insert(size / 2, "absent".into());
+                }
+                let mut l = pairs_lookup(&pairs);
+                for a in &asks {
+                    let want = pairs.iter().find(|(k, _)| k == a);
+                    assert_eq!(l.get(a).map(|p| &p.1), want.map(|p| &p.1), "size {size} shuffle {shuffle} key {a}");
+                }
+            }
+        }
+    }
+}
