@@ -87,7 +87,11 @@ impl Worker {
         };
         for (codec, bound) in codecs.iter().zip(prepared) {
             let comp = sampled.compress.then_some(&mut self.compressors);
-            rows.push(measure_one(*codec, bound.as_deref(), payload, schema, json_bytes, &mut self.buf, comp, sampled.roundtrip, keep));
+            let mut row = measure_one(*codec, bound.as_deref(), payload, schema, json_bytes, &mut self.buf, comp, sampled.roundtrip, keep);
+            if !keep && !matches!(row.fidelity, Fidelity::Exact | Fidelity::Unchecked) {
+                row.payload = payload.name.clone();
+            }
+            rows.push(row);
         }
     }
 }
@@ -251,29 +255,10 @@ impl SizeMeter {
 }
 
 /// One payload in one codec (through its binding when it has one). Rows that are only
-/// folded into the aggregates (`keep` false) name their payload only when it is not exact
-/// (the aggregate keeps the first issue), and leave codec and path empty.
+/// folded into the aggregates (`keep` false) leave payload, codec and path empty (the caller
+/// names the payload of a row with an issue: the aggregate keeps the first one).
 #[allow(clippy::too_many_arguments)]
 fn measure_one(
-    codec: &dyn Codec,
-    bound: Option<&dyn Prepared>,
-    payload: &Payload,
-    schema: &Schema,
-    json_bytes: u64,
-    buf: &mut Vec<u8>,
-    comp: Option<&mut Compressors>,
-    roundtrip: bool,
-    keep: bool,
-) -> SizeRow {
-    let mut row = measure_row(codec, bound, payload, schema, json_bytes, buf, comp, roundtrip, keep);
-    if !keep && row.fidelity != Fidelity::Exact {
-        row.payload = payload.name.clone();
-    }
-    row
-}
-
-#[allow(clippy::too_many_arguments)]
-fn measure_row(
     codec: &dyn Codec,
     bound: Option<&dyn Prepared>,
     payload: &Payload,
