@@ -179,7 +179,7 @@ pub struct ThroughputSide {
     /// (as the other medians) when no repetition of this side finished.
     pub mb_per_s: Option<f64>,
     /// 95 % confidence interval of `mb_per_s` (as `msgs_per_s_ci95`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mb_per_s_ci95: Option<(f64, f64)>,
     /// Median over repetitions, subscriber side (distinct messages received / time to the
     /// last).
@@ -187,14 +187,14 @@ pub struct ThroughputSide {
     /// 95 % confidence interval of the median `msgs_per_s`: order statistics of the
     /// repetitions (distribution-free; `wirebench_measure::stats::median_ci_order`). Absent
     /// with fewer than 6 repetitions (no 95 % interval exists) and in older files.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub msgs_per_s_ci95: Option<(f64, f64)>,
     /// Subscriber msgs/s of each repetition, in run order.
     pub per_rep_msgs_per_s: Vec<f64>,
     /// Median over repetitions, publisher side.
     pub publisher_msgs_per_s: Option<f64>,
     /// 95 % confidence interval of `publisher_msgs_per_s` (as `msgs_per_s_ci95`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub publisher_msgs_per_s_ci95: Option<(f64, f64)>,
     pub received: u64,
     pub reordered: Option<u64>,
@@ -213,12 +213,12 @@ pub struct ThroughputRow {
     pub broker: String,
     /// Whether every 95 % interval of the row (each side's msgs/s, the ratio) is within
     /// ± `ci_target` of its median; absent when no target was set or no interval exists.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci_met: Option<bool>,
     /// The bound asked for: half the width of a 95 % interval, relative to its median;
     /// repetitions were added (up to the study's limit of repetitions and time) until it held.
     /// Absent when none was asked.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci_target: Option<f64>,
     /// The drain period, seconds: once sending ended (every message sent, or the run's limit
     /// reached), deliveries and PUBACKs still counted until everything was accounted for,
@@ -238,7 +238,7 @@ pub struct ThroughputRow {
     /// runs of each side (not counted) so that a repetition at the fastest rate they saw lasts
     /// at least this long (`run_s` says how long they took). Absent when `messages` was taken
     /// as given.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_run_s: Option<f64>,
     /// Our 8-byte sequence header + the payload (the bare pair sends the same size).
     pub mqtt_payload_bytes: usize,
@@ -253,7 +253,7 @@ pub struct ThroughputRow {
     pub ratio: Option<f64>,
     /// 95 % confidence interval of `ratio`: order statistics of the per-pair ratios (as
     /// `ThroughputSide::msgs_per_s_ci95`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratio_ci95: Option<(f64, f64)>,
     pub ratio_max: Option<f64>,
     pub ratio_min: Option<f64>,
@@ -261,7 +261,7 @@ pub struct ThroughputRow {
     pub reps: usize,
     /// Median duration of a repetition (first publish to the last delivery), seconds, over
     /// both sides; absent in older files.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_s: Option<f64>,
 }
 
@@ -435,7 +435,7 @@ pub struct ComparisonRow {
     pub ours: Option<Figure>,
     /// 95 % confidence interval of `ours` when it is a measured rate or a ratio of rates (see
     /// `note` for how it was taken); absent otherwise and in older files.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ours_ci95: Option<(f64, f64)>,
     /// Where in the thesis the figure is.
     pub source: String,
