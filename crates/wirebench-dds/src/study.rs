@@ -191,6 +191,7 @@ pub fn positive(name: &str, v: u64) -> Result<(), PartError> {
 
 /// Check every number of a plan against its range.
 pub fn check_plan(p: &Plan) -> Result<(), PartError> {
+    crate::config::max_message_size().map_err(PartError::bad)?;
     check_domain(p.domain_base)?;
     positive("rounds", u64::from(p.rounds))?;
     positive("ddsperf seconds", u64::from(p.ddsperf_secs))?;
@@ -509,7 +510,11 @@ fn section(plan: &Plan, c: Collected) -> DdsSection {
     let checks = checks(&c);
     let ratios = ratios(&c);
     let mut s = DdsSection {
-        transport: format!("Cyclone DDS {} (libddsc via a C shim), RTPS/UDP on loopback, unicast discovery", crate::cyclone_version()),
+        transport: format!(
+            "Cyclone DDS {} (libddsc via a C shim), RTPS/UDP on loopback, unicast discovery, {}",
+            crate::cyclone_version(),
+            crate::config::message_size_text()
+        ),
         cyclone_version: crate::cyclone_version(),
         topic: "KeyedSeq {seq, @key keyval, sequence<octet> baggage} (ddsperf's KS); the marshalled KeyedOctets sample is the baggage".into(),
         method: method(),
