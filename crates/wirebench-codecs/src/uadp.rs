@@ -270,6 +270,11 @@ struct PreparedUadp {
 
 impl crate::Prepared for PreparedUadp {
     fn encode(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        let start = out.len();
+        if encode_flat(value, &self.layout.leaves, out) {
+            return Ok(());
+        }
+        out.truncate(start);
         if let Some(s) = &self.schema {
             s.check(value)?;
         }
@@ -298,29 +303,53 @@ fn encode_direct_inner(value: &Value, leaves: &[Leaf], out: &mut Vec<u8>) -> Res
     out.extend_from_slice(&(leaves.len() as u16).to_le_bytes());
     let mut values = LeafValues::new(value);
     for leaf in leaves {
-        let v = values.get(leaf);
-        match (leaf.built, v) {
-            (_, Value::Null) => out.push(0),
-            (None, other) => {
-                return Err(CodecError::Unsupported(format!("{}: {} in a null field", leaf.name, other.kind())))
-            }
-            (Some((t, false)), v) => {
-                out.push(t.id());
-                write_scalar(t, v, || leaf.name.clone(), out)?;
-            }
-            (Some((t, true)), Value::Array(items)) => {
-                out.push(t.id() | 0x80);
-                let n = i32::try_from(items.len())
-                    .map_err(|_| CodecError::Unsupported(format!("{}: an array of {} items", leaf.name, items.len())))?;
-                out.extend_from_slice(&n.to_le_bytes());
-                for (i, it) in items.iter().enumerate() {
-                    write_scalar(t, it, || format!("{}[{i}]", leaf.name), out)?;
-                }
-            }
-            (Some(_), other) => {
-                return Err(CodecError::Unsupported(format!("{}: {} is not an array", leaf.name, other.kind())))
+        write_leaf(leaf, values.get(leaf), out)?;
+    }
+    Ok(())
+}
+
+/// The common case without the schema check: a flat record (no nested records) whose pairs
+/// are exactly the schema's fields in schema order, no required one null. Then the schema
+/// check cannot fail (writing checks every value's type and range), so the bytes are those of
+/// the checked path. Anything else returns false (`out` possibly half written) and the
+/// caller truncates and takes the checked path, which gives the same bytes or the same error.
+fn encode_flat(value: &Value, leaves: &[Leaf], out: &mut Vec<u8>) -> bool {
+    let Value::Map(pairs) = value else { return false };
+    if pairs.len() != leaves.len() {
+        return false;
+    }
+    out.extend_from_slice(&[0x01, 0x01]);
+    out.extend_from_slice(&(leaves.len() as u16).to_le_bytes());
+    for (leaf, (k, v)) in leaves.iter().zip(pairs) {
+        if leaf.path.len() != 1 || leaf.path[0] != *k || (matches!(v, Value::Null) && !leaf.optional) {
+            return false;
+        }
+        if write_leaf(leaf, v, out).is_err() {
+            return false;
+        }
+    }
+    true
+}
+
+/// One leaf's Variant (a null Variant for null).
+fn write_leaf(leaf: &Leaf, v: &Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
+    match (leaf.built, v) {
+        (_, Value::Null) => out.push(0),
+        (None, other) => return Err(CodecError::Unsupported(format!("{}: {} in a null field", leaf.name, other.kind()))),
+        (Some((t, false)), v) => {
+            out.push(t.id());
+            write_scalar(t, v, || leaf.name.clone(), out)?;
+        }
+        (Some((t, true)), Value::Array(items)) => {
+            out.push(t.id() | 0x80);
+            let n = i32::try_from(items.len())
+                .map_err(|_| CodecError::Unsupported(format!("{}: an array of {} items", leaf.name, items.len())))?;
+            out.extend_from_slice(&n.to_le_bytes());
+            for (i, it) in items.iter().enumerate() {
+                write_scalar(t, it, || format!("{}[{i}]", leaf.name), out)?;
             }
         }
+        (Some(_), other) => return Err(CodecError::Unsupported(format!("{}: {} is not an array", leaf.name, other.kind()))),
     }
     Ok(())
 }
@@ -700,6 +729,49 @@ uadp_json_codec!(UadpJsonRev, UADP_JSON_REV_INFO, "uadp-json-rev", JsonForm::Rev
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The prepared encoder's unchecked flat path gives the
+    /// checked path's bytes, or its error, for values that fit and values that do not: extra,
+    /// missing, reordered and null fields, wrong kinds, out-of-range integers, nested records.
+    #[test]
+    fn the_flat_path_equals_the_checked_path() {
+        let j = |s: &str| Value::from_json_str(s).unwrap();
+        let flat = Schema::infer([&j(r#"{"a":1,"b":2.5,"s":"x","v":[1,2],"t":true}"#)]);
+        let mut opt = flat.clone();
+        if let Type::Record { fields, .. } = &mut opt.root {
+            fields[1].optional = true;
+        }
+        let nested = Schema::infer([&j(r#"{"a":1,"g":{"x":1.5}}"#)]);
+        let values = [
+            r#"{"a":1,"b":2.5,"s":"x","v":[1,2],"t":true}"#,
+            r#"{"a":7,"b":3,"s":"","v":[],"t":false}"#,
+            r#"{"b":2.5,"a":1,"s":"x","v":[1,2],"t":true}"#,
+            r#"{"a":1,"b":2.5,"s":"x","v":[1,2],"t":true,"extra":1}"#,
+            r#"{"a":1,"b":2.5,"s":"x","v":[1,2]}"#,
+            r#"{"a":1,"b":null,"s":"x","v":[1,2],"t":true}"#,
+            r#"{"a":"1","b":2.5,"s":"x","v":[1,2],"t":true}"#,
+            r#"{"a":99999999999,"b":2.5,"s":"x","v":[1,2],"t":true}"#,
+            r#"{"a":1,"b":2.5,"s":"x","v":[1,"2"],"t":true}"#,
+            r#"{"a":1,"g":{"x":1.5}}"#,
+            r#"{"a":1,"g":{"x":1.5,"y":2}}"#,
+            r#"[1,2]"#,
+        ];
+        for schema in [&flat, &opt, &nested] {
+            let prepared = Uadp.prepare(Some(schema)).unwrap();
+            for v in values {
+                let v = j(v);
+                let (mut a, mut b) = (vec![0xaa], vec![0xaa]);
+                let ra = prepared.encode(&v, &mut a).map_err(|e| e.to_string());
+                let rb = Uadp.encode(&v, Some(schema), &mut b).map_err(|e| e.to_string());
+                assert_eq!(ra, rb, "{}", v.to_json_string());
+                if ra.is_ok() {
+                    assert_eq!(a, b, "{}", v.to_json_string());
+                } else {
+                    assert_eq!(a, [0xaa], "a failed encode leaves the buffer as it was");
+                }
+            }
+        }
+    }
 
     /// The direct writer gives exactly the bytes of the model path (NetworkMessage then
     /// `uadp::encode`), and fails where it fails, on the built-in corpora and on values with

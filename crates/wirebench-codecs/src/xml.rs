@@ -171,7 +171,7 @@ fn write_elem(w: &mut Out, name: &str, v: &Value, ty: Option<&Type>, depth: usiz
                 Some(Type::Record { fields, .. }) => fields,
                 _ => &[],
             };
-            let mut known = wirebench_core::value::Lookup::new(fields, |f: &Field| f.name.as_str());
+            let mut known = wirebench_core::value::Lookup::new(fields);
             for (k, fv) in pairs {
                 if !is_xml_name(k) {
                     return Err(WriteError::unsupported(format!("key {k:?} is not an XML element name")));
@@ -448,7 +448,7 @@ impl<'a> Parser<'a> {
     fn record(&mut self, name: &str, empty: bool, nil: bool, fields: &[Field], depth: usize) -> Result<Value, CodecError> {
         let mut slots: Vec<Option<Value>> = (0..fields.len()).map(|_| None).collect();
         let mut lists: Vec<Vec<Value>> = (0..fields.len()).map(|_| Vec::new()).collect();
-        let mut known = wirebench_core::value::Lookup::new(fields, |f: &Field| f.name.as_str());
+        let mut known = wirebench_core::value::Lookup::new(fields);
         if !empty {
             loop {
                 match self.content(name)? {

@@ -43,6 +43,13 @@ pub struct Field {
     pub proto: Option<ProtoField>,
 }
 
+impl crate::value::Named for Field {
+    #[inline]
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
 /// A field's number and declared scalar type in a .proto file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProtoField {
@@ -343,7 +350,7 @@ fn check<'a>(t: &'a Type, v: &'a Value) -> Result<(), Miss<'a>> {
         }
         (Type::Record { fields, .. }, Value::Map(pairs)) => {
             // Linear in the fields when the pairs come in schema order (crate::value::Lookup).
-            let mut known = crate::value::Lookup::new(fields, |f: &Field| f.name.as_str());
+            let mut known = crate::value::Lookup::new(fields);
             for (k, _) in pairs {
                 if known.get(k).is_none() {
                     return Err(Miss::new("no such field".into(), "a field the schema does not have".into()).at(Seg::Key(k)));

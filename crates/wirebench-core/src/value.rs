@@ -653,7 +653,6 @@ mod tests {
 /// costs linear time, not quadratic.
 pub struct Lookup<'a, T> {
     items: &'a [T],
-    name: fn(&T) -> &str,
     next: usize,
     in_order: bool,
     index: Option<std::collections::HashMap<&'a str, usize>>,
@@ -662,9 +661,21 @@ pub struct Lookup<'a, T> {
 /// Below this many items a miss searches linearly (cheaper than hashing).
 const LOOKUP_LINEAR: usize = 12;
 
-impl<'a, T> Lookup<'a, T> {
-    pub fn new(items: &'a [T], name: fn(&T) -> &str) -> Lookup<'a, T> {
-        Lookup { items, name, next: 0, in_order: true, index: None }
+/// Something with a name a [`Lookup`] finds it by.
+pub trait Named {
+    fn name(&self) -> &str;
+}
+
+impl Named for (String, Value) {
+    #[inline]
+    fn name(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'a, T: Named> Lookup<'a, T> {
+    pub fn new(items: &'a [T]) -> Lookup<'a, T> {
+        Lookup { items, next: 0, in_order: true, index: None }
     }
 
     /// The first item named `key`.
@@ -675,7 +686,8 @@ impl<'a, T> Lookup<'a, T> {
 
     /// The index of the first item named `key`.
     pub fn position(&mut self, key: &str) -> Option<usize> {
-        let (items, name) = (self.items, self.name);
+        let items = self.items;
+        let name = T::name;
         if self.in_order {
             // While every lookup has hit the next item, the items before it are the ones asked
             // for so far: none of them is named `key` (names asked for are distinct).
@@ -703,7 +715,7 @@ impl<'a, T> Lookup<'a, T> {
 
 /// A [`Lookup`] over a map's pairs by key.
 pub fn pairs_lookup(pairs: &[(String, Value)]) -> Lookup<'_, (String, Value)> {
-    Lookup::new(pairs, |p| p.0.as_str())
+    Lookup::new(pairs)
 }
 
 #[cfg(test)]
