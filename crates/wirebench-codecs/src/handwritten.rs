@@ -202,26 +202,110 @@ pub struct U64;
 pub struct I32;
 pub struct F64;
 pub struct Bool;
-pub struct F64s;
-pub struct U32s;
-pub struct Strs;
+/// A sequence of a scalar kind: CDR `sequence<T>`, a UADP array Variant, a Protoson array.
+pub struct Seq<K>(std::marker::PhantomData<K>);
+pub type F64s = Seq<F64>;
+pub type U32s = Seq<U32>;
+pub type Strs = Seq<Str>;
 pub struct Rec;
 
 use uadp::BuiltInType as B;
 
-impl Kind<String> for Str {
+/// A scalar wire kind: one value, alone or as an item of a [`Seq`] (a UADP array's items carry
+/// no type byte of their own, so the Variant body is apart from its type byte).
+pub trait Scalar<T> {
+    /// The UADP built-in type.
+    const TYPE: B;
+    /// The fewest CDR bytes one value takes (bounds a sequence count before allocating).
+    const CDR_MIN: usize;
+    fn cdr_write(v: &T, w: &mut Writer<'_>) -> WireResult<()>;
+    fn cdr_read(r: &mut Reader<'_>) -> WireResult<T>;
+    /// The UADP Variant body (no type byte).
+    fn uadp_body(v: &T, out: &mut Vec<u8>) -> WireResult<()>;
+    fn uadp_read_body(r: &mut UadpReader<'_>) -> WireResult<T>;
+    fn protoson_write(v: &T, e: &mut StreamEncoder<'_>);
+    fn protoson_read(v: &pson::Value<'_>) -> WireResult<T>;
+}
+
+/// A scalar kind is a field kind: its Variant is the type byte and the body.
+macro_rules! scalar_kinds {
+    ($($k:ty: $t:ty),*) => {$(
+        impl Kind<$t> for $k {
+            fn cdr_write(v: &$t, w: &mut Writer<'_>) -> WireResult<()> {
+                <$k as Scalar<$t>>::cdr_write(v, w)
+            }
+            fn cdr_read(r: &mut Reader<'_>) -> WireResult<$t> {
+                <$k as Scalar<$t>>::cdr_read(r)
+            }
+            fn uadp_write(v: &$t, out: &mut Vec<u8>) -> WireResult<()> {
+                out.push(<$k as Scalar<$t>>::TYPE.id());
+                <$k as Scalar<$t>>::uadp_body(v, out)
+            }
+            fn uadp_read(r: &mut UadpReader<'_>) -> WireResult<$t> {
+                r.variant(<$k as Scalar<$t>>::TYPE, false)?;
+                <$k as Scalar<$t>>::uadp_read_body(r)
+            }
+            fn protoson_write(v: &$t, e: &mut StreamEncoder<'_>) {
+                <$k as Scalar<$t>>::protoson_write(v, e)
+            }
+            fn protoson_read(v: &pson::Value<'_>) -> WireResult<$t> {
+                <$k as Scalar<$t>>::protoson_read(v)
+            }
+        }
+    )*};
+}
+scalar_kinds!(Str: String, U32: u64, U32: u32, U64: u64, I32: i64, F64: f64, Bool: bool);
+
+impl<T, K: Scalar<T>> Kind<Vec<T>> for Seq<K> {
+    fn cdr_write(v: &Vec<T>, w: &mut Writer<'_>) -> WireResult<()> {
+        // Strings are not CDR primitives: XCDR2 puts a DHEADER before their sequence.
+        let m = w.begin_sequence(v.len(), <K as Scalar<T>>::TYPE != B::String).map_err(cdr_err)?;
+        v.iter().try_for_each(|x| <K as Scalar<T>>::cdr_write(x, w))?;
+        w.end_sequence(m).map_err(cdr_err)
+    }
+    fn cdr_read(r: &mut Reader<'_>) -> WireResult<Vec<T>> {
+        let (n, m) = r.begin_sequence(<K as Scalar<T>>::TYPE != B::String, <K as Scalar<T>>::CDR_MIN).map_err(cdr_err)?;
+        let v = (0..n).map(|_| <K as Scalar<T>>::cdr_read(r)).collect::<WireResult<_>>()?;
+        r.end_sequence(m);
+        Ok(v)
+    }
+    fn uadp_write(v: &Vec<T>, out: &mut Vec<u8>) -> WireResult<()> {
+        out.push(<K as Scalar<T>>::TYPE.id() | 0x80);
+        let n = i32::try_from(v.len()).map_err(|_| format!("an array of {} items", v.len()))?;
+        out.extend_from_slice(&n.to_le_bytes());
+        v.iter().try_for_each(|x| <K as Scalar<T>>::uadp_body(x, out))
+    }
+    fn uadp_read(r: &mut UadpReader<'_>) -> WireResult<Vec<T>> {
+        r.variant(<K as Scalar<T>>::TYPE, true)?;
+        let n = r.len()?;
+        (0..n).map(|_| <K as Scalar<T>>::uadp_read_body(r)).collect()
+    }
+    fn protoson_write(v: &Vec<T>, e: &mut StreamEncoder<'_>) {
+        let a = e.begin_array();
+        v.iter().for_each(|x| <K as Scalar<T>>::protoson_write(x, e));
+        e.end(a);
+    }
+    fn protoson_read(v: &pson::Value<'_>) -> WireResult<Vec<T>> {
+        ps_items(v)?.iter().map(<K as Scalar<T>>::protoson_read).collect()
+    }
+}
+
+impl Scalar<String> for Str {
+    const TYPE: B = B::String;
+    const CDR_MIN: usize = 5;
     fn cdr_write(v: &String, w: &mut Writer<'_>) -> WireResult<()> {
         w.string(v).map_err(cdr_err)
     }
     fn cdr_read(r: &mut Reader<'_>) -> WireResult<String> {
         r.string().map(str::to_owned).map_err(cdr_err)
     }
-    fn uadp_write(v: &String, out: &mut Vec<u8>) -> WireResult<()> {
-        out.push(B::String.id());
-        uadp_str(v, out)
+    fn uadp_body(v: &String, out: &mut Vec<u8>) -> WireResult<()> {
+        let n = i32::try_from(v.len()).map_err(|_| format!("a string of {} bytes", v.len()))?;
+        out.extend_from_slice(&n.to_le_bytes());
+        out.extend_from_slice(v.as_bytes());
+        Ok(())
     }
-    fn uadp_read(r: &mut UadpReader<'_>) -> WireResult<String> {
-        r.variant(B::String, false)?;
+    fn uadp_read_body(r: &mut UadpReader<'_>) -> WireResult<String> {
         r.string()
     }
     fn protoson_write(v: &String, e: &mut StreamEncoder<'_>) {
@@ -232,36 +316,23 @@ impl Kind<String> for Str {
     }
 }
 
-fn uadp_str(s: &str, out: &mut Vec<u8>) -> WireResult<()> {
-    let n = i32::try_from(s.len()).map_err(|_| format!("a string of {} bytes", s.len()))?;
-    out.extend_from_slice(&n.to_le_bytes());
-    out.extend_from_slice(s.as_bytes());
-    Ok(())
-}
-
-fn uadp_count(n: usize, out: &mut Vec<u8>) -> WireResult<()> {
-    let n = i32::try_from(n).map_err(|_| format!("an array of {n} items"))?;
-    out.extend_from_slice(&n.to_le_bytes());
-    Ok(())
-}
-
 /// An unsigned 32-bit wire field held in a `u64` or `u32` (checked on writing).
 macro_rules! u32_kind {
     ($t:ty) => {
-        impl Kind<$t> for U32 {
+        impl Scalar<$t> for U32 {
+            const TYPE: B = B::UInt32;
+            const CDR_MIN: usize = 4;
             fn cdr_write(v: &$t, w: &mut Writer<'_>) -> WireResult<()> {
                 w.u32(narrow_u32(*v as u64)?).map_err(cdr_err)
             }
             fn cdr_read(r: &mut Reader<'_>) -> WireResult<$t> {
                 r.u32().map(|x| x as $t).map_err(cdr_err)
             }
-            fn uadp_write(v: &$t, out: &mut Vec<u8>) -> WireResult<()> {
-                out.push(B::UInt32.id());
+            fn uadp_body(v: &$t, out: &mut Vec<u8>) -> WireResult<()> {
                 out.extend_from_slice(&narrow_u32(*v as u64)?.to_le_bytes());
                 Ok(())
             }
-            fn uadp_read(r: &mut UadpReader<'_>) -> WireResult<$t> {
-                r.variant(B::UInt32, false)?;
+            fn uadp_read_body(r: &mut UadpReader<'_>) -> WireResult<$t> {
                 Ok(u32::from_le_bytes(r.array()?) as $t)
             }
             fn protoson_write(v: &$t, e: &mut StreamEncoder<'_>) {
@@ -280,20 +351,20 @@ fn narrow_u32(v: u64) -> WireResult<u32> {
     u32::try_from(v).map_err(|_| format!("{v} does not fit unsigned long"))
 }
 
-impl Kind<u64> for U64 {
+impl Scalar<u64> for U64 {
+    const TYPE: B = B::UInt64;
+    const CDR_MIN: usize = 8;
     fn cdr_write(v: &u64, w: &mut Writer<'_>) -> WireResult<()> {
         w.u64(*v).map_err(cdr_err)
     }
     fn cdr_read(r: &mut Reader<'_>) -> WireResult<u64> {
         r.u64().map_err(cdr_err)
     }
-    fn uadp_write(v: &u64, out: &mut Vec<u8>) -> WireResult<()> {
-        out.push(B::UInt64.id());
+    fn uadp_body(v: &u64, out: &mut Vec<u8>) -> WireResult<()> {
         out.extend_from_slice(&v.to_le_bytes());
         Ok(())
     }
-    fn uadp_read(r: &mut UadpReader<'_>) -> WireResult<u64> {
-        r.variant(B::UInt64, false)?;
+    fn uadp_read_body(r: &mut UadpReader<'_>) -> WireResult<u64> {
         Ok(u64::from_le_bytes(r.array()?))
     }
     fn protoson_write(v: &u64, e: &mut StreamEncoder<'_>) {
@@ -304,20 +375,20 @@ impl Kind<u64> for U64 {
     }
 }
 
-impl Kind<i64> for I32 {
+impl Scalar<i64> for I32 {
+    const TYPE: B = B::Int32;
+    const CDR_MIN: usize = 4;
     fn cdr_write(v: &i64, w: &mut Writer<'_>) -> WireResult<()> {
         w.i32(narrow_i32(*v)?).map_err(cdr_err)
     }
     fn cdr_read(r: &mut Reader<'_>) -> WireResult<i64> {
         r.i32().map(i64::from).map_err(cdr_err)
     }
-    fn uadp_write(v: &i64, out: &mut Vec<u8>) -> WireResult<()> {
-        out.push(B::Int32.id());
+    fn uadp_body(v: &i64, out: &mut Vec<u8>) -> WireResult<()> {
         out.extend_from_slice(&narrow_i32(*v)?.to_le_bytes());
         Ok(())
     }
-    fn uadp_read(r: &mut UadpReader<'_>) -> WireResult<i64> {
-        r.variant(B::Int32, false)?;
+    fn uadp_read_body(r: &mut UadpReader<'_>) -> WireResult<i64> {
         Ok(i32::from_le_bytes(r.array()?) as i64)
     }
     fn protoson_write(v: &i64, e: &mut StreamEncoder<'_>) {
@@ -336,20 +407,20 @@ fn narrow_i32(v: i64) -> WireResult<i32> {
     i32::try_from(v).map_err(|_| format!("{v} does not fit long"))
 }
 
-impl Kind<f64> for F64 {
+impl Scalar<f64> for F64 {
+    const TYPE: B = B::Double;
+    const CDR_MIN: usize = 8;
     fn cdr_write(v: &f64, w: &mut Writer<'_>) -> WireResult<()> {
         w.f64(*v).map_err(cdr_err)
     }
     fn cdr_read(r: &mut Reader<'_>) -> WireResult<f64> {
         r.f64().map_err(cdr_err)
     }
-    fn uadp_write(v: &f64, out: &mut Vec<u8>) -> WireResult<()> {
-        out.push(B::Double.id());
+    fn uadp_body(v: &f64, out: &mut Vec<u8>) -> WireResult<()> {
         out.extend_from_slice(&v.to_bits().to_le_bytes());
         Ok(())
     }
-    fn uadp_read(r: &mut UadpReader<'_>) -> WireResult<f64> {
-        r.variant(B::Double, false)?;
+    fn uadp_read_body(r: &mut UadpReader<'_>) -> WireResult<f64> {
         Ok(f64::from_bits(u64::from_le_bytes(r.array()?)))
     }
     fn protoson_write(v: &f64, e: &mut StreamEncoder<'_>) {
@@ -360,20 +431,20 @@ impl Kind<f64> for F64 {
     }
 }
 
-impl Kind<bool> for Bool {
+impl Scalar<bool> for Bool {
+    const TYPE: B = B::Boolean;
+    const CDR_MIN: usize = 1;
     fn cdr_write(v: &bool, w: &mut Writer<'_>) -> WireResult<()> {
         w.bool(*v).map_err(cdr_err)
     }
     fn cdr_read(r: &mut Reader<'_>) -> WireResult<bool> {
         r.bool().map_err(cdr_err)
     }
-    fn uadp_write(v: &bool, out: &mut Vec<u8>) -> WireResult<()> {
-        out.push(B::Boolean.id());
+    fn uadp_body(v: &bool, out: &mut Vec<u8>) -> WireResult<()> {
         out.push(*v as u8);
         Ok(())
     }
-    fn uadp_read(r: &mut UadpReader<'_>) -> WireResult<bool> {
-        r.variant(B::Boolean, false)?;
+    fn uadp_read_body(r: &mut UadpReader<'_>) -> WireResult<bool> {
         let [b] = r.array()?;
         Ok(b != 0)
     }
@@ -385,120 +456,6 @@ impl Kind<bool> for Bool {
             pson::Value::Bool(b) => Ok(b),
             ref other => Err(format!("Protoson: expected a bool, found {other:?}")),
         }
-    }
-}
-
-impl Kind<Vec<f64>> for F64s {
-    fn cdr_write(v: &Vec<f64>, w: &mut Writer<'_>) -> WireResult<()> {
-        let m = w.begin_sequence(v.len(), true).map_err(cdr_err)?;
-        for x in v {
-            w.f64(*x).map_err(cdr_err)?;
-        }
-        w.end_sequence(m).map_err(cdr_err)
-    }
-    fn cdr_read(r: &mut Reader<'_>) -> WireResult<Vec<f64>> {
-        let (n, m) = r.begin_sequence(true, 8).map_err(cdr_err)?;
-        let v = (0..n).map(|_| r.f64().map_err(cdr_err)).collect::<WireResult<_>>()?;
-        r.end_sequence(m);
-        Ok(v)
-    }
-    fn uadp_write(v: &Vec<f64>, out: &mut Vec<u8>) -> WireResult<()> {
-        out.push(B::Double.id() | 0x80);
-        uadp_count(v.len(), out)?;
-        for x in v {
-            out.extend_from_slice(&x.to_bits().to_le_bytes());
-        }
-        Ok(())
-    }
-    fn uadp_read(r: &mut UadpReader<'_>) -> WireResult<Vec<f64>> {
-        r.variant(B::Double, true)?;
-        let n = r.len()?;
-        (0..n).map(|_| Ok(f64::from_bits(u64::from_le_bytes(r.array()?)))).collect()
-    }
-    fn protoson_write(v: &Vec<f64>, e: &mut StreamEncoder<'_>) {
-        let a = e.begin_array();
-        for x in v {
-            e.f64(*x);
-        }
-        e.end(a);
-    }
-    fn protoson_read(v: &pson::Value<'_>) -> WireResult<Vec<f64>> {
-        ps_items(v)?.iter().map(ps_float).collect()
-    }
-}
-
-impl Kind<Vec<u32>> for U32s {
-    fn cdr_write(v: &Vec<u32>, w: &mut Writer<'_>) -> WireResult<()> {
-        let m = w.begin_sequence(v.len(), true).map_err(cdr_err)?;
-        for x in v {
-            w.u32(*x).map_err(cdr_err)?;
-        }
-        w.end_sequence(m).map_err(cdr_err)
-    }
-    fn cdr_read(r: &mut Reader<'_>) -> WireResult<Vec<u32>> {
-        let (n, m) = r.begin_sequence(true, 4).map_err(cdr_err)?;
-        let v = (0..n).map(|_| r.u32().map_err(cdr_err)).collect::<WireResult<_>>()?;
-        r.end_sequence(m);
-        Ok(v)
-    }
-    fn uadp_write(v: &Vec<u32>, out: &mut Vec<u8>) -> WireResult<()> {
-        out.push(B::UInt32.id() | 0x80);
-        uadp_count(v.len(), out)?;
-        for x in v {
-            out.extend_from_slice(&x.to_le_bytes());
-        }
-        Ok(())
-    }
-    fn uadp_read(r: &mut UadpReader<'_>) -> WireResult<Vec<u32>> {
-        r.variant(B::UInt32, true)?;
-        let n = r.len()?;
-        (0..n).map(|_| Ok(u32::from_le_bytes(r.array()?))).collect()
-    }
-    fn protoson_write(v: &Vec<u32>, e: &mut StreamEncoder<'_>) {
-        let a = e.begin_array();
-        for x in v {
-            e.uint(*x as u64);
-        }
-        e.end(a);
-    }
-    fn protoson_read(v: &pson::Value<'_>) -> WireResult<Vec<u32>> {
-        ps_items(v)?.iter().map(|x| ps_uint(x).and_then(narrow_u32)).collect()
-    }
-}
-
-impl Kind<Vec<String>> for Strs {
-    fn cdr_write(v: &Vec<String>, w: &mut Writer<'_>) -> WireResult<()> {
-        let m = w.begin_sequence(v.len(), false).map_err(cdr_err)?;
-        for s in v {
-            w.string(s).map_err(cdr_err)?;
-        }
-        w.end_sequence(m).map_err(cdr_err)
-    }
-    fn cdr_read(r: &mut Reader<'_>) -> WireResult<Vec<String>> {
-        let (n, m) = r.begin_sequence(false, 5).map_err(cdr_err)?;
-        let v = (0..n).map(|_| r.string().map(str::to_owned).map_err(cdr_err)).collect::<WireResult<_>>()?;
-        r.end_sequence(m);
-        Ok(v)
-    }
-    fn uadp_write(v: &Vec<String>, out: &mut Vec<u8>) -> WireResult<()> {
-        out.push(B::String.id() | 0x80);
-        uadp_count(v.len(), out)?;
-        v.iter().try_for_each(|s| uadp_str(s, out))
-    }
-    fn uadp_read(r: &mut UadpReader<'_>) -> WireResult<Vec<String>> {
-        r.variant(B::String, true)?;
-        let n = r.len()?;
-        (0..n).map(|_| r.string()).collect()
-    }
-    fn protoson_write(v: &Vec<String>, e: &mut StreamEncoder<'_>) {
-        let a = e.begin_array();
-        for s in v {
-            e.str(s);
-        }
-        e.end(a);
-    }
-    fn protoson_read(v: &pson::Value<'_>) -> WireResult<Vec<String>> {
-        ps_items(v)?.iter().map(ps_str).collect()
     }
 }
 
