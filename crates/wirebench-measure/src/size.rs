@@ -108,13 +108,18 @@ fn prepare_all(codecs: &[&'static dyn Codec], schema: &Schema) -> Vec<Option<Box
     codecs.iter().map(|c| c.prepare((c.info().schema != SchemaUse::None).then_some(schema)).ok()).collect()
 }
 
+/// The threads the size measurement parses and measures on: the machine's cores (1–16).
+pub fn worker_threads() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 16)
+}
+
 /// Below this many payloads a batch is measured on one thread.
 const PARALLEL_MIN: usize = 64;
 
 impl SizeMeter {
     pub fn new(codecs: Vec<&'static dyn Codec>, schema: SchemaSource, keep_rows: bool) -> SizeMeter {
         let aggregates = codecs.iter().map(|c| SizeAggregate::new(c.info().id)).collect();
-        let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 16);
+        let threads = worker_threads();
         let prepared = match &schema {
             SchemaSource::Fixed(s) => prepare_all(&codecs, s),
             SchemaSource::PerPayload => Vec::new(),

@@ -184,8 +184,7 @@ fn raw_batch(stream: &mut SampleStream) -> Result<Option<Vec<RawSample>>, PartEr
 
 /// Parse samples on every core; the first that is not JSON, in input order, is the error.
 fn parse_parallel(batch: &[RawSample]) -> Result<Vec<wirebench_core::corpus::Payload>, PartError> {
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 16);
-    let per = batch.len().div_ceil(threads).max(256);
+    let per = batch.len().div_ceil(crate::size::worker_threads()).max(256);
     let parsed: Vec<Vec<_>> = std::thread::scope(|scope| {
         let handles: Vec<_> = batch.chunks(per).map(|c| scope.spawn(move || c.iter().map(RawSample::parse).collect())).collect();
         handles.into_iter().map(|h| h.join().expect("parse worker panicked")).collect()
