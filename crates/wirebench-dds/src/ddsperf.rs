@@ -133,7 +133,9 @@ pub fn summarize_sub(size: usize, windows: Vec<SubWindow>) -> Result<DdsperfThro
     let rates: Vec<f64> = used.iter().map(|w| w.ksps * 1e3).collect();
     let sps = median(rates.clone());
     let payload = size.saturating_sub(KEYEDSEQ_FIXED);
+    let steady = steady_rate(&windows).map(|s| s.samples_per_s);
     Ok(DdsperfThroughput {
+        steady_samples_per_s: steady,
         size,
         windows_used: used.len(),
         round: 0,
@@ -188,9 +190,10 @@ pub struct SteadyRate {
 }
 
 /// A run's steady-state samples/s as the checks and ours ÷ ddsperf use it: [`steady_rate`] of
-/// its windows, else (too few windows, or a file without them) its stored median.
+/// its windows (as stored, else from the windows of a file written before it was stored), else
+/// (too few windows) its median.
 pub fn steady_samples_per_s(r: &DdsperfThroughput) -> f64 {
-    steady_rate(&r.windows).map(|s| s.samples_per_s).unwrap_or(r.samples_per_s)
+    r.steady_samples_per_s.or_else(|| steady_rate(&r.windows).map(|s| s.samples_per_s)).unwrap_or(r.samples_per_s)
 }
 
 /// A running ddsperf; killed on drop.

@@ -81,7 +81,13 @@ fn figures_at(d: &DdsSection, size: usize, marshals: &[Marshal]) -> SizeFigures 
         latency_p50: ratio(seed_lat(SEED_JSON), seed_lat(SEED_CDR)),
         throughput: ratio(seed_mb(SEED_JSON), seed_mb(SEED_CDR)),
     };
-    SizeFigures { size, ours, ddsperf, cdr_over_ddsperf, seed, seed_cdr_over_native, seed_json_over_cdr }
+    let (lat_pairs, thr_pairs) = paired_ratios(d, size, Marshal::Cdr);
+    let interval = |v: &[f64]| {
+        median_ci(v).map(|(_, lo, hi, coverage)| Interval { coverage, hi, lo, n: v.iter().filter(|x| x.is_finite()).count() })
+    };
+    let cdr_over_ddsperf_interval = Some(RelativeInterval { latency_p50: interval(&lat_pairs), throughput: interval(&thr_pairs) })
+        .filter(|i| i.latency_p50.is_some() || i.throughput.is_some());
+    SizeFigures { size, ours, ddsperf, cdr_over_ddsperf, cdr_over_ddsperf_interval, seed, seed_cdr_over_native, seed_json_over_cdr }
 }
 
 /// Ours with `marshal` ÷ ddsperf per round at one payload size, for the rounds that ran both,
@@ -180,6 +186,7 @@ mod tests {
             min_samples_per_s: sps,
             payload: None,
             payload_mb_per_s: None,
+            steady_samples_per_s: None,
             round,
             samples_per_s: sps,
             size,
@@ -423,6 +430,7 @@ mod tests {
                 sent: 1,
                 size: 2048,
                 stalled: false,
+                steady_ci95: None,
                 steady_samples_per_s: None,
                 wire_bytes: 1,
                 wire_mb_per_s: 1.0,

@@ -71,6 +71,21 @@ impl KeyedOctets {
 
 pub use wirebench_core::sections::dds::Marshal;
 
+/// The bytes CDR adds to a payload whose key is at most `max_key`: the encapsulation header, the
+/// key string with its length, its NUL and the padding to the sequence's length, and that length
+/// (16 for keys below 1000). Measured by marshalling an empty payload, so it is the bytes of
+/// [`Codec::encode`] by construction.
+pub fn cdr_overhead(max_key: u32) -> usize {
+    let mut s = KeyedOctets { key_field: String::new(), value_field: Vec::new() };
+    s.set_key(max_key);
+    let mut out = Vec::new();
+    match Marshal::Cdr.encode(&s, &mut out) {
+        Ok(()) => out.len(),
+        // Not reached: an empty payload always marshals. The overhead of a short key.
+        Err(_) => 16,
+    }
+}
+
 /// Marshalling and unmarshalling of the sample with a [`Marshal`] (the enum itself is results
 /// data, in `wirebench-core`).
 pub trait Codec {
@@ -389,6 +404,21 @@ mod tests {
         for k in [0u32, 9, 10, 99, 100, 65_536, 999_999_999, 1_000_000_000, u32::MAX] {
             s.set_key(k);
             assert_eq!(s.key_field, k.to_string());
+        }
+    }
+
+    #[test]
+    fn cdr_overhead_is_what_a_sample_adds_to_its_payload() {
+        // 4 (encapsulation) + 4 (key length) + key, NUL, padding to 4 + 4 (sequence length).
+        assert_eq!(cdr_overhead(0), 16);
+        assert_eq!(cdr_overhead(999), 16);
+        assert_eq!(cdr_overhead(1000), 20);
+        for (payload, key) in [(2048usize, 0u32), (5, 99), (65536, 999), (100, 12345)] {
+            let mut s = KeyedOctets::new(payload, 3);
+            s.set_key(key);
+            let mut out = Vec::new();
+            Marshal::Cdr.encode(&s, &mut out).unwrap();
+            assert_eq!(out.len(), payload + cdr_overhead(key), "payload {payload} key {key}");
         }
     }
 }

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use wirebench_core::part::{Part, PartError};
-use wirebench_core::sections::dds::{Check, DdsSection, Failure, Method, Ratio};
+use wirebench_core::sections::dds::{payload_mb, Check, DdsSection, DdsperfSize, Failure, Method, Ratio};
 
 use crate::bench;
 use crate::ddsperf;
@@ -61,6 +61,9 @@ pub struct CaseOpts {
     /// Throughput with JSON, when it must be scaled down.
     #[serde(default)]
     pub json_throughput_samples: Option<u64>,
+    /// Rounds of this group (default: the part's `rounds`).
+    #[serde(default)]
+    pub rounds: Option<u32>,
 }
 
 fn one() -> u32 {
@@ -110,6 +113,13 @@ pub struct StudyOpts {
     /// Seconds per ddsperf run.
     #[serde(default = "default_secs")]
     pub ddsperf_secs: u32,
+    /// What ddsperf's samples carry: `wire` (the bytes our CDR sample puts on the wire; the
+    /// default) or `payload` (the payload alone).
+    #[serde(default)]
+    pub ddsperf_size: Option<String>,
+    /// A throughput run shorter than this is run again with more samples (default 2 s; 0: never).
+    #[serde(default)]
+    pub min_throughput_secs: Option<f64>,
     /// Batch writes in throughput runs.
     #[serde(default = "yes")]
     pub batch: bool,
@@ -136,10 +146,10 @@ impl Part for DdsPart {
         Ok(())
     }
 
-    /// A study's runs: a throughput run shorter than [`MIN_THROUGHPUT_SECS`] is run again with
-    /// more samples.
+    /// A study's runs: a throughput run shorter than `min_throughput_secs` (default
+    /// [`MIN_THROUGHPUT_SECS`]) is run again with more samples.
     fn run(opts: &StudyOpts) -> Result<DdsSection, PartError> {
-        Ok(run_with(&plan_of(opts)?, MIN_THROUGHPUT_SECS, &this_binary_peer, &mut progress))
+        Ok(run(&plan_of(opts)?, &this_binary_peer, &mut progress))
     }
 }
 
@@ -190,8 +200,22 @@ pub fn positive(name: &str, v: u64) -> Result<(), PartError> {
 }
 
 /// Check every number of a plan against its range.
+/// What ddsperf's samples carry, from its name in options: `wire` or `payload`.
+pub fn ddsperf_size(name: &str) -> Result<DdsperfSize, PartError> {
+    match name.trim().to_ascii_lowercase().as_str() {
+        "wire" => Ok(DdsperfSize::Wire),
+        "payload" => Ok(DdsperfSize::Payload),
+        other => Err(PartError::bad(format!("ddsperf_size: '{other}' is not wire or payload"))),
+    }
+}
+
 pub fn check_plan(p: &Plan) -> Result<(), PartError> {
     crate::config::max_message_size().map_err(PartError::bad)?;
+    if let Some(s) = p.min_throughput_secs {
+        if !(0.0..=600.0).contains(&s) {
+            return Err(PartError::bad(format!("min_throughput_secs: {s} is not between 0 and 600")));
+        }
+    }
     check_domain(p.domain_base)?;
     positive("rounds", u64::from(p.rounds))?;
     positive("ddsperf seconds", u64::from(p.ddsperf_secs))?;
@@ -214,6 +238,12 @@ pub fn check_plan(p: &Plan) -> Result<(), PartError> {
         }
         if let Some(j) = c.json_throughput_samples {
             positive("json throughput samples", j)?;
+        }
+        if let Some(r) = c.rounds {
+            positive("rounds of a case", u64::from(r))?;
+            if r > 20 {
+                return Err(PartError::bad("rounds of a case: at most 20"));
+            }
         }
         let trips = u64::from(c.instances) * u64::from(c.samples) * u64::from(c.iterations);
         if trips > MAX_ROUND_TRIPS {
@@ -245,6 +275,7 @@ pub fn plan_of(o: &StudyOpts) -> Result<Plan, PartError> {
             iterations: c.iterations,
             throughput_samples: c.throughput_samples,
             json_throughput_samples: c.json_throughput_samples,
+            rounds: c.rounds,
         });
     }
     if cases.is_empty() {
@@ -260,6 +291,8 @@ pub fn plan_of(o: &StudyOpts) -> Result<Plan, PartError> {
         marshal_bench: o.marshal_bench,
         ddsperf: o.ddsperf,
         ddsperf_secs: o.ddsperf_secs,
+        ddsperf_size: Some(o.ddsperf_size.as_deref().map(ddsperf_size).transpose()?.unwrap_or(DdsperfSize::Wire)),
+        min_throughput_secs: Some(o.min_throughput_secs.unwrap_or(MIN_THROUGHPUT_SECS)),
         batch: o.batch,
         warmup: o.warmup,
         count_allocs: true,
@@ -288,9 +321,7 @@ pub fn progress(msg: &str) {
     eprintln!("dds: {msg}");
 }
 
-/// Run a checked plan with the peers of [`this_binary_peer`], progress on stderr; throughput
-/// runs have exactly the plan's samples (`wirebench dds throughput --count`: the count asked
-/// for), a run shorter than [`MIN_THROUGHPUT_SECS`] is only said to be so.
+/// Run a checked plan with the peers of [`this_binary_peer`], progress on stderr (see [`run`]).
 pub fn measure(plan: &Plan) -> DdsSection {
     run(plan, &this_binary_peer, &mut progress)
 }
@@ -305,20 +336,20 @@ struct Collected {
     failures: Vec<Failure>,
 }
 
-/// Run the plan; `peer` makes the peer of each run (a child process for measurements).
-/// Throughput runs have the plan's samples (see [`run_with`]).
-pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&str)) -> DdsSection {
-    run_with(plan, 0.0, peer, progress)
+/// The size ddsperf runs at for a payload of `size` whose keys go up to `max_key`: KeyedSeq's
+/// 12 fixed bytes + the baggage, which is the bytes of our CDR sample (payload + CDR's own, see
+/// [`crate::marshal::cdr_overhead`]) when the plan compares like with like on the wire, else the
+/// payload alone.
+pub fn ddsperf_wire(plan: &Plan, size: usize, max_key: u32) -> usize {
+    let wire = plan.ddsperf_size == Some(DdsperfSize::Wire) && plan.marshals.contains(&Marshal::Cdr);
+    size + KEYEDSEQ_FIXED + if wire { crate::marshal::cdr_overhead(max_key) } else { 0 }
 }
 
-/// [`run`], where a throughput run shorter than `min_throughput_secs` is run again with more
-/// samples (see [`long_enough`]; 0: never).
-pub fn run_with(
-    plan: &Plan,
-    min_throughput_secs: f64,
-    peer: &dyn Fn() -> PeerMode,
-    progress: &mut dyn FnMut(&str),
-) -> DdsSection {
+/// Run the plan; `peer` makes the peer of each run (a child process for measurements). A
+/// throughput run shorter than the plan's `min_throughput_secs` is run again with more samples
+/// (see [`long_enough`]; absent or 0: never, the run keeps the plan's samples).
+pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&str)) -> DdsSection {
+    let min_throughput_secs = plan.min_throughput_secs.unwrap_or(0.0);
     let mut c = Collected::default();
     let mut next = 0u32;
     let mut domain = || {
@@ -350,8 +381,9 @@ pub fn run_with(
     }
     // Progress: transport steps done of all, with the time left.
     let per_size = |on: bool| if on { usize::from(have_ddsperf) + plan.marshals.len() } else { 0 };
-    let sizes: usize = plan.cases.iter().map(|c| c.sizes.len()).sum();
-    let total_steps = plan.rounds.max(1) as usize * sizes * (per_size(plan.latency) + per_size(plan.throughput));
+    let size_rounds: usize = plan.cases.iter().map(|c| c.sizes.len() * plan.rounds_of(c) as usize).sum();
+    let total_steps = size_rounds * (per_size(plan.latency) + per_size(plan.throughput));
+    let max_rounds = plan.cases.iter().map(|c| plan.rounds_of(c)).max().unwrap_or(1);
     let (started, mut step) = (std::time::Instant::now(), 0usize);
     // A step starts a run ([k/n] with the time left); a note says how one went.
     let mut say = |msg: &str, next_step: bool| {
@@ -363,8 +395,8 @@ pub fn run_with(
         step += 1;
         progress(&format!("[{step}/{total_steps}{}] {msg}", if left.is_empty() { String::new() } else { format!(", {left}") }));
     };
-    for round in 1..=plan.rounds.max(1) {
-        for case in &plan.cases {
+    for round in 1..=max_rounds {
+        for case in plan.cases.iter().filter(|c| round <= plan.rounds_of(c)) {
             for &size in &case.sizes {
                 let label = crate::size_label(size);
                 // ddsperf and ours alternate which runs first (A B, B A, …), so neither side
@@ -375,8 +407,9 @@ pub fn run_with(
                         if ddsperf_turn {
                             if have_ddsperf {
                                 say(&format!("round {round}: latency {label} ddsperf"), true);
-                                match ddsperf::latency(domain(), size + KEYEDSEQ_FIXED, plan.ddsperf_secs) {
-                                    Ok(r) => c.ddsperf_latency.push(ddsperf::DdsperfLatency { round, ..r }),
+                                let max_key = case.instances.saturating_sub(1);
+                                match ddsperf::latency(domain(), ddsperf_wire(plan, size, max_key), plan.ddsperf_secs) {
+                                    Ok(r) => c.ddsperf_latency.push(ddsperf::DdsperfLatency { round, payload: Some(size), ..r }),
                                     Err(e) => c.failures.push(fail(round, "ddsperf latency", size, None, e)),
                                 }
                             }
@@ -402,8 +435,14 @@ pub fn run_with(
                         if ddsperf_turn {
                             if have_ddsperf {
                                 say(&format!("round {round}: throughput {label} ddsperf"), true);
-                                match ddsperf::throughput(domain(), size + KEYEDSEQ_FIXED, plan.ddsperf_secs) {
-                                    Ok(r) => c.ddsperf_throughput.push(ddsperf::DdsperfThroughput { round, ..r }),
+                                // Our throughput runs write one key, "0".
+                                match ddsperf::throughput(domain(), ddsperf_wire(plan, size, 0), plan.ddsperf_secs) {
+                                    Ok(r) => c.ddsperf_throughput.push(ddsperf::DdsperfThroughput {
+                                        round,
+                                        payload: Some(size),
+                                        payload_mb_per_s: Some(payload_mb(r.samples_per_s, size)),
+                                        ..r
+                                    }),
                                     Err(e) => c.failures.push(fail(round, "ddsperf throughput", size, None, e)),
                                 }
                             }
@@ -539,7 +578,7 @@ fn method() -> Method {
     Method {
         latency: "back-to-back ping-pong between two processes; half round trip from before marshal to after unmarshal; reliable KEEP_LAST 1; all round trips of a run pooled".into(),
         throughput: "publisher process writes N samples flat out (reliable KEEP_ALL, resource limits 10000 samples, batching as configured; ddsperf pub's QoS); the reader takes in a data-available listener into Cyclone's reused loan (ddsperf sub's way) and unmarshals each sample into one reused value (buffer policy: reused; the writer marshals into one reused buffer); samples_per_s: time from go to the last sample unmarshalled at the reader (the seed's definition); steady_samples_per_s: after the first tenth arrived (compared with ddsperf's steady-state windows in the checks); in a study, a run shorter than 2 s is run again with more samples (up to 3 runs; `sent` is the count of the run kept); a standalone `dds throughput` run keeps its --count and says when it was shorter".into(),
-        ddsperf: "ddsperf 0.10.2 ping/pong and pub/sub with size = payload + 12, same loopback configuration and the same process layout (two processes); its own defaults, which ours matches: reliable, KEEP_ALL, resource limits 10000 samples, batched writes (dds_write_set_batch), data-available listener taking into a reused loan, one key; samples_per_s and latency: median over 1-second windows; the throughput checks and ours ÷ ddsperf use its steady state by the estimator of ours: the samples of its whole 1-second windows (all with data but the first and the last) ÷ their time".into(),
+        ddsperf: "ddsperf 0.10.2 ping/pong and pub/sub with size = 12 + the bytes our CDR sample puts on the wire (payload + CDR's 16 bytes of encapsulation header, key and length; the plan's ddsperf_size = wire, the default: ours ÷ ddsperf then compares the same traffic, and CDR's bytes show in the marshalling sizes) or 12 + the payload (ddsperf_size = payload: CDR's 16 bytes count against ours; at 2 KB they cost a sample per 14,720-byte datagram); same loopback configuration and the same process layout (two processes); its own defaults, which ours matches: reliable, KEEP_ALL, resource limits 10000 samples, batched writes (dds_write_set_batch), data-available listener taking into a reused loan, one key; samples_per_s and latency: median over 1-second windows; steady_samples_per_s, which the throughput checks and ours ÷ ddsperf use: its steady state by the estimator of ours, the samples of its whole 1-second windows (all with data but the first and the last) ÷ their time; ours ÷ ddsperf is the median of per-round paired ratios (each round runs both, alternating which goes first) with an order-statistic interval (at least 95 % from 6 rounds on, else [min, max] with its coverage)".into(),
         allocations: "Rust heap allocations per sample, writer marshal + reader unmarshal (Cyclone's C allocations not counted)".into(),
         mb: "MB = 1e6 bytes of payload".into(),
     }
@@ -651,6 +690,8 @@ mod tests {
             marshal_bench: true,
             ddsperf: true,
             ddsperf_secs: 4,
+            ddsperf_size: None,
+            min_throughput_secs: None,
             batch: true,
             warmup: 200,
         }
@@ -664,6 +705,7 @@ mod tests {
             iterations: 1,
             throughput_samples: 100,
             json_throughput_samples: None,
+            rounds: None,
         }
     }
 
@@ -698,6 +740,41 @@ mod tests {
         let mut c = case(&["2k"]);
         c.json_throughput_samples = Some(0);
         assert!(bad(plan_of(&opts(vec![c]))).contains("json throughput samples must be at least 1"));
+        let mut c = case(&["2k"]);
+        c.rounds = Some(21);
+        assert!(bad(plan_of(&opts(vec![c]))).contains("rounds of a case: at most 20"));
+        let mut o = opts(vec![case(&["2k"])]);
+        o.ddsperf_size = Some("bytes".into());
+        assert!(bad(plan_of(&o)).contains("ddsperf_size: 'bytes' is not wire or payload"));
+        let mut o = opts(vec![case(&["2k"])]);
+        o.min_throughput_secs = Some(-1.0);
+        assert!(bad(plan_of(&o)).contains("min_throughput_secs"));
+    }
+
+    #[test]
+    fn cases_run_their_own_rounds_and_ddsperf_carries_our_cdr_bytes_by_default() {
+        let mut fast = case(&["4k"]);
+        fast.rounds = Some(3);
+        let mut o = opts(vec![case(&["2k"]), fast]);
+        o.rounds = 2;
+        let p = plan_of(&o).unwrap();
+        assert_eq!((p.rounds_of(&p.cases[0]), p.rounds_of(&p.cases[1])), (2, 3));
+        assert_eq!(p.min_throughput_secs, Some(MIN_THROUGHPUT_SECS), "a study grows short runs");
+        // Wire: KeyedSeq's 12 + the CDR sample (payload + 16 for keys below 1000).
+        assert_eq!(p.ddsperf_size, Some(DdsperfSize::Wire));
+        assert_eq!(ddsperf_wire(&p, 2048, 0), 2048 + 12 + 16);
+        assert_eq!(ddsperf_wire(&p, 2048, 999), 2048 + 12 + 16);
+        assert_eq!(ddsperf_wire(&p, 2048, 1000), 2048 + 12 + 20);
+        o.ddsperf_size = Some("payload".into());
+        let p = plan_of(&o).unwrap();
+        assert_eq!(ddsperf_wire(&p, 2048, 0), 2048 + 12);
+        // Without CDR there are no CDR bytes to match: the payload.
+        let mut o = opts(vec![case(&["2k"])]);
+        o.marshal = vec!["json".into()];
+        assert_eq!(ddsperf_wire(&plan_of(&o).unwrap(), 2048, 0), 2048 + 12);
+        // A file written before the option: the payload.
+        let old = Plan { ddsperf_size: None, ..plan_of(&opts(vec![case(&["2k"])])).unwrap() };
+        assert_eq!(ddsperf_wire(&old, 2048, 0), 2048 + 12);
     }
 
     #[test]

@@ -308,6 +308,7 @@ pub fn run_with_stats(opts: &ThroughputOpts, mode: PeerMode) -> Result<(Throughp
             let dt = (last_arrival - t).as_secs_f64();
             (received > n && dt > 0.0).then(|| (received - n) as f64 / dt)
         }),
+        steady_ci95: stats.steady_ci95,
         mb_per_s: received as f64 * opts.size as f64 / secs / 1e6,
         wire_mb_per_s: received as f64 * (baggage_bytes + KEYEDSEQ_FIXED) as f64 / secs / 1e6,
         allocs_per_sample,

@@ -21,7 +21,7 @@
 use std::fmt::Write;
 
 use wirebench_core::results::Results;
-use wirebench_core::sections::dds::{DdsSection, Marshal, SizeFigures, SEED_CDR, SEED_JSON, SEED_NATIVE};
+use wirebench_core::sections::dds::{DdsSection, DdsperfSize, Interval, Marshal, SizeFigures, SEED_CDR, SEED_JSON, SEED_NATIVE};
 
 use crate::csv::record;
 use crate::html::{table, Ctx, Section};
@@ -90,7 +90,7 @@ pub fn latency_table(d: &DdsSection) -> Option<Table> {
         return None;
     }
     let mut t = Table::new(
-        "DDS latency: half round trip, µs (ours pooled; ddsperf: median of 1-s windows)",
+        &format!("DDS latency: half round trip, µs (ours pooled; ddsperf: medians of its 1-s windows{})", ddsperf_bytes_note(d)),
         &["size", "round", "who", "bytes", "avg", "stddev", "p50", "p90", "p99", "max", "round trips", "allocs/sample"],
     )
     .numeric_from(3);
@@ -164,8 +164,11 @@ pub fn throughput_table(d: &DdsSection) -> Option<Table> {
         return None;
     }
     let mut t = Table::new(
-        "DDS throughput (MB = 10⁶ B of payload; samples/s: all N from go to the last; steady: after the first tenth; ddsperf: median of 1-s windows)",
-        &["size", "round", "who", "samples/s", "steady samples/s", "MB/s", "received", "sent", "lost", "allocs/sample"],
+        &format!(
+            "DDS throughput (MB = 10⁶ B of payload; samples/s: all N from go to the last; steady: ours after the first tenth, ddsperf over its whole 1-s windows, with a bootstrap 95 % CI over batches of the steady stretch{})",
+            ddsperf_bytes_note(d)
+        ),
+        &["size", "round", "who", "bytes", "samples/s", "steady samples/s", "steady 95 % CI", "MB/s", "received", "sent", "lost", "allocs/sample"],
     )
     .numeric_from(3);
     for f in d.figures().iter() {
@@ -179,8 +182,10 @@ pub fn throughput_table(d: &DdsSection) -> Option<Table> {
                     size_label(size),
                     r.round.to_string(),
                     "ddsperf".into(),
+                    p.size.to_string(),
                     "-".into(),
-                    fixed(p.samples_per_s, 0),
+                    fixed(p.steady_samples_per_s.unwrap_or(p.samples_per_s), 0),
+                    "-".into(),
                     fixed(p.payload_mb(), 1),
                     p.total.to_string(),
                     "-".into(),
@@ -197,8 +202,10 @@ pub fn throughput_table(d: &DdsSection) -> Option<Table> {
                     size_label(size),
                     r.round.to_string(),
                     who(o.marshal),
+                    o.wire_bytes.to_string(),
                     fixed(o.samples_per_s, 0),
                     num(o.steady_samples_per_s, 0),
+                    o.steady_ci95.map_or_else(|| "-".into(), |(lo, hi)| format!("{}–{}", fixed(lo, 0), fixed(hi, 0))),
                     fixed(o.mb_per_s, 1),
                     o.received.to_string(),
                     o.sent.to_string(),
@@ -213,7 +220,9 @@ pub fn throughput_table(d: &DdsSection) -> Option<Table> {
                 size_label(size),
                 "seed".into(),
                 format!("seed {} (published)", s.method.replace("OpenDDSharp ", "").replace("OpenDDS ", "")),
+                "-".into(),
                 fixed(s.samples_per_s, 0),
+                "-".into(),
                 "-".into(),
                 num(f.seed.throughput_of(&s.method).map(|x| x.mb_per_s), 1),
                 s.samples.to_string(),
@@ -303,8 +312,11 @@ pub fn ratio_table(d: &DdsSection) -> Option<Table> {
 /// CDR relative to the native anchor: ours against ddsperf, the seed's against OpenDDS native.
 pub fn native_table(d: &DdsSection) -> Option<Table> {
     let mut t = Table::new(
-        "CDR ÷ native (ours: CDR ÷ ddsperf, median of the per-round paired ratios, throughput in steady state; seed: OpenDDSharp CDR ÷ OpenDDS native)",
-        &["size", "latency p50", "seed latency p50", "throughput", "seed throughput"],
+        &format!(
+            "CDR ÷ native (ours: CDR ÷ ddsperf, median of the per-round paired ratios with its order-statistic interval, throughput in steady state{}; seed: OpenDDSharp CDR ÷ OpenDDS native)",
+            ddsperf_bytes_note(d)
+        ),
+        &["size", "latency p50", "interval", "seed latency p50", "throughput", "interval", "seed throughput"],
     )
     .numeric_from(1);
     for f in d.figures().iter() {
@@ -312,15 +324,38 @@ pub fn native_table(d: &DdsSection) -> Option<Table> {
         if ours.latency_p50.is_none() && ours.throughput.is_none() && seed.latency_p50.is_none() {
             continue;
         }
+        let iv = f.cdr_over_ddsperf_interval.as_ref();
         t.push(vec![
             size_label(f.size),
             num(ours.latency_p50, 2),
+            interval_text(iv.and_then(|i| i.latency_p50.as_ref())),
             num(seed.latency_p50, 2),
             num(ours.throughput, 2),
+            interval_text(iv.and_then(|i| i.throughput.as_ref())),
             num(seed.throughput, 2),
         ]);
     }
     (!t.rows.is_empty()).then_some(t)
+}
+
+/// `0.91–0.99 (6 rounds, 96.9 %)`, or `-`.
+fn interval_text(i: Option<&Interval>) -> String {
+    match i {
+        Some(i) => format!("{}–{} ({} round{}, {:.1} %)", fixed(i.lo, 2), fixed(i.hi, 2), i.n, if i.n == 1 { "" } else { "s" }, i.coverage * 100.0),
+        None => "-".into(),
+    }
+}
+
+/// What ddsperf's samples carried, for table titles: the same bytes on the wire as our CDR
+/// sample, or the payload alone (files written before it was stored: the payload).
+fn ddsperf_bytes_note(d: &DdsSection) -> &'static str {
+    if d.ddsperf_latency.is_empty() && d.ddsperf_throughput.is_empty() {
+        return "";
+    }
+    match d.plan.ddsperf_size {
+        Some(DdsperfSize::Wire) if d.plan.marshals.contains(&Marshal::Cdr) => "; ddsperf's samples carry the bytes our CDR sample puts on the wire",
+        _ => "; ddsperf's samples carry the payload alone",
+    }
 }
 
 fn failure_lines(d: &DdsSection) -> Vec<String> {
@@ -541,8 +576,9 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
          marshalled with CDR (XCDR1, our <code>cdr</code> crate) or JSON (serde_json) travels as the baggage of ddsperf's \
          <code>KeyedSeq</code> topic through {}. Latency is half of a back-to-back ping-pong round trip between two processes, \
          from before marshalling to after unmarshalling, all round trips pooled; throughput counts N samples written flat out \
-         until the reader has unmarshalled all of them. Cyclone's own <code>ddsperf</code> ran in the same run as the native anchor.</p>",
-        esc(&d.transport)
+         until the reader has unmarshalled all of them. Cyclone's own <code>ddsperf</code> ran in the same run as the native anchor{}.</p>",
+        esc(&d.transport),
+        esc(ddsperf_bytes_note(d))
     );
     if !d.published.latency_ms.is_empty() {
         let _ = writeln!(
@@ -806,6 +842,7 @@ mod tests {
                 secs: 1.0,
                 samples_per_s: 100000.0,
                 steady_samples_per_s: None,
+                steady_ci95: None,
                 mb_per_s: 204.8,
                 wire_mb_per_s: 207.6,
                 allocs_per_sample: Some(2.0),
@@ -840,6 +877,7 @@ mod tests {
                 windows: vec![],
                 payload: Some(2048),
                 payload_mb_per_s: Some(307.2),
+                steady_samples_per_s: None,
             }],
             marshal: vec![bench(Marshal::Cdr, 2064, 100.0, 150.0), bench(Marshal::Json, 7400, 5000.0, 9000.0)],
             ratios: vec![Ratio {

@@ -71,6 +71,14 @@ struct RunArgs {
     /// Seconds per ddsperf run.
     #[arg(long, default_value_t = 4)]
     ddsperf_secs: u32,
+    /// What ddsperf's samples carry: wire (the bytes our CDR sample puts on the wire: the same
+    /// traffic) or payload (the payload alone: CDR's own bytes count against ours).
+    #[arg(long, default_value = "wire", value_parser = ["wire", "payload"])]
+    ddsperf_size: String,
+    /// Throughput: a run shorter than this many seconds is run again with more samples (up to 3
+    /// runs; 0: the run keeps --count).
+    #[arg(long, default_value_t = 0.0)]
+    min_secs: f64,
     /// Repeat everything this many times (the machine is noisy).
     #[arg(long, default_value_t = 1)]
     rounds: u32,
@@ -137,6 +145,7 @@ fn measure_cmd(a: RunArgs, kind: Kind) -> Result<()> {
             iterations: a.iterations,
             throughput_samples: a.count,
             json_throughput_samples: None,
+            rounds: None,
         }],
         marshals: study::marshals(&list).map_err(cli_error)?,
         rounds: a.rounds,
@@ -146,6 +155,8 @@ fn measure_cmd(a: RunArgs, kind: Kind) -> Result<()> {
         marshal_bench: kind == Kind::Marshal,
         ddsperf: a.ddsperf,
         ddsperf_secs: a.ddsperf_secs,
+        ddsperf_size: Some(study::ddsperf_size(&a.ddsperf_size).map_err(cli_error)?),
+        min_throughput_secs: (a.min_secs > 0.0).then_some(a.min_secs),
         batch: !a.no_batch,
         warmup: a.warmup,
         count_allocs: true,

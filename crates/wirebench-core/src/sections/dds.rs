@@ -111,6 +111,10 @@ pub struct Case {
     pub iterations: u32,
     /// Throughput with JSON, when it must be scaled down (JSON of large payloads is slow).
     pub json_throughput_samples: Option<u64>,
+    /// Rounds of this group when not the plan's (e.g. more rounds where a paired comparison
+    /// must be stable); absent: the plan's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<u32>,
     pub samples: u32,
     /// Payload octets.
     pub sizes: Vec<usize>,
@@ -130,16 +134,43 @@ pub struct Plan {
     pub ddsperf: bool,
     /// Seconds per ddsperf run.
     pub ddsperf_secs: u32,
+    /// What ddsperf's samples carry: the bytes on the wire of our CDR sample (like with like;
+    /// the default) or the payload alone. Absent from files written before it was stored
+    /// (they ran ddsperf at the payload).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ddsperf_size: Option<DdsperfSize>,
     /// Domain ids used: domain_base .. domain_base + 40, one fresh id per run.
     pub domain_base: u32,
     pub latency: bool,
     pub marshal_bench: bool,
     pub marshals: Vec<Marshal>,
-    /// Everything is repeated this many times.
+    /// A throughput run shorter than this many seconds was run again with more samples (0 or
+    /// absent: never).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_throughput_secs: Option<f64>,
+    /// Everything is repeated this many times (a case may set its own).
     pub rounds: u32,
     pub throughput: bool,
     /// Latency: round trips before recording.
     pub warmup: u32,
+}
+
+/// The size ddsperf runs at, for one payload size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DdsperfSize {
+    /// KeyedSeq with the bytes our CDR sample puts on the wire (payload + CDR's 16 bytes of
+    /// header, key and length): ours ÷ ddsperf compares the same traffic.
+    Wire,
+    /// KeyedSeq with the payload alone: the format's own bytes count against ours.
+    Payload,
+}
+
+impl Plan {
+    /// The rounds of a case: its own, else the plan's (at least 1).
+    pub fn rounds_of(&self, case: &Case) -> u32 {
+        case.rounds.unwrap_or(self.rounds).max(1)
+    }
 }
 
 /// Summary of the pooled half round trips of one run, µs: every round trip in one sorted set,
@@ -226,6 +257,10 @@ pub struct ThroughputResult {
     pub size: usize,
     /// True when the run stopped on a stall (`lost` > 0).
     pub stalled: bool,
+    /// Bootstrap 95 % interval of `steady_samples_per_s` over consecutive batches of the steady
+    /// stretch; absent when the run had too few, or from files written before it was stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_ci95: Option<(f64, f64)>,
     /// Steady state: samples after the first tenth arrived ÷ the time since (the start of a
     /// short run is a ramp-up; ddsperf's windows drop it too).
     pub steady_samples_per_s: Option<f64>,
@@ -309,7 +344,7 @@ pub struct DdsperfLatency {
     /// The study's round, from 1 (0 for a run outside a study).
     pub round: u32,
     pub round_trips: u64,
-    /// ddsperf's `size` (payload + 12).
+    /// ddsperf's `size` (KeyedSeq's 12 fixed bytes + its baggage).
     pub size: usize,
     pub windows: Vec<PingWindow>,
     pub windows_used: usize,
@@ -349,8 +384,13 @@ pub struct DdsperfThroughput {
     #[serde(deserialize_with = "nullable::f64")]
     #[schemars(with = "Option<f64>")]
     pub samples_per_s: f64,
-    /// ddsperf's `size` (payload + 12).
+    /// ddsperf's `size` (KeyedSeq's 12 fixed bytes + its baggage).
     pub size: usize,
+    /// Steady state by the estimator of ours: the samples of its whole 1-s windows (all with
+    /// data but the first and the last) ÷ their time; absent when fewer than three windows had
+    /// data, or from files written before it was stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_samples_per_s: Option<f64>,
     pub total: u64,
     pub windows: Vec<SubWindow>,
     pub windows_used: usize,
@@ -500,6 +540,10 @@ pub struct SizeFigures {
     /// rounds' paired ratios (each round runs both, in alternating order); a ratio of the two
     /// medians only when no round has both.
     pub cdr_over_ddsperf: Relative,
+    /// The spread of `cdr_over_ddsperf`: an order-statistic interval of the paired ratios'
+    /// median. Absent when no round had both, or from files written before it was stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cdr_over_ddsperf_interval: Option<RelativeInterval>,
     /// ddsperf, medians over rounds.
     pub ddsperf: DdsperfFigures,
     /// Ours per marshalling (every marshalling of the latency and throughput runs, in the order
@@ -543,6 +587,27 @@ pub struct DdsperfFigures {
 pub struct Relative {
     pub latency_p50: Option<f64>,
     pub throughput: Option<f64>,
+}
+
+/// Intervals of the medians of [`Relative`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RelativeInterval {
+    pub latency_p50: Option<Interval>,
+    pub throughput: Option<Interval>,
+}
+
+/// A distribution-free interval of a median of paired ratios: order statistics with at least
+/// 95 % coverage from 6 values on, `[min, max]` with the coverage it has below.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Interval {
+    /// The coverage of the interval (0.95 means 95 %).
+    pub coverage: f64,
+    /// Upper end.
+    pub hi: f64,
+    /// Lower end.
+    pub lo: f64,
+    /// Paired values (rounds) behind it.
+    pub n: usize,
 }
 
 /// The seed's published rows at one size.
@@ -655,6 +720,7 @@ mod tests {
             min_samples_per_s: sps,
             payload: None,
             payload_mb_per_s: None,
+            steady_samples_per_s: None,
             round,
             samples_per_s: sps,
             size,
