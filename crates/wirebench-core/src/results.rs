@@ -326,6 +326,36 @@ impl SizeAggregate {
         }
     }
 
+    /// Fold in the aggregate of the records that came after this one's (e.g. another thread's
+    /// chunk of the same input): the same as adding its rows here, in order.
+    pub fn merge(&mut self, later: &SizeAggregate) {
+        self.records += later.records;
+        self.exact += later.exact;
+        self.lossy += later.lossy;
+        self.unsupported += later.unsupported;
+        self.failed += later.failed;
+        self.unchecked += later.unchecked;
+        if self.first_issue.is_none() {
+            self.first_issue.clone_from(&later.first_issue);
+        }
+        if later.encoded == 0 {
+            return;
+        }
+        self.encoded += later.encoded;
+        self.bytes_total += later.bytes_total;
+        self.bytes_min = self.bytes_min.into_iter().chain(later.bytes_min).min();
+        self.bytes_max = self.bytes_max.into_iter().chain(later.bytes_max).max();
+        self.json_bytes_total += later.json_bytes_total;
+        self.zstd_bytes_total += later.zstd_bytes_total;
+        self.deflate_bytes_total += later.deflate_bytes_total;
+        *self.compressed.get_or_insert(0) += later.compressed.unwrap_or(0);
+        self.bytes_mean = Some(self.bytes_total as f64 / self.encoded as f64);
+        for (&b, &n) in &later.sizes {
+            *self.sizes.entry(b).or_default() += n;
+        }
+        self.ratio_to_json = (self.json_bytes_total > 0).then(|| self.bytes_total as f64 / self.json_bytes_total as f64);
+    }
+
     /// Fill the per-message percentiles from the sizes counted so far (nearest rank).
     pub fn finish(&mut self) {
         let n: u64 = self.sizes.values().sum();
@@ -810,6 +840,26 @@ mod tests {
         a.add(&row(None, Fidelity::Unsupported { reason: "no".into() }));
         a.finish();
         assert_eq!((a.bytes_p50, a.bytes_p90, a.bytes_p99, a.bytes_max), (Some(50), Some(90), Some(99), Some(100)));
+        // Merging the aggregate of later rows equals adding them, split anywhere.
+        let rows: Vec<SizeRow> = (0..20u64)
+            .map(|i| match i % 5 {
+                0 => row(None, Fidelity::Failed { reason: format!("f{i}") }),
+                1 => row(Some(i), Fidelity::Lossy { losses: vec![format!("l{i}")] }),
+                2 => row(Some(i * 3), Fidelity::Unchecked),
+                _ => row(Some(i % 7), Fidelity::Exact),
+            })
+            .collect();
+        let mut whole = SizeAggregate::new("c");
+        rows.iter().for_each(|r| whole.add(r));
+        whole.finish();
+        for cut in [0, 1, 7, 19, 20] {
+            let (mut x, mut y) = (SizeAggregate::new("c"), SizeAggregate::new("c"));
+            rows[..cut].iter().for_each(|r| x.add(r));
+            rows[cut..].iter().for_each(|r| y.add(r));
+            x.merge(&y);
+            x.finish();
+            assert_eq!(serde_json::to_string(&x).unwrap(), serde_json::to_string(&whole).unwrap(), "cut at {cut}");
+        }
     }
 
     #[test]

@@ -187,17 +187,27 @@ impl SizeMeter {
         let (first, every, rt_every) = (self.records, self.compress_every, self.roundtrip_every);
         let pick = |k: u64, i: usize| k > 0 && (first + i as u64) % k == 0;
         let sampled = move |i: usize| Sampled { compress: pick(every, i), roundtrip: pick(rt_every, i) };
-        // A chunk's rows, how many payloads they cover, and the error that stopped it.
-        type Chunk = (Vec<SizeRow>, u64, Option<SampleError>);
+        // A chunk's rows (kept ones) and its aggregates per codec, how many payloads they
+        // cover, and the error that stopped it. Rows that are not kept are folded on the
+        // worker: only the aggregates come back.
+        type Chunk = (Vec<SizeRow>, Vec<SizeAggregate>, u64, Option<SampleError>);
         let run = |worker: &mut Worker, chunk: &[T], offset: usize| -> Chunk {
-            let mut rows = Vec::with_capacity(chunk.len() * codecs.len());
+            let mut rows = Vec::with_capacity(if keep { chunk.len() * codecs.len() } else { codecs.len() });
+            let mut aggs: Vec<SizeAggregate> = codecs.iter().map(|c| SizeAggregate::new(c.info().id)).collect();
             for (i, item) in chunk.iter().enumerate() {
+                let from = rows.len();
                 match payload(item) {
                     Ok(p) => worker.measure(codecs, schema, prepared, &p, sampled(offset + i), keep, &mut rows),
-                    Err(e) => return (rows, i as u64, Some(e)),
+                    Err(e) => return (rows, aggs, i as u64, Some(e)),
+                }
+                for (agg, row) in aggs.iter_mut().zip(&rows[from..]) {
+                    agg.add(row);
+                }
+                if !keep {
+                    rows.clear();
                 }
             }
-            (rows, chunk.len() as u64, None)
+            (rows, aggs, chunk.len() as u64, None)
         };
         let mut chunks: Vec<Chunk> = Vec::new();
         if batch.len() < 2 * PARALLEL_MIN || self.workers.len() == 1 {
@@ -216,15 +226,12 @@ impl SizeMeter {
                 }
             });
         }
-        let n = self.codecs.len();
-        for (rows, payloads, err) in chunks {
+        for (rows, aggs, payloads, err) in chunks {
             self.records += payloads;
-            for (i, row) in rows.into_iter().enumerate() {
-                self.aggregates[i % n].add(&row);
-                if self.keep_rows {
-                    self.rows.push(row);
-                }
+            for (total, chunk) in self.aggregates.iter_mut().zip(&aggs) {
+                total.merge(chunk);
             }
+            self.rows.extend(rows);
             if let Some(e) = err {
                 return Err(e);
             }
@@ -354,7 +361,7 @@ mod tests {
         let payloads: Vec<Payload> = (0..500)
             .map(|i| Payload {
                 name: format!("p{i}"),
-                value: wirebench_core::Value::from_json_str(&format!(r#"{{"i":{i},"t":{}.25,"s":"x{}"}}"#, i % 7, "y".repeat(i % 13)))
+                value: wirebench_core::Value::from_json_str(&format!(r#"{{"i":{i},"t":{}.25,"f":{}.1,"s":"x{}"}}"#, i % 7, i % 5, "y".repeat(i % 13)))
                     .unwrap(),
             })
             .collect();
@@ -373,6 +380,17 @@ mod tests {
             assert_eq!((x.records, x.bytes_total, x.zstd_bytes_total, x.exact), (y.records, y.bytes_total, y.zstd_bytes_total, y.exact));
         }
         assert_eq!(b.aggregates[0].records, 500);
+        // Rows not kept are folded on the workers and the chunks' aggregates merged in order:
+        // every aggregate field (first issue, percentiles, min and max) as one by one.
+        let mut folded = SizeMeter::new(wirebench_codecs::registry().to_vec(), SchemaSource::Fixed(Schema::infer(payloads.iter().map(|p| &p.value))), false);
+        folded.workers.push(Worker::new());
+        folded.workers.push(Worker::new());
+        folded.add_batch(&payloads);
+        let c = folded.finish("t");
+        assert!(c.rows.is_empty());
+        let json = |s: &wirebench_core::results::SizeSection| serde_json::to_string(&s.aggregates).unwrap();
+        assert_eq!(json(&a), json(&c));
+        assert!(a.aggregates.iter().any(|x| x.first_issue.is_some()), "the payloads give some codec an issue");
     }
 
     #[test]
