@@ -17,6 +17,7 @@
 
 pub mod bench;
 pub mod config;
+pub mod cpu;
 pub mod ddsperf;
 pub mod figures;
 mod ffi;

@@ -103,6 +103,9 @@ pub struct StudyOpts {
     pub domain: u32,
     #[serde(default = "yes")]
     pub latency: bool,
+    /// Latency runs (ours and ddsperf alike) on this one CPU (default: not pinned).
+    #[serde(default)]
+    pub latency_cpu: Option<u32>,
     #[serde(default = "yes")]
     pub throughput: bool,
     #[serde(default = "yes")]
@@ -211,6 +214,11 @@ pub fn ddsperf_size(name: &str) -> Result<DdsperfSize, PartError> {
 
 pub fn check_plan(p: &Plan) -> Result<(), PartError> {
     crate::config::max_message_size().map_err(PartError::bad)?;
+    if let Some(cpu) = p.latency_cpu {
+        if !crate::cpu::allowed(cpu) {
+            return Err(PartError::bad(format!("latency_cpu: CPU {cpu} is not one this process may run on ({} usable)", crate::cpu::usable())));
+        }
+    }
     if let Some(s) = p.min_throughput_secs {
         if !(0.0..=600.0).contains(&s) {
             return Err(PartError::bad(format!("min_throughput_secs: {s} is not between 0 and 600")));
@@ -287,6 +295,7 @@ pub fn plan_of(o: &StudyOpts) -> Result<Plan, PartError> {
         rounds: o.rounds,
         domain_base: o.domain,
         latency: o.latency,
+        latency_cpu: o.latency_cpu,
         throughput: o.throughput,
         marshal_bench: o.marshal_bench,
         ddsperf: o.ddsperf,
@@ -408,7 +417,8 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
                             if have_ddsperf {
                                 say(&format!("round {round}: latency {label} ddsperf"), true);
                                 let max_key = case.instances.saturating_sub(1);
-                                match ddsperf::latency(domain(), ddsperf_wire(plan, size, max_key), plan.ddsperf_secs) {
+                                let run = || ddsperf::latency(domain(), ddsperf_wire(plan, size, max_key), plan.ddsperf_secs);
+                                match crate::cpu::on_cpu(plan.latency_cpu, run).and_then(|r| r) {
                                     Ok(r) => c.ddsperf_latency.push(ddsperf::DdsperfLatency { round, payload: Some(size), ..r }),
                                     Err(e) => c.failures.push(fail(round, "ddsperf latency", size, None, e)),
                                 }
@@ -422,7 +432,7 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
                                 o.iterations = case.iterations;
                                 o.warmup = plan.warmup;
                                 o.count_allocs = plan.count_allocs;
-                                match latency::run(&o, peer()) {
+                                match crate::cpu::on_cpu(plan.latency_cpu, || latency::run(&o, peer())).and_then(|r| r) {
                                     Ok(r) => c.latency.push(latency::LatencyResult { round, ..r }),
                                     Err(e) => c.failures.push(fail(round, "latency", size, Some(m), e)),
                                 }
@@ -576,7 +586,7 @@ fn section(plan: &Plan, c: Collected) -> DdsSection {
 /// How each figure is measured.
 fn method() -> Method {
     Method {
-        latency: "back-to-back ping-pong between two processes; half round trip from before marshal to after unmarshal; reliable KEEP_LAST 1; all round trips of a run pooled".into(),
+        latency: "back-to-back ping-pong between two processes; half round trip from before marshal to after unmarshal; reliable KEEP_LAST 1; all round trips of a run pooled; with the plan's latency_cpu, every process and thread of a run (ours and ddsperf's alike) on that one CPU, so both pay the same hand-off between the ends (across vCPUs a virtual machine adds a wake-up of ~20 µs that comes and goes between runs)".into(),
         throughput: "publisher process writes N samples flat out (reliable KEEP_ALL, resource limits 10000 samples, batching as configured; ddsperf pub's QoS); the reader takes in a data-available listener into Cyclone's reused loan (ddsperf sub's way) and unmarshals each sample into one reused value (buffer policy: reused; the writer marshals into one reused buffer); samples_per_s: time from go to the last sample unmarshalled at the reader (the seed's definition); steady_samples_per_s: after the first tenth arrived (compared with ddsperf's steady-state windows in the checks); in a study, a run shorter than 2 s is run again with more samples (up to 3 runs; `sent` is the count of the run kept); a standalone `dds throughput` run keeps its --count and says when it was shorter".into(),
         ddsperf: "ddsperf 0.10.2 ping/pong and pub/sub with size = 12 + the bytes our CDR sample puts on the wire (payload + CDR's 16 bytes of encapsulation header, key and length; the plan's ddsperf_size = wire, the default: ours ÷ ddsperf then compares the same traffic, and CDR's bytes show in the marshalling sizes) or 12 + the payload (ddsperf_size = payload: CDR's 16 bytes count against ours; at 2 KB they cost a sample per 14,720-byte datagram); same loopback configuration and the same process layout (two processes); its own defaults, which ours matches: reliable, KEEP_ALL, resource limits 10000 samples, batched writes (dds_write_set_batch), data-available listener taking into a reused loan, one key; samples_per_s and latency: median over 1-second windows; steady_samples_per_s, which the throughput checks and ours ÷ ddsperf use: its steady state by the estimator of ours, the samples of its whole 1-second windows (all with data but the first and the last) ÷ their time; ours ÷ ddsperf is the median of per-round paired ratios (each round runs both, alternating which goes first) with an order-statistic interval (at least 95 % from 6 rounds on, else [min, max] with its coverage)".into(),
         allocations: "Rust heap allocations per sample, writer marshal + reader unmarshal (Cyclone's C allocations not counted)".into(),
@@ -686,6 +696,7 @@ mod tests {
             rounds: 1,
             domain: 60,
             latency: true,
+            latency_cpu: None,
             throughput: true,
             marshal_bench: true,
             ddsperf: true,

@@ -75,6 +75,10 @@ struct RunArgs {
     /// traffic) or payload (the payload alone: CDR's own bytes count against ours).
     #[arg(long, default_value = "wire", value_parser = ["wire", "payload"])]
     ddsperf_size: String,
+    /// Latency: run ours and ddsperf (every process and thread of a run) on this one CPU, so
+    /// that both pay the same hand-off between the ends (default: wherever the scheduler puts them).
+    #[arg(long)]
+    cpu: Option<u32>,
     /// Throughput: a run shorter than this many seconds is run again with more samples (up to 3
     /// runs; 0: the run keeps --count).
     #[arg(long, default_value_t = 0.0)]
@@ -151,6 +155,7 @@ fn measure_cmd(a: RunArgs, kind: Kind) -> Result<()> {
         rounds: a.rounds,
         domain_base: a.domain,
         latency: kind == Kind::Latency,
+        latency_cpu: a.cpu,
         throughput: kind == Kind::Throughput,
         marshal_bench: kind == Kind::Marshal,
         ddsperf: a.ddsperf,

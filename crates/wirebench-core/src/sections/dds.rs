@@ -142,6 +142,10 @@ pub struct Plan {
     /// Domain ids used: domain_base .. domain_base + 40, one fresh id per run.
     pub domain_base: u32,
     pub latency: bool,
+    /// Latency runs (ours and ddsperf: every process and thread of a run) on this one CPU, so
+    /// that both pay the same hand-off between the ends; absent: wherever the scheduler puts them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_cpu: Option<u32>,
     pub marshal_bench: bool,
     pub marshals: Vec<Marshal>,
     /// A throughput run shorter than this many seconds was run again with more samples (0 or
