@@ -26,6 +26,7 @@
 //! header layout. Members outside this mapping (DataSetWriterName, WriterGroupName, …) are
 //! ignored when reading.
 
+use alloc::borrow::Cow;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt::Write as _;
@@ -137,12 +138,12 @@ struct JsonWriter {
     form: JsonForm,
 }
 
-fn field_name(meta: Option<&DataSetMetaData>, i: usize) -> String {
+fn field_name(meta: Option<&DataSetMetaData>, i: usize) -> Cow<'_, str> {
     // The metadata's name as given, even empty (a JSON key may be ""): a substitute would not
     // find the field again when the text is read back with the same metadata.
     match meta.and_then(|m| m.fields.get(i)) {
-        Some(f) => f.name.clone(),
-        None => alloc::format!("Field{i}"),
+        Some(f) => Cow::Borrowed(f.name.as_str()),
+        None => Cow::Owned(alloc::format!("Field{i}")),
     }
 }
 

@@ -420,7 +420,8 @@ fn to_message(value: &Value, leaves: &[Leaf]) -> Result<NetworkMessage, CodecErr
                 items: items
                     .iter()
                     .enumerate()
-                    .map(|(i, it)| scalar_of(t, it, &format!("{path}[{i}]")))
+                    // The item's path is only written into an error (not built per item).
+                    .map(|(i, it)| scalar_of(t, it, path).or_else(|_| scalar_of(t, it, &format!("{path}[{i}]"))))
                     .collect::<Result<_, _>>()?,
             },
             (Some(_), other) => return Err(CodecError::Unsupported(format!("{path}: {} is not an array", other.kind()))),
