@@ -163,6 +163,12 @@ impl JsonWriter {
 
     fn string(&mut self, s: &str) {
         self.out.push('"');
+        // Most strings need no escape: copy them whole.
+        if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+            self.out.push_str(s);
+            self.out.push('"');
+            return;
+        }
         for c in s.chars() {
             match c {
                 '"' => self.out.push_str("\\\""),

@@ -261,3 +261,29 @@ fn good_status_code_field_in_untyped_json_reads_back_with_its_metadata() {
     assert_eq!(to_json(&back.message, &back.options()).unwrap(), out);
 }
 
+
+#[test]
+fn strings_are_escaped_only_where_json_needs_it() {
+    let cases = [
+        ("plain ascii", r#""plain ascii""#),
+        ("", "\"\""),
+        ("grüße 温度 ✓", r#""grüße 温度 ✓""#),
+        ("q\"b\\s/", r#""q\"b\\s/""#),
+        ("back\\slash", r#""back\\slash""#),
+        ("only\"quote", r#""only\"quote""#),
+        ("tab\tonly", r#""tab\tonly""#),
+        ("a\nb\rc\td\u{8}e\u{c}f\u{1}g\u{1f}", r#""a\nb\rc\td\be\ff\u0001g\u001f""#),
+        ("\u{7f}\u{2028}", "\"\u{7f}\u{2028}\""),
+    ];
+    for (raw, want) in cases {
+        let mut m = seed_message(1);
+        m.messages[0].payload = Payload::KeyFrame(vec![Scalar::String(Some(raw.into())).into()]);
+        // The field's name goes through the same writer.
+        let meta = [DataSetMetaData { data_set_writer_id: None, fields: vec![FieldMetaData::scalar(raw, BuiltInType::String)] }];
+        let opts = JsonOptions { form: JsonForm::NonReversible, message_id: "x", metadata: &meta, ..JsonOptions::default() };
+        let text = to_json(&m, &opts).unwrap();
+        assert!(text.contains(&format!("{want}:{want}")), "{raw:?}: {want} not in {text}");
+        let back = from_json(&text, &JsonDecodeOptions { metadata: &meta, ..JsonDecodeOptions::default() }).unwrap();
+        assert_eq!(to_json(&back.message, &opts).unwrap(), text, "{raw:?} reads back");
+    }
+}
