@@ -604,7 +604,7 @@ fn checks(c: &Collected) -> Vec<Check> {
     let mut out = Vec::new();
     for size in [2048usize, 8192] {
         for l in c.latency.iter().filter(|l| l.size == size && l.marshal == Marshal::Cdr) {
-            if let Some(d) = c.ddsperf_latency.iter().find(|d| d.round == l.round && d.size == size + KEYEDSEQ_FIXED) {
+            if let Some(d) = c.ddsperf_latency.iter().find(|d| d.round == l.round && d.payload_size() == size) {
                 let ratio = l.half_rtt_us.p50 / d.p50;
                 out.push(Check {
                     name: format!("latency p50 within 2x of ddsperf at {}", crate::size_label(size)),
@@ -620,7 +620,7 @@ fn checks(c: &Collected) -> Vec<Check> {
             }
         }
         for t in c.throughput.iter().filter(|t| t.size == size && t.marshal == Marshal::Cdr) {
-            if let Some(d) = c.ddsperf_throughput.iter().find(|d| d.round == t.round && d.size == size + KEYEDSEQ_FIXED) {
+            if let Some(d) = c.ddsperf_throughput.iter().find(|d| d.round == t.round && d.payload_size() == size) {
                 // Steady state against ddsperf's steady state, the same estimator on both
                 // sides: samples ÷ time after the start (whole run if unavailable).
                 let ours = t.steady_samples_per_s.unwrap_or(t.samples_per_s);
@@ -860,5 +860,16 @@ mod tests {
         // the ratio of the medians over rounds (20 ÷ 10).
         assert_eq!(f.cdr_over_ddsperf.latency_p50, Some(3.0));
         assert!(f.seed_json_over_cdr.latency_p50.is_some());
+        // ddsperf at our CDR wire size (2048 + 16 + 12) stands for the 2 KB payload: the checks
+        // find it by the payload it was run for, not by its own size.
+        let wire = 2048 + 16 + KEYEDSEQ_FIXED;
+        let c = Collected {
+            latency: vec![lat(Marshal::Cdr, 30.0, 1)],
+            ddsperf_latency: vec![ddsperf::DdsperfLatency { round: 1, payload: Some(2048), ..summarize_ping(wire, vec![ping(10.0)]).unwrap() }],
+            ..Default::default()
+        };
+        let found = super::checks(&c);
+        assert_eq!(found.len(), 1, "found at the wire size");
+        assert_eq!(found[0].ratio, 3.0);
     }
 }
