@@ -202,7 +202,6 @@ pub fn positive(name: &str, v: u64) -> Result<(), PartError> {
     Ok(())
 }
 
-/// Check every number of a plan against its range.
 /// What ddsperf's samples carry, from its name in options: `wire` or `payload`.
 pub fn ddsperf_size(name: &str) -> Result<DdsperfSize, PartError> {
     match name.trim().to_ascii_lowercase().as_str() {
@@ -212,6 +211,7 @@ pub fn ddsperf_size(name: &str) -> Result<DdsperfSize, PartError> {
     }
 }
 
+/// Check every number of a plan against its range.
 pub fn check_plan(p: &Plan) -> Result<(), PartError> {
     crate::config::max_message_size().map_err(PartError::bad)?;
     if let Some(cpu) = p.latency_cpu {
@@ -587,7 +587,7 @@ fn section(plan: &Plan, c: Collected) -> DdsSection {
 fn method() -> Method {
     Method {
         latency: "back-to-back ping-pong between two processes; half round trip from before marshal to after unmarshal; reliable KEEP_LAST 1; all round trips of a run pooled; with the plan's latency_cpu, every process and thread of a run (ours and ddsperf's alike) on that one CPU, so both pay the same hand-off between the ends (across vCPUs a virtual machine adds a wake-up of ~20 µs that comes and goes between runs)".into(),
-        throughput: "publisher process writes N samples flat out (reliable KEEP_ALL, resource limits 10000 samples, batching as configured; ddsperf pub's QoS); the reader takes in a data-available listener into Cyclone's reused loan (ddsperf sub's way) and unmarshals each sample into one reused value (buffer policy: reused; the writer marshals into one reused buffer); samples_per_s: time from go to the last sample unmarshalled at the reader (the seed's definition); steady_samples_per_s: after the first tenth arrived (compared with ddsperf's steady-state windows in the checks); in a study, a run shorter than 2 s is run again with more samples (up to 3 runs; `sent` is the count of the run kept); a standalone `dds throughput` run keeps its --count and says when it was shorter".into(),
+        throughput: "publisher process writes N samples flat out (reliable KEEP_ALL, resource limits 10000 samples, batching as configured; ddsperf pub's QoS); the reader takes in a data-available listener into Cyclone's reused loan (ddsperf sub's way) and unmarshals each sample into one reused value (buffer policy: reused; the writer marshals into one reused buffer); samples_per_s: time from go to the last sample unmarshalled at the reader (the seed's definition); steady_samples_per_s: after the first tenth arrived (compared with ddsperf's steady-state windows in the checks); a run shorter than the plan's min_throughput_secs (a study's default: 2 s; `dds throughput --min-secs`, default 0) is run again with more samples (up to 3 runs; `sent` is the count of the run kept); without it a run keeps its count and says when it was shorter than 2 s; each run's steady_ci95: a bootstrap 95 % interval over 15 batches of its steady stretch".into(),
         ddsperf: "ddsperf 0.10.2 ping/pong and pub/sub with size = 12 + the bytes our CDR sample puts on the wire (payload + CDR's 16 bytes of encapsulation header, key and length; the plan's ddsperf_size = wire, the default: ours ÷ ddsperf then compares the same traffic, and CDR's bytes show in the marshalling sizes) or 12 + the payload (ddsperf_size = payload: CDR's 16 bytes count against ours; at 2 KB they cost a sample per 14,720-byte datagram); same loopback configuration and the same process layout (two processes); its own defaults, which ours matches: reliable, KEEP_ALL, resource limits 10000 samples, batched writes (dds_write_set_batch), data-available listener taking into a reused loan, one key; samples_per_s and latency: median over 1-second windows; steady_samples_per_s, which the throughput checks and ours ÷ ddsperf use: its steady state by the estimator of ours, the samples of its whole 1-second windows (all with data but the first and the last) ÷ their time; ours ÷ ddsperf is the median of per-round paired ratios (each round runs both, alternating which goes first) with an order-statistic interval (at least 95 % from 6 rounds on, else [min, max] with its coverage)".into(),
         allocations: "Rust heap allocations per sample, writer marshal + reader unmarshal (Cyclone's C allocations not counted)".into(),
         mb: "MB = 1e6 bytes of payload".into(),

@@ -139,7 +139,7 @@ struct TransportArgs {
     baseline: bool,
     /// Repetitions (ours and bare alternate: A B B A ...). From 6 on each throughput figure
     /// gets a 95 % interval of its median (order statistics); fewer give none.
-    #[arg(long, default_value_t = 6)]
+    #[arg(long, default_value_t = 1)]
     reps: usize,
     /// Topic to publish on (default: a fresh `wirebench/<run>/...` per run); no wildcards.
     #[arg(long)]
