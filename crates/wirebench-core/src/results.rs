@@ -319,11 +319,15 @@ impl SizeAggregate {
             self.zstd_bytes_total += row.zstd_bytes.unwrap_or(0);
             self.deflate_bytes_total += row.deflate_bytes.unwrap_or(0);
             *self.compressed.get_or_insert(0) += u64::from(row.zstd_bytes.is_some());
-            self.bytes_mean = Some(self.bytes_total as f64 / self.encoded as f64);
             *self.sizes.entry(b).or_default() += 1;
-            self.ratio_to_json = (self.json_bytes_total > 0)
-                .then(|| self.bytes_total as f64 / self.json_bytes_total as f64);
+            self.derive_means();
         }
+    }
+
+    /// The mean size and the ratio to JSON, from the totals.
+    fn derive_means(&mut self) {
+        self.bytes_mean = Some(self.bytes_total as f64 / self.encoded as f64);
+        self.ratio_to_json = (self.json_bytes_total > 0).then(|| self.bytes_total as f64 / self.json_bytes_total as f64);
     }
 
     /// Fold in the aggregate of the records that came after this one's (e.g. another thread's
@@ -349,11 +353,10 @@ impl SizeAggregate {
         self.zstd_bytes_total += later.zstd_bytes_total;
         self.deflate_bytes_total += later.deflate_bytes_total;
         *self.compressed.get_or_insert(0) += later.compressed.unwrap_or(0);
-        self.bytes_mean = Some(self.bytes_total as f64 / self.encoded as f64);
         for (&b, &n) in &later.sizes {
             *self.sizes.entry(b).or_default() += n;
         }
-        self.ratio_to_json = (self.json_bytes_total > 0).then(|| self.bytes_total as f64 / self.json_bytes_total as f64);
+        self.derive_means();
     }
 
     /// Fill the per-message percentiles from the sizes counted so far (nearest rank).

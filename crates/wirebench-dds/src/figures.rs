@@ -41,31 +41,12 @@ fn figures_at(d: &DdsSection, size: usize, marshals: &[Marshal]) -> SizeFigures 
     // Paired: each round ran ddsperf and ours side by side (in alternating order), so the
     // ratio is the median of the rounds' ratios, not a ratio of two medians (a host that
     // switches between latency modes would pair a fast run with a slow one).
-    let rounds: Vec<u32> = {
-        let mut r: Vec<u32> = d.latency.iter().map(|x| x.round).chain(d.throughput.iter().map(|x| x.round)).collect();
-        r.sort_unstable();
-        r.dedup();
-        r
-    };
-    let paired = |ours: &dyn Fn(u32) -> Option<f64>, theirs: &dyn Fn(u32) -> Option<f64>| {
-        median_finite(rounds.iter().filter_map(|&r| ratio(ours(r), theirs(r))))
-    };
-    let lat_at = |r: u32| d.latency.iter().find(|x| x.size == size && x.marshal == Marshal::Cdr && x.round == r).map(|x| x.half_rtt_us.p50);
-    let ddsperf_lat_at = |r: u32| d.ddsperf_latency.iter().find(|x| x.payload_size() == size && x.round == r).map(|x| x.p50);
-    let sps_at = |r: u32| {
-        d.throughput
-            .iter()
-            .find(|x| x.size == size && x.marshal == Marshal::Cdr && x.round == r)
-            .map(|x| x.steady_samples_per_s.unwrap_or(x.samples_per_s))
-    };
-    // ddsperf by the estimator of ours: samples ÷ time over its whole steady windows.
-    let ddsperf_sps_at =
-        |r: u32| d.ddsperf_throughput.iter().find(|x| x.payload_size() == size && x.round == r).map(crate::ddsperf::steady_samples_per_s);
+    let (lat_pairs, thr_pairs) = paired_ratios(d, size, Marshal::Cdr);
     let ddsperf_steady =
         median_finite(d.ddsperf_throughput.iter().filter(|r| r.payload_size() == size).map(crate::ddsperf::steady_samples_per_s));
     let cdr_over_ddsperf = Relative {
-        latency_p50: paired(&lat_at, &ddsperf_lat_at).or_else(|| ratio(lat(Marshal::Cdr), ddsperf.latency_p50_us)),
-        throughput: paired(&sps_at, &ddsperf_sps_at).or_else(|| ratio(sps(Marshal::Cdr), ddsperf_steady)),
+        latency_p50: median_finite(lat_pairs.iter().copied()).or_else(|| ratio(lat(Marshal::Cdr), ddsperf.latency_p50_us)),
+        throughput: median_finite(thr_pairs.iter().copied()).or_else(|| ratio(sps(Marshal::Cdr), ddsperf_steady)),
     };
     let seed = SeedFigures {
         latency: d.published.latency_ms.iter().filter(|r| r.size == size).map(seed_latency).collect(),
@@ -81,7 +62,6 @@ fn figures_at(d: &DdsSection, size: usize, marshals: &[Marshal]) -> SizeFigures 
         latency_p50: ratio(seed_lat(SEED_JSON), seed_lat(SEED_CDR)),
         throughput: ratio(seed_mb(SEED_JSON), seed_mb(SEED_CDR)),
     };
-    let (lat_pairs, thr_pairs) = paired_ratios(d, size, Marshal::Cdr);
     let interval = |v: &[f64]| {
         median_ci(v).map(|(_, lo, hi, coverage)| Interval { coverage, hi, lo, n: v.iter().filter(|x| x.is_finite()).count() })
     };

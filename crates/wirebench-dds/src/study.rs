@@ -536,7 +536,7 @@ fn long_enough(
     loop {
         let (r, stats) = throughput::run_with_stats(o, peer())?;
         let steady = r.steady_samples_per_s.unwrap_or(r.samples_per_s);
-        let ci = match stats.steady_ci95 {
+        let ci = match r.steady_ci95 {
             Some((lo, hi)) => format!(" (95 % CI {lo:.0}–{hi:.0} over {} batches)", stats.batches),
             None => String::new(),
         };

@@ -75,14 +75,12 @@ const MARKS: u64 = 100;
 /// Batches of the steady stretch for the CI (fewer when the run has fewer marks).
 const CI_BATCHES: usize = 15;
 
-/// The spread of one run's steady-state rate (not in the results section: printed with the
-/// run; see [`run_with_stats`]).
+/// How one run's steady-state CI was formed (printed with the run; the CI itself is the
+/// result's `steady_ci95`: a bootstrap over consecutive batches of the steady stretch, batch
+/// means of each batch's time per sample resampled, when there are at least three batches).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunStats {
-    /// Bootstrap 95 % CI of `steady_samples_per_s` over consecutive batches of the steady
-    /// stretch (batch means: each batch's time per sample resampled), when there are at least
-    /// three batches.
-    pub steady_ci95: Option<(f64, f64)>,
+    /// Batches of the steady stretch behind the CI.
     pub batches: usize,
 }
 
@@ -289,7 +287,7 @@ pub fn run_with_stats(opts: &ThroughputOpts, mode: PeerMode) -> Result<(Throughp
     };
     let received = d.received;
     let b = batches(&marks, warm_at.map_or(u64::MAX, |(n, _)| n), CI_BATCHES);
-    let stats = RunStats { steady_ci95: rate_ci(&b, u64::from(opts.domain)), batches: b.len() };
+    let stats = RunStats { batches: b.len() };
     let result = ThroughputResult {
         size: opts.size,
         marshal: opts.marshal,
@@ -308,7 +306,7 @@ pub fn run_with_stats(opts: &ThroughputOpts, mode: PeerMode) -> Result<(Throughp
             let dt = (last_arrival - t).as_secs_f64();
             (received > n && dt > 0.0).then(|| (received - n) as f64 / dt)
         }),
-        steady_ci95: stats.steady_ci95,
+        steady_ci95: rate_ci(&b, u64::from(opts.domain)),
         mb_per_s: received as f64 * opts.size as f64 / secs / 1e6,
         wire_mb_per_s: received as f64 * (baggage_bytes + KEYEDSEQ_FIXED) as f64 / secs / 1e6,
         allocs_per_sample,
