@@ -40,6 +40,9 @@ pub struct LatencyOpts {
     pub iterations: u32,
     /// Round trips before recording.
     pub warmup: u32,
+    /// Recording goes on until the round trips are done and at least this many seconds passed.
+    #[serde(default)]
+    pub min_secs: f64,
     /// Count Rust heap allocations (needs the counting global allocator in this process).
     pub count_allocs: bool,
     #[serde(with = "secs")]
@@ -57,6 +60,7 @@ impl LatencyOpts {
             samples: 20,
             iterations: 1,
             warmup: 200,
+            min_secs: 0.0,
             count_allocs: false,
             resend_after: Duration::from_secs(1),
             max_retries: 20,
@@ -93,6 +97,11 @@ struct PingState {
     warmup_left: u32,
     half: Vec<f64>,
     total: u64,
+    /// Recording ends no sooner than this many seconds after its first round trip.
+    min_run: Duration,
+    recording_since: Option<Instant>,
+    /// Seconds from the first recorded round trip to the last.
+    recorded_secs: f64,
     sample: KeyedOctets,
     buf: Vec<u8>,
     error: Option<DdsError>,
@@ -142,6 +151,9 @@ pub fn run(opts: &LatencyOpts, mode: PeerMode) -> Result<LatencyResult, DdsError
             warmup_left: opts.warmup,
             half: Vec::with_capacity(total as usize),
             total,
+            min_run: Duration::from_secs_f64(opts.min_secs.clamp(0.0, 600.0)),
+            recording_since: None,
+            recorded_secs: 0.0,
             sample,
             buf,
             error: None,
@@ -187,10 +199,19 @@ pub fn run(opts: &LatencyOpts, mode: PeerMode) -> Result<LatencyResult, DdsError
         let us = st.t0.elapsed().as_secs_f64() * 1e6 / 2.0;
         if st.warmup_left > 0 {
             st.warmup_left -= 1;
-        } else if !st.resent {
-            st.half.push(us);
+            if st.warmup_left == 0 {
+                // The first recorded ping goes out now.
+                st.recording_since = Some(Instant::now());
+            }
+        } else {
+            if !st.resent {
+                st.half.push(us);
+            }
+            st.recording_since.get_or_insert_with(Instant::now);
         }
-        if st.half.len() as u64 >= st.total {
+        let recorded = st.recording_since.map_or(Duration::ZERO, |t| t.elapsed());
+        if st.half.len() as u64 >= st.total && recorded >= st.min_run {
+            st.recorded_secs = recorded.as_secs_f64();
             st.done = true;
             cvar.notify_all();
             return;
@@ -228,7 +249,6 @@ pub fn run(opts: &LatencyOpts, mode: PeerMode) -> Result<LatencyResult, DdsError
     let lock_err = || DdsError::Peer("ping state poisoned".into());
     let mut retries = 0u64;
     let mut warm_retries = 0u64;
-    let mut start = Instant::now();
     let mut body = || -> Result<(), DdsError> {
         let mut st = lock.lock().map_err(|_| lock_err())?;
         st.send(&writer, marshal)?;
@@ -243,7 +263,6 @@ pub fn run(opts: &LatencyOpts, mode: PeerMode) -> Result<LatencyResult, DdsError
             if warm && st.warmup_left == 0 {
                 warm = false;
                 warm_retries = retries;
-                start = Instant::now();
             }
             if (st.seq, st.warmup_left) != last {
                 last = (st.seq, st.warmup_left);
@@ -269,7 +288,6 @@ pub fn run(opts: &LatencyOpts, mode: PeerMode) -> Result<LatencyResult, DdsError
         outcome = body();
         None
     };
-    let secs = start.elapsed().as_secs_f64();
     // Stop the listener before reading the results.
     drop(reader);
     outcome?;
@@ -278,6 +296,7 @@ pub fn run(opts: &LatencyOpts, mode: PeerMode) -> Result<LatencyResult, DdsError
         return Err(e);
     }
     let mut half_sorted = std::mem::take(&mut st.half);
+    let secs = st.recorded_secs;
     drop(st);
     let peer_report = peer.stop(Duration::from_secs(10))?;
     let n = (half_sorted.len() as f64 + f64::from(opts.warmup)).max(1.0);

@@ -123,6 +123,10 @@ pub struct StudyOpts {
     /// A throughput run shorter than this is run again with more samples (default 2 s; 0: never).
     #[serde(default)]
     pub min_throughput_secs: Option<f64>,
+    /// A latency run of ours ping-pongs at least this long (default: `ddsperf_secs` when ddsperf
+    /// runs, so that ours and ddsperf span the same time; else 0, the round trips alone).
+    #[serde(default)]
+    pub min_latency_secs: Option<f64>,
     /// Batch writes in throughput runs.
     #[serde(default = "yes")]
     pub batch: bool,
@@ -219,9 +223,11 @@ pub fn check_plan(p: &Plan) -> Result<(), PartError> {
             return Err(PartError::bad(format!("latency_cpu: CPU {cpu} is not one this process may run on ({} usable)", crate::cpu::usable())));
         }
     }
-    if let Some(s) = p.min_throughput_secs {
-        if !(0.0..=600.0).contains(&s) {
-            return Err(PartError::bad(format!("min_throughput_secs: {s} is not between 0 and 600")));
+    for (name, v) in [("min_throughput_secs", p.min_throughput_secs), ("min_latency_secs", p.min_latency_secs)] {
+        if let Some(s) = v {
+            if !(0.0..=600.0).contains(&s) {
+                return Err(PartError::bad(format!("{name}: {s} is not between 0 and 600")));
+            }
         }
     }
     check_domain(p.domain_base)?;
@@ -302,6 +308,7 @@ pub fn plan_of(o: &StudyOpts) -> Result<Plan, PartError> {
         ddsperf_secs: o.ddsperf_secs,
         ddsperf_size: Some(o.ddsperf_size.as_deref().map(ddsperf_size).transpose()?.unwrap_or(DdsperfSize::Wire)),
         min_throughput_secs: Some(o.min_throughput_secs.unwrap_or(MIN_THROUGHPUT_SECS)),
+        min_latency_secs: o.min_latency_secs.or(o.ddsperf.then_some(f64::from(o.ddsperf_secs))).filter(|&s| s != 0.0),
         batch: o.batch,
         warmup: o.warmup,
         count_allocs: true,
@@ -431,6 +438,7 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
                                 o.samples = case.samples;
                                 o.iterations = case.iterations;
                                 o.warmup = plan.warmup;
+                                o.min_secs = plan.min_latency_secs.unwrap_or(0.0);
                                 o.count_allocs = plan.count_allocs;
                                 match crate::cpu::on_cpu(plan.latency_cpu, || latency::run(&o, peer())).and_then(|r| r) {
                                     Ok(r) => c.latency.push(latency::LatencyResult { round, ..r }),
@@ -586,7 +594,7 @@ fn section(plan: &Plan, c: Collected) -> DdsSection {
 /// How each figure is measured.
 fn method() -> Method {
     Method {
-        latency: "back-to-back ping-pong between two processes; half round trip from before marshal to after unmarshal; reliable KEEP_LAST 1; all round trips of a run pooled; with the plan's latency_cpu, every process and thread of a run (ours and ddsperf's alike) on that one CPU, so both pay the same hand-off between the ends (across vCPUs a virtual machine adds a wake-up of ~20 µs that comes and goes between runs)".into(),
+        latency: "back-to-back ping-pong between two processes; half round trip from before marshal to after unmarshal; reliable KEEP_LAST 1; all round trips of a run pooled; a run records its round trips and goes on for at least the plan's min_latency_secs (with ddsperf in the plan, by default as long as a ddsperf run: both sides sample the host over the same span); with the plan's latency_cpu, every process and thread of a run (ours and ddsperf's alike) on that one CPU, so both pay the same hand-off between the ends (across vCPUs a virtual machine adds a wake-up of ~20 µs that comes and goes between runs)".into(),
         throughput: "publisher process writes N samples flat out (reliable KEEP_ALL, resource limits 10000 samples, batching as configured; ddsperf pub's QoS); the reader takes in a data-available listener into Cyclone's reused loan (ddsperf sub's way) and unmarshals each sample into one reused value (buffer policy: reused; the writer marshals into one reused buffer); samples_per_s: time from go to the last sample unmarshalled at the reader (the seed's definition); steady_samples_per_s: after the first tenth arrived (compared with ddsperf's steady-state windows in the checks); a run shorter than the plan's min_throughput_secs (a study's default: 2 s; `dds throughput --min-secs`, default 0) is run again with more samples (up to 3 runs; `sent` is the count of the run kept); without it a run keeps its count and says when it was shorter than 2 s; each run's steady_ci95: a bootstrap 95 % interval over 15 batches of its steady stretch".into(),
         ddsperf: "ddsperf 0.10.2 ping/pong and pub/sub with size = 12 + the bytes our CDR sample puts on the wire (payload + CDR's 16 bytes of encapsulation header, key and length; the plan's ddsperf_size = wire, the default: ours ÷ ddsperf then compares the same traffic, and CDR's bytes show in the marshalling sizes) or 12 + the payload (ddsperf_size = payload: CDR's 16 bytes count against ours; at 2 KB they cost a sample per 14,720-byte datagram); same loopback configuration and the same process layout (two processes); its own defaults, which ours matches: reliable, KEEP_ALL, resource limits 10000 samples, batched writes (dds_write_set_batch), data-available listener taking into a reused loan, one key; samples_per_s and latency: median over 1-second windows; steady_samples_per_s, which the throughput checks and ours ÷ ddsperf use: its steady state by the estimator of ours, the samples of its whole 1-second windows (all with data but the first and the last) ÷ their time; ours ÷ ddsperf is the median of per-round paired ratios (each round runs both, alternating which goes first) with an order-statistic interval (at least 95 % from 6 rounds on, else [min, max] with its coverage)".into(),
         allocations: "Rust heap allocations per sample, writer marshal + reader unmarshal (Cyclone's C allocations not counted)".into(),
@@ -703,6 +711,7 @@ mod tests {
             ddsperf_secs: 4,
             ddsperf_size: None,
             min_throughput_secs: None,
+            min_latency_secs: None,
             batch: true,
             warmup: 200,
         }
@@ -760,6 +769,23 @@ mod tests {
         let mut o = opts(vec![case(&["2k"])]);
         o.min_throughput_secs = Some(-1.0);
         assert!(bad(plan_of(&o)).contains("min_throughput_secs"));
+        let mut o = opts(vec![case(&["2k"])]);
+        o.min_latency_secs = Some(601.0);
+        assert!(bad(plan_of(&o)).contains("min_latency_secs: 601 is not between 0 and 600"));
+    }
+
+    #[test]
+    fn latency_runs_span_a_ddsperf_run_by_default() {
+        let mut o = opts(vec![case(&["2k"])]);
+        o.ddsperf_secs = 3;
+        assert_eq!(plan_of(&o).unwrap().min_latency_secs, Some(3.0));
+        o.min_latency_secs = Some(1.5);
+        assert_eq!(plan_of(&o).unwrap().min_latency_secs, Some(1.5));
+        o.min_latency_secs = Some(0.0);
+        assert_eq!(plan_of(&o).unwrap().min_latency_secs, None, "0: the round trips alone");
+        o.min_latency_secs = None;
+        o.ddsperf = false;
+        assert_eq!(plan_of(&o).unwrap().min_latency_secs, None, "no ddsperf to span");
     }
 
     #[test]

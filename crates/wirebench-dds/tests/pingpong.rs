@@ -40,6 +40,24 @@ fn ping_pong_cdr_and_json_every_round_trip_recorded() {
     }
 }
 
+#[test]
+fn a_latency_run_goes_on_for_its_minimum_time() {
+    if let Err(why) = wirebench_dds::available() {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let mut o = LatencyOpts::new(domain(3), 64, Marshal::Cdr);
+    o.instances = 2;
+    o.samples = 5;
+    o.warmup = 5;
+    o.min_secs = 0.5;
+    let r = latency::run(&o, peer_process()).unwrap();
+    assert!(r.secs >= 0.5, "ran {} s", r.secs);
+    // Far more than the 10 round trips asked (a round trip takes well under 50 ms); all pooled.
+    assert!(r.round_trips > 10, "{} round trips", r.round_trips);
+    assert_eq!(r.peer.handled, r.round_trips + 5 + r.retries);
+}
+
 fn peer_process() -> PeerMode {
     PeerMode::Process(std::process::Command::new(env!("CARGO_BIN_EXE_wirebench-dds-peer")))
 }

@@ -90,7 +90,11 @@ pub fn latency_table(d: &DdsSection) -> Option<Table> {
         return None;
     }
     let mut t = Table::new(
-        &format!("DDS latency: half round trip, µs (ours pooled; ddsperf: medians of its 1-s windows{})", ddsperf_bytes_note(d)),
+        &format!(
+            "DDS latency: half round trip, µs (ours pooled{}; ddsperf: medians of its 1-s windows{})",
+            d.plan.min_latency_secs.map(|s| format!(", each run at least {s} s")).unwrap_or_default(),
+            ddsperf_bytes_note(d)
+        ),
         &["size", "round", "who", "bytes", "avg", "stddev", "p50", "p90", "p99", "max", "round trips", "allocs/sample"],
     )
     .numeric_from(3);

@@ -83,6 +83,11 @@ struct RunArgs {
     /// runs; 0: the run keeps --count).
     #[arg(long, default_value_t = 0.0)]
     min_secs: f64,
+    /// Latency: ours ping-pongs at least this many seconds after its warm-up, besides its round
+    /// trips (default: with --ddsperf, --ddsperf-secs, so that ours and ddsperf span the same
+    /// time; without, 0: the round trips alone).
+    #[arg(long)]
+    latency_secs: Option<f64>,
     /// Repeat everything this many times (the machine is noisy).
     #[arg(long, default_value_t = 1)]
     rounds: u32,
@@ -162,6 +167,7 @@ fn measure_cmd(a: RunArgs, kind: Kind) -> Result<()> {
         ddsperf_secs: a.ddsperf_secs,
         ddsperf_size: Some(study::ddsperf_size(&a.ddsperf_size).map_err(cli_error)?),
         min_throughput_secs: (a.min_secs > 0.0).then_some(a.min_secs),
+        min_latency_secs: a.latency_secs.or(a.ddsperf.then_some(f64::from(a.ddsperf_secs))).filter(|&s| s != 0.0),
         batch: !a.no_batch,
         warmup: a.warmup,
         count_allocs: true,

@@ -152,6 +152,11 @@ pub struct Plan {
     /// absent: never).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_throughput_secs: Option<f64>,
+    /// A latency run of ours ping-ponged at least this many seconds after its warm-up (besides
+    /// its round trips): with ddsperf in the plan, as long as a ddsperf run, so that both sides
+    /// sample the host over the same span. Absent: the round trips alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_latency_secs: Option<f64>,
     /// Everything is repeated this many times (a case may set its own).
     pub rounds: u32,
     pub throughput: bool,
