@@ -242,18 +242,14 @@ fn walk_map(xs: &[(String, Value)], ys: &[(String, Value)], tol: f64, path: &mut
     }
     // The n-th pair of a key in xs takes the n-th pair of that key in ys.
     let mut index = KeyIndex::new(ys);
-    let mut matched = vec![false; ys.len()];
     let mut all_present = true;
     let mut order_kept = true;
     let mut last = None;
-    let hashes: Vec<u64> = xs.iter().map(|(k, _)| key_hash(k)).collect();
+    let mut ahead = HashAhead::new(xs.len(), |j| xs[j].0.as_str());
     for (j, (k, x)) in xs.iter().enumerate() {
-        if let Some(&h) = hashes.get(j + AHEAD) {
-            index.prefetch(h);
-        }
-        let found = index.take(k, hashes[j]);
+        let h = ahead.next(j, |h| index.prefetch(h));
+        let found = index.take(k, h);
         if let Some(i) = found {
-            matched[i] = true;
             order_kept &= match last {
                 Some(l) => l < i,
                 None => true,
@@ -270,28 +266,33 @@ fn walk_map(xs: &[(String, Value)], ys: &[(String, Value)], tol: f64, path: &mut
         push(out, path, "key order changed".into());
     }
     for (i, (k, _)) in ys.iter().enumerate() {
-        if !matched[i] {
+        if !index.taken(i) {
             push(out, path, format!("key {k:?} added"));
         }
     }
 }
 
-/// An open-addressed index of the keys of one map. Each slot holds a key's hash (high half) and
-/// the position of one of its pairs (low half), which names the key; `head` gives, per key,
-/// its first pair not taken yet, and `next` chains the later pairs of a repeated key. Flat
-/// `u64` slots and a multiply-rotate hash keep a lookup to about one cache line, so that a
-/// reordered map costs about as much per key at 20,000 keys as at 5,000.
+/// An open-addressed index of the keys of one map. Each slot holds a key's hash (high 31
+/// bits), whether the key's pairs are all taken (1 bit) and the position of its first pair not
+/// taken yet, or of its last pair once all are (low half), which names the key; `next` chains
+/// the later pairs of a repeated key and marks the taken ones. Flat `u64` slots and a
+/// multiply-rotate hash keep a lookup to about one cache line, so that a reordered map costs
+/// about as much per key at 20,000 keys as at 5,000.
 struct KeyIndex<'a> {
     ys: &'a [(String, Value)],
     slots: Vec<u64>,
-    head: Vec<u32>,
     next: Vec<u32>,
     mask: usize,
 }
 
 const EMPTY: u64 = u64::MAX;
-const DONE: u32 = u32::MAX;
-const TAG: u64 = 0xffff_ffff_0000_0000;
+/// In `next`: the last pair of its key.
+const LAST: u32 = u32::MAX;
+/// In `next`: this pair was taken.
+const TAKEN: u32 = u32::MAX - 1;
+const TAG: u64 = 0xffff_fffe_0000_0000;
+const ALL_TAKEN: u64 = 1 << 32;
+const POS: u64 = 0xffff_ffff;
 /// How many keys ahead a lookup's slot is prefetched.
 const AHEAD: usize = 8;
 
@@ -302,9 +303,19 @@ fn key_hash(k: &str) -> u64 {
     for c in &mut chunks {
         h = (h.rotate_left(5) ^ u64::from_le_bytes(c.try_into().unwrap())).wrapping_mul(M);
     }
-    let mut tail = [0u8; 8];
-    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-    h = (h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(M);
+    // The last 0–7 bytes in two loads that may overlap (the length is hashed already); a copy
+    // into a zeroed word would stall the load that reads it back.
+    let t = chunks.remainder();
+    let n = t.len();
+    let tail = if n >= 4 {
+        let word = |b: &[u8]| u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        word(t) | word(&t[n - 4..]) << 32
+    } else if n > 0 {
+        u64::from(t[0]) | u64::from(t[n / 2]) << 8 | u64::from(t[n - 1]) << 16
+    } else {
+        0
+    };
+    h = (h.rotate_left(5) ^ tail).wrapping_mul(M);
     // A multiply leaves the low bits depending on low bits only: fold the high ones down.
     h ^= h >> 33;
     h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
@@ -313,26 +324,20 @@ fn key_hash(k: &str) -> u64 {
 
 impl<'a> KeyIndex<'a> {
     fn new(ys: &'a [(String, Value)]) -> KeyIndex<'a> {
-        assert!(ys.len() < DONE as usize, "a map of 2^32 keys");
+        assert!(ys.len() < TAKEN as usize, "a map of 2^32 keys");
         let cap = (ys.len() + ys.len() / 2).next_power_of_two().max(8);
-        let (n, mask) = (ys.len(), cap - 1);
-        let mut ix = KeyIndex { ys, slots: vec![EMPTY; cap], head: vec![DONE; n], next: vec![DONE; n], mask };
-        let hashes: Vec<u64> = ys.iter().map(|(k, _)| key_hash(k)).collect();
-        // Backwards, so that each key's head ends on its first pair.
-        for (i, (k, _)) in ys.iter().enumerate().rev() {
-            if i >= AHEAD {
-                ix.prefetch(hashes[i - AHEAD]);
-            }
-            let h = hashes[i];
+        let n = ys.len();
+        let mut ix = KeyIndex { ys, slots: vec![EMPTY; cap], next: vec![LAST; n], mask: cap - 1 };
+        // Backwards, so that each key's slot ends on its first pair.
+        let mut ahead = HashAhead::new(n, |j| ys[n - 1 - j].0.as_str());
+        for j in 0..n {
+            let (i, k) = (n - 1 - j, ys[n - 1 - j].0.as_str());
+            let h = ahead.next(j, |h| ix.prefetch(h));
             let s = ix.find(k, h);
-            if ix.slots[s] == EMPTY {
-                ix.slots[s] = (h & TAG) | i as u64;
-                ix.head[i] = i as u32;
-            } else {
-                let r = (ix.slots[s] & !TAG) as usize;
-                ix.next[i] = ix.head[r];
-                ix.head[r] = i as u32;
+            if ix.slots[s] != EMPTY {
+                ix.next[i] = (ix.slots[s] & POS) as u32;
             }
+            ix.slots[s] = (h & TAG) | i as u64;
         }
         ix
     }
@@ -342,7 +347,7 @@ impl<'a> KeyIndex<'a> {
         let mut s = (h as usize) & self.mask;
         loop {
             let e = self.slots[s];
-            if e == EMPTY || (e & TAG == h & TAG && self.ys[(e & !TAG) as usize].0 == k) {
+            if e == EMPTY || (e & TAG == h & TAG && self.ys[(e & POS) as usize].0 == k) {
                 return s;
             }
             s = (s + 1) & self.mask;
@@ -366,17 +371,57 @@ impl<'a> KeyIndex<'a> {
 
     /// The position of the next pair of `k` (hashed `h`) in ys not taken yet.
     fn take(&mut self, k: &str, h: u64) -> Option<usize> {
-        let e = self.slots[self.find(k, h)];
-        if e == EMPTY {
+        let s = self.find(k, h);
+        let e = self.slots[s];
+        if e == EMPTY || e & ALL_TAKEN != 0 {
             return None;
         }
-        let r = (e & !TAG) as usize;
-        let i = self.head[r];
-        if i == DONE {
-            return None;
+        let i = (e & POS) as usize;
+        self.slots[s] = match self.next[i] {
+            LAST => e | ALL_TAKEN,
+            later => (e & TAG) | u64::from(later),
+        };
+        self.next[i] = TAKEN;
+        Some(i)
+    }
+
+    /// Whether [`take`](Self::take) returned the pair at `i`.
+    fn taken(&self, i: usize) -> bool {
+        self.next[i] == TAKEN
+    }
+}
+
+/// Keys hashed [`AHEAD`] of their use, the slot of each prefetched as it is hashed: a ring of
+/// hashes, so no array of them all.
+struct HashAhead<'k, F: Fn(usize) -> &'k str> {
+    n: usize,
+    key: F,
+    ring: [u64; AHEAD],
+}
+
+impl<'k, F: Fn(usize) -> &'k str> HashAhead<'k, F> {
+    /// For the keys `key(0..n)`; the first [`AHEAD`] are hashed on the first call of `next`.
+    fn new(n: usize, key: F) -> Self {
+        HashAhead { n, key, ring: [0; AHEAD] }
+    }
+
+    /// The hash of key `j` (called for j = 0, 1, … in turn); `prefetch` is given the hash of
+    /// each key as it is first computed.
+    #[inline(always)]
+    fn next(&mut self, j: usize, prefetch: impl Fn(u64)) -> u64 {
+        if j == 0 {
+            for a in 0..AHEAD.min(self.n) {
+                self.ring[a] = key_hash((self.key)(a));
+                prefetch(self.ring[a]);
+            }
         }
-        self.head[r] = self.next[i as usize];
-        Some(i as usize)
+        let h = self.ring[j % AHEAD];
+        if j + AHEAD < self.n {
+            let g = key_hash((self.key)(j + AHEAD));
+            prefetch(g);
+            self.ring[j % AHEAD] = g;
+        }
+        h
     }
 }
 
