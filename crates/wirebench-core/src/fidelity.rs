@@ -319,7 +319,14 @@ fn key_hash(k: &str) -> u64 {
     // A multiply leaves the low bits depending on low bits only: fold the high ones down.
     h ^= h >> 33;
     h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^ (h >> 33)
+    h ^= h >> 33;
+    #[cfg(test)]
+    if tests::WEAK_HASH.with(|w| w.get()) {
+        // Three hashes for all keys: tags and first slots collide all the time.
+        let c = h % 3;
+        return c | c << 40;
+    }
+    h
 }
 
 impl<'a> KeyIndex<'a> {
@@ -543,5 +550,89 @@ mod tests {
         // A key present once in ys but twice in xs: the second is dropped.
         let twice = map(&[("x", 1), ("y", 2), ("x", 1)]);
         assert_eq!(compare(&twice, &map(&[("y", 2), ("x", 1)])), vec!["$.x: key dropped"]);
+    }
+
+    /// The index against a plain quadratic matching of the n-th pair of each key, on random
+    /// flat maps with repeated, dropped, added, changed and reordered keys.
+    #[test]
+    fn the_key_index_matches_pairs_as_a_plain_search_does() {
+        for weak in [false, true] {
+            WEAK_HASH.with(|w| w.set(weak));
+            key_index_against_plain_search();
+        }
+        WEAK_HASH.with(|w| w.set(false));
+    }
+
+    thread_local! {
+        /// Makes `key_hash` collide on purpose, to test that keys are told apart by their bytes.
+        pub(super) static WEAK_HASH: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    fn key_index_against_plain_search() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for round in 0..400 {
+            let n = 1 + rnd(if round % 10 == 0 { 3000 } else { 40 }) as usize;
+            let alphabet = 1 + rnd(n as u64 * 2) as usize;
+            let xs: Vec<(String, Value)> =
+                (0..n).map(|_| (format!("k{}", rnd(alphabet as u64)), Value::UInt(rnd(4)))).collect();
+            let mut ys = xs.clone();
+            for _ in 0..rnd(4) {
+                match rnd(4) {
+                    0 if !ys.is_empty() => {
+                        let i = rnd(ys.len() as u64) as usize;
+                        ys.remove(i);
+                    }
+                    1 => ys.push((format!("k{}", rnd(alphabet as u64 + 3)), Value::UInt(rnd(4)))),
+                    2 if !ys.is_empty() => {
+                        let i = rnd(ys.len() as u64) as usize;
+                        ys[i].1 = Value::UInt(rnd(4));
+                    }
+                    _ => {
+                        let (a, b) = (rnd(ys.len() as u64 + 1) as usize, rnd(ys.len() as u64 + 1) as usize);
+                        if a < ys.len() && b < ys.len() {
+                            ys.swap(a, b);
+                        }
+                    }
+                }
+            }
+            // The plain search: the n-th pair of a key in xs takes the n-th pair of it in ys.
+            let mut want = Vec::new();
+            let mut taken = vec![false; ys.len()];
+            let (mut all_present, mut order_kept, mut last) = (true, true, None);
+            for (k, x) in &xs {
+                let found = (0..ys.len()).find(|&i| !taken[i] && ys[i].0 == *k);
+                let path = format!("$.{k}");
+                match found {
+                    Some(i) => {
+                        taken[i] = true;
+                        order_kept &= last.is_none_or(|l| l < i);
+                        last = Some(i);
+                        if want.len() < MAX_LOSSES {
+                            walk(x, &ys[i].1, 0.0, &mut path.clone(), &mut want);
+                        }
+                    }
+                    None => {
+                        all_present = false;
+                        push(&mut want, &path, "key dropped".into());
+                    }
+                }
+            }
+            if all_present && xs.len() == ys.len() && !order_kept {
+                push(&mut want, "$", "key order changed".into());
+            }
+            for (i, (k, _)) in ys.iter().enumerate() {
+                if !taken[i] {
+                    push(&mut want, "$", format!("key {k:?} added"));
+                }
+            }
+            let got = compare_with(&Value::Map(xs.clone()), &Value::Map(ys.clone()), 0.0);
+            assert_eq!(got, want, "round {round}: {xs:?} vs {ys:?}");
+        }
     }
 }
