@@ -1,6 +1,11 @@
 //! How the round-trip check scales with the keys of one object: the time of `fidelity::compare`
 //! on 5,000- and 20,000-key maps, in the same order and reordered, measured side by side; a
 //! linear check costs about 4× for 4× the keys (the bound asked: ≤ 5×).
+//!
+//! Two cache states: `warm` repeats one comparison, so the maps stay in the caches between
+//! repetitions (two 5,000-key maps, ~1 MB, fit a 1 MB L2; two 20,000-key maps do not); `cold`
+//! writes 64 MB before each repetition, so that every comparison starts from memory, as one
+//! does in a run where each decoded map is compared once.
 //!   cargo run --release -p wirebench-core --example fidelity_scaling
 
 use std::time::Instant;
@@ -16,10 +21,14 @@ fn map(n: usize, reversed: bool) -> Value {
     Value::Map(pairs)
 }
 
-/// Median seconds of `reps` runs of compare(a, b).
-fn time(a: &Value, b: &Value, reps: usize) -> f64 {
+/// Median seconds of `reps` runs of compare(a, b); with `evict`, the buffer is written first.
+fn time(a: &Value, b: &Value, reps: usize, evict: &mut Option<Vec<u8>>) -> f64 {
     let mut t: Vec<f64> = (0..reps)
-        .map(|_| {
+        .map(|r| {
+            if let Some(buf) = evict.as_mut() {
+                buf.iter_mut().step_by(64).for_each(|x| *x = x.wrapping_add(r as u8));
+                std::hint::black_box(&buf);
+            }
             let s = Instant::now();
             std::hint::black_box(compare(std::hint::black_box(a), std::hint::black_box(b)));
             s.elapsed().as_secs_f64()
@@ -30,23 +39,27 @@ fn time(a: &Value, b: &Value, reps: usize) -> f64 {
 }
 
 fn main() {
-    for reordered in [false, true] {
-        let (small, big) = ((map(5_000, false), map(5_000, reordered)), (map(20_000, false), map(20_000, reordered)));
-        // Alternate the two sizes so that a host slowing down hits both alike.
-        let (mut ts, mut tb) = (Vec::new(), Vec::new());
-        for _ in 0..5 {
-            ts.push(time(&small.0, &small.1, 21));
-            tb.push(time(&big.0, &big.1, 21));
+    for cold in [false, true] {
+        let mut evict = cold.then(|| vec![0u8; 64 << 20]);
+        for reordered in [false, true] {
+            let (small, big) = ((map(5_000, false), map(5_000, reordered)), (map(20_000, false), map(20_000, reordered)));
+            // Alternate the two sizes so that a host slowing down hits both alike.
+            let (mut ts, mut tb) = (Vec::new(), Vec::new());
+            for _ in 0..5 {
+                ts.push(time(&small.0, &small.1, 21, &mut evict));
+                tb.push(time(&big.0, &big.1, 21, &mut evict));
+            }
+            ts.sort_by(f64::total_cmp);
+            tb.sort_by(f64::total_cmp);
+            let (s, b) = (ts[2], tb[2]);
+            println!(
+                "{:<5} {:<10} 5,000 keys {:>9.1} µs   20,000 keys {:>9.1} µs   ratio {:.2} (linear: 4, bound: 5)",
+                if cold { "cold" } else { "warm" },
+                if reordered { "reordered" } else { "same order" },
+                s * 1e6,
+                b * 1e6,
+                b / s
+            );
         }
-        ts.sort_by(f64::total_cmp);
-        tb.sort_by(f64::total_cmp);
-        let (s, b) = (ts[2], tb[2]);
-        println!(
-            "{:<10} 5,000 keys {:>9.1} µs   20,000 keys {:>9.1} µs   ratio {:.2} (linear: 4, bound: 5)",
-            if reordered { "reordered" } else { "same order" },
-            s * 1e6,
-            b * 1e6,
-            b / s
-        );
     }
 }
