@@ -34,7 +34,7 @@ pub struct BrokerConfig {
     /// Size of one commit-log segment per topic (≥ 1 KiB), bytes, and segments kept. A topic
     /// holds up to their product in memory for slow subscribers (default 16 MiB × 10), for the
     /// broker's lifetime: runs with default topics use a fresh topic each, so pass a fixed topic
-    /// when running very many large runs against one broker.
+    /// when running very many large runs against one broker (a study's throughput runs share one).
     pub max_segment_size: usize,
     pub max_segment_count: usize,
     /// How long `start` waits for the listener (ms).

@@ -290,12 +290,18 @@ fn measure(opts: &StudyOpts) -> Result<MqttSection, PartError> {
     // repetitions of a few); broker by broker and QoS by QoS, so that payloads compared with
     // each other run next to each other.
     let mut cases = Vec::new();
+    // One topic for every throughput run of the part (runs go one after the other, and a
+    // subscription starts at the end of a topic's log): the embedded broker keeps each topic's
+    // log for its lifetime, up to max_segment_count × max_segment_size (160 MB), so a fresh
+    // topic per run grew its memory by every run's messages (3+ GB for seed 000).
+    let topic = format!("wirebench/{}/thr", crate::client::run_id());
     for broker in &open {
         for &q in &qos {
             for p in &payloads {
                 let cfg = ThroughputConfig {
                     messages: opts.messages,
                     qos: q,
+                    topic: Some(topic.clone()),
                     deadline_ms: timeout_ms,
                     connect_timeout_ms: timeout_ms.min(5_000),
                     drain_timeout_ms: (opts.drain_s * 1e3).round() as u64,
