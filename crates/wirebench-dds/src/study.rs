@@ -206,6 +206,12 @@ pub fn positive(name: &str, v: u64) -> Result<(), PartError> {
     Ok(())
 }
 
+/// A latency run's minimum time: the one given, else as long as a ddsperf run when ddsperf is
+/// in the plan; 0 or neither: `None` (the round trips alone).
+pub fn min_latency_secs(given: Option<f64>, ddsperf: bool, ddsperf_secs: u32) -> Option<f64> {
+    given.or(ddsperf.then_some(f64::from(ddsperf_secs))).filter(|&s| s != 0.0)
+}
+
 /// What ddsperf's samples carry, from its name in options: `wire` or `payload`.
 pub fn ddsperf_size(name: &str) -> Result<DdsperfSize, PartError> {
     match name.trim().to_ascii_lowercase().as_str() {
@@ -308,7 +314,7 @@ pub fn plan_of(o: &StudyOpts) -> Result<Plan, PartError> {
         ddsperf_secs: o.ddsperf_secs,
         ddsperf_size: Some(o.ddsperf_size.as_deref().map(ddsperf_size).transpose()?.unwrap_or(DdsperfSize::Wire)),
         min_throughput_secs: Some(o.min_throughput_secs.unwrap_or(MIN_THROUGHPUT_SECS)),
-        min_latency_secs: o.min_latency_secs.or(o.ddsperf.then_some(f64::from(o.ddsperf_secs))).filter(|&s| s != 0.0),
+        min_latency_secs: min_latency_secs(o.min_latency_secs, o.ddsperf, o.ddsperf_secs),
         batch: o.batch,
         warmup: o.warmup,
         count_allocs: true,

@@ -167,7 +167,7 @@ fn measure_cmd(a: RunArgs, kind: Kind) -> Result<()> {
         ddsperf_secs: a.ddsperf_secs,
         ddsperf_size: Some(study::ddsperf_size(&a.ddsperf_size).map_err(cli_error)?),
         min_throughput_secs: (a.min_secs > 0.0).then_some(a.min_secs),
-        min_latency_secs: a.latency_secs.or(a.ddsperf.then_some(f64::from(a.ddsperf_secs))).filter(|&s| s != 0.0),
+        min_latency_secs: study::min_latency_secs(a.latency_secs, a.ddsperf, a.ddsperf_secs),
         batch: !a.no_batch,
         warmup: a.warmup,
         count_allocs: true,
