@@ -8,7 +8,13 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-step() { printf '\n== %s\n' "$*"; }
+# Each step prints how long the one before it took, so the suite's time (≤ ~40 min on 2 cores
+# is the aim) can be read off any log.
+step_start=$SECONDS
+step() {
+    printf '\n== %s   [last step %d s, total %d s]\n' "$*" $((SECONDS - step_start)) "$SECONDS"
+    step_start=$SECONDS
+}
 
 step "system packages"
 need=()
