@@ -574,9 +574,10 @@ enum Jv<'t> {
     Null,
     Bool(bool),
     Num(&'t str),
-    Str(String),
+    /// Borrowed from the text unless it has escapes.
+    Str(Cow<'t, str>),
     Arr(Vec<Node<'t>>),
-    Obj(Vec<(String, Node<'t>)>),
+    Obj(Vec<(Cow<'t, str>, Node<'t>)>),
 }
 
 #[derive(Debug)]
@@ -600,7 +601,7 @@ impl<'t> Node<'t> {
     }
     fn str(&self) -> Result<&str, Error> {
         match &self.v {
-            Jv::Str(s) => Ok(s),
+            Jv::Str(s) => Ok(s.as_ref()),
             _ => Err(self.bad()),
         }
     }
@@ -781,8 +782,24 @@ impl<'t> Parser<'t> {
         Ok(v)
     }
 
-    fn string(&mut self) -> Result<String, Error> {
+    /// A string: a slice of the text when it has no escapes (most keys and values), else a
+    /// copy with the escapes resolved.
+    fn string(&mut self) -> Result<Cow<'t, str>, Error> {
         self.eat(b'"')?;
+        let start = self.pos;
+        while let Some(&c) = self.b.get(self.pos) {
+            if c == b'"' {
+                // The run stops at an ASCII byte of a &str, so both ends are char boundaries.
+                let s = self.s.get(start..self.pos).ok_or_else(|| self.syntax())?;
+                self.pos += 1;
+                return Ok(Cow::Borrowed(s));
+            }
+            if c == b'\\' || c < 0x20 {
+                break;
+            }
+            self.pos += 1;
+        }
+        self.pos = start;
         let mut out = String::new();
         loop {
             let run = self.pos;
@@ -797,7 +814,7 @@ impl<'t> Parser<'t> {
             match self.b.get(self.pos) {
                 Some(b'"') => {
                     self.pos += 1;
-                    return Ok(out);
+                    return Ok(Cow::Owned(out));
                 }
                 Some(b'\\') => {
                     self.pos += 1;
@@ -1036,7 +1053,7 @@ fn data_set_message(
     }
     let meta_in = DataSetMetaData::find(opts.metadata, writer);
     let mut meta_out = DataSetMetaData { data_set_writer_id: writer, fields: Vec::new() };
-    let members: &[(String, Node<'_>)] = match payload_node.map(|p| &p.v) {
+    let members: &[(Cow<'_, str>, Node<'_>)] = match payload_node.map(|p| &p.v) {
         Some(Jv::Obj(members)) => members,
         Some(_) => return Err(payload_node.map_or(d.bad(), Node::bad)),
         None => &[],
@@ -1048,7 +1065,7 @@ fn data_set_message(
     // twice is ambiguous and would not read back the same, so it is refused at the second one.
     let mut seen = alloc::collections::BTreeSet::new();
     for (name, node) in members {
-        if !seen.insert(name.as_str()) {
+        if !seen.insert(name.as_ref()) {
             return Err(Error::new(ErrorKind::JsonValue, node.at));
         }
     }
@@ -1069,6 +1086,7 @@ fn data_set_message(
     });
     m.field_encoding = if as_data_value { FieldEncoding::DataValue } else { FieldEncoding::Variant };
     let mut fields: Vec<(Option<usize>, Field)> = Vec::with_capacity(members.len());
+    let mut found: Vec<(&Cow<'_, str>, BuiltInType, bool)> = Vec::with_capacity(members.len());
     // Members usually come in metadata order: the field after the last one found is tried
     // before a search (linear for a message in order; names are unique, checked above).
     let mut next = 0usize;
@@ -1090,11 +1108,8 @@ fn data_set_message(
             Field::Variant(v) => v.is_array(),
             Field::DataValue(dv) => dv.value.as_ref().is_some_and(Variant::is_array),
         };
-        meta_out.fields.push(FieldMetaData {
-            name: name.clone(),
-            built_in_type: hint.map(|h| h.built_in_type).or(built_in_type).unwrap_or(BuiltInType::String),
-            array: hint.map_or(array, |h| h.array),
-        });
+        // The names are copied only when the metadata given does not take their place (below).
+        found.push((name, hint.map(|h| h.built_in_type).or(built_in_type).unwrap_or(BuiltInType::String), hint.map_or(array, |h| h.array)));
         fields.push((index, field));
     }
     m.payload = match kind {
@@ -1129,6 +1144,12 @@ fn data_set_message(
         }
         _ => return Err(Error::new(ErrorKind::Unrepresentable, d.get("MessageType").map_or(d.at, |n| n.at))),
     };
+    if meta_out.fields.is_empty() {
+        meta_out.fields = found
+            .into_iter()
+            .map(|(name, built_in_type, array)| FieldMetaData { name: name.to_string(), built_in_type, array })
+            .collect();
+    }
     Ok((m, writer, meta_out))
 }
 
@@ -1283,7 +1304,7 @@ fn status_code(n: &Node<'_>) -> Result<StatusCode, Error> {
 fn int(n: &Node<'_>, lo: i128, hi: i128, allow_string: bool) -> Result<i128, Error> {
     let text = match &n.v {
         Jv::Num(t) => *t,
-        Jv::Str(s) if allow_string => s.as_str(),
+        Jv::Str(s) if allow_string => s.as_ref(),
         _ => return Err(n.bad()),
     };
     let v = match text.parse::<i128>() {
@@ -1306,7 +1327,7 @@ fn int(n: &Node<'_>, lo: i128, hi: i128, allow_string: bool) -> Result<i128, Err
 fn float_text<'a>(n: &'a Node<'_>) -> Result<&'a str, Error> {
     match &n.v {
         Jv::Num(t) => Ok(t),
-        Jv::Str(s) if matches!(s.as_str(), "NaN" | "Infinity" | "-Infinity") => Ok(s.as_str()),
+        Jv::Str(s) if matches!(s.as_ref(), "NaN" | "Infinity" | "-Infinity") => Ok(s.as_ref()),
         _ => Err(n.bad()),
     }
 }
@@ -1328,7 +1349,7 @@ fn scalar(n: &Node<'_>, ty: BuiltInType) -> Result<Scalar, Error> {
         BuiltInType::Float => Scalar::Float(float_text(n)?.parse::<f32>().map_err(|_| n.bad())?),
         BuiltInType::Double => Scalar::Double(float_text(n)?.parse::<f64>().map_err(|_| n.bad())?),
         BuiltInType::String => match &n.v {
-            Jv::Str(s) => Scalar::String(Some(s.clone())),
+            Jv::Str(s) => Scalar::String(Some(s.clone().into_owned())),
             Jv::Null => Scalar::String(None),
             _ => return Err(n.bad()),
         },

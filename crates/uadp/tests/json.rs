@@ -287,3 +287,20 @@ fn strings_are_escaped_only_where_json_needs_it() {
         assert_eq!(to_json(&back.message, &opts).unwrap(), text, "{raw:?} reads back");
     }
 }
+
+#[test]
+fn escapes_other_writers_use_read_back() {
+    // Names and values with \u escapes (a surrogate pair too) and `\/`, which our writer never
+    // emits: they read as the characters, and the unescaped ones as written.
+    let text = r#"{"MessageId":"1","MessageType":"ua-data","Messages":[{"Payload":{"\u0074emp":{"UaType":12,"Value":"a\/b \ud83d\ude00 \u00e9"},"plain":{"UaType":12,"Value":"x"}}}]}"#;
+    let jm = from_json(text, &JsonDecodeOptions::default()).unwrap();
+    let names: Vec<&str> = jm.metadata[0].fields.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["temp", "plain"]);
+    let Payload::KeyFrame(fields) = &jm.message.messages[0].payload else { panic!("key frame") };
+    assert_eq!(fields[0], Scalar::String(Some("a/b 😀 é".into())).into());
+    assert_eq!(fields[1], Scalar::String(Some("x".into())).into());
+    // A lone high surrogate is refused, at the escape.
+    let bad = text.replace(r"\ud83d\ude00", r"\ud83d!");
+    let e = from_json(&bad, &JsonDecodeOptions::default()).unwrap_err();
+    assert_eq!(e.offset, bad.find(r"\ud83d").unwrap());
+}
