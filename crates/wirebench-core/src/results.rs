@@ -395,6 +395,54 @@ pub struct RunStats {
     pub input_mib_per_second: f64,
     /// Peak resident set size of the process, KiB (Linux `VmHWM`).
     pub peak_rss_kib: Option<u64>,
+    /// Where the CPU time went, by stage (size runs; estimated from timed messages).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_seconds: Option<StageSeconds>,
+}
+
+/// CPU seconds of a size run by stage, summed over its threads. Every 16th message has each
+/// stage timed, and so does every message of a sampled stage (`--compress sample`,
+/// `--roundtrip sample`); a stage's time is its mean over the timed runs × how often it ran.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct StageSeconds {
+    /// Parsing the input samples (0 for a built-in corpus).
+    pub parse: f64,
+    /// Encoding in every codec, plus the compact JSON the ratios divide by.
+    pub encode: f64,
+    /// zstd and deflate of each compressed message.
+    pub compress: f64,
+    /// Decoding each checked message and comparing it with the input.
+    pub roundtrip: f64,
+}
+
+impl StageSeconds {
+    /// The stages with their share of the total, largest first (empty when nothing was timed).
+    pub fn shares(&self) -> Vec<(&'static str, f64)> {
+        let total = self.parse + self.encode + self.compress + self.roundtrip;
+        if total <= 0.0 {
+            return Vec::new();
+        }
+        let mut v = vec![
+            ("encode", self.encode / total),
+            ("round trip", self.roundtrip / total),
+            ("compress", self.compress / total),
+            ("parse", self.parse / total),
+        ];
+        v.sort_by(|a, b| b.1.total_cmp(&a.1));
+        v
+    }
+
+    /// One line for run summaries, e.g. "CPU by stage (estimated): encode 61 %, round trip
+    /// 33 %, compress 4 %, parse 2 %"; stages under 0.5 % are left out.
+    pub fn summary(&self) -> Option<String> {
+        let parts: Vec<String> = self
+            .shares()
+            .into_iter()
+            .filter(|(_, f)| *f >= 0.005)
+            .map(|(name, f)| format!("{name} {:.0} %", f * 100.0))
+            .collect();
+        (!parts.is_empty()).then(|| format!("CPU by stage (estimated): {}", parts.join(", ")))
+    }
 }
 
 /// Counts of samples outside Tukey's fences (1.5 and 3 interquartile ranges from the quartiles).

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use wirebench_codecs::{Codec, CodecError, Prepared, SchemaUse};
 use wirebench_core::corpus::{Payload, RawSample, SampleError};
 use wirebench_core::fidelity::{compare, Fidelity};
-use wirebench_core::results::{peak_rss_kib, RunStats, SizeAggregate, SizeRow, SizeSection};
+use wirebench_core::results::{peak_rss_kib, RunStats, SizeAggregate, SizeRow, SizeSection, StageSeconds};
 use wirebench_core::Schema;
 
 use crate::compress::Compressors;
@@ -41,6 +41,60 @@ pub struct SizeMeter {
     compress_every: u64,
     /// One message in this many gets its round trip checked (0: none).
     roundtrip_every: u64,
+    clock: StageClock,
+}
+
+/// Every this many messages, each stage of the message is timed (for [`StageSeconds`]).
+const TIME_EVERY: u64 = 16;
+
+const PARSE: usize = 0;
+const ENCODE: usize = 1;
+const COMPRESS: usize = 2;
+const ROUNDTRIP: usize = 3;
+
+/// Per stage: nanoseconds over the timed runs, how many were timed, how many ran.
+#[derive(Clone, Copy, Default)]
+struct StageClock {
+    ns: [u64; 4],
+    timed: [u64; 4],
+    ran: [u64; 4],
+}
+
+impl StageClock {
+    /// One run of `stage`, timed from `start` when there is one.
+    fn record(&mut self, stage: usize, start: Option<Instant>) {
+        self.ran[stage] += 1;
+        if let Some(t) = start {
+            self.ns[stage] += t.elapsed().as_nanos() as u64;
+            self.timed[stage] += 1;
+        }
+    }
+
+    fn merge(&mut self, o: &StageClock) {
+        for i in 0..4 {
+            self.ns[i] += o.ns[i];
+            self.timed[i] += o.timed[i];
+            self.ran[i] += o.ran[i];
+        }
+    }
+
+    fn seconds(&self, stage: usize) -> f64 {
+        if self.timed[stage] == 0 {
+            return 0.0;
+        }
+        self.ns[stage] as f64 * 1e-9 / self.timed[stage] as f64 * self.ran[stage] as f64
+    }
+}
+
+/// Which stages of one message are timed.
+#[derive(Clone, Copy)]
+struct Timing {
+    /// Every stage (one message in [`TIME_EVERY`]).
+    all: bool,
+    /// Compression whenever it runs (it runs on a sample).
+    compress: bool,
+    /// The round trip whenever it runs (it runs on a sample).
+    roundtrip: bool,
 }
 
 /// Per-thread scratch: compressors and buffers reused across payloads.
@@ -63,12 +117,16 @@ impl Worker {
         prepared: &[Option<Box<dyn Prepared>>],
         payload: &Payload,
         sampled: Sampled,
+        timing: Timing,
         keep: bool,
         rows: &mut Vec<SizeRow>,
+        clock: &mut StageClock,
     ) {
+        let t = timing.all.then(Instant::now);
         self.json_buf.clear();
         serde_json::to_writer(&mut self.json_buf, &payload.value).expect("a Value always serializes to JSON");
         let json_bytes = self.json_buf.len() as u64;
+        clock.record(ENCODE, t);
         let inferred;
         let schema = match schema {
             SchemaSource::Fixed(s) => s,
@@ -87,7 +145,7 @@ impl Worker {
         };
         for (codec, bound) in codecs.iter().zip(prepared) {
             let comp = sampled.compress.then_some(&mut self.compressors);
-            let mut row = measure_one(*codec, bound.as_deref(), payload, schema, json_bytes, &mut self.buf, comp, sampled.roundtrip, keep);
+            let mut row = measure_one(*codec, bound.as_deref(), payload, schema, json_bytes, &mut self.buf, comp, sampled.roundtrip, keep, timing, clock);
             if !keep && !matches!(row.fidelity, Fidelity::Exact | Fidelity::Unchecked) {
                 row.payload = payload.name.clone();
             }
@@ -137,6 +195,7 @@ impl SizeMeter {
             started: Instant::now(),
             compress_every: 1,
             roundtrip_every: 1,
+            clock: StageClock::default(),
         }
     }
 
@@ -187,18 +246,24 @@ impl SizeMeter {
         let (first, every, rt_every) = (self.records, self.compress_every, self.roundtrip_every);
         let pick = |k: u64, i: usize| k > 0 && (first + i as u64) % k == 0;
         let sampled = move |i: usize| Sampled { compress: pick(every, i), roundtrip: pick(rt_every, i) };
+        let timing = move |i: usize| Timing { all: pick(TIME_EVERY, i), compress: every > 1, roundtrip: rt_every > 1 };
         // A chunk's rows (kept ones) and its aggregates per codec, how many payloads they
         // cover, and the error that stopped it. Rows that are not kept are folded on the
         // worker: only the aggregates come back.
-        type Chunk = (Vec<SizeRow>, Vec<SizeAggregate>, u64, Option<SampleError>);
+        type Chunk = (Vec<SizeRow>, Vec<SizeAggregate>, u64, Option<SampleError>, StageClock);
         let run = |worker: &mut Worker, chunk: &[T], offset: usize| -> Chunk {
             let mut rows = Vec::with_capacity(if keep { chunk.len() * codecs.len() } else { codecs.len() });
             let mut aggs: Vec<SizeAggregate> = codecs.iter().map(|c| SizeAggregate::new(c.info().id)).collect();
+            let mut clock = StageClock::default();
             for (i, item) in chunk.iter().enumerate() {
                 let from = rows.len();
-                match payload(item) {
-                    Ok(p) => worker.measure(codecs, schema, prepared, &p, sampled(offset + i), keep, &mut rows),
-                    Err(e) => return (rows, aggs, i as u64, Some(e)),
+                let timing = timing(offset + i);
+                let t = timing.all.then(Instant::now);
+                let parsed = payload(item);
+                clock.record(PARSE, t);
+                match parsed {
+                    Ok(p) => worker.measure(codecs, schema, prepared, &p, sampled(offset + i), timing, keep, &mut rows, &mut clock),
+                    Err(e) => return (rows, aggs, i as u64, Some(e), clock),
                 }
                 for (agg, row) in aggs.iter_mut().zip(&rows[from..]) {
                     agg.add(row);
@@ -207,7 +272,7 @@ impl SizeMeter {
                     rows.clear();
                 }
             }
-            (rows, aggs, chunk.len() as u64, None)
+            (rows, aggs, chunk.len() as u64, None, clock)
         };
         let mut chunks: Vec<Chunk> = Vec::new();
         if batch.len() < 2 * PARALLEL_MIN || self.workers.len() == 1 {
@@ -226,8 +291,9 @@ impl SizeMeter {
                 }
             });
         }
-        for (rows, aggs, payloads, err) in chunks {
+        for (rows, aggs, payloads, err, clock) in chunks {
             self.records += payloads;
+            self.clock.merge(&clock);
             for (total, chunk) in self.aggregates.iter_mut().zip(&aggs) {
                 total.merge(chunk);
             }
@@ -261,6 +327,12 @@ impl SizeMeter {
                 records_per_second: self.records as f64 / seconds.max(1e-9),
                 input_mib_per_second: self.input_bytes as f64 / (1024.0 * 1024.0) / seconds.max(1e-9),
                 peak_rss_kib: peak_rss_kib(),
+                cpu_seconds: (self.records > 0).then(|| StageSeconds {
+                    parse: self.clock.seconds(PARSE),
+                    encode: self.clock.seconds(ENCODE),
+                    compress: self.clock.seconds(COMPRESS),
+                    roundtrip: self.clock.seconds(ROUNDTRIP),
+                }),
             },
         }
     }
@@ -280,6 +352,8 @@ fn measure_one(
     comp: Option<&mut Compressors>,
     roundtrip: bool,
     keep: bool,
+    timing: Timing,
+    clock: &mut StageClock,
 ) -> SizeRow {
     let info = codec.info();
     let mut row = SizeRow {
@@ -295,10 +369,12 @@ fn measure_one(
     };
     let schema = (info.schema != wirebench_codecs::SchemaUse::None).then_some(schema);
     buf.clear();
+    let t = timing.all.then(Instant::now);
     let encoded = match bound {
         Some(b) => b.encode(&payload.value, buf),
         None => codec.encode(&payload.value, schema, buf),
     };
+    clock.record(ENCODE, t);
     if let Err(e) = encoded {
         row.fidelity = match e {
             CodecError::Unsupported(r) => Fidelity::Unsupported { reason: r },
@@ -311,13 +387,16 @@ fn measure_one(
     row.bytes = Some(n);
     row.ratio_to_json = (json_bytes > 0).then(|| n as f64 / json_bytes as f64);
     if let Some(comp) = comp {
+        let t = (timing.all || timing.compress).then(Instant::now);
         row.zstd_bytes = comp.zstd_len(buf);
         row.deflate_bytes = comp.deflate_len(buf);
+        clock.record(COMPRESS, t);
     }
     if !roundtrip {
         row.fidelity = Fidelity::Unchecked;
         return row;
     }
+    let t = (timing.all || timing.roundtrip).then(Instant::now);
     let decoded = match bound {
         Some(b) => b.decode(buf),
         None => codec.decode(buf, schema),
@@ -326,6 +405,7 @@ fn measure_one(
         Ok(back) => Fidelity::from_losses(compare(&payload.value, &back)),
         Err(e) => Fidelity::Failed { reason: format!("round trip: {e}") },
     };
+    clock.record(ROUNDTRIP, t);
     row
 }
 
@@ -424,6 +504,7 @@ mod tests {
             some.add_batch(chunk);
         }
         none.add_batch(&payloads);
+        let some_clock = some.clock;
         let (all, some, none) = (all.finish("t"), some.finish("t"), none.finish("t"));
         for (a, (s, n)) in all.aggregates.iter().zip(some.aggregates.iter().zip(&none.aggregates)) {
             // Sizes are the same whatever is checked.
@@ -438,6 +519,15 @@ mod tests {
         assert_eq!((pro.lossy, pro.unchecked), (30, 270));
         // BSON refuses the scalar root of message 7 whether or not it is checked.
         assert_eq!((some.aggregates[2].unsupported, none.aggregates[2].unsupported), (1, 1));
+        // The stage clock: every stage of every 16th message timed, the sampled round trip
+        // whenever it runs; compression (every message here) on the timed messages only.
+        let c = &some_clock;
+        assert_eq!(c.ran, [300, 300 * 4, 300 * 3 - 1, 30 * 3], "parse, encode (3 codecs + JSON), compress (not BSON's refusal), round trip");
+        assert_eq!(c.timed, [19, 19 * 4, 19 * 3, 30 * 3]);
+        let est = some.run.cpu_seconds.as_ref().unwrap();
+        assert!(est.encode > 0.0 && est.compress > 0.0 && est.roundtrip > 0.0, "{est:?}");
+        let est = none.run.cpu_seconds.as_ref().unwrap();
+        assert_eq!(est.roundtrip, 0.0);
         let rows: Vec<_> = some.rows.iter().filter(|r| r.codec == "pson").map(|r| r.fidelity.label()).collect();
         assert_eq!(rows[..12], ["exact", "unchecked", "unchecked", "unchecked", "unchecked", "unchecked", "unchecked", "unchecked", "unchecked", "unchecked", "exact", "unchecked"]);
     }

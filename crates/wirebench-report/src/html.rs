@@ -683,6 +683,10 @@ fn render_size(s: &SizeSection, ctx: &Ctx) -> Section {
     if let Some(kib) = run.peak_rss_kib {
         line.push_str(&format!("; peak memory {} MiB", fixed(kib as f64 / 1024.0, 1)));
     }
+    if let Some(stages) = run.cpu_seconds.as_ref().and_then(|c| c.summary()) {
+        line.push_str("; ");
+        line.push_str(&stages);
+    }
     let _ = writeln!(b, "<p class=\"note\">{}.</p>", esc(&line));
     Section {
         title: format!("Encoded size: {}", s.corpus),

@@ -80,6 +80,7 @@ fn size_results(payloads: &[&str], note: &str) -> Results {
             records_per_second: 20.0,
             input_mib_per_second: 0.1,
             peak_rss_kib: Some(4096),
+            cpu_seconds: None,
         },
         zstd_level: Some(3),
         deflate_level: Some(6),
