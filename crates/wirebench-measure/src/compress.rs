@@ -6,6 +6,7 @@ pub struct Compressors {
     zstd: zstd::bulk::Compressor<'static>,
     deflate: flate2::Compress,
     deflate_buf: Vec<u8>,
+    zstd_buf: Vec<u8>,
 }
 
 /// zstd level used for every size figure.
@@ -20,12 +21,15 @@ impl Compressors {
             // Raw deflate (no zlib header); the state is reset, not reallocated, per message.
             deflate: flate2::Compress::new(flate2::Compression::new(DEFLATE_LEVEL), false),
             deflate_buf: Vec::new(),
+            zstd_buf: Vec::new(),
         }
     }
 
     /// Size of `bytes` as one zstd frame (with its frame header, no dictionary).
     pub fn zstd_len(&mut self, bytes: &[u8]) -> Option<u64> {
-        self.zstd.compress(bytes).ok().map(|c| c.len() as u64)
+        self.zstd_buf.clear();
+        self.zstd_buf.reserve(zstd::zstd_safe::compress_bound(bytes.len()));
+        self.zstd.compress_to_buffer(bytes, &mut self.zstd_buf).ok().map(|n| n as u64)
     }
 
     /// Size of `bytes` as a raw deflate stream (RFC 1951, no zlib/gzip header).
@@ -74,6 +78,7 @@ mod tests {
         let mut c = Compressors::new();
         let data = b"abcabcabcabcabcabcabcabcabcabcabcabc".repeat(10);
         let z = c.zstd.compress(&data).unwrap();
+        assert_eq!(c.zstd_len(&data), Some(z.len() as u64));
         assert_eq!(zstd::bulk::decompress(&z, data.len()).unwrap(), data);
         assert!(c.zstd_len(&data).unwrap() < data.len() as u64 / 4);
         let d = c.deflate_len(&data).unwrap();
