@@ -432,8 +432,8 @@ impl StageSeconds {
         v
     }
 
-    /// One line for run summaries, e.g. "CPU by stage (estimated): encode 61 %, round trip
-    /// 33 %, compress 4 %, parse 2 %"; stages under 0.5 % are left out.
+    /// One line for run summaries, e.g. "CPU by stage: encode 61 %, round trip 33 %,
+    /// compress 4 %, parse 2 %" (at most 68 characters); stages under 0.5 % are left out.
     pub fn summary(&self) -> Option<String> {
         let parts: Vec<String> = self
             .shares()
@@ -441,7 +441,7 @@ impl StageSeconds {
             .filter(|(_, f)| *f >= 0.005)
             .map(|(name, f)| format!("{name} {:.0} %", f * 100.0))
             .collect();
-        (!parts.is_empty()).then(|| format!("CPU by stage (estimated): {}", parts.join(", ")))
+        (!parts.is_empty()).then(|| format!("CPU by stage: {}", parts.join(", ")))
     }
 }
 

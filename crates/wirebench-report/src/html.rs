@@ -686,6 +686,7 @@ fn render_size(s: &SizeSection, ctx: &Ctx) -> Section {
     if let Some(stages) = run.cpu_seconds.as_ref().and_then(|c| c.summary()) {
         line.push_str("; ");
         line.push_str(&stages);
+        line.push_str(" (estimated from timed messages)");
     }
     let _ = writeln!(b, "<p class=\"note\">{}.</p>", esc(&line));
     Section {

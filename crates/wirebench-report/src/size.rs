@@ -137,8 +137,9 @@ fn run_line(s: &SizeSection) -> String {
     if let Some(kib) = r.peak_rss_kib {
         line.push_str(&format!("; peak memory {:.1} MiB", kib as f64 / 1024.0));
     }
+    // A line of its own, so that the summary fits an 80-column terminal.
     if let Some(stages) = r.cpu_seconds.as_ref().and_then(|c| c.summary()) {
-        line.push_str("; ");
+        line.push('\n');
         line.push_str(&stages);
     }
     line
