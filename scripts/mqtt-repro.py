@@ -93,10 +93,10 @@ def p_agree(n, trials=20000):
         return None
     rng = random.Random(n)
     hits = 0
+    med = lambda v: (v[(n - 1) // 2] + v[n // 2]) / 2  # noqa: E731
     for _ in range(trials):
         a = sorted(rng.random() for _ in range(n))
         b = sorted(rng.random() for _ in range(n))
-        med = lambda v: (v[(n - 1) // 2] + v[n // 2]) / 2  # noqa: E731
         hits += a[ks[0] - 1] <= med(b) <= a[ks[1] - 1] and b[ks[0] - 1] <= med(a) <= b[ks[1] - 1]
     return hits / trials
 

@@ -799,8 +799,9 @@ impl<'t> Parser<'t> {
             }
             self.pos += 1;
         }
-        self.pos = start;
-        let mut out = String::new();
+        // An escape (or a control byte, refused below): the run so far is copied once and the
+        // loop goes on from there.
+        let mut out = String::from(self.s.get(start..self.pos).ok_or_else(|| self.syntax())?);
         loop {
             let run = self.pos;
             while let Some(&c) = self.b.get(self.pos) {
@@ -1349,7 +1350,7 @@ fn scalar(n: &Node<'_>, ty: BuiltInType) -> Result<Scalar, Error> {
         BuiltInType::Float => Scalar::Float(float_text(n)?.parse::<f32>().map_err(|_| n.bad())?),
         BuiltInType::Double => Scalar::Double(float_text(n)?.parse::<f64>().map_err(|_| n.bad())?),
         BuiltInType::String => match &n.v {
-            Jv::Str(s) => Scalar::String(Some(s.clone().into_owned())),
+            Jv::Str(s) => Scalar::String(Some(String::from(s.as_ref()))),
             Jv::Null => Scalar::String(None),
             _ => return Err(n.bad()),
         },
