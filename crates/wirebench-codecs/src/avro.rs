@@ -74,6 +74,10 @@ struct PreparedAvro {
 impl Prepared for PreparedAvro {
     fn encode(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
         self.schema.check(value)?;
+        self.encode_fitted(value, out)
+    }
+
+    fn encode_fitted(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
         let avro_value = to_avro(&self.translated.plan, value).map_err(Unsupported::into_error)?;
         let bytes = apache_avro::to_avro_datum(&self.translated.avro, avro_value)
             .map_err(|e| CodecError::Encode(e.to_string()))?;

@@ -145,6 +145,12 @@ pub trait Codec: Send + Sync {
     /// Append the encoding of `value` to `out`. Schema-directed codecs need `schema`.
     fn encode(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError>;
 
+    /// [`Codec::encode`] of a value the caller has already checked against `schema` (a size
+    /// run checks each message once, not once per codec): the same bytes, without the check.
+    fn encode_fitted(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        self.encode(value, schema, out)
+    }
+
     /// Decode one value from `bytes` (all of them).
     fn decode(&self, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError>;
 
@@ -158,6 +164,11 @@ pub trait Codec: Send + Sync {
 /// A codec bound to a schema (see [`Codec::prepare`]).
 pub trait Prepared: Send + Sync {
     fn encode(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), CodecError>;
+    /// [`Prepared::encode`] of a value already checked against the schema this binding was
+    /// prepared with (see [`Codec::encode_fitted`]).
+    fn encode_fitted(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        self.encode(value, out)
+    }
     fn decode(&self, bytes: &[u8]) -> Result<Value, CodecError>;
 }
 
@@ -170,6 +181,9 @@ struct Bound<'c, C: ?Sized> {
 impl<C: Codec + ?Sized> Prepared for Bound<'_, C> {
     fn encode(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
         self.codec.encode(value, self.schema.as_ref(), out)
+    }
+    fn encode_fitted(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        self.codec.encode_fitted(value, self.schema.as_ref(), out)
     }
     fn decode(&self, bytes: &[u8]) -> Result<Value, CodecError> {
         self.codec.decode(bytes, self.schema.as_ref())

@@ -50,9 +50,13 @@ impl Codec for Protobuf {
     }
 
     fn encode(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        need_schema(schema, "protobuf")?.check(value)?;
+        self.encode_fitted(value, schema, out)
+    }
+
+    fn encode_fitted(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
         let schema = need_schema(schema, "protobuf")?;
         let fields = root_record(schema, "protobuf")?;
-        schema.check(value)?;
         let Value::Map(pairs) = value else {
             return Err(CodecError::Unsupported("protobuf messages are records".into()));
         };

@@ -46,9 +46,13 @@ impl Codec for ThriftCompact {
     }
 
     fn encode(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        need_schema(schema, "thrift")?.check(value)?;
+        self.encode_fitted(value, schema, out)
+    }
+
+    fn encode_fitted(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
         let schema = need_schema(schema, "thrift")?;
         let fields = root_record(schema, "thrift")?;
-        schema.check(value)?;
         let start = out.len();
         let mut p = TCompactOutputProtocol::new(&mut *out);
         let res = write_struct(&mut p, fields, value, 0);

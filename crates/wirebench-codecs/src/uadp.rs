@@ -644,6 +644,7 @@ impl Codec for Uadp {
     }
 }
 
+/// `schema`: the schema to check the value against first (`None`: no check).
 fn json_encode(form: JsonForm, value: &Value, schema: Option<&Schema>, layout: &Layout, out: &mut Vec<u8>) -> Result<(), CodecError> {
     if let Some(s) = schema {
         s.check(value)?;
@@ -696,6 +697,9 @@ struct PreparedUadpJson {
 impl crate::Prepared for PreparedUadpJson {
     fn encode(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
         json_encode(self.form, value, self.schema.as_ref(), &self.layout, out)
+    }
+    fn encode_fitted(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        json_encode(self.form, value, None, &self.layout, out)
     }
     fn decode(&self, bytes: &[u8]) -> Result<Value, CodecError> {
         json_decode(bytes, &self.layout)

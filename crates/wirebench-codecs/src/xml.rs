@@ -53,6 +53,10 @@ impl Codec for Xml {
         if let Some(s) = schema {
             s.check(value)?;
         }
+        self.encode_fitted(value, schema, out)
+    }
+
+    fn encode_fitted(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
         let start = out.len();
         let mut w = Writer::new(&mut *out);
         let res = write_elem(&mut w, "root", value, schema.map(|s| &s.root), 0);

@@ -21,7 +21,8 @@ pub enum Fidelity {
     /// Encoding or decoding failed.
     Failed { reason: String },
     /// Encoded, but the round trip was not checked (`size --roundtrip sample|none`: only a
-    /// systematic sample of the messages is decoded and compared).
+    /// systematic sample of the messages, and those that bring a new value class, are decoded
+    /// and compared).
     Unchecked,
 }
 

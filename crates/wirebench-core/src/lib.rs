@@ -4,10 +4,12 @@
 //! - [`Schema`]: field names and types, inferred from samples or read from JSON.
 //! - [`corpus`]: the built-in corpora and streamed user samples.
 //! - [`fidelity`]: what a round trip through a codec kept and lost.
+//! - [`classes`]: the class of every value in a message, so a sampled round trip takes each new one.
 //! - [`part`]: the shape every part of a study has (options, validate, run, typed section).
 //! - [`results`]: the one results schema, with provenance, written atomically.
 //! - [`sections`]: the typed results sections of the link and transport parts.
 
+pub mod classes;
 pub mod corpus;
 pub mod fidelity;
 pub mod names;

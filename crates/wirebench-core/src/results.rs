@@ -188,6 +188,12 @@ pub struct SizeSection {
     /// The deflate level the compressed sizes used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deflate_level: Option<u32>,
+    /// With a sampled round trip (`--roundtrip sample`): how many messages were checked besides
+    /// the systematic sample because they brought a value class (a kind of value at a place in
+    /// the message: an integer past 2^53, a float float32 cannot hold, a string with a control
+    /// character …) that no message checked before had.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roundtrip_new_classes: Option<u64>,
 }
 
 /// The encoded size of one payload in one codec.

@@ -6,6 +6,7 @@ use std::time::Instant;
 use std::borrow::Cow;
 
 use wirebench_codecs::{Codec, CodecError, Prepared, SchemaUse};
+use wirebench_core::classes::{classes, Novelty};
 use wirebench_core::corpus::{Payload, RawSample, SampleError};
 use wirebench_core::fidelity::{compare, Fidelity};
 use wirebench_core::results::{peak_rss_kib, RunStats, SizeAggregate, SizeRow, SizeSection, StageSeconds};
@@ -41,6 +42,11 @@ pub struct SizeMeter {
     compress_every: u64,
     /// One message in this many gets its round trip checked (0: none).
     roundtrip_every: u64,
+    /// With a sampled round trip: the value classes checked so far, so that every message
+    /// bringing a new one is checked too (see [`wirebench_core::classes`]).
+    novelty: Option<Novelty>,
+    /// Messages checked only for a new value class.
+    novel_checked: u64,
     clock: StageClock,
 }
 
@@ -122,11 +128,6 @@ impl Worker {
         rows: &mut Vec<SizeRow>,
         clock: &mut StageClock,
     ) {
-        let t = timing.all.then(Instant::now);
-        self.json_buf.clear();
-        serde_json::to_writer(&mut self.json_buf, &payload.value).expect("a Value always serializes to JSON");
-        let json_bytes = self.json_buf.len() as u64;
-        clock.record(ENCODE, t);
         let inferred;
         let schema = match schema {
             SchemaSource::Fixed(s) => s,
@@ -135,6 +136,15 @@ impl Worker {
                 &inferred
             }
         };
+        // The compact JSON the ratios divide by, and the check that the payload fits the
+        // schema, made here once rather than by each codec that uses it (a payload that does
+        // not fit is left to each codec's own check and error); timed as one encode.
+        let t = timing.all.then(Instant::now);
+        self.json_buf.clear();
+        serde_json::to_writer(&mut self.json_buf, &payload.value).expect("a Value always serializes to JSON");
+        let json_bytes = self.json_buf.len() as u64;
+        let fitted = schema.check(&payload.value).is_ok();
+        clock.record(ENCODE, t);
         // Per payload (built-in corpora): each codec bound to this payload's own schema.
         let own: Vec<Option<Box<dyn Prepared>>>;
         let prepared = if prepared.is_empty() {
@@ -145,7 +155,7 @@ impl Worker {
         };
         for (codec, bound) in codecs.iter().zip(prepared) {
             let comp = sampled.compress.then_some(&mut self.compressors);
-            let mut row = measure_one(*codec, bound.as_deref(), payload, schema, json_bytes, &mut self.buf, comp, sampled.roundtrip, keep, timing, clock);
+            let mut row = measure_one(*codec, bound.as_deref(), fitted, payload, schema, json_bytes, &mut self.buf, comp, sampled.roundtrip, keep, timing, clock);
             if !keep && !matches!(row.fidelity, Fidelity::Exact | Fidelity::Unchecked) {
                 row.payload = payload.name.clone();
             }
@@ -159,6 +169,13 @@ impl Worker {
 struct Sampled {
     compress: bool,
     roundtrip: bool,
+}
+
+/// The (place, value class) pairs of one message.
+fn value_pairs(v: &wirebench_core::Value) -> Vec<u64> {
+    let mut out = Vec::new();
+    classes(v, &mut out);
+    out
 }
 
 /// Each codec bound to `schema` (schemaless codecs to none).
@@ -195,8 +212,38 @@ impl SizeMeter {
             started: Instant::now(),
             compress_every: 1,
             roundtrip_every: 1,
+            novelty: None,
+            novel_checked: 0,
             clock: StageClock::default(),
         }
+    }
+
+    /// Besides one message in `roundtrip_every`, check the round trip of every message that
+    /// brings a (place, value class) pair not checked yet, in input order (so the messages
+    /// checked do not depend on batches or threads).
+    pub fn roundtrip_new_classes(mut self, on: bool) -> SizeMeter {
+        self.novelty = on.then(Novelty::default);
+        self
+    }
+
+    /// How many messages were checked only because they brought a new value class.
+    pub fn novel_checked(&self) -> u64 {
+        self.novel_checked
+    }
+
+    /// Which messages of a batch bring a new value class (empty when not asked for).
+    fn novel_flags<'p>(&mut self, values: impl Iterator<Item = &'p [u64]>) -> Vec<bool> {
+        let Some(nov) = self.novelty.as_mut() else { return Vec::new() };
+        let (first, k) = (self.records, self.roundtrip_every);
+        let flags: Vec<bool> = values
+            .enumerate()
+            .map(|(i, pairs)| {
+                let sampled = k > 0 && (first + i as u64) % k == 0;
+                nov.is_new(pairs, sampled) && !sampled
+            })
+            .collect();
+        self.novel_checked += flags.iter().filter(|&&f| f).count() as u64;
+        flags
     }
 
     /// Check the round trip of one message in `k` (0: none; default 1, every message). The
@@ -224,20 +271,96 @@ impl SizeMeter {
 
     /// Measure a batch of payloads in every codec (in parallel when the batch is large).
     pub fn add_batch(&mut self, batch: &[Payload]) {
-        let r: Result<(), SampleError> = self.measure_batch(batch, |p| Ok(Cow::Borrowed(p)));
+        let pairs: Vec<Vec<u64>> = match self.novelty {
+            Some(_) => batch.iter().map(|p| value_pairs(&p.value)).collect(),
+            None => Vec::new(),
+        };
+        let novel = self.novel_flags(pairs.iter().map(Vec::as_slice));
+        let r: Result<(), SampleError> = self.measure_batch(batch, |p| Ok(Cow::Borrowed(p)), &novel, true);
         r.expect("payloads already parsed");
     }
 
     /// Parse and measure a batch of samples as read (parsing on the worker threads too). The
     /// first sample that is not JSON, in input order, is the error.
     pub fn add_raw_batch(&mut self, batch: &[RawSample]) -> Result<(), SampleError> {
-        self.measure_batch(batch, |r| r.parse().map(Cow::Owned))
+        if self.novelty.is_none() {
+            return self.measure_batch(batch, |r| r.parse().map(Cow::Owned), &[], true);
+        }
+        // Parse and class every message first (on every core), decide in input order which
+        // bring a new class, then measure.
+        let first = self.records;
+        let per = batch.len().div_ceil(self.workers.len()).max(PARALLEL_MIN);
+        let seen = self.novelty.as_ref().expect("novelty on");
+        type Parsed = (Vec<Result<(Payload, Vec<u64>), SampleError>>, StageClock);
+        let parse = |chunk: &[RawSample], offset: usize| -> Parsed {
+            let mut clock = StageClock::default();
+            let mut out = Vec::with_capacity(chunk.len());
+            for (i, raw) in chunk.iter().enumerate() {
+                let t = ((first + (offset + i) as u64) % TIME_EVERY == 0).then(Instant::now);
+                // Only a message with a pair not seen before the batch is passed on to be decided
+                // in order (after the first messages of a run, almost none are).
+                let parsed = raw.parse().map(|p| {
+                    let mut pairs = value_pairs(&p.value);
+                    if !seen.may_be_new(&pairs) {
+                        pairs = Vec::new();
+                    }
+                    (p, pairs)
+                });
+                clock.record(PARSE, t);
+                let stop = parsed.is_err();
+                out.push(parsed);
+                if stop {
+                    break;
+                }
+            }
+            (out, clock)
+        };
+        let mut parsed: Vec<Parsed> = Vec::new();
+        if batch.len() < 2 * PARALLEL_MIN || self.workers.len() == 1 {
+            parsed.push(parse(batch, 0));
+        } else {
+            std::thread::scope(|scope| {
+                let parse = &parse;
+                let handles: Vec<_> =
+                    batch.chunks(per).enumerate().map(|(c, chunk)| scope.spawn(move || parse(chunk, c * per))).collect();
+                for h in handles {
+                    parsed.push(h.join().expect("size parse worker panicked"));
+                }
+            });
+        }
+        let mut payloads = Vec::with_capacity(batch.len());
+        let mut pairs = Vec::with_capacity(batch.len());
+        let mut error = None;
+        'chunks: for (chunk, clock) in parsed {
+            self.clock.merge(&clock);
+            for r in chunk {
+                match r {
+                    Ok((p, c)) => {
+                        payloads.push(p);
+                        pairs.push(c);
+                    }
+                    Err(e) => {
+                        error = Some(e);
+                        break 'chunks;
+                    }
+                }
+            }
+        }
+        let novel = self.novel_flags(pairs.iter().map(Vec::as_slice));
+        drop(pairs);
+        self.measure_batch(&payloads, |p| Ok(Cow::Borrowed(p)), &novel, false)?;
+        error.map_or(Ok(()), Err)
     }
 
+    /// `novel`: per message of the batch, whether it brings a new value class (empty: none
+    /// does); `record_parse`: whether getting the payload is the parse stage (not when the
+    /// batch was parsed before).
     fn measure_batch<T: Sync>(
         &mut self,
         batch: &[T],
         payload: impl Fn(&T) -> Result<Cow<'_, Payload>, SampleError> + Sync,
+        novel: &[bool],
+        record_parse: bool,
     ) -> Result<(), SampleError> {
         let (codecs, schema, prepared, keep) = (&self.codecs, &self.schema, &self.prepared, self.keep_rows);
         let per_chunk = batch.len().div_ceil(self.workers.len()).max(PARALLEL_MIN);
@@ -245,8 +368,10 @@ impl SizeMeter {
         // does not depend on batches or threads.
         let (first, every, rt_every) = (self.records, self.compress_every, self.roundtrip_every);
         let pick = |k: u64, i: usize| k > 0 && (first + i as u64) % k == 0;
-        let sampled = move |i: usize| Sampled { compress: pick(every, i), roundtrip: pick(rt_every, i) };
-        let timing = move |i: usize| Timing { all: pick(TIME_EVERY, i), compress: every > 1, roundtrip: rt_every > 1 };
+        let sampled =
+            move |i: usize| Sampled { compress: pick(every, i), roundtrip: pick(rt_every, i) || novel.get(i) == Some(&true) };
+        let timing =
+            move |i: usize| Timing { all: pick(TIME_EVERY, i), compress: every > 1, roundtrip: rt_every != 1 || !novel.is_empty() };
         // A chunk's rows (kept ones) and its aggregates per codec, how many payloads they
         // cover, and the error that stopped it. Rows that are not kept are folded on the
         // worker: only the aggregates come back.
@@ -260,7 +385,9 @@ impl SizeMeter {
                 let timing = timing(offset + i);
                 let t = timing.all.then(Instant::now);
                 let parsed = payload(item);
-                clock.record(PARSE, t);
+                if record_parse {
+                    clock.record(PARSE, t);
+                }
                 match parsed {
                     Ok(p) => worker.measure(codecs, schema, prepared, &p, sampled(offset + i), timing, keep, &mut rows, &mut clock),
                     Err(e) => return (rows, aggs, i as u64, Some(e), clock),
@@ -320,6 +447,7 @@ impl SizeMeter {
             aggregates: self.aggregates,
             zstd_level: Some(crate::compress::ZSTD_LEVEL),
             deflate_level: Some(crate::compress::DEFLATE_LEVEL),
+            roundtrip_new_classes: self.novelty.is_some().then_some(self.novel_checked),
             run: RunStats {
                 records: self.records,
                 input_bytes: self.input_bytes,
@@ -345,6 +473,7 @@ impl SizeMeter {
 fn measure_one(
     codec: &dyn Codec,
     bound: Option<&dyn Prepared>,
+    fitted: bool,
     payload: &Payload,
     schema: &Schema,
     json_bytes: u64,
@@ -371,6 +500,7 @@ fn measure_one(
     buf.clear();
     let t = timing.all.then(Instant::now);
     let encoded = match bound {
+        Some(b) if fitted => b.encode_fitted(&payload.value, buf),
         Some(b) => b.encode(&payload.value, buf),
         None => codec.encode(&payload.value, schema, buf),
     };
@@ -530,5 +660,47 @@ mod tests {
         assert_eq!(est.roundtrip, 0.0);
         let rows: Vec<_> = some.rows.iter().filter(|r| r.codec == "pson").map(|r| r.fidelity.label()).collect();
         assert_eq!(rows[..12], ["exact", "unchecked", "unchecked", "unchecked", "unchecked", "unchecked", "unchecked", "unchecked", "unchecked", "unchecked", "exact", "unchecked"]);
+    }
+    /// A sampled round trip also checks every message that brings a value class not checked
+    /// before: one float that float32 cannot hold among 4,000 that it can is found, whatever
+    /// the batches, and the messages checked are the same parsed or raw.
+    #[test]
+    fn a_sampled_round_trip_checks_every_new_value_class() {
+        let codecs: Vec<_> = ["pson", "protoson"].iter().map(|c| wirebench_codecs::find(c).unwrap()).collect();
+        let text = |i: usize| format!(r#"{{"i":{i},"f":{}}}"#, if i == 2501 { "2.3" } else { "1.5" });
+        let path: std::sync::Arc<std::path::Path> = std::path::Path::new("s.ndjson").into();
+        let raws: Vec<RawSample> = (0..4000).map(|i| RawSample { path: path.clone(), line: Some(i + 1), text: text(i) }).collect();
+        let payloads: Vec<Payload> = raws.iter().map(|r| r.parse().unwrap()).collect();
+        let schema = Schema::infer(payloads.iter().map(|p| &p.value));
+        let meter = || {
+            SizeMeter::new(codecs.clone(), SchemaSource::Fixed(schema.clone()), true).roundtrip_every(1000).roundtrip_new_classes(true)
+        };
+        let (mut parsed, mut raw_one, mut raw_many, mut plain) = (meter(), meter(), meter(), meter().roundtrip_new_classes(false));
+        parsed.add_batch(&payloads);
+        raw_one.add_raw_batch(&raws).unwrap();
+        for chunk in raws.chunks(700) {
+            raw_many.add_raw_batch(chunk).unwrap();
+        }
+        plain.add_raw_batch(&raws).unwrap();
+        assert_eq!((raw_many.clock.ran[PARSE], raw_many.clock.timed[PARSE]), (4000, 250), "each message parsed once");
+        // New classes: i reaches 8 bits at 128 and 9 at 256; message 2501's float.
+        assert_eq!((parsed.novel_checked(), raw_one.novel_checked(), raw_many.novel_checked()), (3, 3, 3));
+        let checked = |s: &SizeSection| -> Vec<usize> {
+            s.rows.iter().enumerate().filter(|(_, r)| r.codec == "pson" && r.fidelity.label() != "unchecked").map(|(i, _)| i / 2).collect()
+        };
+        let (parsed, raw_one, raw_many, plain) = (parsed.finish("t"), raw_one.finish("t"), raw_many.finish("t"), plain.finish("t"));
+        assert_eq!(checked(&parsed), [0, 128, 256, 1000, 2000, 2501, 3000]);
+        assert_eq!(checked(&raw_one), checked(&parsed));
+        assert_eq!(checked(&raw_many), checked(&parsed));
+        assert_eq!(parsed.roundtrip_new_classes, Some(3));
+        assert_eq!(plain.roundtrip_new_classes, None);
+        // Protoson rounds 2.3 to float32: the one lossy message is found; the systematic
+        // sample alone misses it.
+        assert_eq!((parsed.aggregates[1].lossy, raw_many.aggregates[1].lossy, plain.aggregates[1].lossy), (1, 1, 0));
+        assert_eq!(raw_many.aggregates[1].unchecked, 4000 - 7);
+        // Every stage is counted once per message, parsed first or not.
+        assert_eq!(raw_many.run.records, 4000);
+        let (a, b) = (raw_many.run.cpu_seconds.unwrap(), plain.run.cpu_seconds.unwrap());
+        assert!(a.parse > 0.0 && b.parse > 0.0 && a.roundtrip > 0.0);
     }
 }

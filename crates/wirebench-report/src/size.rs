@@ -94,12 +94,24 @@ fn compression_note(s: &SizeSection) -> Option<String> {
     }
     a.compression_sampled().then(|| {
         format!(
-            "zstd and deflate: {} of {} messages compressed (a systematic sample, every {}th); `~` totals are their mean × the messages (--compress all for every message).",
+            "zstd and deflate: {} of {} messages compressed (a systematic sample, every {}); `~` totals are their mean × the messages (--compress all for every message).",
             a.compressed_records(),
             a.encoded,
-            a.encoded.div_ceil(a.compressed_records().max(1))
+            ordinal(a.encoded.div_ceil(a.compressed_records().max(1)))
         )
     })
+}
+
+/// `n` as an English ordinal: 2nd, 3rd, 11th, 21st, 50th.
+fn ordinal(n: u64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }
 
 /// How many messages had their round trip checked, when not every one (`--roundtrip`).
@@ -109,10 +121,16 @@ pub fn roundtrip_note(s: &SizeSection) -> Option<String> {
     Some(if checked == 0 {
         "round trip: not checked (--roundtrip none); exact, lossy and failed count nothing, sizes cover every message.".into()
     } else {
+        let sample = match s.roundtrip_new_classes {
+            Some(new) => format!(
+                "a systematic sample, every {}, and {new} that brought a value class not checked before",
+                ordinal(a.encoded.div_ceil(checked.saturating_sub(new).max(1)))
+            ),
+            None => format!("a systematic sample, every {}", ordinal(a.encoded.div_ceil(checked))),
+        };
         format!(
-            "round trip: {checked} of {} encoded messages checked (a systematic sample, every {}th); exact, lossy and failed count those (--roundtrip all for every message).",
+            "round trip: {checked} of {} encoded messages checked ({sample}); exact, lossy and failed count those (--roundtrip all for every message).",
             a.encoded,
-            a.encoded.div_ceil(checked)
         )
     })
 }
@@ -243,4 +261,13 @@ fn csv(s: &SizeSection) -> String {
         ]));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ordinals() {
+        let got: Vec<String> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 50, 101, 112].into_iter().map(super::ordinal).collect();
+        assert_eq!(got, ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "50th", "101st", "112th"]);
+    }
 }

@@ -69,6 +69,7 @@ fn size_results(payloads: &[&str], note: &str) -> Results {
         serde_json::json!({"zstd_level": 3, "deflate_level": 6}),
     );
     r.size = Some(SizeSection {
+        roundtrip_new_classes: None,
         corpus: "test-corpus".into(),
         schema: None,
         rows,

@@ -172,6 +172,37 @@ fn samples_stream_with_aggregates_and_results_file() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// By default `size --samples` checks the round trip of a sample and of every message that
+/// brings a new value class: the one float among 6,000 that float32 cannot hold (off the
+/// systematic sample) is found lossy in Protoson, and `--roundtrip all` agrees.
+#[test]
+fn sampled_round_trip_finds_the_one_rare_value() {
+    let dir = tmpdir("novel");
+    let nd = dir.join("s.ndjson");
+    let text: String = (0..6000).map(|i| format!("{{\"id\":{},\"v\":{}}}\n", i % 100, if i == 4321 { "0.1" } else { "1.5" })).collect();
+    std::fs::write(&nd, text).unwrap();
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let out = wb().args(["size", "-f", "protoson,json", "-o", "json", "--samples"]).arg(&nd).args(extra).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let sampled = run(&[]);
+    let pro = &sampled["size"]["aggregates"][0];
+    // Every 3rd message (2,000), and the one that brings the new float class.
+    assert_eq!((pro["lossy"].as_u64(), pro["exact"].as_u64()), (Some(1), Some(2000)), "{pro}");
+    assert_eq!(pro["unchecked"], 6000 - 2001);
+    assert!(pro["first_issue"].as_str().unwrap().contains("s.ndjson:4322"), "{pro}");
+    assert_eq!(sampled["size"]["roundtrip_new_classes"], 1);
+    let all = run(&["--roundtrip", "all"]);
+    let pro = &all["size"]["aggregates"][0];
+    assert_eq!((pro["lossy"].as_u64(), pro["exact"].as_u64()), (Some(1), Some(5999)), "{pro}");
+    assert!(all["size"].get("roundtrip_new_classes").is_none());
+    let table = wb().args(["size", "-f", "protoson", "--samples"]).arg(&nd).output().unwrap();
+    let table = String::from_utf8(table.stdout).unwrap();
+    assert!(table.contains("2001 of 6000 encoded messages checked") && table.contains("1 that brought a value class"), "{table}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A short speed run: typed path, raw samples kept, ratios to the baseline, zero allocations
 /// for PSON encoding into a reused buffer, and `compare` of two runs.
 #[test]

@@ -53,10 +53,12 @@ pub struct SizeOpts {
     /// `none` (raw sizes only). Default: all for a built-in corpus, sample for --samples.
     #[arg(long, value_enum)]
     pub compress: Option<Compress>,
-    /// Round-trip check (decode and compare): `all` messages (default), a systematic `sample`
-    /// (every k-th message, about 2,000 of them) or `none`; sizes always cover every message,
-    /// and an encode error is found on every message. The fidelity counts then cover the
-    /// checked messages and the rest are counted as unchecked.
+    /// Round-trip check (decode and compare): `all` messages, a `sample` (every k-th message,
+    /// about 2,000 of them, and every message that brings a value class not checked before: an
+    /// integer past 2^53, a float float32 cannot hold, a string with a control character or
+    /// that reads as a number, a new key …) or `none`. Default: all for a built-in corpus,
+    /// sample for --samples. Sizes always cover every message, and an encode error is found on
+    /// every message; the fidelity counts cover the checked messages, the rest are unchecked.
     #[arg(long, value_enum)]
     pub roundtrip: Option<Compress>,
 }
@@ -124,15 +126,18 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
         let payloads = corpus.payloads();
         let n = payloads.len() as u64;
         let every = compress_every(args.compress.unwrap_or(Compress::All), n);
-        let rt_every = compress_every(args.roundtrip.unwrap_or(Compress::All), n);
-        let mut meter = SizeMeter::new(codecs, source, true).compress_every(every).roundtrip_every(rt_every);
+        let rt_policy = args.roundtrip.unwrap_or(Compress::All);
+        let mut meter = SizeMeter::new(codecs, source, true)
+            .compress_every(every)
+            .roundtrip_every(compress_every(rt_policy, n))
+            .roundtrip_new_classes(rt_policy == Compress::Sample);
         for p in payloads {
             meter.add(&p);
         }
         meter.finish(name)
     } else {
         let policy = args.compress.unwrap_or(Compress::Sample);
-        let rt_policy = args.roundtrip.unwrap_or(Compress::All);
+        let rt_policy = args.roundtrip.unwrap_or(Compress::Sample);
         // Pass 1 (only when needed): infer one schema from all samples, streaming; it also
         // counts them, for the compression sample. Without it the lines are counted.
         let (schema, records) = match given_schema {
@@ -157,14 +162,28 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
         };
         let mut meter = SizeMeter::new(codecs, SchemaSource::Fixed(schema), args.per_record)
             .compress_every(compress_every(policy, records))
-            .roundtrip_every(compress_every(rt_policy, records));
+            .roundtrip_every(compress_every(rt_policy, records))
+            .roundtrip_new_classes(rt_policy == Compress::Sample);
         let files = corpus::expand_paths(&args.samples).map_err(sample_error)?;
         meter.add_input_bytes(files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum());
-        // Bounded batches keep memory flat and let the meter parse and measure on every core.
+        // Bounded batches keep memory flat and let the meter parse and measure on every core;
+        // the next batch is read while one is measured.
         let mut stream = SampleStream::open(&args.samples).map_err(sample_error)?;
-        while let Some(batch) = raw_batch(&mut stream)? {
-            meter.add_raw_batch(&batch).map_err(sample_error)?;
-        }
+        std::thread::scope(|scope| -> Result<(), PartError> {
+            let (tx, rx) = std::sync::mpsc::sync_channel(1);
+            scope.spawn(move || loop {
+                let next = raw_batch(&mut stream);
+                let last = !matches!(next, Ok(Some(_)));
+                if tx.send(next).is_err() || last {
+                    break;
+                }
+            });
+            // Dropping `rx` on an error ends the reader at its next send.
+            while let Some(batch) = rx.recv().expect("sample reader ended early")? {
+                meter.add_raw_batch(&batch).map_err(sample_error)?;
+            }
+            Ok(())
+        })?;
         meter.finish("samples")
     };
     Ok((section, config))
