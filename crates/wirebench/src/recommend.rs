@@ -93,6 +93,9 @@ pub fn run(args: Args) -> Result<()> {
         schema: args.schema.clone(),
         type_name: args.type_name.clone(),
         float_tolerance: args.float_tolerance,
+        // A recommendation says which formats are lossless on these samples: every message's
+        // round trip is checked, not a sample.
+        roundtrip: Some(wirebench_measure::study::size::Compress::All),
         ..Default::default()
     };
     wirebench_measure::study::size::validate(&opts).map_err(part_error)?;
