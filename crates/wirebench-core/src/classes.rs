@@ -11,7 +11,8 @@
 //! - integers: sign and the narrowest of u7/i8, u8, i16/u15, u16, i32/u31, u32, 53 bits
 //!   (exact in a float64), i64, u64;
 //! - floats: NaN, ±infinity, ±0, subnormal, outside float32's range, integral, exact in
-//!   float32, and whether it was read as float32 or float64;
+//!   float32, within 1e-5 of its float32 rounding, the decade (1e-10 … 1e20), and whether it
+//!   was read as float32 or float64;
 //! - strings (values and keys): empty, length (<32, <256, <65,536, longer), non-ASCII,
 //!   outside the BMP, control characters, NUL, white space at an end, a first character that
 //!   is not a letter, reading as a number or as a YAML 1.1 word (true, no, null, ~ …);
@@ -98,7 +99,13 @@ fn float_class(x: f64, single: bool) -> u64 {
         if x < 0.0 {
             bits |= 16;
         }
-        bits
+        if (x - (x as f32) as f64).abs() <= 1e-5 {
+            bits |= 64; // within 1e-5 of its float32 rounding (Protoson's float rule)
+        }
+        // The decade (1e-10 and below, …, 1e20 and above): text forms change notation and
+        // precision rules by magnitude.
+        let decade = (a.log10().floor() as i64).clamp(-10, 20) + 10;
+        bits | (decade as u64) << 8
     };
     2 << 32 | kind << 1 | single as u64
 }

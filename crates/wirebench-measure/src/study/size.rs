@@ -102,6 +102,10 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
         None => args.schema.as_deref().map(|p| read_schema_typed(p, args.type_name.as_deref())).transpose()?,
     };
     let needs_schema = codecs.iter().any(|c| c.info().schema != SchemaUse::None);
+    // Which messages are compressed and checked: every one of a built-in corpus, a sample of
+    // sample files (unless asked otherwise).
+    let default = if args.samples.is_empty() { Compress::All } else { Compress::Sample };
+    let (policy, rt_policy) = (args.compress.unwrap_or(default), args.roundtrip.unwrap_or(default));
     let config = serde_json::json!({
         "measurement": "size",
         "corpus": args.corpus,
@@ -113,8 +117,8 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
         "float_tolerance": args.float_tolerance,
         "zstd_level": crate::compress::ZSTD_LEVEL,
         "deflate_level": crate::compress::DEFLATE_LEVEL,
-        "compress": args.compress,
-        "roundtrip": args.roundtrip,
+        "compress": policy,
+        "roundtrip": rt_policy,
     });
     let section = if args.samples.is_empty() {
         let name = args.corpus.as_deref().unwrap_or("pson-paper");
@@ -125,8 +129,7 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
         };
         let payloads = corpus.payloads();
         let n = payloads.len() as u64;
-        let every = compress_every(args.compress.unwrap_or(Compress::All), n);
-        let rt_policy = args.roundtrip.unwrap_or(Compress::All);
+        let every = compress_every(policy, n);
         let mut meter = SizeMeter::new(codecs, source, true)
             .compress_every(every)
             .roundtrip_every(compress_every(rt_policy, n))
@@ -136,8 +139,6 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
         }
         meter.finish(name)
     } else {
-        let policy = args.compress.unwrap_or(Compress::Sample);
-        let rt_policy = args.roundtrip.unwrap_or(Compress::Sample);
         // Pass 1 (only when needed): infer one schema from all samples, streaming; it also
         // counts them, for the compression sample. Without it the lines are counted.
         let (schema, records) = match given_schema {
