@@ -2,8 +2,10 @@
 //!
 //! Our schema is translated to an Avro schema on every call (records → named records,
 //! optional fields → `["null", T]` unions), built directly as apache-avro's schema type rather
-//! than parsed from JSON: parsing costs more than encoding a small record. Values are converted to apache-avro's dynamic
-//! value following our schema and written with `to_avro_datum`; decoding runs
+//! than parsed from JSON: parsing costs more than encoding a small record. Values are written
+//! following our schema through apache-avro's schema-aware serde writer (`write_avro_datum_ref`,
+//! straight into the caller's buffer); a value that does not fit goes through apache-avro's
+//! dynamic value and `to_avro_datum` instead, for the error, which names where. Decoding runs
 //! `from_avro_datum` and converts back, again following our schema (so unsigned integers come
 //! back as unsigned, `float` as float32).
 //!
@@ -78,11 +80,15 @@ impl Prepared for PreparedAvro {
     }
 
     fn encode_fitted(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        let avro_value = to_avro(&self.translated.plan, value).map_err(Unsupported::into_error)?;
-        let bytes = apache_avro::to_avro_datum(&self.translated.avro, avro_value)
-            .map_err(|e| CodecError::Encode(e.to_string()))?;
-        out.extend_from_slice(&bytes);
-        Ok(())
+        // apache-avro's schema-aware serde writer, straight from our value into `out` (no
+        // intermediate Avro value, no second validation pass); the same bytes as below. A value
+        // it refuses takes the path below, which names what does not fit and where.
+        let start = out.len();
+        if apache_avro::write_avro_datum_ref(&self.translated.avro, &Ser { plan: &self.translated.plan, v: value }, out).is_ok() {
+            return Ok(());
+        }
+        out.truncate(start);
+        self.encode_via_value(value, out)
     }
 
     fn decode(&self, bytes: &[u8]) -> Result<Value, CodecError> {
@@ -102,6 +108,17 @@ impl Prepared for PreparedAvro {
             return Err(CodecError::decode("trailing bytes after the Avro datum", Some(bytes.len() - reader.len())));
         }
         from_avro(&translated.plan, avro_value)
+    }
+}
+
+impl PreparedAvro {
+    /// Through apache-avro's dynamic value and `to_avro_datum` (which validates it).
+    fn encode_via_value(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        let avro_value = to_avro(&self.translated.plan, value).map_err(Unsupported::into_error)?;
+        let bytes = apache_avro::to_avro_datum(&self.translated.avro, avro_value)
+            .map_err(|e| CodecError::Encode(e.to_string()))?;
+        out.extend_from_slice(&bytes);
+        Ok(())
     }
 }
 
@@ -134,6 +151,9 @@ struct FieldPlan {
     name: String,
     /// The field name in the Avro schema (an Avro name, unique in the record).
     avro_name: String,
+    /// The same, as the `'static` name serde's struct fields take (interned: each distinct
+    /// name is kept once per process).
+    avro_static: &'static str,
     optional: bool,
     /// Written as the union `["null", T]`: optional and not of type null.
     union: bool,
@@ -239,7 +259,7 @@ fn translate(ty: &Type, path: &mut String, names: &mut HashSet<String>) -> Resul
                     position,
                     custom_attributes: BTreeMap::new(),
                 });
-                plans.push(FieldPlan { name: f.name.clone(), avro_name: an, optional: f.optional, union, plan });
+                plans.push(FieldPlan { name: f.name.clone(), avro_static: intern(&an), avro_name: an, optional: f.optional, union, plan });
             }
             let record = RecordSchema {
                 name: Name { name: record_name, namespace: None },
@@ -365,6 +385,92 @@ fn to_avro(plan: &Plan, v: &Value) -> Result<AvroValue, Unsupported> {
         }
         _ => return Err(mismatch(plan, v)),
     })
+}
+
+/// `name` as a `'static` str, each distinct name leaked once per process.
+fn intern(name: &str) -> &'static str {
+    static NAMES: std::sync::Mutex<Option<HashSet<&'static str>>> = std::sync::Mutex::new(None);
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    let names = names.get_or_insert_with(HashSet::new);
+    match names.get(name) {
+        Some(n) => n,
+        None => {
+            let n: &'static str = Box::leak(name.to_owned().into_boxed_str());
+            names.insert(n);
+            n
+        }
+    }
+}
+
+/// Our value, serialized the way [`to_avro`] converts it (same plan, same refusals), for
+/// apache-avro's schema-aware writer.
+struct Ser<'a> {
+    plan: &'a Plan,
+    v: &'a Value,
+}
+
+impl serde::Serialize for Ser<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeSeq, SerializeStruct};
+        let refuse = || S::Error::custom("does not fit the plan");
+        let float = |v: &Value| match *v {
+            Value::F32(f) => Some(f as f64),
+            Value::F64(f) => Some(f),
+            Value::Int(i) => Some(i as f64),
+            Value::UInt(u) => Some(u as f64),
+            _ => None,
+        };
+        match (self.plan, self.v) {
+            (Plan::Null, Value::Null) => s.serialize_unit(),
+            (Plan::Bool, Value::Bool(b)) => s.serialize_bool(*b),
+            (Plan::Int { long, .. }, v) => {
+                let n = v.as_i128().ok_or_else(refuse)?;
+                if *long {
+                    s.serialize_i64(i64::try_from(n).map_err(|_| refuse())?)
+                } else {
+                    s.serialize_i32(i32::try_from(n).map_err(|_| refuse())?)
+                }
+            }
+            // As to_avro: each kind converted to f32 directly (an integer not through f64).
+            (Plan::F32, v) => s.serialize_f32(match *v {
+                Value::F32(f) => f,
+                Value::F64(f) => f as f32,
+                Value::Int(i) => i as f32,
+                Value::UInt(u) => u as f32,
+                _ => return Err(refuse()),
+            }),
+            (Plan::F64, v) => s.serialize_f64(float(v).ok_or_else(refuse)?),
+            (Plan::String, Value::String(x)) => s.serialize_str(x),
+            (Plan::Bytes, Value::Bytes(b)) => s.serialize_bytes(b),
+            (Plan::Array(item, _), Value::Array(items)) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for it in items {
+                    seq.serialize_element(&Ser { plan: item, v: it })?;
+                }
+                seq.end()
+            }
+            (Plan::Record(fields), Value::Map(pairs)) => {
+                let mut st = s.serialize_struct("record", fields.len())?;
+                let mut given = wirebench_core::value::pairs_lookup(pairs);
+                for f in fields {
+                    match given.get(&f.name).map(|(_, v)| v) {
+                        None | Some(Value::Null) if f.optional => {
+                            if f.union {
+                                st.serialize_field(f.avro_static, &None::<Ser>)?
+                            } else {
+                                st.serialize_field(f.avro_static, &())?
+                            }
+                        }
+                        None => return Err(refuse()),
+                        Some(fv) if f.union => st.serialize_field(f.avro_static, &Some(Ser { plan: &f.plan, v: fv }))?,
+                        Some(fv) => st.serialize_field(f.avro_static, &Ser { plan: &f.plan, v: fv })?,
+                    }
+                }
+                st.end()
+            }
+            _ => Err(refuse()),
+        }
+    }
 }
 
 fn mismatch(plan: &Plan, v: &Value) -> Unsupported {
@@ -623,5 +729,54 @@ mod tests {
         let parsed = AvroSchema::parse_str(json).unwrap();
         assert_eq!(t.avro.canonical_form(), parsed.canonical_form());
         assert!(t.avro == parsed);
+    }
+
+    /// The serde path writes the same bytes as the Avro-value path, and refuses (falling back
+    /// to it, for its error) exactly what it refuses.
+    #[test]
+    fn serde_path_writes_the_same_bytes() {
+        let samples = [
+            r#"{"id":1,"t":-3,"f":1.5,"g":0.1,"s":"node-1","b":true,"a":[1,2,3],"e":[],"p":{"lat":1.0,"lon":-2.5},"o":null,"r":[{"x":1},{"x":2}]}"#,
+            r#"{"id":4000000000,"t":-2147483648,"f":-0.0,"g":1e300,"s":"","b":false,"a":[-1],"e":[],"p":{"lat":-90.0,"lon":180.0},"o":"x","r":[]}"#,
+            r#"{"id":0,"t":2147483647,"f":3,"g":-7,"s":"ünïcödé 😀","b":true,"a":[],"e":[],"p":{"lat":0.5,"lon":0.25},"r":[{"x":-1}]}"#,
+        ];
+        let vals: Vec<Value> = samples.iter().map(|j| Value::from_json_str(j).unwrap()).collect();
+        let mut schema = Schema::infer(vals.iter());
+        let p = PreparedAvro { translated: Translated::new(&schema).unwrap(), schema: schema.clone() };
+        for v in &vals {
+            let mut fast = Vec::new();
+            assert!(apache_avro::write_avro_datum_ref(&p.translated.avro, &Ser { plan: &p.translated.plan, v }, &mut fast).is_ok());
+            let mut slow = Vec::new();
+            p.encode_via_value(v, &mut slow).unwrap();
+            assert_eq!(fast, slow, "{v:?}");
+        }
+        // A float32 field, and values the plan refuses: the serde path refuses them too.
+        if let Type::Record { fields, .. } = &mut schema.root {
+            for f in fields.iter_mut().filter(|f| f.name == "f") {
+                f.ty = Type::Float { bits: 32 };
+            }
+            for f in fields.iter_mut().filter(|f| f.name == "t") {
+                f.ty = Type::Int { bits: 32, signed: true };
+            }
+        }
+        let p = PreparedAvro { translated: Translated::new(&schema).unwrap(), schema: schema.clone() };
+        let mut v = vals[0].clone();
+        if let Value::Map(pairs) = &mut v {
+            pairs[2].1 = Value::Int(16_777_217);
+        }
+        let (mut fast, mut slow) = (Vec::new(), Vec::new());
+        assert!(apache_avro::write_avro_datum_ref(&p.translated.avro, &Ser { plan: &p.translated.plan, v: &v }, &mut fast).is_ok());
+        p.encode_via_value(&v, &mut slow).unwrap();
+        assert_eq!(fast, slow);
+        if let Value::Map(pairs) = &mut v {
+            pairs[1].1 = Value::Int(1 << 40);
+            pairs[0].1 = Value::String("x".into());
+        }
+        let mut fast = Vec::new();
+        assert!(apache_avro::write_avro_datum_ref(&p.translated.avro, &Ser { plan: &p.translated.plan, v: &v }, &mut fast).is_err());
+        let mut out = vec![7u8];
+        assert!(p.encode_fitted(&v, &mut out).is_err());
+        assert_eq!(out, [7], "nothing of a refused value is left in the buffer");
+        assert!(p.encode_via_value(&v, &mut Vec::new()).is_err());
     }
 }
