@@ -50,17 +50,11 @@ impl Codec for Protobuf {
     }
 
     fn encode(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        need_schema(schema, "protobuf")?.check(value)?;
-        self.encode_fitted(value, schema, out)
+        write(value, schema, true, out)
     }
 
     fn encode_fitted(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        let schema = need_schema(schema, "protobuf")?;
-        let fields = root_record(schema, "protobuf")?;
-        let Value::Map(pairs) = value else {
-            return Err(CodecError::Unsupported("protobuf messages are records".into()));
-        };
-        encode_message(fields, pairs, out)
+        write(value, schema, false, out)
     }
 
     fn decode(&self, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError> {
@@ -69,6 +63,20 @@ impl Codec for Protobuf {
         let mut buf = bytes;
         decode_message(fields, &mut buf, bytes.len(), 0)
     }
+}
+
+/// Write `value` as a Protobuf message of `schema`'s root record, checking first (`check`)
+/// that the value fits the schema; the schema and its root are refused before the check.
+fn write(value: &Value, schema: Option<&Schema>, check: bool, out: &mut Vec<u8>) -> Result<(), CodecError> {
+    let schema = need_schema(schema, "protobuf")?;
+    let fields = root_record(schema, "protobuf")?;
+    if check {
+        schema.check(value)?;
+    }
+    let Value::Map(pairs) = value else {
+        return Err(CodecError::Unsupported("protobuf messages are records".into()));
+    };
+    encode_message(fields, pairs, out)
 }
 
 // ---------------------------------------------------------------------------------------------

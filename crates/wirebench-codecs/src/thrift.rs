@@ -46,25 +46,11 @@ impl Codec for ThriftCompact {
     }
 
     fn encode(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        need_schema(schema, "thrift")?.check(value)?;
-        self.encode_fitted(value, schema, out)
+        write(value, schema, true, out)
     }
 
     fn encode_fitted(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        let schema = need_schema(schema, "thrift")?;
-        let fields = root_record(schema, "thrift")?;
-        let start = out.len();
-        let mut p = TCompactOutputProtocol::new(&mut *out);
-        let res = write_struct(&mut p, fields, value, 0);
-        drop(p);
-        if let Err(e) = res {
-            out.truncate(start);
-            return Err(match e {
-                WriteError::Unsupported(u) => u.into_error(),
-                WriteError::Thrift(e) => CodecError::Encode(e.to_string()),
-            });
-        }
-        Ok(())
+        write(value, schema, false, out)
     }
 
     fn decode(&self, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError> {
@@ -90,6 +76,28 @@ impl Codec for ThriftCompact {
         }
         Ok(v)
     }
+}
+
+/// Write `value` as a Thrift compact message of `schema`'s root record, checking first (`check`)
+/// that the value fits the schema; the schema and its root are refused before the check.
+fn write(value: &Value, schema: Option<&Schema>, check: bool, out: &mut Vec<u8>) -> Result<(), CodecError> {
+    let schema = need_schema(schema, "thrift")?;
+    let fields = root_record(schema, "thrift")?;
+    if check {
+        schema.check(value)?;
+    }
+    let start = out.len();
+    let mut p = TCompactOutputProtocol::new(&mut *out);
+    let res = write_struct(&mut p, fields, value, 0);
+    drop(p);
+    if let Err(e) = res {
+        out.truncate(start);
+        return Err(match e {
+            WriteError::Unsupported(u) => u.into_error(),
+            WriteError::Thrift(e) => CodecError::Encode(e.to_string()),
+        });
+    }
+    Ok(())
 }
 
 /// The compact-protocol type a schema type is written as (`None`: Thrift cannot hold it).

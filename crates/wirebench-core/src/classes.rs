@@ -218,15 +218,6 @@ impl Novelty {
     pub fn may_be_new(&self, pairs: &[u64]) -> bool {
         pairs.iter().any(|p| !self.seen.contains(p))
     }
-
-    /// How many pairs are remembered.
-    pub fn len(&self) -> usize {
-        self.seen.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.seen.is_empty()
-    }
 }
 
 #[cfg(test)]

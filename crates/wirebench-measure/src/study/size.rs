@@ -84,6 +84,15 @@ fn compress_every(policy: Compress, records: u64) -> u64 {
     }
 }
 
+/// The meter set to compress and check the round trip of the messages the policies choose among
+/// `records` (a sampled round trip also takes every message with a new value class).
+fn sampled(meter: SizeMeter, compress: Compress, roundtrip: Compress, records: u64) -> SizeMeter {
+    meter
+        .compress_every(compress_every(compress, records))
+        .roundtrip_every(compress_every(roundtrip, records))
+        .roundtrip_new_classes(roundtrip == Compress::Sample)
+}
+
 /// Check the options before anything runs (also the `[size]` part of a study).
 pub fn validate(args: &SizeOpts) -> Result<(), PartError> {
     codecs_of(&args.formats)?;
@@ -129,11 +138,7 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
         };
         let payloads = corpus.payloads();
         let n = payloads.len() as u64;
-        let every = compress_every(policy, n);
-        let mut meter = SizeMeter::new(codecs, source, true)
-            .compress_every(every)
-            .roundtrip_every(compress_every(rt_policy, n))
-            .roundtrip_new_classes(rt_policy == Compress::Sample);
+        let mut meter = sampled(SizeMeter::new(codecs, source, true), policy, rt_policy, n);
         for p in payloads {
             meter.add(&p);
         }
@@ -161,10 +166,7 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
                 (given.unwrap_or(Schema { tag: "wirebench-schema/1".into(), root: wirebench_core::Type::Any }), n)
             }
         };
-        let mut meter = SizeMeter::new(codecs, SchemaSource::Fixed(schema), args.per_record)
-            .compress_every(compress_every(policy, records))
-            .roundtrip_every(compress_every(rt_policy, records))
-            .roundtrip_new_classes(rt_policy == Compress::Sample);
+        let mut meter = sampled(SizeMeter::new(codecs, SchemaSource::Fixed(schema), args.per_record), policy, rt_policy, records);
         let files = corpus::expand_paths(&args.samples).map_err(sample_error)?;
         meter.add_input_bytes(files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum());
         // Bounded batches keep memory flat and let the meter parse and measure on every core;
