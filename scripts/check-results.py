@@ -32,6 +32,7 @@ def main():
     ap.add_argument("--wirebench", required=True)
     ap.add_argument("--studies", default="")
     ap.add_argument("--keep", help="write the study runs here (default: a temporary folder)")
+    ap.add_argument("--run-args", default="", help="more arguments for each `run` (e.g. --ci)")
     ap.add_argument("results", nargs="*")
     args = ap.parse_args()
     with open(os.path.join(ROOT, "docs", "results.schema.json"), encoding="utf-8") as f:
@@ -53,7 +54,8 @@ def main():
     for study in [s for s in args.studies.split(",") if s]:
         out = os.path.join(work, study)
         t0 = time.monotonic()
-        r = subprocess.run([args.wirebench, "run", study, "--out", out], capture_output=True, text=True)
+        r = subprocess.run([args.wirebench, "run", study, "--out", out, *args.run_args.split()],
+                           capture_output=True, text=True)
         took = time.monotonic() - t0
         check(f"run {study} ({took:.0f} s)", r.returncode == 0, r.stderr.strip()[-2000:])
         if r.returncode == 0:

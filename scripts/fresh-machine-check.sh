@@ -34,14 +34,44 @@ grep -q "no dds: this wirebench was built without DDS" "$work/version" || fail "
 mkdir -p "$work/elsewhere"
 cd "$work/elsewhere"
 t2=$(date +%s)
-"$wb" run seed001 >"$work/run.out" 2>"$work/run.err" || { cat "$work/run.err" >&2; fail "wirebench run seed001 failed"; }
+# The README's main job: set up the device lab, then seed 001. As root, on a copy-on-write
+# overlay of this machine without the device lab's packages (scripts/without-device-lab.sh), so
+# the setup installs them for real; otherwise on this machine as it is.
+main_job="\"$wb\" setup --install device >\"$work/setup.out\" 2>&1 && COLUMNS=100 \"$wb\" run seed001 >\"$work/run.out\" 2>\"$work/run.err\""
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1 && [ -z "${FRESH_KEEP_DEVICE_LAB:-}" ]; then
+    "$root/scripts/without-device-lab.sh" bash -c "
+        set -e
+        if \"$wb\" setup --check device >\"$work/check.out\" 2>&1; then
+            echo 'setup --check device says ready on a machine without the lab' >&2; cat \"$work/check.out\" >&2; exit 1
+        fi
+        grep -q 'avr-gcc' \"$work/check.out\"
+        $main_job
+    " || { cat "$work/check.out" "$work/setup.out" "$work/run.err" >&2 2>/dev/null; fail "the main job (setup --install device, run seed001) failed on a machine without the device lab"; }
+    echo "setup --install device, on a machine without the lab: $(tail -1 "$work/setup.out")"
+else
+    bash -c "$main_job" || { cat "$work/setup.out" "$work/run.err" >&2; fail "the main job failed"; }
+fi
 t3=$(date +%s)
 for f in results.json report.md report.html; do
     [ -s "out/seed001-pson-paper/$f" ] || fail "out/seed001-pson-paper/$f was not written"
 done
 grep -q '"study": "built in: studies/seed001-pson-paper.toml"' out/seed001-pson-paper/results.json \
     || fail "results.json does not name the built-in study"
-echo "wirebench run seed001 from $PWD: $((t3 - t2)) s"
+echo "the main job from $PWD: $((t3 - t2)) s; $(wc -l <"$work/run.out") lines on the terminal"
+# The heart of it: device-lab rows measured on AVR, Cortex-M0+ and Cortex-M4, and energy rows.
+python3 - out/seed001-pson-paper/results.json <<'PY' || fail "the main job has no device-lab or energy figures"
+import json, sys
+r = json.load(open(sys.argv[1]))
+rows = (r.get("device") or {}).get("lab", {}).get("rows", [])
+for t in ("avr", "cortex-m0plus", "cortex-m4"):
+    ok = [x for x in rows if x["target"] == t and x["status"] == "ok" and x.get("encode_cycles")]
+    print(f"device lab {t}: {len(ok)} rows measured")
+    assert ok, f"no measured row for {t}: {[x['status'] for x in rows if x['target'] == t][:3]}"
+energy = (r.get("energy") or {}).get("rows", [])
+print(f"energy: {len(energy)} rows")
+assert energy, "the energy table is empty"
+PY
+awk 'length > 100 { n++ } END { exit n > 0 }' "$work/run.out" || fail "the main job printed lines over 100 characters at COLUMNS=100"
 
 # The DDS parts: one line, exit 2, nothing measured or written.
 set +e

@@ -4,9 +4,20 @@
 # the Python device codecs (CPython and MicroPython), the cross-language differential test, and
 # a bounded fuzz smoke of the Rust PSON decoders. Installs what the tests need first, so it
 # works on a fresh machine and in CI (`.ci/run` calls this script).
+#   usage: scripts/test-all.sh [--quick]
+#   --quick: the tier to run between changes (<= 10 minutes on 2 cores): formatting and lints,
+#   the Rust workspace, the C codecs' tests and the Python codecs on CPython; no studies, fuzz,
+#   MicroPython builds, browsers or fresh-machine check. The README's test command and .ci/run
+#   are the full suite.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+quick=
+case "${1:-}" in
+    --quick) quick=1 ;;
+    "") ;;
+    *) echo "usage: scripts/test-all.sh [--quick]" >&2; exit 2 ;;
+esac
 
 # Each step prints how long the one before it took, so the suite's time (≤ ~40 min on 2 cores
 # is the aim) can be read off any log.
@@ -16,40 +27,16 @@ step() {
     step_start=$SECONDS
 }
 
-step "system packages"
-need=()
-command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
-command -v clang >/dev/null 2>&1 || need+=(clang)
-command -v arm-none-eabi-gcc >/dev/null 2>&1 || need+=(gcc-arm-none-eabi libnewlib-arm-none-eabi)
-command -v cc >/dev/null 2>&1 || need+=(build-essential)
-command -v node >/dev/null 2>&1 || need+=(nodejs npm)
-dpkg -s libclang-dev >/dev/null 2>&1 || need+=(libclang-dev)
-command -v cmake >/dev/null 2>&1 || need+=(cmake)
-command -v wrk >/dev/null 2>&1 || need+=(wrk)
-command -v nft >/dev/null 2>&1 || need+=(nftables)
-command -v mosquitto >/dev/null 2>&1 && command -v mosquitto_passwd >/dev/null 2>&1 || need+=(mosquitto)
-# The MQTT TLS tests make their certificates with the openssl command.
-command -v openssl >/dev/null 2>&1 || need+=(openssl)
-dpkg -s cyclonedds-dev >/dev/null 2>&1 || need+=(cyclonedds-dev)
-command -v ddsperf >/dev/null 2>&1 && command -v idlc >/dev/null 2>&1 || need+=(cyclonedds-tools)
-command -v chromium >/dev/null 2>&1 || need+=(chromium)
-# The netns lab: ip and tc (iproute2), setpriv and unshare (util-linux).
-command -v ip >/dev/null 2>&1 && command -v tc >/dev/null 2>&1 || need+=(iproute2)
-command -v setpriv >/dev/null 2>&1 || need+=(util-linux)
-# The device lab: avr-gcc + avr-libc and simavr (AVR), nanopb's generator; the peer libraries'
-# sources come from Debian's archive at run time (c/lab/libs/fetch.py, pinned SHA-256).
-command -v avr-gcc >/dev/null 2>&1 || need+=(gcc-avr avr-libc binutils-avr)
-dpkg -s libsimavr-dev >/dev/null 2>&1 || need+=(libsimavr-dev simavr)
-command -v nanopb_generator >/dev/null 2>&1 || command -v nanopb_generator.py >/dev/null 2>&1 || need+=(nanopb)
-command -v xtensa-lx106-elf-gcc >/dev/null 2>&1 || need+=(gcc-xtensa-lx106 binutils-xtensa-lx106)
-command -v python3 >/dev/null 2>&1 || need+=(python3)
-# The single- and double-precision MicroPython unix ports are built from Debian's source package.
-command -v dpkg-source >/dev/null 2>&1 || need+=(dpkg-dev)
-# A 32-bit MicroPython build, the closest to an ESP32's heap objects (seed 000's figures).
-dpkg -s gcc-multilib >/dev/null 2>&1 || need+=(gcc-multilib)
-python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
+step "system and Python packages: every part's and the suite's (crates/wirebench-measure/data/setup.toml)"
+# The one list `wirebench setup` installs from; what is already here is left alone. Reading it
+# takes python3 (3.11 or newer: tomllib).
+if ! command -v python3 >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 >/dev/null
+fi
+read -r -a need <<<"$(python3 scripts/setup-packages.py debian)"
 if [ ${#need[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
+        echo "installing: ${need[*]}"
         apt-get update -qq
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
     else
@@ -57,30 +44,41 @@ if [ ${#need[@]} -gt 0 ]; then
         exit 1
     fi
 fi
-step "Python packages: the CDR oracle (cyclonedds) and pytest"
 pip_install() {
     # A Debian system Python refuses plain pip installs (PEP 668); fall back to --user.
     python3 -m pip install --quiet "$@" || python3 -m pip install --quiet --user --break-system-packages "$@"
 }
-python3 -c 'import cyclonedds' >/dev/null 2>&1 || pip_install cyclonedds==11.0.1
-python3 -c 'import pytest' >/dev/null 2>&1 || pip_install pytest
-# Reading results as users do: the JSON Schema validator and pandas (scripts/check-results.py).
-python3 -c 'import jsonschema, pandas' >/dev/null 2>&1 || pip_install jsonschema pandas
-# The Cortex-M simulator of the device lab (unicorn, capstone, pyelftools; pinned).
-python3 -c 'import unicorn, capstone, elftools' >/dev/null 2>&1 || pip_install -r c/lab/arm/requirements.txt
-# The Kubernetes schemas, offline, for the fleet manifests (scripts/check-deploy.py).
-python3 -c 'import kubernetes_validate' >/dev/null 2>&1 || pip_install kubernetes-validate==1.37.0
+while read -r req; do
+    [ -n "$req" ] || continue
+    echo "pip: $req"
+    # shellcheck disable=SC2086 # "-r FILE" is two words
+    pip_install $req
+done < <(python3 scripts/setup-packages.py pip)
 export CDR_ORACLE_REQUIRED=1
 # The normal build must have DDS (Cyclone is installed above): a build that silently left it out
 # would skip every DDS test.
 export WIREBENCH_DDS=require
 
-if ! command -v cargo-fuzz >/dev/null 2>&1; then
-    cargo install --locked cargo-fuzz
+if [ -n "$quick" ]; then
+    step "cargo test (workspace; the CLI tests against the debug binary)"
+    cargo test --workspace --locked
+    step "C device codecs: tests (strict + ASan/UBSan), nm check, Cortex-M sizes, libFuzzer smoke"
+    make -C c check
+    step "Python device codecs on CPython"
+    (cd python && python3 -m pytest -q -p no:cacheprovider tests)
+    step "all tests passed (quick tier)"
+    exit 0
 fi
 
-step "cargo test (workspace)"
-cargo test --workspace --locked
+step "release build (with DDS): the binary the CLI tests, the studies and the reports use"
+# One release build, made first: the CLI integration tests run against it (WIREBENCH_BIN), which
+# takes them from minutes in a debug build to seconds; seed 004's 64 KB JSON marshalling alone
+# would take 18 minutes in a debug build.
+cargo build --release --locked -q -p wirebench
+wb="$root/target/release/wirebench"
+
+step "cargo test (workspace; the CLI tests against the release binary)"
+WIREBENCH_BIN="$wb" cargo test --workspace --locked
 
 step "C device codecs: tests (strict + ASan/UBSan), nm check, Cortex-M sizes, libFuzzer smoke"
 make -C c check
@@ -89,21 +87,20 @@ step "C device codecs on AVR (simavr) and the device lab's simulators (hand-coun
 make -C c test-avr test-arm-sim
 
 step "Python device codecs: CPython and MicroPython (WebAssembly; unix port in single and double precision)"
-python/run_tests.sh
+WIREBENCH_BIN="$wb" python/run_tests.sh
 
 step "cross-language differential test (Rust, C, Python)"
-cargo build --locked -q -p wirebench
-python3 scripts/differential.py --wirebench target/debug/wirebench --pson-tool c/build/pson_tool --count 200
+python3 scripts/differential.py --wirebench "$wb" --pson-tool c/build/pson_tool --count 200
 
 step "fleet on Kubernetes: manifests valid against the Kubernetes schema, shard arguments accepted"
 # No container engine runs here (Docker's client only), so the image is not built: see docs/scale-out.md.
-python3 scripts/check-deploy.py --wirebench target/debug/wirebench
+python3 scripts/check-deploy.py --wirebench "$wb"
 
 step "HTML report in headless Chromium: no console errors, charts visible, not blank"
 report_dir=$(mktemp -d)
 trap 'rm -rf "$report_dir"' EXIT
-target/debug/wirebench run studies/quickstart.toml --out "$report_dir" >/dev/null
-target/debug/wirebench report "$report_dir/results.json" -o html > "$report_dir/again.html"
+"$wb" run studies/quickstart.toml --out "$report_dir" >/dev/null
+"$wb" report "$report_dir/results.json" -o html > "$report_dir/again.html"
 cmp "$report_dir/report.html" "$report_dir/again.html"   # re-rendering gives the same page
 scripts/screenshot-report.sh "$report_dir/report.html" "$report_dir/shot.png"
 
@@ -120,13 +117,11 @@ step "fuzz smoke: every codec through wirebench-codecs, the UADP JSON mapping, s
 # A longer campaign: scripts/fuzz.sh --minutes N [targets].
 scripts/fuzz.sh --minutes "${FUZZ_SMOKE_MINUTES:-0.05}"
 
-step "every built-in study: results valid against docs/results.schema.json, every CSV loads in pandas"
-# The release binary (with DDS): seed 004's 64 KB JSON marshalling takes 18 minutes in a debug build.
-cargo build --release --locked -q -p wirebench
+step "every built-in study at its declared CI scale (run --ci): results valid against docs/results.schema.json, every CSV loads in pandas"
 # A small fleet (two sizes, three formats) through the embedded broker, checked the same way.
 target/release/wirebench fleet --devices 100,300 --every 1s --duration 4s -f json,pson,protobuf \
     --out "$report_dir/fleet.json" >/dev/null
-python3 scripts/check-results.py --wirebench target/release/wirebench --keep "$report_dir/studies" \
+python3 scripts/check-results.py --wirebench target/release/wirebench --run-args=--ci --keep "$report_dir/studies" \
     --studies quickstart,seed000,seed001,seed002,seed003,seed004 "$report_dir/fleet.json"
 
 step "HTML reports at 1,280 px in headless Chromium: quickstart, seed 000, seed 001, a --samples run (the answer first); no table wider than the page"
@@ -139,7 +134,8 @@ target/release/wirebench run --samples "$report_dir/readings.ndjson" --budget 51
     --out-dir "$report_dir/samples" >/dev/null
 EXPECT_FIRST_SECTION="The answer" scripts/screenshot-report.sh "$report_dir/samples/report.html" "$report_dir/samples.png" 1280
 
-step "fresh machine: release binary without Cyclone DDS, the main job from outside the checkout"
-scripts/fresh-machine-check.sh
+step "fresh machine: release binary without Cyclone DDS; the README's main job (setup --install device, run seed001) on a copy of this machine without the device lab, from outside the checkout"
+# The same target folder as the release build: only the crates that see DDS are built again.
+FRESH_TARGET_DIR="$root/target" scripts/fresh-machine-check.sh
 
 step "all tests passed"

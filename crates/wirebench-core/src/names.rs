@@ -25,6 +25,18 @@ pub fn suggest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
     })
 }
 
+/// The device-lab target a device class or target name stands for, as every command that
+/// takes `--mcu` or `--targets` reads it: `8bit`/`avr`/`uno` → `avr`, `m0`/`m0+`/`cortex-m0+`/
+/// `cortex-m0plus` → `cortex-m0plus`, `m4`/`cortex-m4` → `cortex-m4`; anything else as typed.
+pub fn lab_target_alias(name: &str) -> &str {
+    match name.trim().to_ascii_lowercase().as_str() {
+        "8bit" | "avr" | "uno" => "avr",
+        "m0" | "m0+" | "m0plus" | "cortex-m0+" | "cortex-m0plus" => "cortex-m0plus",
+        "m4" | "cortex-m4" => "cortex-m4",
+        _ => name.trim(),
+    }
+}
+
 /// `unknown {what} "name" (did you mean "x"?; known: a, b, c)`: the one-line error for a name
 /// that is not among `known` (listed once each, in the order given).
 pub fn unknown(what: &str, name: &str, known: &[&str]) -> String {

@@ -75,6 +75,7 @@ pub fn compare(old: &SpeedSection, new: &SpeedSection, threshold_pct: f64) -> Co
             payload: n.payload.clone(),
             codec: n.codec.clone(),
             op: n.op.clone(),
+            path: key(n).3.to_string(),
             old_ns: o.ns_per_op.median,
             new_ns: n.ns_per_op.median,
             change,

@@ -11,6 +11,7 @@ pub mod micropython;
 pub mod programs;
 pub mod progress;
 pub mod rng;
+pub mod setup;
 pub mod size;
 pub mod speed;
 pub mod speed_summary;

@@ -1,10 +1,14 @@
-//! A one-line progress indicator on stderr when it is a terminal; silent when piped.
+//! A one-line progress indicator on stderr: redrawn in place on a terminal; when stderr is
+//! piped, one line at each quarter of the way (a log shows a long part moving without
+//! filling up).
 
 use std::io::{IsTerminal, Write};
 use std::time::Instant;
 
 pub struct Progress {
     on: bool,
+    /// Quarters of the way reported so far when piped.
+    quarters: usize,
     label: String,
     what: String,
     unit: String,
@@ -14,16 +18,24 @@ pub struct Progress {
 impl Progress {
     /// Rounds of a measurement (`3/30 rounds, 16 cases ~12 s left`).
     pub fn new(label: &str, _total: usize, what: &str) -> Progress {
-        Progress { on: std::io::stderr().is_terminal(), label: label.into(), what: format!(", {what}"), unit: "rounds".into(), started: Instant::now() }
+        Progress { on: std::io::stderr().is_terminal(), quarters: 0, label: label.into(), what: format!(", {what}"), unit: "rounds".into(), started: Instant::now() }
     }
 
     /// Items of some unit (`120/270 firmwares ~20 s left`).
     pub fn items(label: &str, unit: &str) -> Progress {
-        Progress { on: std::io::stderr().is_terminal(), label: label.into(), what: String::new(), unit: unit.into(), started: Instant::now() }
+        Progress { on: std::io::stderr().is_terminal(), quarters: 0, label: label.into(), what: String::new(), unit: unit.into(), started: Instant::now() }
     }
 
     pub fn update(&mut self, done: usize, total: usize) {
         if !self.on {
+            // Piped: a line at 25, 50 and 75 % of the way.
+            let q = if total == 0 { 0 } else { done * 4 / total };
+            if q > self.quarters && q < 4 {
+                self.quarters = q;
+                let left = time_left(self.started, done, total);
+                let left = if left.is_empty() { String::new() } else { format!(", {left}") };
+                eprintln!("{}: {done}/{total} {}{}{left}", self.label, self.unit, self.what);
+            }
             return;
         }
         let width = 30;

@@ -168,7 +168,7 @@ impl EnergyData {
 
     /// The part key of a lab target or a part name (`avr` or `atmega328p`).
     pub fn mcu_part(&self, name: &str) -> Option<String> {
-        let n = name.trim().to_ascii_lowercase();
+        let n = wirebench_core::names::lab_target_alias(name).to_ascii_lowercase();
         if let Some(p) = self.lab_targets.get(&n) {
             return Some(p.clone());
         }
@@ -677,6 +677,11 @@ mod tests {
         assert_eq!(d.mcu_part("cortex-m0plus").as_deref(), Some("samd21"));
         assert_eq!(d.mcu_part("cortex-m4").as_deref(), Some("nrf52840"));
         assert_eq!(d.mcu_part("nrf52840").as_deref(), Some("nrf52840"));
+        // The device classes every command takes for --mcu.
+        assert_eq!(d.mcu_part("m0").as_deref(), Some("samd21"));
+        assert_eq!(d.mcu_part("M4").as_deref(), Some("nrf52840"));
+        assert_eq!(d.mcu_part("8bit").as_deref(), Some("atmega328p"));
+        assert_eq!(d.mcu_part("z80"), None);
     }
 
     #[test]

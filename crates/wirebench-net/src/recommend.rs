@@ -84,7 +84,7 @@ pub const MCU_SUPPORT: &[(&str, &str, &str)] = &[
 ];
 
 fn class_rank(class: &str) -> Option<usize> {
-    let class = match class {
+    let class = match wirebench_core::names::lab_target_alias(class) {
         "avr" => "8bit",
         "cortex-m0plus" => "m0",
         "cortex-m4" => "m4",
@@ -95,10 +95,10 @@ fn class_rank(class: &str) -> Option<usize> {
 
 /// The device-lab target that stands for a class (`--mcu` also takes the target names).
 pub fn lab_target(mcu: &str) -> Option<&'static str> {
-    match mcu {
-        "8bit" | "avr" => Some("avr"),
-        "m0" | "cortex-m0plus" => Some("cortex-m0plus"),
-        "m4" | "cortex-m4" => Some("cortex-m4"),
+    match wirebench_core::names::lab_target_alias(mcu) {
+        "avr" => Some("avr"),
+        "cortex-m0plus" => Some("cortex-m0plus"),
+        "cortex-m4" => Some("cortex-m4"),
         _ => None,
     }
 }

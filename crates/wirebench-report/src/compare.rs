@@ -6,18 +6,29 @@ use wirebench_core::sections::compare::{Agreement, Comparison};
 use crate::table::Table;
 use crate::Output;
 
-/// The comparison in one output kind; `old` and `new` name the two files in the title.
+/// The comparison in one output kind; `old` and `new` name the two files in the title. CSV is
+/// the table alone, one row per case with numbers as numbers (the summary is [`summary`]); JSON
+/// is the whole comparison with the two files' names.
 pub fn render(c: &Comparison, old: &str, new: &str, output: Output) -> String {
+    match output {
+        Output::Csv => return csv(c),
+        Output::Json => {
+            let doc = serde_json::json!({ "old": old, "new": new, "comparison": c });
+            return serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+        }
+        _ => {}
+    }
     let mut t = Table::new(
         &format!("Change from {old} to {new} (noise threshold {}%)", c.threshold_pct),
-        &["payload", "codec", "op", "old ns", "new ns", "change", "95% CI", "verdict", "instr change"],
+        &["payload", "codec", "op", "path", "old ns", "new ns", "change", "95% CI", "verdict", "instr change"],
     )
-    .numeric_from(3);
+    .numeric_from(4);
     for r in &c.cases {
         t.push(vec![
             r.payload.clone(),
             r.codec.clone(),
             r.op.clone(),
+            r.path.clone(),
             crate::speed::ns(r.old_ns),
             crate::speed::ns(r.new_ns),
             format!("{:+.1}%", r.change * 100.0),
@@ -28,18 +39,55 @@ pub fn render(c: &Comparison, old: &str, new: &str, output: Output) -> String {
     }
     let out = match output {
         Output::Markdown => t.to_markdown(),
-        Output::Csv | Output::Json => crate::csv::table(&t),
-        Output::Table => t.to_text(),
+        _ => t.to_text(),
     };
-    let summary = format!(
-        "\n{} faster, {} slower, {} no change, {} unclear (of {} cases)\n",
+    out + "\n" + &summary(c)
+}
+
+/// The verdict counts and the agreement lines (printed after the table, or on stderr with CSV).
+pub fn summary(c: &Comparison) -> String {
+    format!(
+        "{} faster, {} slower, {} no change, {} unclear (of {} cases)\n",
         c.faster,
         c.slower,
         c.no_change,
         c.unclear,
         c.cases.len()
-    );
-    out + &summary + &agreement(&c.agreement, c.threshold_pct)
+    ) + &agreement(&c.agreement, c.threshold_pct)
+}
+
+/// One row per case, snake_case columns with their units, numbers as numbers (empty when absent).
+fn csv(c: &Comparison) -> String {
+    let num = |x: f64| if x.is_finite() { format!("{x}") } else { String::new() };
+    let mut out = crate::csv::record(&[
+        "payload",
+        "codec",
+        "op",
+        "path",
+        "old_ns",
+        "new_ns",
+        "change_ratio",
+        "ci_low_ratio",
+        "ci_high_ratio",
+        "verdict",
+        "instructions_change_ratio",
+    ]);
+    for r in &c.cases {
+        out.push_str(&crate::csv::record(&[
+            r.payload.clone(),
+            r.codec.clone(),
+            r.op.clone(),
+            r.path.clone(),
+            num(r.old_ns),
+            num(r.new_ns),
+            num(r.change),
+            num(r.ci.0),
+            num(r.ci.1),
+            r.verdict.clone(),
+            r.instructions_change.map(num).unwrap_or_default(),
+        ]));
+    }
+    out
 }
 
 /// The agreement lines: medians within the threshold, the host reference, instruction counts.

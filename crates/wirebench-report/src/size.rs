@@ -54,7 +54,8 @@ pub fn summary(s: &SizeSection) -> Table {
         "Per codec (all payloads): bytes per message (median, p99, max), totals, fidelity",
         &["codec", "median", "p99", "max", "mean", "bytes", "x JSON", "zstd", "deflate", "exact", "lossy", "unsup.", "failed"],
     )
-    .numeric_from(1);
+    .numeric_from(1)
+    .headline();
     for a in &s.aggregates {
         t.push(vec![
             a.codec.clone(),

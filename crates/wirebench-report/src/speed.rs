@@ -186,7 +186,8 @@ pub fn seed001(s: &SpeedSection) -> Option<Table> {
         "Seed 001 (PSON paper): ratio to JSON, ours / ESP32 as published",
         &headers,
     )
-    .numeric_from(2);
+    .numeric_from(2)
+    .headline();
     for series in &s.seed001 {
         let mut row = vec![series.codec.clone(), series.op.clone()];
         for (ours, theirs) in &series.per_payload {

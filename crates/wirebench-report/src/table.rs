@@ -45,6 +45,8 @@ pub struct Table {
     pub rows: Vec<Vec<String>>,
     /// Columns aligned right (numbers).
     pub numeric: Vec<bool>,
+    /// Shown in a summary even when it is not the first table of its section.
+    pub headline: bool,
 }
 
 impl Table {
@@ -54,6 +56,7 @@ impl Table {
             headers: headers.iter().map(|h| h.to_string()).collect(),
             rows: Vec::new(),
             numeric: vec![false; headers.len()],
+            headline: false,
         }
     }
 
@@ -97,9 +100,18 @@ impl Table {
     }
 
     /// Aligned plain text at most `width` columns wide where the columns allow (0: any width).
+    /// Long text cells wrap at word boundaries first (a column keeps at least
+    /// [`MIN_WRAP_WIDTH`] characters); a table still too wide is printed in parts.
     pub fn to_text_width(&self, width: usize) -> String {
-        let w = self.widths();
+        let w = wrapped_widths(&self.widths(), &self.numeric, width);
+        let shown = brief_rows();
         let mut out = String::new();
+        // A summary (`run` without -v): a section's first table and its headline tables are
+        // shown, in their first columns and rows; every other table is one line naming it.
+        let nth = SECTION_TABLES.with(|c| c.replace(c.get() + 1));
+        if shown.is_some() && nth > 0 && !self.headline {
+            return format!("{MENTION}{}, {} rows)\n", self.title.trim_end_matches(':'), self.rows.len());
+        }
         if !self.title.is_empty() {
             if COLOR.load(Ordering::Relaxed) {
                 out.push_str(&format!("\x1b[1m{}\x1b[0m", self.title));
@@ -108,7 +120,14 @@ impl Table {
             }
             out.push('\n');
         }
-        let groups = column_groups(&w, width);
+        let mut groups = column_groups(&w, width);
+        let hidden_columns = if shown.is_some() && groups.len() > 1 {
+            let rest = groups[1..].iter().map(|g| g.len() - 1).sum::<usize>();
+            groups.truncate(1);
+            rest
+        } else {
+            0
+        };
         for (gi, cols) in groups.iter().enumerate() {
             if groups.len() > 1 {
                 if gi > 0 {
@@ -124,20 +143,47 @@ impl Table {
                 out.push_str(&format!("(columns {span} of {}; --wide: all in one)\n", w.len()));
             }
             let line = |cells: &[String]| -> String {
-                let parts: Vec<String> = cols
-                    .iter()
-                    .map(|&i| self.cell(i, cells.get(i).map(String::as_str).unwrap_or(""), w[i]))
-                    .collect();
-                format!("{}\n", parts.join("  ").trim_end())
+                // Each cell as the lines it wraps to; the row is as tall as its tallest cell.
+                let wrapped: Vec<Vec<String>> =
+                    cols.iter().map(|&i| wrap(cells.get(i).map(String::as_str).unwrap_or(""), w[i])).collect();
+                let height = wrapped.iter().map(Vec::len).max().unwrap_or(1);
+                let mut text = String::new();
+                for k in 0..height {
+                    let parts: Vec<String> = cols
+                        .iter()
+                        .zip(&wrapped)
+                        .map(|(&i, lines)| self.cell(i, lines.get(k).map(String::as_str).unwrap_or(""), w[i]))
+                        .collect();
+                    text.push_str(parts.join("  ").trim_end());
+                    text.push('\n');
+                }
+                text
             };
             out.push_str(&line(&self.headers));
             let rule: Vec<String> = cols.iter().map(|&i| "-".repeat(w[i])).collect();
             out.push_str(&format!("{}\n", rule.join("  ")));
-            for r in &self.rows {
+            let limit = shown.unwrap_or(usize::MAX);
+            for r in self.rows.iter().take(limit) {
                 out.push_str(&line(r));
+            }
+            if self.rows.len() > limit || hidden_columns > 0 {
+                let mut more = Vec::new();
+                if self.rows.len() > limit {
+                    more.push(format!("{} more rows", self.rows.len() - limit));
+                }
+                if hidden_columns > 0 {
+                    more.push(format!("{hidden_columns} more columns"));
+                }
+                out.push_str(&format!("… {} (the reports have them all; -v prints them here)\n", more.join(" and ")));
             }
         }
         out
+    }
+
+    /// Show this table in a summary too (see [`set_brief_rows`]), not only the first of its section.
+    pub fn headline(mut self) -> Table {
+        self.headline = true;
+        self
     }
 
     /// A GitHub-flavoured Markdown table (pipes in cells escaped).
@@ -154,6 +200,164 @@ impl Table {
             out.push_str(&format!("| {} |\n", r.iter().map(|c| esc(c)).collect::<Vec<_>>().join(" | ")));
         }
         out
+    }
+}
+
+/// The narrowest a wrapped text column becomes.
+pub const MIN_WRAP_WIDTH: usize = 24;
+
+/// Column widths with the widest text columns narrowed (their cells then wrap) until the table
+/// fits `width` or every text column is down to [`MIN_WRAP_WIDTH`]. Numeric columns and the
+/// first column (the row's name) keep their width.
+fn wrapped_widths(w: &[usize], numeric: &[bool], width: usize) -> Vec<usize> {
+    let mut w = w.to_vec();
+    if width == 0 {
+        return w;
+    }
+    let total = |w: &[usize]| w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
+    while total(&w) > width {
+        let widest = (1..w.len())
+            .filter(|&i| !numeric.get(i).copied().unwrap_or(false) && w[i] > MIN_WRAP_WIDTH)
+            .max_by_key(|&i| w[i]);
+        let Some(i) = widest else { break };
+        let over = total(&w) - width;
+        w[i] = w[i].saturating_sub(over).max(MIN_WRAP_WIDTH);
+    }
+    w
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces (a word longer than the
+/// width is cut); one line when it fits.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    if width == 0 || text.chars().count() <= width {
+        return vec![text.to_string()];
+    }
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    for word in text.split(' ') {
+        let mut word = word.to_string();
+        loop {
+            let have = cur.chars().count();
+            let need = word.chars().count() + usize::from(have > 0);
+            if have + need <= width {
+                if have > 0 {
+                    cur.push(' ');
+                }
+                cur.push_str(&word);
+                break;
+            }
+            if have > 0 {
+                lines.push(std::mem::take(&mut cur));
+                continue;
+            }
+            // A word longer than a whole line: cut it.
+            let head: String = word.chars().take(width).collect();
+            word = word.chars().skip(width).collect();
+            lines.push(head);
+            if word.is_empty() {
+                break;
+            }
+        }
+    }
+    if !cur.is_empty() || lines.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
+/// The line a summary prints for a table it leaves out.
+const MENTION: &str = "(also in the reports: ";
+
+/// Terminal text with runs of consecutive left-out tables (blank lines between them) said in
+/// one line: `(also in the reports, or with -v: 4 more tables)`.
+pub fn collapse_mentions(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if !lines[i].starts_with(MENTION) {
+            out.push(lines[i].to_string());
+            i += 1;
+            continue;
+        }
+        let (mut n, mut j, mut last) = (0, i, i);
+        while j < lines.len() && (lines[j].starts_with(MENTION) || lines[j].trim().is_empty()) {
+            if lines[j].starts_with(MENTION) {
+                n += 1;
+                last = j;
+            }
+            j += 1;
+        }
+        if n == 1 {
+            out.push(lines[i].to_string());
+        } else {
+            out.push(format!("(also in the reports, or with -v: {n} more tables)"));
+        }
+        i = last + 1;
+    }
+    let mut s = out.join("\n");
+    if text.ends_with('\n') {
+        s.push('\n');
+    }
+    s
+}
+
+/// Terminal text with every line longer than the width set by [`set_text_width`] wrapped at
+/// word boundaries, continuation lines indented like the line they continue (plus two spaces).
+/// Tables already fit (their cells wrap); this is for notes and paragraphs.
+pub fn fit_lines(text: &str) -> String {
+    let width = TEXT_WIDTH.load(Ordering::Relaxed);
+    if width == 0 {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, nl) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        if body.chars().count() <= width {
+            out.push_str(line);
+            continue;
+        }
+        let indent = body.chars().take_while(|c| *c == ' ').count();
+        let first = " ".repeat(indent);
+        let rest = " ".repeat((indent + 2).min(width / 2));
+        let lines = wrap(body.trim_start(), width.saturating_sub(rest.len()).max(MIN_WRAP_WIDTH));
+        for (i, l) in lines.iter().enumerate() {
+            out.push_str(if i == 0 { &first } else { &rest });
+            out.push_str(l);
+            if i + 1 < lines.len() {
+                out.push('\n');
+            }
+        }
+        out.push_str(nl);
+    }
+    out
+}
+
+thread_local! {
+    /// Terminal tables show at most this many rows (0: all), for a summary; the CLI sets it
+    /// on the thread that prints.
+    static BRIEF_ROWS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Tables rendered since the section began ([`begin_section`]).
+    static SECTION_TABLES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Show at most `rows` rows of each terminal table rendered on this thread (`None`: every row).
+pub fn set_brief_rows(rows: Option<usize>) {
+    BRIEF_ROWS.with(|b| b.set(rows.unwrap_or(0)));
+}
+
+/// A new section of terminal output begins: in a summary its first table is shown.
+pub fn begin_section() {
+    SECTION_TABLES.with(|c| c.set(0));
+}
+
+fn brief_rows() -> Option<usize> {
+    match BRIEF_ROWS.with(|b| b.get()) {
+        0 => None,
+        n => Some(n),
     }
 }
 
@@ -203,6 +407,46 @@ mod tests {
         assert_eq!(split.matches("row").count(), 2);
         // Wide enough: one table.
         assert_eq!(t.to_text_width(200), one);
+    }
+
+    #[test]
+    fn long_text_cells_wrap_at_words_instead_of_splitting_the_table() {
+        let mut t = Table::new("T", &["lib", "bytes", "note"]).numeric_from(1);
+        t.numeric[2] = false;
+        let note = "the library needs a heap and its schema at run time, so it is left out on this class of device";
+        t.push(vec!["avro-c".into(), "120".into(), note.into()]);
+        t.push(vec!["pson".into(), "7".into(), "fits".into()]);
+        let text = t.to_text_width(60);
+        assert!(text.lines().all(|l| l.chars().count() <= 60), "{text}");
+        assert!(!text.contains("(columns"), "wrapped, not split: {text}");
+        // Every word is there, in order, and no word is cut.
+        let words: Vec<&str> = text.split_whitespace().filter(|w| note.split(' ').any(|n| n == *w)).collect();
+        assert_eq!(words.join(" "), note);
+        assert_eq!(wrap("a bb ccc", 4), vec!["a bb", "ccc"]);
+        assert_eq!(wrap("abcdefgh", 3), vec!["abc", "def", "gh"]);
+        assert_eq!(wrap("", 3), vec![""]);
+    }
+
+    #[test]
+    fn brief_tables_show_their_first_rows_and_say_how_many_more() {
+        let mut t = Table::new("T", &["n"]);
+        for i in 0..30 {
+            t.push(vec![i.to_string()]);
+        }
+        set_brief_rows(Some(5));
+        begin_section();
+        let text = t.to_text_width(0);
+        let second = t.to_text_width(0);
+        let headline = t.clone().headline().to_text_width(0);
+        set_brief_rows(None);
+        assert_eq!(text.lines().count(), 3 + 5 + 1, "{text}");
+        assert!(text.contains("… 25 more rows"), "{text}");
+        assert_eq!(second, "(also in the reports: T, 30 rows)\n");
+        assert_eq!(headline, text);
+        let three = format!("A\n{second}\n{second}\n{second}B\n");
+        assert_eq!(collapse_mentions(&three), "A\n(also in the reports, or with -v: 3 more tables)\nB\n");
+        assert_eq!(collapse_mentions(&format!("A\n{second}B\n")), format!("A\n{second}B\n"));
+        assert_eq!(t.to_text_width(0).lines().count(), 3 + 30);
     }
 
     #[test]

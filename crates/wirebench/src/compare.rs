@@ -24,6 +24,10 @@ pub fn compare(args: CompareArgs) -> Result<()> {
         args.output.into(),
     );
     write_stdout(text.as_bytes())?;
+    if matches!(args.output, crate::OutputArg::Csv) {
+        // The CSV is the table alone; its summary goes beside it, to stderr.
+        eprint!("{}", wirebench_report::compare::summary(&c));
+    }
     match args.fail_on_regression {
         Some(pct) => gate(&c, pct, args.threshold),
         None => Ok(()),

@@ -22,6 +22,7 @@ mod lab;
 mod link;
 mod mqtt;
 mod recommend;
+mod setup;
 mod size;
 mod speed;
 mod study;
@@ -41,11 +42,14 @@ static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
         Ok(()) => format!("dds (Cyclone DDS {})", wirebench_dds::cyclone_version()),
         Err(why) => format!("no dds: {why}"),
     };
+    // The study parts this build runs, from the one list of parts (DDS named with its state).
+    let parts: Vec<&str> = wirebench_core::part::NAMES.iter().copied().filter(|p| *p != "dds").collect();
     format!(
-        "{} (commit {}, {})\nfeatures: size, speed, link, mqtt, http, tcp, device; {dds}",
+        "{} (commit {}, {})\nparts: {}; {dds}",
         env!("CARGO_PKG_VERSION"),
         env!("WIREBENCH_GIT_COMMIT"),
-        env!("WIREBENCH_RUSTC")
+        env!("WIREBENCH_RUSTC"),
+        parts.join(", ")
     )
 });
 
@@ -62,6 +66,10 @@ struct Cli {
     /// `always` or `never`.
     #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto)]
     color: ColorArg,
+    /// `run`: print every table of every part whole on the terminal (by default each part
+    /// prints its first rows and says where the rest is: report.md, report.html, results.json).
+    #[arg(long, short = 'v', global = true)]
+    verbose: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -154,12 +162,20 @@ enum Command {
         #[arg(long, short = 'o', value_enum, default_value_t = OutputArg::Table)]
         output: OutputArg,
     },
+    /// What each optional part needs (device lab, DDS, mosquitto, netns lab, ...), what is
+    /// here, and `--install` for the rest (as root, Debian/Ubuntu).
+    Setup(setup::Args),
     /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
     Completions {
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff) of wirebench: `wirebench man > wirebench.1`.
-    Man,
+    /// Print the man page (roff) of wirebench: `wirebench man > wirebench.1`; with `--dir DIR`,
+    /// write wirebench.1 and one page per subcommand (wirebench-size.1, ...) into DIR.
+    Man {
+        /// Write every page into this folder (created if missing) instead of printing one.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
     /// Infer a schema from JSON/NDJSON samples and print it (or write it with --out).
     Schema {
         /// Sample files or directories (.json: one sample; .ndjson/.jsonl: one per line).
@@ -224,6 +240,10 @@ struct RunArgs {
     /// Replace a previous run in the output folder instead of keeping it.
     #[arg(long)]
     force: bool,
+    /// Run the study at the reduced scale its `[ci]` table declares (fewer repetitions, shorter
+    /// runs, every part and code path kept): what the test suite runs. Recorded in the results.
+    #[arg(long)]
+    ci: bool,
     /// The most bytes one encoded message may take: the run answers first with the formats
     /// ranked for it (from the size part's measurements).
     #[arg(long)]
@@ -368,6 +388,9 @@ impl From<OutputArg> for Output {
     }
 }
 
+/// How many rows of each table `run` prints on the terminal without `-v`.
+const BRIEF_ROWS: usize = 8;
+
 fn main() -> ExitCode {
     // The callgrind child counts instructions: fixed hash seeds make the counts repeat exactly.
     if std::env::args_os().any(|a| a == "--callgrind-child") {
@@ -378,14 +401,16 @@ fn main() -> ExitCode {
         // --help, --version (stdout, exit 0); no subcommand at all (the help, exit 2).
         Err(e) if !e.use_stderr() || e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
         Err(e) => {
-            // A usage error is bad input: one line (clap's first), exit code 2.
-            let text = e.render().to_string();
-            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
-            eprintln!("{}", first.trim_end());
+            // A usage error is bad input, exit code 2: clap's own message with its tips and
+            // possible values, on one line.
+            eprintln!("{}", usage_error_line(&e.render().to_string()));
             return ExitCode::from(2);
         }
     };
     wirebench_report::table::set_text_width(text_width(cli.wide));
+    if matches!(cli.command, Command::Run(_)) && !cli.verbose {
+        wirebench_report::table::set_brief_rows(Some(BRIEF_ROWS));
+    }
     wirebench_report::table::set_color(color_on(cli.color, std::io::stdout().is_terminal()));
     let color_errors = color_on(cli.color, std::io::stderr().is_terminal());
     match run(cli) {
@@ -408,6 +433,28 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// clap's rendered usage error as one line: the message, then its context (possible values)
+/// and tips (`a similar subcommand exists: 'size'`), without the usage and `--help` lines.
+fn usage_error_line(rendered: &str) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for line in rendered.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            continue;
+        }
+        let line = line.strip_prefix("tip: ").unwrap_or(line);
+        parts.push(line.to_string());
+    }
+    if parts.is_empty() {
+        return "error: invalid arguments".into();
+    }
+    let mut out = parts.remove(0);
+    for p in parts {
+        out.push_str(if p.starts_with('[') { " " } else { "; " });
+        out.push_str(&p);
+    }
+    out
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -437,12 +484,21 @@ fn run(cli: Cli) -> Result<()> {
         Command::Decode(args) => codec_cmds::decode(args),
         Command::Codecs { output } => codec_cmds::codecs(output.into()),
         Command::Schema { samples, out, float32 } => codec_cmds::schema(&samples, out.as_deref(), float32),
+        Command::Setup(args) => setup::run(args),
         Command::Completions { shell } => {
             let mut text = Vec::new();
             clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "wirebench", &mut text);
             common::write_stdout(&text)
         }
-        Command::Man => {
+        Command::Man { dir: Some(dir) } => {
+            std::fs::create_dir_all(&dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+            clap_mangen::generate_to(<Cli as clap::CommandFactory>::command(), &dir)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+            let n = std::fs::read_dir(&dir)?.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "1")).count();
+            eprintln!("{n} man pages in {}", dir.display());
+            Ok(())
+        }
+        Command::Man { dir: None } => {
             let mut text = Vec::new();
             clap_mangen::Man::new(<Cli as clap::CommandFactory>::command()).render(&mut text)?;
             common::write_stdout(&text)

@@ -65,6 +65,10 @@ pub struct Args {
     /// table, md or json.
     #[arg(long, short = 'o', default_value = "table")]
     output: String,
+    /// Exit 0 even when no format meets every constraint (by default that exits 4, after
+    /// printing the table and its notes).
+    #[arg(long)]
+    no_fail: bool,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -120,8 +124,19 @@ pub fn run(args: Args) -> Result<()> {
         "json" => serde_json::to_string_pretty(&rec)? + "\n",
         kind => wirebench_report::recommend::render(&rec, kind == "md"),
     };
-    write_stdout(text.as_bytes())
+    write_stdout(text.as_bytes())?;
+    if rec.ranked.is_empty() && !args.no_fail {
+        return Err(anyhow::Error::new(crate::common::CheckFailed(
+            NOTHING_FITS,
+            "no format meets every constraint (the notes above say why; --no-fail exits 0)".into(),
+        )));
+    }
+    Ok(())
 }
+
+/// `recommend`'s exit code when no format meets every constraint (a finished run whose answer
+/// is "none", as a load tester exits non-zero on a breached threshold).
+pub const NOTHING_FITS: u8 = 4;
 
 
 /// When nothing fits the budget: the same messages with every float field as float32,

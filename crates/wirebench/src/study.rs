@@ -55,6 +55,11 @@ pub struct Study {
     pub micropython: Option<wirebench_measure::micropython::MicroPythonOpts>,
     #[serde(default)]
     pub fleet: Option<crate::fleet::FleetOpts>,
+    /// The study at the reduced scale the test suite runs it at (`run --ci`): tables here
+    /// replace the same keys of the study's own (tables merge, other values and arrays are
+    /// replaced), so every part still runs every code path, on fewer or shorter repetitions.
+    #[serde(default, skip_serializing)]
+    pub ci: Option<toml::Table>,
 }
 
 impl Study {
@@ -249,7 +254,7 @@ pub fn built_in(name: &str) -> Option<(&'static str, &'static str)> {
 /// Read and check a study: a file, or else the name of a built-in study. Errors name the file,
 /// line and column. Relative paths inside a study file resolve against the file's folder, so a
 /// study runs the same from any working directory. Also returns where the study came from.
-pub fn read_study(path: &Path) -> Result<(Study, String)> {
+pub fn read_study(path: &Path, ci: bool) -> Result<(Study, String)> {
     let (text, base, source) = if path.is_file() {
         let text = wirebench_core::corpus::read_text(path).map_err(bad)?;
         (text, path.parent().map(Path::to_path_buf), path.display().to_string())
@@ -268,6 +273,9 @@ pub fn read_study(path: &Path) -> Result<(Study, String)> {
         )));
     };
     let mut study = parse_study(&text, path)?;
+    if ci {
+        study = at_ci_scale(study, &text, path)?;
+    }
     if let Some(base) = base {
         study.resolve_paths(&base);
     }
@@ -292,6 +300,29 @@ fn parse_study(text: &str, path: &Path) -> Result<Study> {
             path.display()
         )));
     }
+    Ok(study)
+}
+
+/// `study` with its `[ci]` table merged over its own tables (the reduced scale of `run --ci`);
+/// a study without one runs as it is.
+fn at_ci_scale(study: Study, text: &str, path: &Path) -> Result<Study> {
+    fn merge(into: &mut toml::Table, over: toml::Table) {
+        for (k, v) in over {
+            match (into.get_mut(&k), v) {
+                (Some(toml::Value::Table(a)), toml::Value::Table(b)) => merge(a, b),
+                (_, v) => {
+                    into.insert(k, v);
+                }
+            }
+        }
+    }
+    let Some(over) = study.ci else { return Ok(study) };
+    let mut table: toml::Table = toml::from_str(text).map_err(|e| bad(format!("{}: {}", path.display(), e.message())))?;
+    table.remove("ci");
+    merge(&mut table, over);
+    let merged = toml::to_string(&table).map_err(|e| bad(format!("{}: [ci]: {e}", path.display())))?;
+    let mut study = parse_study(&merged, path).map_err(|e| bad(format!("[ci] of {e:#}")))?;
+    study.ci = None;
     Ok(study)
 }
 
@@ -330,6 +361,7 @@ pub fn samples_study(samples: &[PathBuf]) -> Study {
         energy: None,
         micropython: None,
         fleet: None,
+        ci: None,
     }
 }
 
@@ -396,7 +428,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     let (mut study, source) = match &args.study {
         Some(path) => {
-            let (mut study, source) = read_study(path)?;
+            let (mut study, source) = read_study(path, args.ci)?;
             if !args.samples.is_empty() {
                 use_samples(&mut study, &args.samples);
             }
@@ -465,6 +497,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     drop(OutputSet::begin(&out_dir, &SET_FILES).map_err(|e| bad(format!("{}: {e}", out_dir.display())))?);
     let config = serde_json::json!({
         "study": source,
+        "scale": if args.ci { "ci: the study's [ci] table (reduced, for the test suite)" } else { "as written" },
         "samples": args.samples.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         "definition": serde_json::to_value(&study)?,
     });
@@ -517,10 +550,12 @@ pub fn run(args: RunArgs) -> Result<()> {
                 }
             }
             results.answer = Some(rec);
-            write_stdout((wirebench_report::recommend::render_answer(&results, Output::Table) + "\n").as_bytes())?;
+            wirebench_report::table::begin_section();
+            write_stdout((wirebench_report::table::fit_lines(&wirebench_report::recommend::render_answer(&results, Output::Table)) + "\n").as_bytes())?;
         }
         if let Some((_, render)) = SECTIONS.iter().find(|(n, _)| *n == part.name()) {
-            let text = render(&results, Output::Table);
+            wirebench_report::table::begin_section();
+            let text = wirebench_report::table::fit_lines(&wirebench_report::table::collapse_mentions(&render(&results, Output::Table)));
             if !text.is_empty() {
                 write_stdout((text + "\n").as_bytes())?;
             }
@@ -554,7 +589,8 @@ pub fn run(args: RunArgs) -> Result<()> {
             let by = if ev.energy.is_some() { "Ranked by energy per message, " } else { "Ranked again, " };
             rec.notes.insert(0, format!("{by}measured on the {target} device lab ({whence}); the answer printed after the size part used the curated device table"));
             results.answer = Some(rec);
-            write_stdout((wirebench_report::recommend::render_answer(&results, Output::Table) + "\n").as_bytes())?;
+            wirebench_report::table::begin_section();
+            write_stdout((wirebench_report::table::fit_lines(&wirebench_report::recommend::render_answer(&results, Output::Table)) + "\n").as_bytes())?;
         }
     }
     let mut s = saved.lock().unwrap_or_else(|e| e.into_inner());
@@ -739,7 +775,12 @@ mod tests {
     #[test]
     fn built_in_studies_parse() {
         for (short, file, _) in BUILT_IN {
-            let parsed = read_study(Path::new(short));
+            // At the reduced scale of the test suite too: the [ci] table must still make a study.
+            if wirebench_dds::available().is_ok() || !study_has_dds(file) {
+                let (ci, _) = read_study(Path::new(short), true).unwrap_or_else(|e| panic!("{file} --ci: {e:#}"));
+                assert!(ci.ci.is_none() && !ci.parts().is_empty(), "{file}");
+            }
+            let parsed = read_study(Path::new(short), false);
             match (parsed, wirebench_dds::available()) {
                 (Ok((study, source)), _) => {
                     assert_eq!(source, format!("built in: studies/{file}"));

@@ -250,6 +250,30 @@ fn speed_runs_and_compares() {
     let h = &r["speed"]["host_reference"];
     assert!(h["ns_per_op"]["median"].as_f64().unwrap() > 0.0, "{h}");
     assert_eq!(h["samples_ns"].as_array().unwrap().len(), 10);
+    // Machine-readable: -o json is the whole comparison as JSON; -o csv is the table alone, one
+    // row per case, numbers as numbers, a path column (typed and dynamic cases are distinct),
+    // and the summary on stderr.
+    let js = wb().args(["compare", a.to_str().unwrap(), b.to_str().unwrap(), "-o", "json"]).output().unwrap();
+    assert!(js.status.success(), "{}", String::from_utf8_lossy(&js.stderr));
+    let js: serde_json::Value = serde_json::from_slice(&js.stdout).expect("compare -o json is JSON");
+    let cases = js["comparison"]["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 120);
+    assert!(cases.iter().all(|c| c["old_ns"].is_number() && c["ci"][0].is_number() && c["path"].is_string()), "{}", cases[0]);
+    let csv = wb().args(["compare", a.to_str().unwrap(), b.to_str().unwrap(), "-o", "csv"]).output().unwrap();
+    assert!(csv.status.success());
+    assert!(String::from_utf8_lossy(&csv.stderr).contains("(of 120 cases)"), "the summary goes to stderr");
+    let csv = String::from_utf8(csv.stdout).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(header[..4], ["payload", "codec", "op", "path"]);
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 120, "one row per case, nothing else: {csv}");
+    for col in ["old_ns", "new_ns", "change_ratio", "ci_low_ratio", "ci_high_ratio"] {
+        let i = header.iter().position(|h| *h == col).unwrap();
+        assert!(rows.iter().all(|r| r[i].parse::<f64>().is_ok()), "{col} numeric");
+    }
+    let keys: std::collections::HashSet<(&str, &str, &str, &str)> = rows.iter().map(|r| (r[0], r[1], r[2], r[3])).collect();
+    assert_eq!(keys.len(), 120, "no two rows look alike");
     // A file compared with itself agrees exactly.
     let same = wb().args(["compare", a.to_str().unwrap(), a.to_str().unwrap()]).output().unwrap();
     let same = String::from_utf8(same.stdout).unwrap();
@@ -698,4 +722,49 @@ fn colour_follows_the_color_option_and_no_color() {
     assert!(text.contains("\x1b[33mWarnings\x1b[0m") && text.contains("\x1b[33mthe host was busy\x1b[0m"), "{text}");
     let plain = wb().arg("report").arg(&f).output().unwrap();
     assert!(String::from_utf8_lossy(&plain.stdout).contains("\nWarnings\n  the host was busy\n"));
+}
+
+/// clap's own usage errors, suggestions included, on one line with exit code 2; help wrapped to
+/// the terminal's width; a man page per subcommand.
+#[test]
+fn usage_errors_suggest_and_help_fits_the_terminal() {
+    expect_bad_args(&["sise"], &["unrecognized subcommand 'sise'", "a similar subcommand exists: 'size'"]);
+    expect_bad_args(&["size", "-o", "xlsx"], &["invalid value 'xlsx'", "possible values: table, md, csv, json"]);
+    expect_bad_args(&["size", "--formtas", "json"], &["unexpected argument '--formtas'", "--formats"]);
+    for cols in ["80", "100"] {
+        for args in [&["size", "--help"][..], &["run", "--help"], &["--help"], &["recommend", "--help"]] {
+            let out = wb().env("COLUMNS", cols).args(args).output().unwrap();
+            assert!(out.status.success());
+            let text = String::from_utf8(out.stdout).unwrap();
+            let w: usize = cols.parse().unwrap();
+            let long: Vec<&str> = text.lines().filter(|l| l.chars().count() > w).collect();
+            assert!(long.is_empty(), "{args:?} at {cols} columns: {long:?}");
+        }
+    }
+    let dir = TempDir::new("man");
+    let out = wb().args(["man", "--dir"]).arg(&dir.0).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for page in ["wirebench.1", "wirebench-size.1", "wirebench-run.1", "wirebench-setup.1", "wirebench-mqtt.1"] {
+        let text = std::fs::read_to_string(dir.0.join(page)).unwrap_or_else(|e| panic!("{page}: {e}"));
+        assert!(text.starts_with(".ie") || text.contains(".TH"), "{page} is roff");
+    }
+}
+
+/// `setup` names each part's needs and what is here; `--check` exits 1 when something a part
+/// needs is missing and 0 when everything is here; an unknown part is bad input.
+#[test]
+fn setup_says_what_each_part_needs() {
+    let out = wb().args(["setup", "valgrind", "device"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("valgrind") && text.contains("device") && text.contains("simulated Arduino UNO"), "{text}");
+    // With PATH emptied nothing is found: the check fails and names the Debian packages.
+    let out = wb().env("PATH", "/nonexistent").args(["setup", "--check", "wrk"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let found_anyway = std::path::Path::new("/usr/bin/wrk").exists();
+    if !found_anyway {
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        assert!(text.contains("missing wrk") && text.contains("apt-get install -y -qq --no-install-recommends wrk"), "{text}");
+    }
+    expect_bad_args(&["setup", "devcie"], &["unknown part \"devcie\"", "did you mean \"device\""]);
 }

@@ -76,7 +76,7 @@ fn dds_latency_sockets_are_loopback_only_and_not_inherited() {
     if !dds_built() {
         return;
     }
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("wirebench"));
+    let mut cmd = std::process::Command::new(common::bin());
     cmd.args(["dds", "latency", "--size", "2k", "--marshal", "cdr", "--instances", "100", "--samples", "100"])
         .args(["--iterations", "50", "--warmup", "10", "--domain", &domain(4), "-o", "json"]);
     let me = std::process::id();

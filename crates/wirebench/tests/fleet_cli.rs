@@ -65,7 +65,7 @@ fn four_shards_merged_match_one_process() {
     let mut children = Vec::new();
     for i in 0..4 {
         let f = dir.0.join(format!("shard-{i}.json"));
-        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("wirebench"));
+        let mut c = std::process::Command::new(common::bin());
         c.args(FLEET).args(["--broker", &url, "--run-id", "four", "--shard", &format!("{i}/4"), "--out"]).arg(&f);
         c.stdout(Stdio::null()).stderr(Stdio::piped());
         children.push(c.spawn().unwrap());

@@ -20,7 +20,7 @@ fn sigterm_mid_study_keeps_the_finished_parts() {
     let study = dir.0.join("s.toml");
     std::fs::write(&study, TWO_PARTS).unwrap();
     let out = dir.0.join("o");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("wirebench"))
+    let mut child = std::process::Command::new(common::bin())
         .args(["run", study.to_str().unwrap(), "--out", out.to_str().unwrap()])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
@@ -94,7 +94,7 @@ ls -a "$D/disk" | tr '\n' ' '
 "#;
     let out = std::process::Command::new("timeout")
         .args(["120", "unshare", "-m", "--propagation", "private", "sh", "-c", script])
-        .env("WB", assert_cmd::cargo::cargo_bin("wirebench"))
+        .env("WB", common::bin())
         .env("D", &dir.0)
         .output()
         .unwrap();

@@ -277,7 +277,7 @@ fn mosquitto_runs_deliver_everything() {
 #[test]
 fn broker_killed_mid_run_ends_within_the_timeout_and_reports_losses() {
     let m = Mosquitto::start().expect("mosquitto (apt-get install -y mosquitto)");
-    let bin = assert_cmd::cargo::cargo_bin("wirebench");
+    let bin = common::bin();
     let mut child = std::process::Command::new(bin)
         .args(["mqtt", "throughput", "--broker", &m.url(), "--qos", "1", "--count", "5000000", "--timeout", "15", "-o", "json"])
         .stdout(Stdio::piped())

@@ -258,7 +258,7 @@ fn ctrl_c_during_a_lab_run_tears_the_lab_down() {
         eprintln!("skipped: the netns lab needs root");
         return;
     }
-    let bin = assert_cmd::cargo::cargo_bin("wirebench");
+    let bin = common::bin();
     let mut child = std::process::Command::new(bin)
         .args(["http", "--rate", "1mbit", "--formats", "json", "--duration", "20", "--connections", "2"])
         .stdout(std::process::Stdio::null())
@@ -307,7 +307,7 @@ fn sighup_under_nohup_does_not_end_a_lab_run() {
         return;
     }
     use std::os::unix::process::CommandExt;
-    let bin = assert_cmd::cargo::cargo_bin("wirebench");
+    let bin = common::bin();
     let mut cmd = std::process::Command::new(bin);
     cmd.args(["http", "--rate", "2mbit", "--formats", "json", "--duration", "3", "--connections", "2", "-o", "json"])
         .stdout(std::process::Stdio::piped())
@@ -360,7 +360,7 @@ fn lab_down_all_leaves_labs_of_running_processes() {
         eprintln!("skipped: no unshare (util-linux)");
         return;
     }
-    let bin = assert_cmd::cargo::cargo_bin("wirebench");
+    let bin = common::bin();
     let script = r#"
 set -u
 mkdir -p /run/netns /run/wirebench

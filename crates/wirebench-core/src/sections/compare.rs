@@ -8,6 +8,9 @@ pub struct CaseChange {
     pub payload: String,
     pub codec: String,
     pub op: String,
+    /// The speed path (`typed`, `dynamic`, …): a payload, codec and op can be timed on several.
+    #[serde(default)]
+    pub path: String,
     pub old_ns: f64,
     pub new_ns: f64,
     /// new ÷ old − 1 of the medians.

@@ -234,6 +234,7 @@ fn parse_names<T: Copy + PartialEq>(lists: &[&str], known: &[T], name: fn(T) -> 
         let found: Vec<T> = if item == "all" {
             known.to_vec()
         } else {
+            let item = if what == "target" { wirebench_core::names::lab_target_alias(item) } else { item };
             let one = known.iter().copied().find(|k| name(*k) == item).ok_or_else(|| {
                 let names: Vec<&str> = known.iter().map(|k| name(*k)).collect();
                 PartError::bad(format!("unknown {what} {item:?} (known: {}, or all)", names.join(", ")))
@@ -350,7 +351,7 @@ pub fn run_lab(opts: &LabOptions) -> Result<wirebench_core::sections::device::La
         if missing.is_empty() {
             runnable.push(t);
         } else {
-            refused.push((t, format!("not measured here: missing {}", missing.join(", "))));
+            refused.push((t, format!("not measured here: missing {} (or, as root: wirebench setup --install device)", missing.join(", "))));
         }
     }
     if runnable.contains(&lab::Target::Avr) {

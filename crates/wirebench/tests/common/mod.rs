@@ -7,9 +7,18 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 
+/// The wirebench binary under test: `WIREBENCH_BIN` when set (the test script points it at the
+/// release build it makes anyway, so the CLI tests run at release speed), else cargo's build.
+pub fn bin() -> PathBuf {
+    match std::env::var_os("WIREBENCH_BIN").filter(|b| !b.is_empty()) {
+        Some(b) => PathBuf::from(b),
+        None => assert_cmd::cargo::cargo_bin("wirebench"),
+    }
+}
+
 /// The wirebench binary; no test run may take longer than four minutes.
 pub fn wb() -> Command {
-    let mut c = Command::cargo_bin("wirebench").unwrap();
+    let mut c = Command::new(bin());
     c.timeout(Duration::from_secs(240));
     // Tables are printed whole (a COLUMNS of the environment would split wide ones).
     c.env_remove("COLUMNS");
