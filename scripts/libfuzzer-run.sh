@@ -24,6 +24,6 @@ if rustup run nightly rustc --version >/dev/null 2>&1; then
 fi
 dir="${FUZZ_TARGET_DIR:-$root/target/fuzz}"
 # --target: the flags reach the fuzz target and its dependencies, not build scripts or proc macros.
-RUSTFLAGS="$flags" cargo "${toolchain[@]}" build --quiet --release --locked --target "$host" \
+RUSTFLAGS="$flags" cargo "${toolchain[@]}" build --quiet --release --target "$host" \
     --target-dir "$dir" --bin "$target"
 exec "$dir/$host/release/$target" "${corpora[@]}" "$@"

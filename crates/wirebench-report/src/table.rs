@@ -265,6 +265,28 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// Whether terminal tables on this thread are a summary ([`set_brief_rows`]).
+pub fn is_brief() -> bool {
+    brief_rows().is_some()
+}
+
+/// At most `max_lines` lines of a part's terminal text, cut at a blank line between blocks
+/// where one falls within the bound (else at the bound), with a last line saying how much is
+/// left out; text within the bound is returned as it is.
+pub fn cap_lines(text: &str, max_lines: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.len() <= max_lines {
+        return text.to_string();
+    }
+    let keep = (1..max_lines).rev().find(|&i| lines[i].trim().is_empty()).filter(|&i| i >= max_lines / 2).unwrap_or(max_lines - 1);
+    let mut out = lines[..keep].join("\n");
+    out.push_str(&format!(
+        "\n… {} more lines of this part (in report.md and report.html; -v prints them here)\n",
+        lines.len() - keep
+    ));
+    out
+}
+
 /// The line a summary prints for a table it leaves out.
 const MENTION: &str = "(also in the reports: ";
 
@@ -443,6 +465,11 @@ mod tests {
         assert!(text.contains("… 25 more rows"), "{text}");
         assert_eq!(second, "(also in the reports: T, 30 rows)\n");
         assert_eq!(headline, text);
+        let long: String = (0..50).map(|i| if i % 10 == 9 { "\n".to_string() } else { format!("line {i}\n") }).collect();
+        let capped = cap_lines(&long, 26);
+        assert_eq!(capped.lines().count(), 20, "cut at the blank line before line 20: {capped}");
+        assert!(capped.ends_with("… 31 more lines of this part (in report.md and report.html; -v prints them here)\n"), "{capped}");
+        assert_eq!(cap_lines("a\nb\n", 26), "a\nb\n");
         let three = format!("A\n{second}\n{second}\n{second}B\n");
         assert_eq!(collapse_mentions(&three), "A\n(also in the reports, or with -v: 3 more tables)\nB\n");
         assert_eq!(collapse_mentions(&format!("A\n{second}B\n")), format!("A\n{second}B\n"));

@@ -316,6 +316,9 @@ struct ReportArgs {
     /// With -o csv: write one CSV file per table into this folder instead (size.csv, tcp.2.csv, ...).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// With -o table: the summary `run` prints (each part's first rows), not every table.
+    #[arg(long)]
+    summary: bool,
 }
 
 #[derive(clap::Args)]
@@ -408,7 +411,8 @@ fn main() -> ExitCode {
         }
     };
     wirebench_report::table::set_text_width(text_width(cli.wide));
-    if matches!(cli.command, Command::Run(_)) && !cli.verbose {
+    let summary_report = matches!(&cli.command, Command::Report(a) if a.output == "table" && a.summary);
+    if (matches!(cli.command, Command::Run(_)) && !cli.verbose) || summary_report {
         wirebench_report::table::set_brief_rows(Some(BRIEF_ROWS));
     }
     wirebench_report::table::set_color(color_on(cli.color, std::io::stdout().is_terminal()));

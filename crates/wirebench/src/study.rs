@@ -555,7 +555,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
         if let Some((_, render)) = SECTIONS.iter().find(|(n, _)| *n == part.name()) {
             wirebench_report::table::begin_section();
-            let text = wirebench_report::table::fit_lines(&wirebench_report::table::collapse_mentions(&render(&results, Output::Table)));
+            let text = terminal_part(&render(&results, Output::Table));
             if !text.is_empty() {
                 write_stdout((text + "\n").as_bytes())?;
             }
@@ -612,6 +612,22 @@ pub fn run(args: RunArgs) -> Result<()> {
         out_dir.join("report.html").display()
     );
     write_stdout(text.as_bytes())
+}
+
+/// The most lines one part prints on the terminal in a summary (`run` without -v): a study of
+/// four parts stays within about 120 lines.
+const BRIEF_PART_LINES: usize = 34;
+
+/// One part's terminal text as the terminal gets it: left-out tables said in one line, long
+/// lines wrapped to the width, and in a summary (no -v) at most [`BRIEF_PART_LINES`] lines.
+fn terminal_part(text: &str) -> String {
+    use wirebench_report::table;
+    let text = table::fit_lines(&table::collapse_mentions(text));
+    if table::is_brief() {
+        table::cap_lines(&text, BRIEF_PART_LINES)
+    } else {
+        text
+    }
 }
 
 /// The results on disk and how many parts they hold.
@@ -717,7 +733,11 @@ pub fn render_all(results: &Results, output: Output) -> String {
     }
     let mut out = String::new();
     for (_, render) in SECTIONS {
-        let part = render(results, output);
+        wirebench_report::table::begin_section();
+        let mut part = render(results, output);
+        if output == Output::Table {
+            part = terminal_part(&part);
+        }
         if !part.is_empty() {
             if !out.is_empty() {
                 out.push('\n');
