@@ -31,8 +31,12 @@ pub fn render(c: &Comparison, old: &str, new: &str, output: Output) -> String {
         Output::Csv | Output::Json => crate::csv::table(&t),
         Output::Table => t.to_text(),
     };
+    let refused = match c.not_comparable {
+        0 => String::new(),
+        k => format!(", {k} not comparable (short samples in either run)"),
+    };
     let summary = format!(
-        "\n{} faster, {} slower, {} no change, {} unclear (of {} cases)\n",
+        "\n{} faster, {} slower, {} no change, {} unclear{refused} (of {} cases)\n",
         c.faster,
         c.slower,
         c.no_change,
