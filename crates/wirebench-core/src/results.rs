@@ -406,9 +406,11 @@ pub struct RunStats {
     pub cpu_seconds: Option<StageSeconds>,
 }
 
-/// CPU seconds of a size run by stage, summed over its threads. Every 16th message has each
-/// stage timed, and so does every message of a sampled stage (`--compress sample`,
-/// `--roundtrip sample`); a stage's time is its mean over the timed runs × how often it ran.
+/// CPU seconds of a size run by stage, summed over its threads: the measuring threads' CPU time
+/// (their CPU clocks, `CLOCK_THREAD_CPUTIME_ID`), shared out over the stages in the proportions
+/// of their sampled wall times. Every 16th message has each stage timed, and so does every
+/// message of a sampled stage (`--compress sample`, `--roundtrip sample`); a stage's wall time
+/// is its mean over the timed runs × how often it ran.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StageSeconds {
     /// Parsing the input samples (0 for a built-in corpus).
@@ -652,6 +654,30 @@ pub struct SpeedCase {
     pub instructions_per_op: Option<f64>,
     /// Why this figure may not be trusted, with a hint each.
     pub warnings: Vec<String>,
+    /// Whether the samples stayed shorter than half the target sample time (iterations ×
+    /// median) even after re-calibrating and re-sampling: the figure then times the clock and a
+    /// cold call as much as the operation, and `compare` does not judge it.
+    #[serde(default)]
+    pub short: bool,
+    /// How the batch size was found (absent in results files written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<Calibration>,
+}
+
+/// How a case's iterations per sample were calibrated, and how well its samples filled the target.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Calibration {
+    /// Timings the last calibration took (doubling the iterations, then the ones that crossed
+    /// the target).
+    pub timings: u32,
+    /// The time per operation the batch size came from: the minimum over the consecutive
+    /// timings that crossed the target, ns (one preempted timing cannot set it).
+    pub per_op_ns: f64,
+    /// Times the case was re-calibrated and re-sampled because iterations × median fell below
+    /// half the target.
+    pub recalibrations: u32,
+    /// Iterations × median ÷ target sample time after the last sampling (below 0.5: short).
+    pub fill: f64,
 }
 
 /// Peak resident set size of this process in KiB (Linux only).

@@ -58,12 +58,21 @@ const ENCODE: usize = 1;
 const COMPRESS: usize = 2;
 const ROUNDTRIP: usize = 3;
 
-/// Per stage: nanoseconds over the timed runs, how many were timed, how many ran.
+/// Per stage: nanoseconds over the timed runs, how many were timed, how many ran; and the CPU
+/// time of the threads that ran them.
 #[derive(Clone, Copy, Default)]
 struct StageClock {
     ns: [u64; 4],
     timed: [u64; 4],
     ran: [u64; 4],
+    /// Thread CPU time (`CLOCK_THREAD_CPUTIME_ID`) of the loops that ran the stages, read at
+    /// the start and end of each chunk on the thread that ran it.
+    cpu_ns: u64,
+}
+
+/// The calling thread's CPU clock, ns (0 where it cannot be read).
+fn thread_cpu_ns() -> u64 {
+    crate::cpu::clock_ns(libc::CLOCK_THREAD_CPUTIME_ID).unwrap_or(0)
 }
 
 impl StageClock {
@@ -76,19 +85,38 @@ impl StageClock {
         }
     }
 
+    /// Add the thread CPU time since `since` (a [`thread_cpu_ns`] reading on this thread).
+    fn add_cpu(&mut self, since: u64) {
+        self.cpu_ns += thread_cpu_ns().saturating_sub(since);
+    }
+
     fn merge(&mut self, o: &StageClock) {
         for i in 0..4 {
             self.ns[i] += o.ns[i];
             self.timed[i] += o.timed[i];
             self.ran[i] += o.ran[i];
         }
+        self.cpu_ns += o.cpu_ns;
     }
 
-    fn seconds(&self, stage: usize) -> f64 {
+    /// A stage's wall time, estimated from its timed runs: their mean × how often it ran.
+    fn wall_estimate(&self, stage: usize) -> f64 {
         if self.timed[stage] == 0 {
             return 0.0;
         }
-        self.ns[stage] as f64 * 1e-9 / self.timed[stage] as f64 * self.ran[stage] as f64
+        self.ns[stage] as f64 / self.timed[stage] as f64 * self.ran[stage] as f64
+    }
+
+    /// A stage's CPU seconds: the threads' CPU time split over the stages in the proportions of
+    /// their wall-time estimates. The sampled wall clock alone counts the time a thread waited
+    /// preempted, and scaled up it summed to several times the process's CPU time on a busy
+    /// host; the CPU clocks are exact in total, the samples only share it out.
+    fn seconds(&self, stage: usize) -> f64 {
+        let all: f64 = (0..4).map(|s| self.wall_estimate(s)).sum();
+        if all <= 0.0 {
+            return 0.0;
+        }
+        self.cpu_ns as f64 * 1e-9 * self.wall_estimate(stage) / all
     }
 }
 
@@ -293,6 +321,7 @@ impl SizeMeter {
         let seen = self.novelty.as_ref().expect("novelty on");
         type Parsed = (Vec<Result<(Payload, Vec<u64>), SampleError>>, StageClock);
         let parse = |chunk: &[RawSample], offset: usize| -> Parsed {
+            let cpu = thread_cpu_ns();
             let mut clock = StageClock::default();
             let mut out = Vec::with_capacity(chunk.len());
             for (i, raw) in chunk.iter().enumerate() {
@@ -313,6 +342,7 @@ impl SizeMeter {
                     break;
                 }
             }
+            clock.add_cpu(cpu);
             (out, clock)
         };
         let mut parsed: Vec<Parsed> = Vec::new();
@@ -377,6 +407,7 @@ impl SizeMeter {
         // worker: only the aggregates come back.
         type Chunk = (Vec<SizeRow>, Vec<SizeAggregate>, u64, Option<SampleError>, StageClock);
         let run = |worker: &mut Worker, chunk: &[T], offset: usize| -> Chunk {
+            let cpu = thread_cpu_ns();
             let mut rows = Vec::with_capacity(if keep { chunk.len() * codecs.len() } else { codecs.len() });
             let mut aggs: Vec<SizeAggregate> = codecs.iter().map(|c| SizeAggregate::new(c.info().id)).collect();
             let mut clock = StageClock::default();
@@ -390,7 +421,10 @@ impl SizeMeter {
                 }
                 match parsed {
                     Ok(p) => worker.measure(codecs, schema, prepared, &p, sampled(offset + i), timing, keep, &mut rows, &mut clock),
-                    Err(e) => return (rows, aggs, i as u64, Some(e), clock),
+                    Err(e) => {
+                        clock.add_cpu(cpu);
+                        return (rows, aggs, i as u64, Some(e), clock);
+                    }
                 }
                 for (agg, row) in aggs.iter_mut().zip(&rows[from..]) {
                     agg.add(row);
@@ -399,6 +433,7 @@ impl SizeMeter {
                     rows.clear();
                 }
             }
+            clock.add_cpu(cpu);
             (rows, aggs, chunk.len() as u64, None, clock)
         };
         let mut chunks: Vec<Chunk> = Vec::new();
@@ -702,5 +737,36 @@ mod tests {
         assert_eq!(raw_many.run.records, 4000);
         let (a, b) = (raw_many.run.cpu_seconds.unwrap(), plain.run.cpu_seconds.unwrap());
         assert!(a.parse > 0.0 && b.parse > 0.0 && a.roundtrip > 0.0);
+    }
+
+    /// The stage figures share out the threads' CPU time: a stage whose timed runs took long on
+    /// the wall clock (preempted) does not add time the threads did not spend on the CPU.
+    #[test]
+    fn stage_seconds_share_out_the_cpu_time() {
+        let c = StageClock { ns: [0, 9_000, 1_000, 0], timed: [0, 10, 10, 0], ran: [0, 160, 160, 0], cpu_ns: 2_000_000 };
+        assert_eq!(c.wall_estimate(ENCODE), 144_000.0);
+        assert!((c.seconds(ENCODE) - 1.8e-3).abs() < 1e-12, "{}", c.seconds(ENCODE));
+        assert!((c.seconds(COMPRESS) - 0.2e-3).abs() < 1e-12);
+        assert_eq!(c.seconds(PARSE), 0.0);
+        assert_eq!(StageClock::default().seconds(ENCODE), 0.0);
+    }
+
+    /// On the whole: the stages' CPU seconds sum to no more than the CPU time the process spent
+    /// measuring (on one thread here), however busy the host; sleeping threads add none.
+    #[test]
+    fn stage_seconds_are_within_the_process_cpu_time() {
+        let codecs: Vec<_> = ["pson", "json", "cbor"].iter().map(|c| wirebench_codecs::find(c).unwrap()).collect();
+        let payloads: Vec<Payload> = builtin("pson-paper").unwrap().payloads();
+        let mut m = SizeMeter::new(codecs, SchemaSource::PerPayload, false);
+        m.workers.truncate(1);
+        let cpu0 = crate::cpu::thread_cpu_seconds();
+        for _ in 0..40 {
+            m.add_batch(&payloads);
+        }
+        let cpu = crate::cpu::thread_cpu_seconds() - cpu0;
+        let s = m.finish("t").run.cpu_seconds.unwrap();
+        let total = s.parse + s.encode + s.compress + s.roundtrip;
+        assert!(total > 0.0 && total <= cpu * 1.0001 + 1e-6, "stages {total} s, thread CPU {cpu} s");
+        assert!(s.encode > 0.0 && s.compress > 0.0 && s.roundtrip > 0.0, "{s:?}");
     }
 }

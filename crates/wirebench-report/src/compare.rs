@@ -46,8 +46,12 @@ pub fn render(c: &Comparison, old: &str, new: &str, output: Output) -> String {
 
 /// The verdict counts and the agreement lines (printed after the table, or on stderr with CSV).
 pub fn summary(c: &Comparison) -> String {
+    let refused = match c.not_comparable {
+        0 => String::new(),
+        k => format!(", {k} not comparable (short samples in either run)"),
+    };
     format!(
-        "{} faster, {} slower, {} no change, {} unclear (of {} cases)\n",
+        "{} faster, {} slower, {} no change, {} unclear{refused} (of {} cases)\n",
         c.faster,
         c.slower,
         c.no_change,

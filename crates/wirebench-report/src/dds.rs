@@ -268,7 +268,7 @@ pub fn marshal_table(d: &DdsSection) -> Option<Table> {
         return None;
     }
     let mut t = Table::new(
-        "Marshalling alone (no DDS): median ns per sample, bytes, allocations",
+        "Marshalling alone (no DDS): median ns per sample (! unreliable: batches ran short on a busy host), bytes, allocations",
         &["size", "marshal", "bytes", "encode ns", "decode ns", "encode allocs", "decode allocs"],
     )
     .numeric_from(2);
@@ -277,8 +277,8 @@ pub fn marshal_table(d: &DdsSection) -> Option<Table> {
             size_label(r.size),
             r.marshal.name().to_string(),
             r.bytes.to_string(),
-            fixed(r.encode_ns, 0),
-            fixed(r.decode_ns, 0),
+            fixed(r.encode_ns, 0) + if r.encode_short { "!" } else { "" },
+            fixed(r.decode_ns, 0) + if r.decode_short { "!" } else { "" },
             num(r.encode_allocs, 1),
             num(r.decode_allocs, 1),
         ]);
@@ -816,6 +816,8 @@ mod tests {
             decode_ns_range: (d, d),
             encode_allocs: None,
             decode_allocs: None,
+            encode_short: false,
+            decode_short: false,
         };
         let check = |name: &str, ours: f64, ddsperf: f64, unit: &str, ratio: f64, limit: f64| Check {
             name: name.into(),
@@ -971,9 +973,11 @@ mod tests {
             decode_allocs: Some(1.0),
             decode_ns: 150.5,
             decode_ns_range: (140.0, 170.0),
+            decode_short: false,
             encode_allocs: Some(0.0),
             encode_ns: 80.25,
             encode_ns_range: (75.0, 90.0),
+            encode_short: false,
             marshal: Marshal::Cdr,
             size: 2048,
         }];

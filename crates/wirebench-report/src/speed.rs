@@ -81,6 +81,19 @@ fn codecs_on(s: &SpeedSection, path: Option<&str>) -> Vec<String> {
     out
 }
 
+/// The mark beside a median whose samples ran short (iterations × median below half the
+/// target even after re-calibrating): the figure is unreliable.
+pub const SHORT_MARK: &str = "!";
+
+/// A case's median for a table, marked when it ran short.
+fn cell(c: &SpeedCase) -> String {
+    if c.short {
+        format!("{}{SHORT_MARK}", ns(c.ns_per_op.median))
+    } else {
+        ns(c.ns_per_op.median)
+    }
+}
+
 /// Median ns per operation, payload × codec, for one operation: one table per path.
 pub fn matrices(s: &SpeedSection, op: &str) -> Vec<Table> {
     let paths: Vec<Option<&str>> = if both_paths(s) { vec![Some("typed"), Some("dynamic")] } else { vec![None] };
@@ -102,7 +115,7 @@ pub fn matrices(s: &SpeedSection, op: &str) -> Vec<Table> {
                     let case = s.cases.iter().find(|x| {
                         x.payload == p && &x.codec == c && x.op == op && path.is_none_or(|want| base_path(&x.path) == want)
                     });
-                    row.push(case.map(|x| ns(x.ns_per_op.median)).unwrap_or_default());
+                    row.push(case.map(cell).unwrap_or_default());
                 }
                 t.push(row);
             }
@@ -272,6 +285,12 @@ pub fn render(results: &Results, output: Output) -> String {
                     out.push('\n');
                 }
             }
+            let short = s.cases.iter().filter(|c| c.short).count();
+            if short > 0 {
+                out.push_str(&format!(
+                    "{SHORT_MARK}: {short} case(s) ran short samples (iterations x median below half the target) even after re-calibrating: unreliable, compare does not judge them\n\n"
+                ));
+            }
             out.push_str(&r(&summary(s)));
             if let Some(t) = seed001(s) {
                 out.push('\n');
@@ -328,7 +347,7 @@ fn csv(s: &SpeedSection) -> String {
     let mut out = record(&[
         "payload", "codec", "op", "path", "buffer", "bytes", "median_ns", "mean_ns", "stddev_ns", "mad_ns", "min_ns", "max_ns",
         "ci95_lo_ns", "ci95_hi_ns", "outliers", "ratio_to_baseline", "ratio_ci95_lo", "ratio_ci95_hi", "allocs_per_op",
-        "alloc_bytes_per_op", "instructions_per_op", "samples", "iters_per_sample",
+        "alloc_bytes_per_op", "instructions_per_op", "samples", "iters_per_sample", "short",
     ]);
     let f = |v: Option<f64>| v.map(|x| format!("{x:.4}")).unwrap_or_default();
     for c in &s.cases {
@@ -357,6 +376,7 @@ fn csv(s: &SpeedSection) -> String {
             f(c.instructions_per_op),
             m.n.to_string(),
             c.iters_per_sample.to_string(),
+            c.short.to_string(),
         ]));
     }
     out

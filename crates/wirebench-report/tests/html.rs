@@ -126,6 +126,8 @@ fn speed_results(corpus: &str, payloads: &[&str], codecs: &[&str]) -> Results {
                     alloc_bytes_per_op: Some(ci as f64 * 64.0),
                     instructions_per_op: None,
                     warnings: if pi == 0 && ci == 1 { vec!["noisy: <spread> 25%".into()] } else { vec![] },
+                    short: false,
+                    calibration: None,
                 });
             }
         }
@@ -412,6 +414,25 @@ fn sparse_and_partial_results_render() {
     check_well_formed(&page).unwrap();
     assert!(page.contains("<section id=\"speed-1\">") && page.contains("<section id=\"speed-2\">"));
     assert!(page.contains("Speed: c (file 2)"));
+}
+
+#[test]
+fn a_short_case_is_marked_beside_its_figure() {
+    let mut r = speed_results("c", &["p1", "p2"], &["json", "pson"]);
+    let s = r.speed.as_mut().unwrap();
+    let c = s.cases.iter_mut().find(|c| c.payload == "p2" && c.codec == "pson" && c.op == "encode").unwrap();
+    c.short = true;
+    let median = wirebench_report::speed::ns(c.ns_per_op.median);
+    let t = &wirebench_report::speed::matrices(r.speed.as_ref().unwrap(), "encode")[0];
+    let text = t.to_text();
+    let row = text.lines().find(|l| l.trim_start().starts_with("p2")).unwrap();
+    assert!(row.contains(&format!("{median}!")), "{text}");
+    assert_eq!(text.matches('!').count(), 1, "{text}");
+    let out = wirebench_report::speed::render(&r, wirebench_report::Output::Table);
+    assert!(out.contains("1 case(s) ran short samples"), "{out}");
+    let page = html::render(&[&r], "short");
+    check_well_formed(&page).unwrap();
+    assert!(page.contains(&format!("{median}!")));
 }
 
 #[test]

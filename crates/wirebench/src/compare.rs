@@ -47,7 +47,19 @@ fn gate(c: &wirebench_core::sections::compare::Comparison, pct: f64, threshold: 
         )));
     }
     let limit = pct / 100.0;
-    let mut worse: Vec<_> = c.cases.iter().filter(|k| k.ci.0 > limit).collect();
+    // Cases either run marked short get no verdict: they are named, not counted as regressions.
+    let refused: Vec<_> = c.cases.iter().filter(|k| k.verdict == wirebench_measure::compare::NOT_COMPARABLE).collect();
+    if !refused.is_empty() {
+        let list: Vec<String> = refused.iter().take(5).map(|k| format!("{}/{}/{}", k.payload, k.codec, k.op)).collect();
+        eprintln!(
+            "not comparable: {} case(s) ran short samples in either run (no verdict): {}{}",
+            refused.len(),
+            list.join(", "),
+            if refused.len() > 5 { ", …" } else { "" }
+        );
+    }
+    let mut worse: Vec<_> =
+        c.cases.iter().filter(|k| k.verdict != wirebench_measure::compare::NOT_COMPARABLE && k.ci.0 > limit).collect();
     if worse.is_empty() {
         return Ok(());
     }

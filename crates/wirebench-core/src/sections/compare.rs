@@ -17,7 +17,8 @@ pub struct CaseChange {
     pub change: f64,
     /// Bootstrap 95 % CI of the change.
     pub ci: (f64, f64),
-    /// `faster`, `slower`, `no change` or `unclear`.
+    /// `faster`, `slower`, `no change`, `unclear`, or `not comparable` (the samples of either
+    /// run were short: iterations × median below half the target).
     pub verdict: String,
     /// new ÷ old − 1 of the instruction counts, when both files have them.
     pub instructions_change: Option<f64>,
@@ -54,5 +55,8 @@ pub struct Comparison {
     pub slower: usize,
     pub no_change: usize,
     pub unclear: usize,
+    /// Cases not judged because either run marked them short.
+    #[serde(default)]
+    pub not_comparable: usize,
     pub agreement: Agreement,
 }

@@ -431,12 +431,19 @@ pub struct MarshalBench {
     pub decode_allocs: Option<f64>,
     pub decode_ns: f64,
     pub decode_ns_range: (f64, f64),
+    /// The decode batches stayed shorter than half the target even after re-calibrating (a
+    /// busy host): `decode_ns` is unreliable.
+    #[serde(default)]
+    pub decode_short: bool,
     /// Heap allocations per encode (into a reused buffer).
     pub encode_allocs: Option<f64>,
     /// Median ns per operation over the batches.
     pub encode_ns: f64,
     /// (fastest, slowest) batch, ns per operation.
     pub encode_ns_range: (f64, f64),
+    /// As `decode_short`, for `encode_ns`.
+    #[serde(default)]
+    pub encode_short: bool,
     pub marshal: Marshal,
     /// Payload octets.
     pub size: usize,
