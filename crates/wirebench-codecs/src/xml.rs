@@ -9,9 +9,9 @@
 //! Decoding works without a schema (every scalar comes back as text, repeated elements become
 //! arrays) and, given one, restores types, arrays of 0 or 1 items and absent optional fields.
 
-use wirebench_core::value::max_depth;
+use wirebench_core::value::{max_depth, too_many_attributes, MAX_ATTRIBUTES};
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use quick_xml::escape::{partial_escape, resolve_xml_entity};
 use quick_xml::events::{BytesEnd, BytesStart, BytesText, Event};
@@ -375,19 +375,48 @@ impl<'a> Parser<'a> {
             return Err(self.err(format!("elements nested deeper than {}", max_depth())));
         }
         let name = elem_name(start);
-        let mut nil = false;
-        for a in start.attributes() {
-            let a = a.map_err(|e| CodecError::decode(format!("malformed attribute: {e}"), Some(self.at())))?;
-            if a.key.as_ref() == b"nil" && a.value.as_ref() == b"true" {
-                nil = true;
-            }
-        }
+        let nil = self.attributes(start)?;
         match ty {
             None | Some(Type::Any) => self.untyped(&name, empty, nil, depth),
             Some(Type::Record { fields, .. }) => self.record(&name, empty, nil, fields, depth),
             Some(Type::Array { items }) => self.array(&name, empty, nil, items, depth),
             Some(scalar) => self.scalar(&name, empty, nil, scalar),
         }
+    }
+
+    /// Whether the element carries `nil="true"`. At most [`MAX_ATTRIBUTES`] attributes, and a
+    /// repeated name is refused with a hash set: quick-xml's own check compares each name with
+    /// every earlier one (n² for n attributes: tens of thousands in one tag took seconds).
+    fn attributes(&self, start: &BytesStart) -> Result<bool, CodecError> {
+        let mut nil = false;
+        let mut names: Vec<&[u8]> = Vec::new();
+        let mut seen: HashSet<&[u8]> = HashSet::new();
+        let mut attrs = start.attributes();
+        attrs.with_checks(false);
+        for a in attrs {
+            let a = a.map_err(|e| CodecError::decode(format!("malformed attribute: {e}"), Some(self.at())))?;
+            let key = a.key.into_inner();
+            if names.len() == MAX_ATTRIBUTES {
+                return Err(self.err(too_many_attributes(MAX_ATTRIBUTES)));
+            }
+            let repeated = if names.len() < 8 {
+                names.contains(&key)
+            } else {
+                if seen.is_empty() {
+                    seen.extend(names.iter().copied());
+                }
+                !seen.insert(key)
+            };
+            if repeated {
+                let key = String::from_utf8_lossy(key);
+                return Err(self.err(format!("malformed attribute: {key} is given twice in <{}>", elem_name(start))));
+            }
+            names.push(key);
+            if key == b"nil" && a.value.as_ref() == b"true" {
+                nil = true;
+            }
+        }
+        Ok(nil)
     }
 
     fn untyped(&mut self, name: &str, empty: bool, nil: bool, depth: usize) -> Result<Value, CodecError> {

@@ -20,6 +20,22 @@ pub const DEFAULT_MAX_DEPTH: usize = 128;
 /// fits the main thread's 8 MiB stack.
 pub const MAX_DEPTH_LIMIT: usize = 1024;
 
+/// The most attributes one XML element may carry (the XML codec reads only `nil`): more are
+/// refused with [`too_many_attributes`], so an element's attribute list costs time linear in its
+/// size whatever a peer sends (the duplicate-name check is a hash set, not a rescan).
+pub const MAX_ATTRIBUTES: usize = 256;
+
+/// The nesting depth beyond which serde_yaml_ng refuses YAML on its own (not configurable):
+/// the YAML codec's limit is the smaller of this and [`max_depth`], and it refuses flow
+/// collections nested deeper before libyaml's scanner (whose work per token grows with the
+/// flow depth) reads further.
+pub const YAML_LIBRARY_DEPTH: usize = 128;
+
+/// The error text of an XML element with more than [`MAX_ATTRIBUTES`] attributes.
+pub fn too_many_attributes(max: usize) -> String {
+    format!("an element with more than {max} attributes (the attribute limit)")
+}
+
 static MAX_DEPTH: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_DEPTH);
 
 /// The nesting limit in force (process-wide): [`DEFAULT_MAX_DEPTH`] unless set.

@@ -37,6 +37,14 @@ impl std::fmt::Display for CheckFailed {
 
 impl std::error::Error for CheckFailed {}
 
+/// The one line an error is reported in: its causes joined by `: `, line breaks as spaces, and
+/// every other control byte (ESC, BEL, NUL, ...) escaped, so that an input echoed in a message
+/// cannot drive the terminal.
+pub fn error_line(e: &anyhow::Error) -> String {
+    let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
+    wirebench_codecs::escape_controls(&chain.join(": ").replace(['\n', '\r'], " "))
+}
+
 pub fn bad(msg: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(BadInput(msg.into()))
 }
@@ -150,9 +158,11 @@ pub fn now_rfc3339() -> String {
 }
 
 
-/// Fail early (before measuring) when a results file cannot be written there. An output that
-/// cannot be written is the environment's failure (exit 1), as when the write itself fails
-/// (`schema --out /missing/x`); exit 2 is for bad input and usage.
+/// Fail early (before measuring) when a results file cannot be written there: the folder must
+/// exist and take a new file (a probe file is created and removed, so a read-only folder or file
+/// system is found now, not after the measurement). An output that cannot be written is the
+/// environment's failure (exit 1), as when the write itself fails; exit 2 is for bad input and
+/// usage.
 pub fn check_writable(path: &Path) -> Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     if !dir.is_dir() {
@@ -161,12 +171,99 @@ pub fn check_writable(path: &Path) -> Result<()> {
     if path.is_dir() {
         anyhow::bail!("{}: is a directory", path.display());
     }
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let probe = dir.join(format!(".{name}.probe.{}", std::process::id()));
+    match std::fs::File::create_new(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+        }
+        Err(e) => anyhow::bail!("{}: cannot write in {}: {e}", path.display(), dir.display()),
+    }
     Ok(())
+}
+
+/// Write a command's results file (`--out`) atomically; a failure is the environment's (exit 1).
+pub fn write_results(results: &wirebench_core::results::Results, path: &Path) -> Result<()> {
+    results.write_atomic(path).map_err(|e| anyhow::anyhow!("writing the results file: {e}"))
+}
+
+/// The lock of an output folder for the length of a run, so that two runs into one folder
+/// cannot replace each other's results: `flock(2)` on `.<folder name>.lock` beside the folder
+/// (not in it: writing a results set exchanges the folder with a new one), which holds the
+/// holder's pid and start time. A second run is refused at once, naming the holder (exit 1: the
+/// environment, like an output that cannot be written). The kernel drops the lock when its
+/// holder ends however it ends (`kill -9` too), so a lock file left behind never blocks a run;
+/// a run that ends normally removes it.
+#[derive(Debug)]
+pub struct FolderLock {
+    path: std::path::PathBuf,
+    _file: std::fs::File,
+}
+
+impl FolderLock {
+    /// Take the lock of folder `dir` (creating the folder's parent if needed).
+    pub fn take(dir: &Path) -> Result<FolderLock> {
+        use std::os::unix::fs::MetadataExt;
+        use std::os::unix::io::AsRawFd;
+        let name = dir
+            .file_name()
+            .filter(|n| *n != "..")
+            .ok_or_else(|| bad(format!("{}: name a folder, not . or ..", dir.display())))?
+            .to_string_lossy()
+            .into_owned();
+        let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        std::fs::create_dir_all(parent).with_context(|| format!("{}: creating {}", dir.display(), parent.display()))?;
+        let path = parent.join(format!(".{name}.lock"));
+        let cannot = |e: std::io::Error| anyhow::anyhow!("{}: cannot lock the output folder ({}): {e}", dir.display(), path.display());
+        loop {
+            let mut file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(cannot)?;
+            // SAFETY: flock(2) on a descriptor this function owns.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+                let e = std::io::Error::last_os_error();
+                if e.raw_os_error() != Some(libc::EWOULDBLOCK) {
+                    return Err(cannot(e));
+                }
+                let mut holder = String::new();
+                let _ = file.read_to_string(&mut holder);
+                let holder = holder.trim();
+                let holder = if holder.is_empty() { "another process".to_string() } else { holder.replace('\n', ", ") };
+                anyhow::bail!(
+                    "{}: the output folder is in use by another wirebench run ({}); wait for it to end or name another folder",
+                    dir.display(),
+                    wirebench_codecs::escape_controls(&holder)
+                );
+            }
+            // The file may have been removed (by a holder that just ended) between the open and
+            // the lock: then this lock guards nothing, so try again on the file now there.
+            let same = std::fs::metadata(&path).ok().zip(file.metadata().ok()).is_some_and(|(p, f)| p.ino() == f.ino() && p.dev() == f.dev());
+            if !same {
+                continue;
+            }
+            let text = format!("pid {}, started {}\n", std::process::id(), now_rfc3339());
+            let written = file.set_len(0).and_then(|_| file.write_all(text.as_bytes())).and_then(|_| file.flush());
+            written.map_err(cannot)?;
+            return Ok(FolderLock { path, _file: file });
+        }
+    }
+}
+
+impl Drop for FolderLock {
+    fn drop(&mut self) {
+        // Removed while still held (the descriptor closes after): a run that opened the file
+        // before the removal finds it gone after locking it, and tries again.
+        let _ = std::fs::remove_file(&self.path);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn error_lines_escape_control_bytes() {
+        let e = bad("no such format \"x\x1b[2J\x07\0\"").context("reading\nthe input");
+        assert_eq!(error_line(&e), "reading the input: no such format \"x\\x1b[2J\\x07\\x00\"");
+    }
 
     #[test]
     fn passwords_are_redacted_from_the_command_line() {

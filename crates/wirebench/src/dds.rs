@@ -11,7 +11,7 @@ use wirebench_core::results::Results;
 use wirebench_core::sections::dds::DdsSection;
 use wirebench_dds::study::{self, Case, DdsPart, Plan};
 
-use crate::common::{bad, check_writable, provenance, write_stdout};
+use crate::common::{bad, check_writable, provenance, write_results, write_stdout};
 use crate::OutputArg;
 
 /// The options of this part in a study file.
@@ -181,7 +181,7 @@ fn measure_cmd(a: RunArgs, kind: Kind) -> Result<()> {
     let mut results = Results::new(provenance(0), config);
     results.dds = Some(section);
     if let Some(out) = &a.out {
-        results.write_atomic(out).map_err(|e| bad(e.to_string()))?;
+        write_results(&results, out)?;
     }
     let output: wirebench_report::Output = a.output.into();
     let text = if output == wirebench_report::Output::Json {

@@ -20,7 +20,7 @@ pub fn device(args: DeviceArgs) -> Result<()> {
     let mut results = Results::new(provenance(0), config);
     results.device = Some(section);
     if let Some(p) = &args.out {
-        results.write_atomic(p).map_err(|e| bad(e.to_string()))?;
+        write_results(&results, p)?;
     }
     let text = match args.output {
         OutputArg::Json => serde_json::to_string_pretty(&results).expect("results serialize") + "\n",

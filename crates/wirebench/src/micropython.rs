@@ -31,7 +31,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut results = Results::new(provenance(0), serde_json::json!({"measurement": "micropython", "options": &args.opts}));
     results.micropython = Some(section);
     if let Some(out) = &args.out {
-        results.write_atomic(out).map_err(|e| bad(e.to_string()))?;
+        write_results(&results, out)?;
     }
     let text = match args.output {
         OutputArg::Json => serde_json::to_string_pretty(&results).expect("results serialize") + "\n",

@@ -275,7 +275,7 @@ fn finish(section: MqttSection, out: &OutArgs, config: Value) -> Result<()> {
     let mut results = Results::new(provenance(0), config);
     results.mqtt = Some(section);
     if let Some(p) = &out.out {
-        results.write_atomic(p).map_err(|e| bad(e.to_string()))?;
+        write_results(&results, p)?;
     }
     let output: Output = out.output.into();
     let text = if output == Output::Json {

@@ -16,8 +16,7 @@ pub fn size(args: SizeArgs) -> Result<()> {
     let mut results = Results::new(provenance(0), config);
     results.size = Some(section);
     if let Some(out) = &args.out {
-        // Writing failed: the environment (exit 1), not the input.
-        results.write_atomic(out).map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+        write_results(&results, out)?;
     }
     write_stdout(wirebench_report::size::render(&results, args.output.into()).as_bytes())
 }

@@ -19,7 +19,7 @@ pub fn speed(args: SpeedArgs) -> Result<()> {
     let mut results = Results::new(provenance(args.opts.seed), config);
     results.speed = Some(section);
     if let Some(out) = &args.out {
-        results.write_atomic(out).map_err(|e| bad(e.to_string()))?;
+        write_results(&results, out)?;
     }
     write_stdout(wirebench_report::speed::render(&results, args.output.into()).as_bytes())
 }

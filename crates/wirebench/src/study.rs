@@ -490,11 +490,18 @@ pub fn run(args: RunArgs) -> Result<()> {
         energy_part.and_then(|e| e.energy_data.as_deref()),
     )?;
     let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from("out").join(&study.study.name));
+    // The output folder is locked for the whole run (a second run into it is refused now, so
+    // neither replaces the other's results), then claimed, and so proved writable, before
+    // measuring. A folder holding other files is the user's choice (exit 2); one that cannot be
+    // written is the environment's (exit 1).
+    let _lock = crate::common::FolderLock::take(&out_dir)?;
     if !args.force {
         keep_previous_run(&out_dir)?;
     }
-    // The output folder is claimed (and so proved writable) before measuring.
-    drop(OutputSet::begin(&out_dir, &SET_FILES).map_err(|e| bad(format!("{}: {e}", out_dir.display())))?);
+    drop(OutputSet::begin(&out_dir, &SET_FILES).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists | std::io::ErrorKind::InvalidInput => bad(format!("{}: {e}", out_dir.display())),
+        _ => anyhow::anyhow!("{}: {e}", out_dir.display()),
+    })?);
     let config = serde_json::json!({
         "study": source,
         "scale": if args.ci { "ci: the study's [ci] table (reduced, for the test suite)" } else { "as written" },
@@ -856,12 +863,13 @@ throughput_samples = 1
 
 /// `report -o csv --out DIR`: one CSV file per table (`DIR/size.csv`, `DIR/tcp.2.csv`, ...).
 fn write_csv_dir(results: &Results, dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| bad(format!("{}: {e}", dir.display())))?;
+    // An output that cannot be written is the environment's failure (exit 1), as for `--out`.
+    std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
     let mut names = Vec::new();
     for t in csv_tables(results) {
         let path = dir.join(format!("{}.csv", t.name));
         wirebench_core::results::write_atomic(&path, wirebench_report::csv::table_text(&t).as_bytes())
-            .map_err(|e| bad(format!("{}: {e}", path.display())))?;
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         names.push(path.display().to_string());
     }
     write_stdout(format!("{}\n", names.join("\n")).as_bytes())

@@ -53,7 +53,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut results = Results::new(provenance(0), json!({"measurement": "tcp", "options": &args.opts}));
     results.tcp = Some(section);
     if let Some(out) = &args.out {
-        results.write_atomic(out).map_err(|e| bad(e.to_string()))?;
+        write_results(&results, out)?;
     }
     let text = match args.output {
         OutputArg::Json => serde_json::to_string_pretty(&results).expect("results serialize") + "\n",
