@@ -21,8 +21,10 @@
 //! form); `map<K,V>` and IDL unions have no mapping and are refused with their position. An
 //! .avsc is read by apache-avro's parser and kept whole for the Avro codec, which writes every
 //! Avro type (enums, maps, any union, recursion: see `avro_schema`); other codecs refuse what the
-//! model cannot express, naming the file, line and construct. (The CDR codecs read .idl files directly, with every IDL
-//! feature: `encode -f cdr-xcdr2 --schema X.idl`.)
+//! model cannot express, naming the file, line and construct. An .idl is read with its
+//! `#include`s ([`read_idl`]: the including file's folder, then `-I` folders) and kept whole too:
+//! the CDR codecs write the IDL's own type (fixed arrays stay fixed, unions, extensibility) in
+//! every command, as `encode -f cdr-xcdr2 --schema X.idl` does.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -536,16 +538,26 @@ fn idl_schema(path: &Path, text: &str, type_name: Option<&str>) -> Result<Schema
     let (name, ty) = idl_type(&file, type_name).map_err(|m| format!("{p}: {m}"))?;
     let (root, unmapped) = match idl_map(ty) {
         Ok(t) => (t, None),
-        Err(m) => (Type::Any, Some(format!("{p}: {m}"))),
+        Err((m, union)) => {
+            // The line of the union's definition, in the file it is in.
+            let short = union.rsplit("::").next().unwrap_or(&union).to_string();
+            let at = flat.text.lines().position(|l| l.split_whitespace().collect::<Vec<_>>().windows(2).any(|w| w == ["union", short.as_str()]));
+            let (f, line) = at.map_or((p.to_string(), 1), |i| {
+                let (f, l) = flat.origin(i as u32 + 1);
+                (f.to_string(), l)
+            });
+            (Type::Any, Some(format!("{f}:{line}: {m}")))
+        }
     };
     let native = wirebench_core::NativeSchema { format: "idl".into(), file: p.to_string(), text: flat.text, root: name, unmapped };
     Ok(Schema { tag: "wirebench-schema/1".into(), root, native: Some(native) })
 }
 
 /// An IDL type in the shared model (unions have no place there).
-fn idl_map(ty: &cdr::TypeDesc) -> Result<Type, String> {
+fn idl_map(ty: &cdr::TypeDesc) -> Result<Type, (String, String)> {
     use cdr::TypeDesc as T;
-    fn map(t: &cdr::TypeDesc, path: &str) -> Result<Type, String> {
+    /// Err: the message and the union's name.
+    fn map(t: &cdr::TypeDesc, path: &str) -> Result<Type, (String, String)> {
         Ok(match t {
             T::Bool => Type::Bool,
             T::Octet | T::UInt8 => Type::Int { bits: 8, signed: false },
@@ -578,9 +590,12 @@ fn idl_map(ty: &cdr::TypeDesc) -> Result<Type, String> {
                     .map(|m| {
                         Ok(Field { name: m.name.clone(), ty: map(&m.ty, &format!("{path}.{}", m.name))?, optional: m.optional, proto: None, null_branch: None })
                     })
-                    .collect::<Result<_, String>>()?,
+                    .collect::<Result<_, (String, String)>>()?,
             },
-            T::Union(u) => return Err(format!("{path}: union {} has no mapping in the wirebench schema (only -f cdr-xcdr1/cdr-xcdr2 read this schema)", u.name)),
+            T::Union(u) => {
+                let m = format!("union {} at {path} has no mapping in the wirebench schema (only -f cdr-xcdr1/cdr-xcdr2 read this schema)", u.name);
+                return Err((m, u.name.clone()));
+            }
         })
     }
     map(ty, "$")

@@ -85,6 +85,17 @@ fn a_missing_include_is_one_line_naming_the_file_and_line() {
     std::fs::write(&p, "#include \"inc/Bad.idl\"\nstruct Top { Bad b; };\n").unwrap();
     let e = read_schema_file(&p, None).unwrap_err();
     assert!(e.ends_with("inc/Bad.idl:3:1: expected ';', found '}'"), "{e}");
+    // A union (from an included file): the CDR codecs write it, the others refuse it in one
+    // line naming the file and line of the union.
+    std::fs::write(dir.join("inc/U.idl"), "module m {\n  union U switch (long) { case 1: long a; case 2: double b; };\n};\n").unwrap();
+    std::fs::write(&p, "#include \"inc/U.idl\"\nstruct Top { m::U u; };\n").unwrap();
+    let s = read_schema_file(&p, None).unwrap();
+    let v = Value::from_json_str(r#"{"u":{"a":5}}"#).unwrap();
+    let mut out = Vec::new();
+    wirebench_codecs::find("cdr-xcdr2").unwrap().encode(&v, Some(&s), &mut out).unwrap();
+    assert_eq!(hex(&out), "000700000100000005000000");
+    let e = wirebench_codecs::find("protobuf").unwrap().encode(&v, Some(&s), &mut Vec::new()).unwrap_err().to_string();
+    assert!(e.ends_with("inc/U.idl:2: union m::U at $.u has no mapping in the wirebench schema (only -f cdr-xcdr1/cdr-xcdr2 read this schema)"), "{e}");
 }
 
 #[test]
