@@ -95,7 +95,7 @@ fn a_missing_include_is_one_line_naming_the_file_and_line() {
     wirebench_codecs::find("cdr-xcdr2").unwrap().encode(&v, Some(&s), &mut out).unwrap();
     assert_eq!(hex(&out), "000700000100000005000000");
     let e = wirebench_codecs::find("protobuf").unwrap().encode(&v, Some(&s), &mut Vec::new()).unwrap_err().to_string();
-    assert!(e.ends_with("inc/U.idl:2: union m::U at $.u has no mapping in the wirebench schema (only -f cdr-xcdr1/cdr-xcdr2 read this schema)"), "{e}");
+    assert!(e.ends_with("inc/U.idl:2: union U at $.u has no mapping in the wirebench schema (only -f cdr-xcdr1/cdr-xcdr2 read this schema)"), "{e}");
 }
 
 #[test]
