@@ -1,7 +1,9 @@
 //! Apache Avro binary *datum* encoding on apache-avro (no object-container header).
 //!
-//! Our schema is translated to an Avro schema on every call (records → named records,
-//! optional fields → `["null", T]` unions), built directly as apache-avro's schema type rather
+//! A schema read from an .avsc carries the file itself: it is then written and read as the file
+//! says, every Avro type (see `avro_native`). Otherwise our schema is translated to an Avro schema
+//! on every call (records → named records, optional fields → `["null", T]` unions, or `[T, "null"]`
+//! where the field says its null branch comes second), built directly as apache-avro's schema type rather
 //! than parsed from JSON: parsing costs more than encoding a small record. Values are written
 //! following our schema through apache-avro's schema-aware serde writer (`write_avro_datum_ref`,
 //! straight into the caller's buffer); a value that does not fit goes through apache-avro's
@@ -63,6 +65,10 @@ impl Codec for Avro {
     /// Translates the schema to Avro once; encode and decode then reuse it.
     fn prepare(&self, schema: Option<&Schema>) -> Result<Box<dyn Prepared + '_>, CodecError> {
         let schema = need_schema(schema, "avro")?;
+        // An .avsc: written as the file says (every Avro type), see avro_native.
+        if let Some(native) = schema.native.as_ref().filter(|n| n.format == "avro") {
+            return Ok(Box::new(crate::avro_native::PreparedNative { avro: crate::avro_native::NativeAvro::from_native(native)? }));
+        }
         Ok(Box::new(PreparedAvro { translated: Translated::new(schema)?, schema: schema.clone() }))
     }
 }
@@ -155,8 +161,10 @@ struct FieldPlan {
     /// name is kept once per process).
     avro_static: &'static str,
     optional: bool,
-    /// Written as the union `["null", T]`: optional and not of type null.
+    /// Written as the union `["null", T]` (or `[T, "null"]`): optional and not of type null.
     union: bool,
+    /// The union's null branch: 0 (`["null", T]`, the default) or 1 (`[T, "null"]`).
+    null_at: u32,
     plan: Plan,
 }
 
@@ -241,10 +249,13 @@ fn translate(ty: &Type, path: &mut String, names: &mut HashSet<String>) -> Resul
                 path.truncate(len);
                 let an = unique(avro_name(&f.name, "field"), &mut field_names, false);
                 let union = f.optional && !matches!(plan, Plan::Null);
+                let null_at = u32::from(f.null_branch == Some(1));
                 let (schema, default) = if union {
-                    let u = UnionSchema::new(vec![AvroSchema::Null, fty])
+                    let branches = if null_at == 1 { vec![fty, AvroSchema::Null] } else { vec![AvroSchema::Null, fty] };
+                    let u = UnionSchema::new(branches)
                         .map_err(|e| CodecError::Unsupported(format!("Avro union for {path}.{}: {e}", f.name)))?;
-                    (AvroSchema::Union(u), Some(Json::Null))
+                    // A default is of the first branch: null only when null comes first.
+                    (AvroSchema::Union(u), (null_at == 0).then_some(Json::Null))
                 } else {
                     (fty, None)
                 };
@@ -259,7 +270,7 @@ fn translate(ty: &Type, path: &mut String, names: &mut HashSet<String>) -> Resul
                     position,
                     custom_attributes: BTreeMap::new(),
                 });
-                plans.push(FieldPlan { name: f.name.clone(), avro_static: intern(&an), avro_name: an, optional: f.optional, union, plan });
+                plans.push(FieldPlan { name: f.name.clone(), avro_static: intern(&an), avro_name: an, optional: f.optional, union, null_at, plan });
             }
             let record = RecordSchema {
                 name: Name { name: record_name, namespace: None },
@@ -364,7 +375,7 @@ fn to_avro(plan: &Plan, v: &Value) -> Result<AvroValue, Unsupported> {
                 let av = match fv {
                     None | Some(Value::Null) if f.optional => {
                         if f.union {
-                            AvroValue::Union(0, Box::new(AvroValue::Null))
+                            AvroValue::Union(f.null_at, Box::new(AvroValue::Null))
                         } else {
                             AvroValue::Null
                         }
@@ -373,7 +384,7 @@ fn to_avro(plan: &Plan, v: &Value) -> Result<AvroValue, Unsupported> {
                     Some(fv) => {
                         let av = to_avro(&f.plan, fv).map_err(|e| e.at(format!(".{}", f.name)))?;
                         if f.union {
-                            AvroValue::Union(1, Box::new(av))
+                            AvroValue::Union(1 - f.null_at, Box::new(av))
                         } else {
                             av
                         }
@@ -634,8 +645,8 @@ impl Scan<'_> {
                     if f.union {
                         let at = self.pos;
                         match self.long()? {
-                            0 => {}
-                            1 => self.datum(&f.plan, depth + 1)?,
+                            i if i == f.null_at as i64 => {}
+                            i if i == 1 - f.null_at as i64 => self.datum(&f.plan, depth + 1)?,
                             i => return self.err(format!("Avro union index {i} out of range for field {:?}", f.name), at),
                         }
                     } else {
@@ -693,7 +704,7 @@ fn from_avro(plan: &Plan, v: AvroValue) -> Result<Value, CodecError> {
             let mut pairs = Vec::with_capacity(fields.len());
             for (f, (_, av)) in fields.iter().zip(items) {
                 let inner = match av {
-                    AvroValue::Union(0, _) if f.union => continue,
+                    AvroValue::Union(i, _) if f.union && i == f.null_at => continue,
                     AvroValue::Union(_, inner) if f.union => *inner,
                     // An optional field of type null: null and absent read the same; absent it is.
                     AvroValue::Null if f.optional && !f.union => continue,

@@ -70,18 +70,27 @@ macro_rules! cdr_codec {
 
             fn encode(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
                 let schema = need_schema(schema, $id)?;
+                if let Some(idl) = IdlBound::of(schema, $repr)? {
+                    return idl.encode(value, out);
+                }
                 validate(&schema.root)?;
                 encode(value, schema, $repr, out)
             }
 
             fn decode(&self, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError> {
                 let schema = need_schema(schema, $id)?;
+                if let Some(idl) = IdlBound::of(schema, $repr)? {
+                    return idl.decode(bytes);
+                }
                 validate(&schema.root)?;
                 decode(bytes, schema)
             }
 
             fn prepare(&self, schema: Option<&Schema>) -> Result<Box<dyn Prepared + '_>, CodecError> {
                 let schema = need_schema(schema, $id)?;
+                if let Some(idl) = IdlBound::of(schema, $repr)? {
+                    return Ok(Box::new(idl));
+                }
                 validate(&schema.root)?;
                 Ok(Box::new(BoundCdr { schema: schema.clone(), repr: $repr }))
             }
@@ -106,6 +115,68 @@ impl Prepared for BoundCdr {
     fn decode(&self, bytes: &[u8]) -> Result<Value, CodecError> {
         decode(bytes, &self.schema)
     }
+}
+
+/// A schema read from an .idl file: the file's type itself (fixed arrays, bounds, enums, unions,
+/// extensibility, @optional, @key), written as `encode -f cdr-xcdr1|cdr-xcdr2 --schema X.idl`
+/// writes it (the same JSON reading, little endian, with the encapsulation header), so that
+/// `size`, `speed` and `encode` give the same bytes.
+struct IdlBound {
+    ty: TypeDesc,
+    encoding: ::cdr::Encoding,
+}
+
+impl IdlBound {
+    fn of(schema: &Schema, repr: Representation) -> Result<Option<IdlBound>, CodecError> {
+        let Some(native) = schema.native.as_ref().filter(|n| n.format == "idl") else { return Ok(None) };
+        let bad = |m: String| CodecError::Unsupported(format!("{}: {m}", native.file));
+        let file = ::cdr::idl::parse(&native.text).map_err(|e| bad(e.to_string()))?;
+        let ty = if native.root.is_empty() { file.root() } else { file.get(&native.root) };
+        let ty = ty.ok_or_else(|| bad(format!("no type {:?}", native.root)))?.clone();
+        let encoding = if repr == Representation::Cdr2 { ::cdr::Encoding::XCDR2_LE } else { ::cdr::Encoding::XCDR1_LE };
+        Ok(Some(IdlBound { ty, encoding }))
+    }
+}
+
+impl Prepared for IdlBound {
+    fn encode(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        let json = to_serde_json(value)?;
+        let v = ::cdr::json::from_json(&self.ty, &json).map_err(CodecError::Unsupported)?;
+        let mut enc = ::cdr::Encoder::new(self.encoding);
+        enc.max_depth = max_depth();
+        enc.encode_append(&self.ty, &v, out)
+            .map_err(|e| CodecError::Encode(format!("cannot encode as CDR: {} (output byte {})", e.kind, e.offset)))?;
+        Ok(())
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<Value, CodecError> {
+        let v = ::cdr::Decoder::new().decode(&self.ty, bytes).map_err(cdr_err)?;
+        let text = ::cdr::json::to_json(&self.ty, &v).to_string();
+        Value::from_json_str(&text).map_err(|e| CodecError::decode(format!("CDR value as JSON: {e}"), None))
+    }
+}
+
+/// Our value as the JSON `cdr::json::from_json` reads (what `encode` reads from the input).
+fn to_serde_json(v: &Value) -> Result<serde_json::Value, CodecError> {
+    use serde_json::Value as J;
+    let float = |f: f64| {
+        serde_json::Number::from_f64(f).map(J::Number).unwrap_or_else(|| {
+            let s = if f.is_nan() { "NaN" } else if f > 0.0 { "Infinity" } else { "-Infinity" };
+            serde_json::json!({ "$f64": s })
+        })
+    };
+    Ok(match v {
+        Value::Null => J::Null,
+        Value::Bool(b) => J::Bool(*b),
+        Value::Int(i) => J::from(*i),
+        Value::UInt(u) => J::from(*u),
+        Value::F32(f) => float(*f as f64),
+        Value::F64(f) => float(*f),
+        Value::String(s) => J::String(s.clone()),
+        Value::Bytes(b) => J::Array(b.iter().map(|x| J::from(*x)).collect()),
+        Value::Array(items) => J::Array(items.iter().map(to_serde_json).collect::<Result<_, _>>()?),
+        Value::Map(pairs) => J::Object(pairs.iter().map(|(k, x)| Ok((k.clone(), to_serde_json(x)?))).collect::<Result<_, CodecError>>()?),
+    })
 }
 
 /// Every type in the schema must have a CDR mapping (no null-only or mixed types), whether

@@ -8,6 +8,8 @@
 use wirebench_core::{Schema, SchemaMismatch, Value};
 
 mod avro;
+mod avro_native;
+mod avro_schema;
 mod bson;
 mod cbor;
 pub mod handwritten;
@@ -236,7 +238,16 @@ pub fn ids() -> String {
 /// The schema a schema-directed codec must have.
 pub(crate) fn need_schema<'s>(schema: Option<&'s Schema>, codec: &'static str) -> Result<&'s Schema, CodecError> {
     let schema = schema.ok_or(CodecError::SchemaRequired(codec))?;
-    check_schema_depth(schema)?;
+    // A schema file with constructs the shared model cannot express: only its own protocol's
+    // codecs read it.
+    if let Some(native) = &schema.native {
+        if let Some(why) = native.unmapped.as_deref().filter(|_| !native.read_by(codec)) {
+            return Err(CodecError::Unsupported(why.to_string()));
+        }
+    }
+    if !schema.native.as_ref().is_some_and(|n| n.read_by(codec)) {
+        check_schema_depth(schema)?;
+    }
     Ok(schema)
 }
 

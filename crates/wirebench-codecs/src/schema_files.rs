@@ -12,18 +12,23 @@
 //! | `uint64`, `fixed64`            |                          | `unsigned long long`          | uint64            |
 //! | `float` / `double`             | `float` / `double`       | `float` / `double`            | float32 / float64 |
 //! | `string` / `bytes`             | `string` / `bytes`       | `string` / `sequence<octet>`  | string / bytes    |
-//! | `enum`                         |                          | `enum`                        | int32             |
+//! | `enum`                         | (Avro codec only)        | `enum`                        | int32             |
 //! | `repeated T`                   | `array`                  | `sequence<T>`, `T x[N]`       | array             |
 //! | message                        | record                   | struct                        | record            |
-//! | `optional`, `oneof` members    | union `["null", T]`      | `@optional`                   | optional field    |
+//! | `optional`, `oneof` members    | `["null", T]`, `[T, "null"]` | `@optional`               | optional field    |
 //!
 //! A .proto field keeps its number and declared type (the Protobuf codec writes that wire
-//! form); `map<K,V>`, Avro enums/fixed/maps/other unions and IDL unions have no mapping and
-//! are refused with their position. (The CDR codecs read .idl files directly, with every IDL
-//! feature: `encode -f cdr-xcdr2 --schema X.idl`.)
+//! form); `map<K,V>` and IDL unions have no mapping and are refused with their position. An
+//! .avsc is read by apache-avro's parser and kept whole for the Avro codec, which writes every
+//! Avro type (enums, maps, any union, recursion: see `avro_schema`); other codecs refuse what the
+//! model cannot express, naming the file, line and construct. An .idl is read with its
+//! `#include`s ([`read_idl`]: the including file's folder, then `-I` folders) and kept whole too:
+//! the CDR codecs write the IDL's own type (fixed arrays stay fixed, unions, extensibility) in
+//! every command, as `encode -f cdr-xcdr2 --schema X.idl` does.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::RwLock;
 
 use serde_json::Value as J;
 use wirebench_core::{Field, ProtoField, Schema, Type};
@@ -37,7 +42,7 @@ pub fn read_schema_file(path: &Path, type_name: Option<&str>) -> Result<Schema, 
     let p = path.display();
     let root = match ext.as_str() {
         "proto" => proto(&text, type_name).map_err(|(l, c, m)| format!("{p}:{l}:{c}: {m}"))?,
-        "idl" => idl(&text, type_name).map_err(|(l, c, m)| format!("{p}:{l}:{c}: {m}"))?,
+        "idl" => return idl_schema(path, &text, type_name),
         _ => {
             let json: J = serde_json::from_str(&text).map_err(|e| {
                 let m = e.to_string();
@@ -45,7 +50,7 @@ pub fn read_schema_file(path: &Path, type_name: Option<&str>) -> Result<Schema, 
             })?;
             let avro = ext == "avsc" || (json.get("root").is_none() && json.get("$schema").is_none());
             if avro {
-                avsc(&json, type_name).map_err(|m| format!("{p}: {m}"))?
+                return crate::avro_schema::read(&p.to_string(), &text, &json, type_name);
             } else {
                 if type_name.is_some() {
                     return Err(format!("{p}: --type applies to .proto, .avsc and .idl files (a wirebench schema has one root)"));
@@ -55,7 +60,20 @@ pub fn read_schema_file(path: &Path, type_name: Option<&str>) -> Result<Schema, 
             }
         }
     };
-    Ok(Schema { tag: "wirebench-schema/1".into(), root })
+    Ok(Schema { tag: "wirebench-schema/1".into(), root, native: None })
+}
+
+/// Where `#include`d IDL files are looked for after the including file's own folder (`-I DIR`).
+static INCLUDE_DIRS: RwLock<Vec<PathBuf>> = RwLock::new(Vec::new());
+
+/// Set the include path (`-I DIR`, repeatable) the schema readers search, for the process.
+pub fn set_include_dirs(dirs: &[PathBuf]) {
+    *INCLUDE_DIRS.write().unwrap_or_else(|e| e.into_inner()) = dirs.to_vec();
+}
+
+/// The include path set by [`set_include_dirs`].
+pub fn include_dirs() -> Vec<PathBuf> {
+    INCLUDE_DIRS.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 fn pick<'a>(what: &str, name: Option<&str>, known: &[&'a str], default: Option<&'a str>) -> Result<&'a str, String> {
@@ -456,7 +474,7 @@ fn build_message(file: &ProtoFile, index: &HashMap<&str, usize>, name: &str, sta
         let repeated = f.label.as_deref() == Some("repeated");
         let ty = if repeated { Type::Array { items: Box::new(ty) } } else { ty };
         let optional = f.label.as_deref() == Some("optional");
-        out.push(Field { name: f.name.clone(), ty, optional, proto: Some(ProtoField { number: f.number, kind }) });
+        out.push(Field { name: f.name.clone(), ty, optional, proto: Some(ProtoField { number: f.number, kind }), null_branch: None });
     }
     stack.pop();
     let short = full.rsplit('.').next().unwrap_or(full).to_string();
@@ -464,109 +482,82 @@ fn build_message(file: &ProtoFile, index: &HashMap<&str, usize>, name: &str, sta
 }
 
 // ---------------------------------------------------------------------------------------------
-// .avsc
-
-fn avsc(json: &J, type_name: Option<&str>) -> Result<Type, String> {
-    let mut named: HashMap<String, Type> = HashMap::new();
-    let mut records: Vec<String> = Vec::new();
-    // A file may hold one schema or a union (list) of named schemas.
-    let tops: Vec<&J> = match json {
-        J::Array(items) => items.iter().collect(),
-        other => vec![other],
-    };
-    let mut last = None;
-    for t in &tops {
-        last = Some(avro_type(t, "$", &mut named, &mut records, "")?);
-    }
-    match type_name {
-        Some(n) => {
-            let known: Vec<&str> = records.iter().map(String::as_str).collect();
-            let full = pick("record", Some(n), &known, None)?;
-            Ok(named[full].clone())
-        }
-        None => last.ok_or_else(|| "an empty list is not an Avro schema".to_string()),
-    }
-}
-
-fn avro_type(j: &J, path: &str, named: &mut HashMap<String, Type>, records: &mut Vec<String>, ns: &str) -> Result<Type, String> {
-    let prim = |s: &str| -> Option<Type> {
-        Some(match s {
-            "null" => Type::Null,
-            "boolean" => Type::Bool,
-            "int" => Type::Int { bits: 32, signed: true },
-            "long" => Type::Int { bits: 64, signed: true },
-            "float" => Type::Float { bits: 32 },
-            "double" => Type::Float { bits: 64 },
-            "bytes" => Type::Bytes,
-            "string" => Type::String,
-            _ => return None,
-        })
-    };
-    match j {
-        J::String(s) => prim(s)
-            .or_else(|| named.get(s.as_str()).cloned())
-            .or_else(|| named.get(&format!("{ns}.{s}")).cloned())
-            .ok_or_else(|| format!("{path}: type {s:?} is not defined (before its use)")),
-        J::Array(branches) => {
-            let non_null: Vec<&J> = branches.iter().filter(|b| b.as_str() != Some("null")).collect();
-            if branches.len() == 2 && non_null.len() == 1 {
-                // Optional: the field-level flag carries it; see avro_field.
-                avro_type(non_null[0], path, named, records, ns)
-            } else {
-                Err(format!("{path}: unions other than [\"null\", T] have no mapping in the wirebench schema"))
-            }
-        }
-        J::Object(m) => {
-            let ty = m.get("type").ok_or_else(|| format!("{path}: no \"type\""))?;
-            match ty.as_str() {
-                Some("record") | Some("error") => {
-                    let name = m.get("name").and_then(J::as_str).ok_or_else(|| format!("{path}: a record needs a name"))?;
-                    let ns = m.get("namespace").and_then(J::as_str).unwrap_or(ns);
-                    let full = if name.contains('.') || ns.is_empty() { name.to_string() } else { format!("{ns}.{name}") };
-                    let fields = m.get("fields").and_then(J::as_array).ok_or_else(|| format!("{path}: record {name} needs \"fields\""))?;
-                    let mut out = Vec::with_capacity(fields.len());
-                    for (i, f) in fields.iter().enumerate() {
-                        let fname = f.get("name").and_then(J::as_str).ok_or_else(|| format!("{path}.{name}: field {i} has no name"))?;
-                        let fpath = format!("{path}.{fname}");
-                        let fty = f.get("type").ok_or_else(|| format!("{fpath}: no \"type\""))?;
-                        let optional = matches!(fty, J::Array(b) if b.len() == 2 && b.iter().any(|x| x.as_str() == Some("null")));
-                        let ty = avro_type(fty, &fpath, named, records, ns)?;
-                        out.push(Field { name: fname.to_string(), ty, optional, proto: None });
-                    }
-                    let short = full.rsplit('.').next().unwrap_or(&full).to_string();
-                    let t = Type::Record { name: short.clone(), fields: out };
-                    named.insert(full.clone(), t.clone());
-                    named.entry(short).or_insert_with(|| t.clone());
-                    records.push(full);
-                    Ok(t)
-                }
-                Some("array") => {
-                    let items = m.get("items").ok_or_else(|| format!("{path}: an array needs \"items\""))?;
-                    Ok(Type::Array { items: Box::new(avro_type(items, &format!("{path}[]"), named, records, ns)?) })
-                }
-                Some(kind @ ("enum" | "fixed" | "map")) => Err(format!("{path}: Avro {kind} has no mapping in the wirebench schema")),
-                // A primitive with attributes, e.g. {"type":"long","logicalType":"timestamp-millis"}.
-                _ => avro_type(ty, path, named, records, ns),
-            }
-        }
-        other => Err(format!("{path}: {other} is not an Avro schema")),
-    }
-}
+// .avsc: read by apache-avro's parser, in crate::avro_schema.
 
 // ---------------------------------------------------------------------------------------------
 // .idl
 
-fn idl(text: &str, type_name: Option<&str>) -> Result<Type, ProtoErr> {
-    use cdr::TypeDesc as T;
-    let file = cdr::idl::parse(text).map_err(|e| (e.line as usize, e.column as usize, e.message))?;
-    let ty = match type_name {
-        Some(n) => {
-            let known: Vec<&str> = file.types().map(|(n, _)| n).collect();
-            file.get(n).ok_or_else(|| (1, 1, wirebench_core::names::unknown("type", n, &known)))?
+/// An IDL file with its `#include`s: `#include "x.idl"` is looked for in the including file's
+/// folder, then in the include path ([`set_include_dirs`]); `#include <x.idl>` in the include
+/// path, then the including file's folder. Errors are one line, `file:line:column: message`.
+pub fn read_idl(path: &Path, text: &str) -> Result<(cdr::idl::IdlFile, cdr::idl::Flattened), String> {
+    let dirs = include_dirs();
+    let mut load = |from: &str, spec: &str, angled: bool| -> Result<(String, String), String> {
+        let here = Path::new(from).parent().map(Path::to_path_buf).unwrap_or_default();
+        let mut order: Vec<PathBuf> = dirs.clone();
+        if angled { order.push(here) } else { order.insert(0, here) }
+        for d in &order {
+            let cand = d.join(spec);
+            if cand.is_file() {
+                let text = wirebench_core::corpus::read_text(&cand)?;
+                let name = std::fs::canonicalize(&cand).unwrap_or(cand);
+                return Ok((name.display().to_string(), text));
+            }
         }
-        None => file.root().ok_or((1, 1, "no struct to read (name one with --type)".to_string()))?,
+        let searched: Vec<String> = order.iter().map(|d| if d.as_os_str().is_empty() { ".".into() } else { d.display().to_string() }).collect();
+        Err(format!("cannot find included file {spec:?} (searched {}; add a folder with -I DIR)", searched.join(", ")))
     };
-    fn map(t: &cdr::TypeDesc, path: &str) -> Result<Type, String> {
+    let flat = cdr::idl::flatten(&path.display().to_string(), text, &mut load).map_err(|e| e.to_string())?;
+    let file = flat.parse().map_err(|e| e.to_string())?;
+    Ok((file, flat))
+}
+
+/// The IDL type `--type` names (scoped or not), else the last struct or union, with its scoped name.
+pub fn idl_type<'f>(file: &'f cdr::idl::IdlFile, type_name: Option<&str>) -> Result<(String, &'f cdr::TypeDesc), String> {
+    match type_name {
+        Some(n) => {
+            let ty = file.get(n).or_else(|| file.get(&n.replace('.', "::"))).ok_or_else(|| {
+                let known: Vec<&str> = file.types().map(|(n, _)| n).collect();
+                wirebench_core::names::unknown("type", n, &known)
+            })?;
+            let name = file.types().find(|(_, t)| std::ptr::eq(*t, ty)).map_or(n, |(k, _)| k);
+            Ok((name.to_string(), ty))
+        }
+        None => {
+            let ty = file.root().ok_or("no struct or union to read (name one with --type)")?;
+            Ok((file.types().find(|(_, t)| std::ptr::eq(*t, ty)).map_or("", |(k, _)| k).to_string(), ty))
+        }
+    }
+}
+
+/// An .idl as a schema: the shared model of the type, and the file (includes inlined) for the
+/// CDR codecs, which read it as IDL says (fixed arrays, bounds, unions, extensibility).
+fn idl_schema(path: &Path, text: &str, type_name: Option<&str>) -> Result<Schema, String> {
+    let p = path.display();
+    let (file, flat) = read_idl(path, text)?;
+    let (name, ty) = idl_type(&file, type_name).map_err(|m| format!("{p}: {m}"))?;
+    let (root, unmapped) = match idl_map(ty) {
+        Ok(t) => (t, None),
+        Err((m, union)) => {
+            // The line of the union's definition, in the file it is in.
+            let short = union.rsplit("::").next().unwrap_or(&union).to_string();
+            let at = flat.text.lines().position(|l| l.split_whitespace().collect::<Vec<_>>().windows(2).any(|w| w == ["union", short.as_str()]));
+            let (f, line) = at.map_or((p.to_string(), 1), |i| {
+                let (f, l) = flat.origin(i as u32 + 1);
+                (f.to_string(), l)
+            });
+            (Type::Any, Some(format!("{f}:{line}: {m}")))
+        }
+    };
+    let native = wirebench_core::NativeSchema { format: "idl".into(), file: p.to_string(), text: flat.text, root: name, unmapped };
+    Ok(Schema { tag: "wirebench-schema/1".into(), root, native: Some(native) })
+}
+
+/// An IDL type in the shared model (unions have no place there).
+fn idl_map(ty: &cdr::TypeDesc) -> Result<Type, (String, String)> {
+    use cdr::TypeDesc as T;
+    /// Err: the message and the union's name.
+    fn map(t: &cdr::TypeDesc, path: &str) -> Result<Type, (String, String)> {
         Ok(match t {
             T::Bool => Type::Bool,
             T::Octet | T::UInt8 => Type::Int { bits: 8, signed: false },
@@ -597,12 +588,15 @@ fn idl(text: &str, type_name: Option<&str>) -> Result<Type, ProtoErr> {
                     .members
                     .iter()
                     .map(|m| {
-                        Ok(Field { name: m.name.clone(), ty: map(&m.ty, &format!("{path}.{}", m.name))?, optional: m.optional, proto: None })
+                        Ok(Field { name: m.name.clone(), ty: map(&m.ty, &format!("{path}.{}", m.name))?, optional: m.optional, proto: None, null_branch: None })
                     })
-                    .collect::<Result<_, String>>()?,
+                    .collect::<Result<_, (String, String)>>()?,
             },
-            T::Union(u) => return Err(format!("{path}: union {} has no mapping in the wirebench schema (the CDR codecs read it: -f cdr-xcdr2 --schema X.idl)", u.name)),
+            T::Union(u) => {
+                let m = format!("union {} at {path} has no mapping in the wirebench schema (only -f cdr-xcdr1/cdr-xcdr2 read this schema)", u.name);
+                return Err((m, u.name.clone()));
+            }
         })
     }
-    map(ty, "$").map_err(|m| (1, 1, m))
+    map(ty, "$")
 }

@@ -98,8 +98,9 @@ fn widths_floats_bytes_nested_optional() {
         tag: "wirebench-schema/1".into(),
         root: Type::Record {
             name: "Root".into(),
-            fields: fields.into_iter().map(|(n, ty, optional)| Field { name: n.into(), ty, optional, proto: None }).collect(),
+            fields: fields.into_iter().map(|(n, ty, optional)| Field { name: n.into(), ty, optional, proto: None, null_branch: None }).collect(),
         },
+        native: None,
     };
     let int = |bits, signed| Type::Int { bits, signed };
     let s = rec(vec![
@@ -117,8 +118,8 @@ fn widths_floats_bytes_nested_optional() {
             Type::Record {
                 name: "Gps".into(),
                 fields: vec![
-                    Field { name: "lat".into(), ty: Type::Float { bits: 64 }, optional: false, proto: None },
-                    Field { name: "tags".into(), ty: Type::Array { items: Box::new(Type::String) }, optional: false, proto: None },
+                    Field { name: "lat".into(), ty: Type::Float { bits: 64 }, optional: false, proto: None, null_branch: None },
+                    Field { name: "tags".into(), ty: Type::Array { items: Box::new(Type::String) }, optional: false, proto: None, null_branch: None },
                 ],
             },
             false,

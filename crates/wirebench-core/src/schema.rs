@@ -41,6 +41,11 @@ pub struct Field {
     /// codec writes exactly that wire form (absent: numbers 1..n in order, the codec's forms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proto: Option<ProtoField>,
+    /// An optional field read from a two-branch union with null (Avro `["null", T]` or
+    /// `[T, "null"]`): the position of the null branch, 0 or 1, so that every codec path writes
+    /// the branch indexes the schema says (absent: null first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub null_branch: Option<u8>,
 }
 
 impl crate::value::Named for Field {
@@ -66,6 +71,40 @@ pub struct Schema {
     pub tag: String,
     /// The type of a whole value.
     pub root: Type,
+    /// The schema file as its own protocol reads it (an .avsc's JSON, an IDL file with its
+    /// includes), for that protocol's codecs: they encode what the file says, including what
+    /// `root` cannot express. Absent for inferred and wirebench schemas.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native: Option<NativeSchema>,
+}
+
+/// A schema file's own text, kept for the codecs of its protocol.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct NativeSchema {
+    /// `avro` (the .avsc JSON) or `idl` (OMG IDL, every `#include` inlined).
+    pub format: String,
+    /// The file name, for errors.
+    pub file: String,
+    /// The schema text.
+    pub text: String,
+    /// The full name of the root type (`ns.Record`, `pkg::msg::Imu`).
+    pub root: String,
+    /// Why `root` cannot stand for this schema (one line naming the file and the construct),
+    /// e.g. an Avro enum: codecs of other protocols refuse the schema with this message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unmapped: Option<String>,
+}
+
+impl NativeSchema {
+    /// Whether the codec of this id reads the native schema (`avro`; `cdr-xcdr1`/`cdr-xcdr2`
+    /// for IDL).
+    pub fn read_by(&self, codec: &str) -> bool {
+        match self.format.as_str() {
+            "avro" => codec == "avro",
+            "idl" => codec == "cdr-xcdr1" || codec == "cdr-xcdr2",
+            _ => false,
+        }
+    }
 }
 
 fn schema_tag() -> String {
@@ -107,7 +146,9 @@ impl Schema {
         }
         let mut changed = Vec::new();
         let root = walk(&self.root, "", &mut changed);
-        (Schema { tag: self.tag.clone(), root }, changed)
+        // The native schema no longer describes the changed root: dropped when a field changed.
+        let native = if changed.is_empty() { self.native.clone() } else { None };
+        (Schema { tag: self.tag.clone(), root, native }, changed)
     }
 }
 
@@ -155,7 +196,7 @@ impl Type {
                     .iter()
                     .map(|(k, v)| {
                         let ty = Type::of_value(v, k);
-                        Field { name: k.clone(), optional: ty == Type::Null, ty, proto: None }
+                        Field { name: k.clone(), optional: ty == Type::Null, ty, proto: None, null_branch: None }
                     })
                     .collect(),
             },
@@ -218,7 +259,7 @@ fn merge(a: Type, b: Type, nullable: &mut bool) -> Type {
                     Some(g) => {
                         let mut null = false;
                         let ty = merge(f.ty, g.ty.clone(), &mut null);
-                        fields.push(Field { name: f.name, optional: f.optional || g.optional || null || ty == Null, ty, proto: f.proto });
+                        fields.push(Field { name: f.name, optional: f.optional || g.optional || null || ty == Null, ty, proto: f.proto, null_branch: f.null_branch });
                     }
                     None => fields.push(Field { optional: true, ..f }),
                 }
@@ -301,7 +342,7 @@ impl Inferrer {
     }
 
     pub fn finish(self) -> Schema {
-        Schema { tag: schema_tag(), root: self.root.unwrap_or(Type::Null) }
+        Schema { tag: schema_tag(), root: self.root.unwrap_or(Type::Null), native: None }
     }
 }
 

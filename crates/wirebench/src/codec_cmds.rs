@@ -12,6 +12,7 @@ use crate::common::*;
 use crate::CodecArgs;
 
 pub fn encode(args: CodecArgs) -> Result<()> {
+    wirebench_codecs::schema_files::set_include_dirs(&args.include);
     wirebench_core::value::set_max_depth(args.max_depth as usize).map_err(bad)?;
     let codec = find_codec(&args.format)?;
     if let Some(idl) = idl_plan(&args, codec)? {
@@ -38,6 +39,7 @@ pub fn encode(args: CodecArgs) -> Result<()> {
 }
 
 pub fn decode(args: CodecArgs) -> Result<()> {
+    wirebench_codecs::schema_files::set_include_dirs(&args.include);
     wirebench_core::value::set_max_depth(args.max_depth as usize).map_err(bad)?;
     let codec = find_codec(&args.format)?;
     if let Some(idl) = idl_plan(&args, codec)? {
@@ -138,14 +140,12 @@ fn idl_plan(args: &CodecArgs, codec: &dyn Codec) -> Result<Option<IdlPlan>> {
     };
     let path = args.schema.as_deref().unwrap_or(Path::new(""));
     let text = wirebench_core::corpus::read_text(path).map_err(bad)?;
-    let file = cdr::idl::parse(&text).map_err(|e| bad(format!("{}:{}:{}: {}", path.display(), e.line, e.column, e.message)))?;
-    let ty = match &args.type_name {
-        Some(name) => file.get(name).or_else(|| file.get(&name.replace('.', "::"))).cloned().ok_or_else(|| {
-            let known: Vec<&str> = file.types().map(|(n, _)| n).collect();
-            bad(format!("{}: {}", path.display(), wirebench_core::names::unknown("type", name, &known)))
-        })?,
-        None => file.root().cloned().ok_or_else(|| bad(format!("{}: no struct or union to encode (name one with --type)", path.display())))?,
-    };
+    // `#include`s are followed through the file's folder and -I (schema_files::read_idl).
+    wirebench_codecs::schema_files::set_include_dirs(&args.include);
+    let (file, _) = wirebench_codecs::schema_files::read_idl(path, &text).map_err(bad)?;
+    let (_, ty) = wirebench_codecs::schema_files::idl_type(&file, args.type_name.as_deref())
+        .map_err(|m| bad(format!("{}: {m}", path.display())))?;
+    let ty = ty.clone();
     let big = args.endian == crate::EndianArg::Big;
     let encoding = match (v2, big) {
         (false, false) => cdr::Encoding::XCDR1_LE,

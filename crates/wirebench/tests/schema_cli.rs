@@ -149,7 +149,7 @@ fn schema_file_errors_name_file_line_and_column() {
         ("m.proto", "syntax = \"proto3\";\nmessage A {\n  map<string, int32> m = 1;\n}\n", &["m.proto:3:3: map<K, V> fields have no mapping"]),
         ("u.proto", "message A {\n  Missing x = 1;\n}\n", &["u.proto:2:3: type \"Missing\" of field x is not defined"]),
         ("n.proto", "message A {\n  int32 x = 0;\n}\n", &["n.proto:2:13: expected a field number"]),
-        ("e.avsc", r#"{"type":"record","name":"A","fields":[{"name":"c","type":{"type":"enum","name":"C","symbols":["X"]}}]}"#, &["e.avsc: $.c: Avro enum has no mapping"]),
+        ("e.avsc", r#"{"type":"record","name":"A","fields":[{"name":"c","type":{"type":"enum","name":"C","symbols":["X"]}}]}"#, &["e.avsc:1: Avro enum C at $.c has no mapping"]),
         ("s.json", "{\"root\": 5}", &["s.json:1:", "not a wirebench schema"]),
     ];
     for (name, text, needles) in cases {
@@ -225,4 +225,111 @@ fn run_on_samples_takes_a_schema_file() {
     // id (1-2 bytes) + two float32 fields of 5 bytes: at most 12 bytes (float64 would be 20).
     assert!(pb["bytes_max"].as_u64().unwrap() <= 12, "{pb}");
     expect_bad_input(wb().args(["run", "--samples"]).arg(&samples).args(["--schema", "/nonexistent.proto"]), &["/nonexistent.proto"]);
+}
+
+/// An Avro union written value first, `["double", "null"]`: the value is branch 0 and null is
+/// branch 1, as the schema says, and a peer's bytes read back (issue #34).
+#[test]
+fn avro_unions_in_either_order_write_the_schema_s_indexes() {
+    let dir = TempDir::new("avro-union");
+    let p = dir.0.join("u.avsc");
+    std::fs::write(&p, r#"{"type":"record","name":"U","fields":[{"name":"a","type":["double","null"]},{"name":"b","type":["null","int"]}]}"#).unwrap();
+    let s = p.to_str().unwrap();
+    let out = run(&["encode", "-f", "avro", "--schema", s], br#"{"a":1.5,"b":3}"#);
+    let mut want = vec![0u8];
+    want.extend(1.5f64.to_le_bytes());
+    want.extend([2, 6]);
+    assert_eq!(hex(&out), hex(&want));
+    assert_eq!(hex(&run(&["encode", "-f", "avro", "--schema", s], br#"{"a":null}"#)), "0200");
+    let back: J = serde_json::from_slice(&run(&["decode", "-f", "avro", "--schema", s], &[2, 2, 0x0e])).unwrap();
+    assert_eq!(back, serde_json::json!({"b": 7}));
+    // A union index the schema does not have: one line with the byte offset, nothing written.
+    expect_bad_input(wb().args(["decode", "-f", "avro", "--schema", s]).write_stdin(&[0xae, 0x47][..]), &["Avro union index 4567 out of range (2 branches) at byte 0"]);
+}
+
+/// `encode -f avro --schema X.avsc` writes fastavro's bytes and `decode` reads them back, for
+/// 100 random records of an .avsc with enum, fixed, map, recursion and unions in both orders
+/// (scripts/avro_oracle.py; skipped without fastavro unless WIREBENCH_ORACLES=require).
+#[test]
+fn avro_cli_bytes_are_fastavro_bytes() {
+    let dir = TempDir::new("avro-oracle");
+    let p = dir.0.join("n.avsc");
+    std::fs::write(&p, r#"{"type":"record","name":"Node","namespace":"t","fields":[
+  {"name":"v","type":["long","null"]},
+  {"name":"kind","type":{"type":"enum","name":"Kind","symbols":["A","B","C"]}},
+  {"name":"id","type":{"type":"fixed","name":"Id","size":4}},
+  {"name":"attrs","type":{"type":"map","values":"string"}},
+  {"name":"when","type":{"type":"long","logicalType":"timestamp-millis"}},
+  {"name":"next","type":["null","Node"]}]}"#).unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/avro_oracle.py");
+    let out = match std::process::Command::new("python3").args([script, "gen", p.to_str().unwrap(), "100", "5"]).output() {
+        Ok(o) => o,
+        Err(e) => return oracle_skip(&format!("cannot run python3: {e}")),
+    };
+    if out.status.code() == Some(3) {
+        return oracle_skip(String::from_utf8_lossy(&out.stderr).trim());
+    }
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let s = p.to_str().unwrap();
+    let mut same = 0;
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let j: J = serde_json::from_str(line).unwrap();
+        let want = j["hex"].as_str().unwrap();
+        assert_eq!(hex(&run(&["encode", "-f", "avro", "--schema", s], j["input"].to_string().as_bytes())), want, "{}", j["input"]);
+        let bytes: Vec<u8> = (0..want.len()).step_by(2).map(|i| u8::from_str_radix(&want[i..i + 2], 16).unwrap()).collect();
+        let back: J = serde_json::from_slice(&run(&["decode", "-f", "avro", "--schema", s], &bytes)).unwrap();
+        assert_eq!(back, j["expect"], "fastavro's {want}");
+        same += 1;
+    }
+    assert_eq!(same, 100);
+    // Other codecs refuse the schema in one line naming the file, line and construct.
+    expect_bad_input(wb().args(["encode", "-f", "thrift", "--schema", s]).write_stdin("{}"), &["n.avsc:3: Avro enum t.Kind at $.kind has no mapping"]);
+}
+
+fn oracle_skip(why: &str) {
+    let msg = format!("SKIPPED oracle test: {why}");
+    if std::env::var("WIREBENCH_ORACLES").is_ok_and(|v| v == "require") {
+        panic!("{msg}, and WIREBENCH_ORACLES=require");
+    }
+    eprintln!("{msg}");
+}
+
+/// A ROS 2 style sensor_msgs/msg/Imu.idl with its #includes (-I): `size` and `encode` give the
+/// same bytes for every message in XCDR1 and XCDR2 (fixed arrays stay fixed), 324 B XCDR1 for
+/// a short frame_id as cyclonedds-python writes it; without -I one line names the #include.
+#[test]
+fn ros2_imu_size_and_encode_agree() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../wirebench-codecs/tests/idl/ros2");
+    let imu = format!("{root}/sensor_msgs/msg/Imu.idl");
+    let dir = TempDir::new("ros2-imu");
+    let lines: Vec<String> = ["imu_link", "", "base_link/imu_sensor_frame_0"]
+        .iter()
+        .enumerate()
+        .map(|(i, frame)| {
+            format!(
+                r#"{{"header":{{"stamp":{{"sec":{i},"nanosec":7}},"frame_id":"{frame}"}},"orientation":{{"x":0.0,"y":0.0,"z":0.0,"w":1.0}},"orientation_covariance":[{c}],"angular_velocity":{{"x":0.5,"y":0.25,"z":-1.0}},"angular_velocity_covariance":[{c}],"linear_acceleration":{{"x":0.0,"y":0.0,"z":9.75}},"linear_acceleration_covariance":[{c}]}}"#,
+                c = ["0.5"; 9].join(",")
+            )
+        })
+        .collect();
+    let samples = dir.0.join("imu.ndjson");
+    std::fs::write(&samples, lines.join("\n") + "\n").unwrap();
+    let mut encoded = Vec::new();
+    for f in ["cdr-xcdr1", "cdr-xcdr2"] {
+        for l in &lines {
+            encoded.push((f, run(&["encode", "-f", f, "--schema", &imu, "-I", root], l.as_bytes()).len() as u64));
+        }
+    }
+    assert_eq!(encoded[0], ("cdr-xcdr1", 324));
+    let out = run(&["size", "--samples", samples.to_str().unwrap(), "--schema", &imu, "--include", root, "-f", "cdr-xcdr1,cdr-xcdr2", "--per-record", "-o", "json"], b"");
+    let r: J = serde_json::from_slice(&out).unwrap();
+    let rows = r["size"]["rows"].as_array().unwrap();
+    let sized: Vec<(String, u64)> = rows.iter().map(|row| (row["codec"].as_str().unwrap().to_string(), row["bytes"].as_u64().unwrap())).collect();
+    let mut want: Vec<(String, u64)> = encoded.iter().map(|(f, n)| (f.to_string(), *n)).collect();
+    let mut got = sized.clone();
+    want.sort();
+    got.sort();
+    assert_eq!(got, want, "size rows {sized:?}, encode {encoded:?}");
+    expect_bad_input(wb().args(["encode", "-f", "cdr-xcdr1", "--schema", &imu]).write_stdin(lines[0].clone()), &["Imu.idl:5:1: cannot find included file \"geometry_msgs/msg/Quaternion.idl\""]);
+    expect_bad_input(wb().args(["size", "--samples", samples.to_str().unwrap(), "--schema", &imu]), &["Imu.idl:5:1: cannot find included file"]);
 }

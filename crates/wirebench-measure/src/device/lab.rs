@@ -432,7 +432,7 @@ fn narrow_floats(s: &wirebench_core::schema::Schema) -> wirebench_core::schema::
             t => t.clone(),
         }
     }
-    wirebench_core::schema::Schema { root: walk(&s.root), ..s.clone() }
+    wirebench_core::schema::Schema { root: walk(&s.root), native: None, ..s.clone() }
 }
 
 /// Values equal as the device holds them (map order free; numbers by value).

@@ -37,6 +37,9 @@ pub struct SizeOpts {
     #[arg(long = "type", value_name = "NAME")]
     #[serde(rename = "type")]
     pub type_name: Option<String>,
+    /// A folder to look for `#include`d IDL files in (after the including file's own), repeatable.
+    #[arg(short = 'I', long = "include", visible_alias = "proto-path", value_name = "DIR")]
+    pub include: Vec<PathBuf>,
     /// A schema given as a value (recommend's tightened schemas); wins over `schema`.
     #[arg(skip)]
     #[serde(skip)]
@@ -96,6 +99,7 @@ fn sampled(meter: SizeMeter, compress: Compress, roundtrip: Compress, records: u
 /// Check the options before anything runs (also the `[size]` part of a study).
 pub fn validate(args: &SizeOpts) -> Result<(), PartError> {
     codecs_of(&args.formats)?;
+    wirebench_codecs::schema_files::set_include_dirs(&args.include);
     if let Some(t) = args.float_tolerance {
         wirebench_core::fidelity::set_float_tolerance(t).map_err(PartError::bad)?;
     }
@@ -106,6 +110,7 @@ pub fn validate(args: &SizeOpts) -> Result<(), PartError> {
 pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), PartError> {
     let codecs = codecs_of(&args.formats)?;
     wirebench_core::fidelity::set_float_tolerance(args.float_tolerance.unwrap_or(0.0)).map_err(PartError::bad)?;
+    wirebench_codecs::schema_files::set_include_dirs(&args.include);
     let given_schema = match &args.schema_value {
         Some(s) => Some(s.clone()),
         None => args.schema.as_deref().map(|p| read_schema_typed(p, args.type_name.as_deref())).transpose()?,
@@ -163,7 +168,7 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
             given => {
                 let sampled = policy == Compress::Sample || rt_policy == Compress::Sample;
                 let n = if sampled { count_samples(&args.samples)? } else { 0 };
-                (given.unwrap_or(Schema { tag: "wirebench-schema/1".into(), root: wirebench_core::Type::Any }), n)
+                (given.unwrap_or(Schema { tag: "wirebench-schema/1".into(), root: wirebench_core::Type::Any, native: None }), n)
             }
         };
         let mut meter = sampled(SizeMeter::new(codecs, SchemaSource::Fixed(schema), args.per_record), policy, rt_policy, records);

@@ -40,6 +40,9 @@ pub struct SpeedOpts {
     #[arg(long = "type", value_name = "NAME")]
     #[serde(rename = "type")]
     pub type_name: Option<String>,
+    /// A folder to look for `#include`d IDL files in (after the including file's own), repeatable.
+    #[arg(short = 'I', long = "include", visible_alias = "proto-path", value_name = "DIR")]
+    pub include: Vec<PathBuf>,
     /// The codec ratios are taken against (default: json).
     #[arg(long)]
     pub baseline: Option<String>,
@@ -71,6 +74,7 @@ impl Default for SpeedOpts {
             formats: Vec::new(),
             schema: None,
             type_name: None,
+            include: Vec::new(),
             baseline: None,
             samples_per_case: 60,
             sample_ms: 0.5,
@@ -384,6 +388,7 @@ pub fn validate(args: &SpeedOpts) -> Result<(), PartError> {
     if args.instructions && !crate::callgrind::available() {
         return Err(PartError::bad("--instructions needs valgrind (apt-get install valgrind)"));
     }
+    wirebench_codecs::schema_files::set_include_dirs(&args.include);
     check_payloads(args.corpus.as_deref(), &args.samples, args.schema.as_deref().map(|p| (p, args.type_name.as_deref())))
 }
 
