@@ -17,6 +17,7 @@ mod msgpack;
 pub mod protobuf;
 
 mod pson;
+pub mod proto_schema;
 pub mod schema_files;
 mod thrift;
 pub mod typed;
@@ -25,6 +26,9 @@ mod xml;
 mod yaml;
 
 include!(concat!(env!("OUT_DIR"), "/versions.rs"));
+
+/// The dynamic-message library the Protobuf codec uses for .proto schemas.
+pub use prost_reflect;
 
 /// Whether a codec needs a schema.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -236,6 +240,10 @@ pub fn ids() -> String {
 /// The schema a schema-directed codec must have.
 pub(crate) fn need_schema<'s>(schema: Option<&'s Schema>, codec: &'static str) -> Result<&'s Schema, CodecError> {
     let schema = schema.ok_or(CodecError::SchemaRequired(codec))?;
+    // A .proto with no flat model (recursion, maps): only Protobuf, through the descriptor.
+    if let Some(why) = schema.proto.as_ref().and_then(|p| p.model_error.as_ref()).filter(|_| codec != "protobuf") {
+        return Err(CodecError::Unsupported(why.clone()));
+    }
     check_schema_depth(schema)?;
     Ok(schema)
 }

@@ -100,6 +100,7 @@ fn widths_floats_bytes_nested_optional() {
             name: "Root".into(),
             fields: fields.into_iter().map(|(n, ty, optional)| Field { name: n.into(), ty, optional, proto: None }).collect(),
         },
+        proto: None,
     };
     let int = |bits, signed| Type::Int { bits, signed };
     let s = rec(vec![

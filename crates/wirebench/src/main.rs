@@ -330,6 +330,12 @@ struct CodecArgs {
     /// The type of the schema file to use (default: the last struct or union of an IDL file).
     #[arg(long = "type", value_name = "NAME")]
     type_name: Option<String>,
+    /// Where a .proto schema's imports are looked up (repeatable; then the file's directory).
+    #[arg(long = "proto-path", short = 'I', value_name = "DIR")]
+    proto_path: Vec<PathBuf>,
+    /// With a .proto schema: skip JSON fields the message does not have (default: refused).
+    #[arg(long)]
+    ignore_unknown_fields: bool,
     /// CDR byte order (cdr-xcdr1/cdr-xcdr2 with an IDL schema).
     #[arg(long, value_enum, default_value_t = EndianArg::Little)]
     endian: EndianArg,

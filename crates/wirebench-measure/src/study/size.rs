@@ -37,6 +37,9 @@ pub struct SizeOpts {
     #[arg(long = "type", value_name = "NAME")]
     #[serde(rename = "type")]
     pub type_name: Option<String>,
+    /// Where a .proto schema's imports are looked up (repeatable; then the file's directory).
+    #[arg(long = "proto-path", short = 'I', value_name = "DIR")]
+    pub proto_path: Vec<PathBuf>,
     /// A schema given as a value (recommend's tightened schemas); wins over `schema`.
     #[arg(skip)]
     #[serde(skip)]
@@ -99,7 +102,8 @@ pub fn validate(args: &SizeOpts) -> Result<(), PartError> {
     if let Some(t) = args.float_tolerance {
         wirebench_core::fidelity::set_float_tolerance(t).map_err(PartError::bad)?;
     }
-    check_payloads(args.corpus.as_deref(), &args.samples, args.schema.as_deref().map(|p| (p, args.type_name.as_deref())))
+    check_payloads(args.corpus.as_deref(), &args.samples, None)?;
+    args.schema.as_deref().map(|p| read_schema_with(p, args.type_name.as_deref(), &args.proto_path)).transpose().map(drop)
 }
 
 /// Run the size measurement; the section and the configuration it ran with.
@@ -108,7 +112,7 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
     wirebench_core::fidelity::set_float_tolerance(args.float_tolerance.unwrap_or(0.0)).map_err(PartError::bad)?;
     let given_schema = match &args.schema_value {
         Some(s) => Some(s.clone()),
-        None => args.schema.as_deref().map(|p| read_schema_typed(p, args.type_name.as_deref())).transpose()?,
+        None => args.schema.as_deref().map(|p| read_schema_with(p, args.type_name.as_deref(), &args.proto_path)).transpose()?,
     };
     let needs_schema = codecs.iter().any(|c| c.info().schema != SchemaUse::None);
     // Which messages are compressed and checked: every one of a built-in corpus, a sample of
@@ -163,7 +167,7 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
             given => {
                 let sampled = policy == Compress::Sample || rt_policy == Compress::Sample;
                 let n = if sampled { count_samples(&args.samples)? } else { 0 };
-                (given.unwrap_or(Schema { tag: "wirebench-schema/1".into(), root: wirebench_core::Type::Any }), n)
+                (given.unwrap_or(Schema { tag: "wirebench-schema/1".into(), root: wirebench_core::Type::Any, proto: None }), n)
             }
         };
         let mut meter = sampled(SizeMeter::new(codecs, SchemaSource::Fixed(schema), args.per_record), policy, rt_policy, records);

@@ -40,6 +40,9 @@ pub struct SpeedOpts {
     #[arg(long = "type", value_name = "NAME")]
     #[serde(rename = "type")]
     pub type_name: Option<String>,
+    /// Where a .proto schema's imports are looked up (repeatable; then the file's directory).
+    #[arg(long = "proto-path", short = 'I', value_name = "DIR")]
+    pub proto_path: Vec<PathBuf>,
     /// The codec ratios are taken against (default: json).
     #[arg(long)]
     pub baseline: Option<String>,
@@ -71,6 +74,7 @@ impl Default for SpeedOpts {
             formats: Vec::new(),
             schema: None,
             type_name: None,
+            proto_path: Vec::new(),
             baseline: None,
             samples_per_case: 60,
             sample_ms: 0.5,
@@ -100,6 +104,9 @@ impl SpeedOpts {
         }
         if let Some(t) = &self.type_name {
             a.extend(["--type".into(), t.clone()]);
+        }
+        for d in &self.proto_path {
+            a.extend(["--proto-path".into(), d.display().to_string()]);
         }
         a
     }
@@ -142,7 +149,7 @@ fn load(args: &SpeedOpts) -> Result<Workload, PartError> {
         return Err(PartError::bad("no samples in the given files"));
     }
     let schema = match &args.schema {
-        Some(p) => read_schema_typed(p, args.type_name.as_deref())?,
+        Some(p) => read_schema_with(p, args.type_name.as_deref(), &args.proto_path)?,
         None => Schema::infer(all.iter().map(|p| &p.value)),
     };
     let name = format!("samples ({} records)", all.len());
@@ -384,7 +391,8 @@ pub fn validate(args: &SpeedOpts) -> Result<(), PartError> {
     if args.instructions && !crate::callgrind::available() {
         return Err(PartError::bad("--instructions needs valgrind (apt-get install valgrind)"));
     }
-    check_payloads(args.corpus.as_deref(), &args.samples, args.schema.as_deref().map(|p| (p, args.type_name.as_deref())))
+    check_payloads(args.corpus.as_deref(), &args.samples, None)?;
+    args.schema.as_deref().map(|p| read_schema_with(p, args.type_name.as_deref(), &args.proto_path)).transpose().map(drop)
 }
 
 /// Run the speed measurement; the section and the configuration it ran with.
