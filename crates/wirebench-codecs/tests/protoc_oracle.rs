@@ -607,3 +607,34 @@ fn flat_model_and_its_refusals_name_the_line() {
     assert!(e.contains("bad.proto:3:"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Several map entries: written in key order (protoc's deterministic order); protoc writes its
+/// hash order, so the sizes and the entries agree, and the same entries read back.
+#[test]
+fn map_entries_in_key_order() {
+    let Some(protoc) = protoc() else { return };
+    let dir = schema_dir("map");
+    let schema = read(&dir, "telemetry.proto", "wb.Reading");
+    let codec = wirebench_codecs::find("protobuf").unwrap();
+    let value = Value::from_json_str(r#"{"counts":{"b":2,"a":0,"":-1,"c":3}}"#).unwrap();
+    let mut ours = Vec::new();
+    codec.encode(&value, Some(&schema), &mut ours).unwrap();
+    let text = "counts { key: \"b\" value: 2 } counts { key: \"a\" value: 0 } counts { key: \"\" value: -1 } counts { key: \"c\" value: 3 }";
+    let theirs = protoc_run(&protoc, &dir, "telemetry.proto", "--encode=wb.Reading", text.as_bytes()).unwrap();
+    assert_eq!(ours.len(), theirs.len());
+    // Entry by entry: key then value, both always written; in key order here.
+    // ("", -1): field 16, 13 bytes: key "" (0a 00), value -1 as a ten-byte varint; then ("a", 0).
+    assert_eq!(hex(&ours[..24]), format!("82010d0a0010{}01820105 0a016110 00", "ff".repeat(9)).replace(' ', ""));
+    let entries = |b: &[u8]| -> Vec<String> {
+        let text = protoc_run(&protoc, &dir, "telemetry.proto", "--decode=wb.Reading", b).unwrap();
+        let mut lines: Vec<String> = String::from_utf8(text).unwrap().split("counts {").map(|l| l.split_whitespace().collect()).collect();
+        lines.sort();
+        lines
+    };
+    assert_eq!(entries(&ours), entries(&theirs));
+    let back = codec.decode(&theirs, Some(&schema)).unwrap();
+    let Value::Map(top) = &back else { panic!("{back:?}") };
+    let Value::Map(counts) = &top[0].1 else { panic!("{back:?}") };
+    assert_eq!(counts.len(), 4);
+    let _ = std::fs::remove_dir_all(&dir);
+}
