@@ -19,6 +19,7 @@ mod msgpack;
 pub mod protobuf;
 
 mod pson;
+pub mod proto_schema;
 pub mod schema_files;
 mod thrift;
 pub mod typed;
@@ -27,6 +28,9 @@ mod xml;
 mod yaml;
 
 include!(concat!(env!("OUT_DIR"), "/versions.rs"));
+
+/// The dynamic-message library the Protobuf codec uses for .proto schemas.
+pub use prost_reflect;
 
 /// Whether a codec needs a schema.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -239,11 +243,15 @@ pub fn ids() -> String {
 pub(crate) fn need_schema<'s>(schema: Option<&'s Schema>, codec: &'static str) -> Result<&'s Schema, CodecError> {
     let schema = schema.ok_or(CodecError::SchemaRequired(codec))?;
     // A schema file with constructs the shared model cannot express: only its own protocol's
-    // codecs read it.
+    // codecs read it (an .avsc or IDL file: `native`; a .proto with recursion or maps: Protobuf,
+    // through the descriptor).
     if let Some(native) = &schema.native {
         if let Some(why) = native.unmapped.as_deref().filter(|_| !native.read_by(codec)) {
             return Err(CodecError::Unsupported(why.to_string()));
         }
+    }
+    if let Some(why) = schema.proto.as_ref().and_then(|p| p.model_error.as_ref()).filter(|_| codec != "protobuf") {
+        return Err(CodecError::Unsupported(why.clone()));
     }
     if !schema.native.as_ref().is_some_and(|n| n.read_by(codec)) {
         check_schema_depth(schema)?;

@@ -20,6 +20,11 @@
 //!
 //! Non-optional scalars follow proto3 implicit presence: zero, false, "" and empty arrays are
 //! not written and read back as those defaults.
+//!
+//! With a schema read from a .proto file ([`crate::proto_schema`]) the codec encodes and decodes
+//! through the compiler's descriptor instead: `prost-reflect` dynamic messages, so the bytes are
+//! protoc's for that .proto (every field type, oneofs, maps, recursion, well-known types), and
+//! values follow the canonical proto3 JSON mapping (see [`dynamic`]).
 
 use wirebench_core::value::max_depth;
 use prost::bytes::Buf;
@@ -27,6 +32,8 @@ use prost::encoding::{decode_key, decode_varint, encode_key, encode_varint, Wire
 use wirebench_core::{Field, Schema, Type, Value};
 
 use crate::{need_schema, root_record, Codec, CodecError, CodecInfo, SchemaUse};
+
+pub mod dynamic;
 
 pub struct Protobuf;
 
@@ -50,18 +57,34 @@ impl Codec for Protobuf {
     }
 
     fn encode(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        if let Some(d) = schema.and_then(|s| s.proto.as_ref()) {
+            return dynamic::encode(value, &dynamic::descriptor(d)?, out);
+        }
         write(value, schema, true, out)
     }
 
     fn encode_fitted(&self, value: &Value, schema: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        if let Some(d) = schema.and_then(|s| s.proto.as_ref()) {
+            return dynamic::encode(value, &dynamic::descriptor(d)?, out);
+        }
         write(value, schema, false, out)
     }
 
     fn decode(&self, bytes: &[u8], schema: Option<&Schema>) -> Result<Value, CodecError> {
+        if let Some(d) = schema.and_then(|s| s.proto.as_ref()) {
+            return dynamic::decode(bytes, &dynamic::descriptor(d)?);
+        }
         let schema = need_schema(schema, "protobuf")?;
         let fields = root_record(schema, "protobuf")?;
         let mut buf = bytes;
         decode_message(fields, &mut buf, bytes.len(), 0)
+    }
+
+    fn prepare(&self, schema: Option<&Schema>) -> Result<Box<dyn crate::Prepared + '_>, CodecError> {
+        match schema.and_then(|s| s.proto.as_ref()) {
+            Some(d) => Ok(Box::new(dynamic::Bound(dynamic::descriptor(d)?))),
+            None => Ok(Box::new(crate::Bound { codec: self, schema: schema.cloned() })),
+        }
     }
 }
 

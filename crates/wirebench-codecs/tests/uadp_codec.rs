@@ -101,6 +101,7 @@ fn widths_floats_bytes_nested_optional() {
             fields: fields.into_iter().map(|(n, ty, optional)| Field { name: n.into(), ty, optional, proto: None, null_branch: None }).collect(),
         },
         native: None,
+        proto: None,
     };
     let int = |bits, signed| Type::Int { bits, signed };
     let s = rec(vec![

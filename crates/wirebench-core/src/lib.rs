@@ -22,5 +22,5 @@ pub mod signals;
 pub mod value;
 
 pub use fidelity::Fidelity;
-pub use schema::{Field, NativeSchema, ProtoField, Schema, SchemaMismatch, Type};
+pub use schema::{Field, NativeSchema, ProtoDescriptor, ProtoField, Schema, SchemaMismatch, Type};
 pub use value::Value;

@@ -61,6 +61,31 @@ pub struct ProtoField {
     pub number: u32,
     /// `int32`, `sint64`, `fixed32`, `enum`, `string`, `message`, …
     pub kind: String,
+    /// Implicit presence (a proto3 field without `optional`, a repeated or map field): the
+    /// field may be absent, and absence reads back as its type's default (0, false, "", []).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub implicit: bool,
+}
+
+impl Field {
+    /// Whether a value may leave this field out: an optional field, or one with implicit
+    /// presence (absent reads back as the default).
+    pub fn may_be_absent(&self) -> bool {
+        self.optional || self.proto.as_ref().is_some_and(|p| p.implicit)
+    }
+}
+
+/// A schema read from a .proto file, as the protobuf compiler produced it: the serialized
+/// `FileDescriptorSet` (the file and its imports) and the full name of the root message. The
+/// Protobuf codec encodes and decodes through it (protoc's bytes, the proto3 JSON mapping);
+/// the other codecs use [`Schema::root`], derived from it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProtoDescriptor {
+    pub file_descriptor_set: std::sync::Arc<Vec<u8>>,
+    pub message: String,
+    /// Why the descriptor has no flat model (a recursive message, a map field, …), as a
+    /// one-line `file:line: …` error: codecs other than Protobuf refuse the schema with it.
+    pub model_error: Option<String>,
 }
 
 /// A schema: the root type and where it came from.
@@ -76,6 +101,11 @@ pub struct Schema {
     /// `root` cannot express. Absent for inferred and wirebench schemas.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub native: Option<NativeSchema>,
+    /// The protobuf compiler's descriptor, for a schema read from a .proto file (not written
+    /// with the schema: it is read again from the file).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub proto: Option<ProtoDescriptor>,
 }
 
 /// A schema file's own text, kept for the codecs of its protocol.
@@ -146,9 +176,10 @@ impl Schema {
         }
         let mut changed = Vec::new();
         let root = walk(&self.root, "", &mut changed);
-        // The native schema no longer describes the changed root: dropped when a field changed.
+        // The native schema no longer describes the changed root: dropped when a field changed;
+        // the descriptor says the widths of the .proto: a tightened schema has none.
         let native = if changed.is_empty() { self.native.clone() } else { None };
-        (Schema { tag: self.tag.clone(), root, native }, changed)
+        (Schema { tag: self.tag.clone(), root, native, proto: None }, changed)
     }
 }
 
@@ -342,7 +373,7 @@ impl Inferrer {
     }
 
     pub fn finish(self) -> Schema {
-        Schema { tag: schema_tag(), root: self.root.unwrap_or(Type::Null), native: None }
+        Schema { tag: schema_tag(), root: self.root.unwrap_or(Type::Null), native: None, proto: None }
     }
 }
 
@@ -401,6 +432,7 @@ fn check<'a>(t: &'a Type, v: &'a Value) -> Result<(), Miss<'a>> {
             for f in fields {
                 match given.get(&f.name) {
                     None | Some((_, Value::Null)) if f.optional => {}
+                    None if f.may_be_absent() => {}
                     None => return Err(Miss::new(f.ty.describe(), "missing field".into()).at(Seg::Key(&f.name))),
                     Some((_, fv)) => check(&f.ty, fv).map_err(|m| m.at(Seg::Key(&f.name)))?,
                 }

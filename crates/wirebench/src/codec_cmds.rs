@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use wirebench_codecs::{Codec, SchemaUse};
+use wirebench_codecs::{protobuf, Codec, SchemaUse};
 use wirebench_core::corpus::SampleStream;
 use wirebench_core::{Schema, Value};
 use wirebench_report::Output;
@@ -18,10 +18,15 @@ pub fn encode(args: CodecArgs) -> Result<()> {
     if let Some(idl) = idl_plan(&args, codec)? {
         return idl_encode(&args, &idl);
     }
-    let schema = args.schema.as_deref().map(|p| read_schema_typed(p, args.type_name.as_deref())).transpose()?;
+    let schema = args.schema.as_deref().map(|p| read_schema_with(p, args.type_name.as_deref(), &args.include)).transpose()?;
     let (name, bytes) = read_input(args.input.as_deref())?;
     let text = std::str::from_utf8(&bytes).map_err(|e| bad(format!("{name}: input is not UTF-8 text (at byte {})", e.valid_up_to())))?;
     let value = Value::from_json_str(text).map_err(|e| bad(format!("{name}:{}:{}: {}", e.line(), e.column(), e.message())))?;
+    // A .proto schema: the proto3 JSON mapping read from the text itself (errors at line:column).
+    if let Some(desc) = schema.as_ref().filter(|_| codec.info().id == "protobuf").map(protobuf_descriptor).transpose()?.flatten() {
+        let out = protobuf::dynamic::encode_json_text(text, &desc, args.ignore_unknown_fields).map_err(|e| bad(format!("{name}:{e}")))?;
+        return write_stdout(&out);
+    }
     if codec.info().id == "uadp" && schema.is_none() && is_uadp_model(&value) {
         let json: serde_json::Value = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text))?;
         let msg = uadp::model_json::from_model_json(&json).map_err(|e| bad(format!("{name}: UADP NetworkMessage: {e}")))?;
@@ -45,7 +50,7 @@ pub fn decode(args: CodecArgs) -> Result<()> {
     if let Some(idl) = idl_plan(&args, codec)? {
         return idl_decode(&args, &idl);
     }
-    let schema = args.schema.as_deref().map(|p| read_schema_typed(p, args.type_name.as_deref())).transpose()?;
+    let schema = args.schema.as_deref().map(|p| read_schema_with(p, args.type_name.as_deref(), &args.include)).transpose()?;
     if schema.is_none() && codec.info().id == "uadp" {
         return uadp_model_decode(&args);
     }
@@ -53,10 +58,20 @@ pub fn decode(args: CodecArgs) -> Result<()> {
         return Err(bad(format!("{} needs --schema FILE to decode (see `wirebench schema`)", codec.info().id)));
     }
     let (name, bytes) = read_input(args.input.as_deref())?;
+    // A .proto schema: the proto3 JSON mapping as protobuf's JSON printers write it.
+    if let Some(desc) = schema.as_ref().filter(|_| codec.info().id == "protobuf").map(protobuf_descriptor).transpose()?.flatten() {
+        let text = protobuf::dynamic::decode_json_text(&bytes, &desc).map_err(|e| bad(format!("{name}: protobuf: {e}")))?;
+        return write_stdout((text + "\n").as_bytes());
+    }
     let value = codec.decode(&bytes, schema.as_ref()).map_err(|e| codec_error(&name, codec, e))?;
     let mut text = value.to_json_string();
     text.push('\n');
     write_stdout(text.as_bytes())
+}
+
+/// The message descriptor of a schema read from a .proto file.
+fn protobuf_descriptor(schema: &Schema) -> Result<Option<wirebench_codecs::prost_reflect::MessageDescriptor>> {
+    protobuf::dynamic::of_schema(schema).map_err(|e| bad(e.to_string()))
 }
 
 pub fn codecs(output: Output) -> Result<()> {

@@ -66,6 +66,11 @@ pub fn read_schema_typed(path: &Path, type_name: Option<&str>) -> Result<Schema>
     inputs::read_schema_typed(path, type_name).map_err(part_error)
 }
 
+/// [`read_schema_typed`] with the include paths of a .proto file's imports (`-I DIR`).
+pub fn read_schema_with(path: &Path, type_name: Option<&str>, proto_path: &[std::path::PathBuf]) -> Result<Schema> {
+    inputs::read_schema_with(path, type_name, proto_path).map_err(part_error)
+}
+
 pub fn read_input(path: Option<&Path>) -> Result<(String, Vec<u8>)> {
     match path {
         Some(p) => {

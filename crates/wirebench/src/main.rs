@@ -353,9 +353,13 @@ struct CodecArgs {
     /// The type of the schema file to use (default: the last struct or union of an IDL file).
     #[arg(long = "type", value_name = "NAME")]
     type_name: Option<String>,
-    /// A folder to look for `#include`d IDL files in (after the including file's own), repeatable.
+    /// Where `#include`d IDL files and a .proto schema's imports are looked up (after the
+    /// including file's own folder), repeatable.
     #[arg(short = 'I', long = "include", visible_alias = "proto-path", value_name = "DIR")]
     include: Vec<PathBuf>,
+    /// With a .proto schema: skip JSON fields the message does not have (default: refused).
+    #[arg(long)]
+    ignore_unknown_fields: bool,
     /// CDR byte order (cdr-xcdr1/cdr-xcdr2 with an IDL schema).
     #[arg(long, value_enum, default_value_t = EndianArg::Little)]
     endian: EndianArg,

@@ -42,7 +42,12 @@ pub fn read_schema(path: &Path) -> Result<Schema, PartError> {
 
 /// A schema file with the message / record / struct to use named (`--type`).
 pub fn read_schema_typed(path: &Path, type_name: Option<&str>) -> Result<Schema, PartError> {
-    wirebench_codecs::schema_files::read_schema_file(path, type_name).map_err(PartError::bad)
+    read_schema_with(path, type_name, &[])
+}
+
+/// [`read_schema_typed`] with the include paths of a .proto file's imports (`-I DIR`).
+pub fn read_schema_with(path: &Path, type_name: Option<&str>, proto_path: &[PathBuf]) -> Result<Schema, PartError> {
+    wirebench_codecs::schema_files::read_schema_file_with(path, type_name, proto_path).map_err(PartError::bad)
 }
 
 /// A sample file that could not be read or parsed (the error names the file and line).

@@ -37,7 +37,8 @@ pub struct SizeOpts {
     #[arg(long = "type", value_name = "NAME")]
     #[serde(rename = "type")]
     pub type_name: Option<String>,
-    /// A folder to look for `#include`d IDL files in (after the including file's own), repeatable.
+    /// Where `#include`d IDL files and a .proto schema's imports are looked up (after the
+    /// including file's own folder), repeatable.
     #[arg(short = 'I', long = "include", visible_alias = "proto-path", value_name = "DIR")]
     pub include: Vec<PathBuf>,
     /// A schema given as a value (recommend's tightened schemas); wins over `schema`.
@@ -103,7 +104,8 @@ pub fn validate(args: &SizeOpts) -> Result<(), PartError> {
     if let Some(t) = args.float_tolerance {
         wirebench_core::fidelity::set_float_tolerance(t).map_err(PartError::bad)?;
     }
-    check_payloads(args.corpus.as_deref(), &args.samples, args.schema.as_deref().map(|p| (p, args.type_name.as_deref())))
+    check_payloads(args.corpus.as_deref(), &args.samples, None)?;
+    args.schema.as_deref().map(|p| read_schema_with(p, args.type_name.as_deref(), &args.include)).transpose().map(drop)
 }
 
 /// Run the size measurement; the section and the configuration it ran with.
@@ -113,7 +115,7 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
     wirebench_codecs::schema_files::set_include_dirs(&args.include);
     let given_schema = match &args.schema_value {
         Some(s) => Some(s.clone()),
-        None => args.schema.as_deref().map(|p| read_schema_typed(p, args.type_name.as_deref())).transpose()?,
+        None => args.schema.as_deref().map(|p| read_schema_with(p, args.type_name.as_deref(), &args.include)).transpose()?,
     };
     let needs_schema = codecs.iter().any(|c| c.info().schema != SchemaUse::None);
     // Which messages are compressed and checked: every one of a built-in corpus, a sample of
@@ -168,7 +170,7 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
             given => {
                 let sampled = policy == Compress::Sample || rt_policy == Compress::Sample;
                 let n = if sampled { count_samples(&args.samples)? } else { 0 };
-                (given.unwrap_or(Schema { tag: "wirebench-schema/1".into(), root: wirebench_core::Type::Any, native: None }), n)
+                (given.unwrap_or(Schema { tag: "wirebench-schema/1".into(), root: wirebench_core::Type::Any, native: None, proto: None }), n)
             }
         };
         let mut meter = sampled(SizeMeter::new(codecs, SchemaSource::Fixed(schema), args.per_record), policy, rt_policy, records);

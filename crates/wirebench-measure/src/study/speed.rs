@@ -40,7 +40,8 @@ pub struct SpeedOpts {
     #[arg(long = "type", value_name = "NAME")]
     #[serde(rename = "type")]
     pub type_name: Option<String>,
-    /// A folder to look for `#include`d IDL files in (after the including file's own), repeatable.
+    /// Where `#include`d IDL files and a .proto schema's imports are looked up (after the
+    /// including file's own folder), repeatable.
     #[arg(short = 'I', long = "include", visible_alias = "proto-path", value_name = "DIR")]
     pub include: Vec<PathBuf>,
     /// The codec ratios are taken against (default: json).
@@ -105,6 +106,9 @@ impl SpeedOpts {
         if let Some(t) = &self.type_name {
             a.extend(["--type".into(), t.clone()]);
         }
+        for d in &self.include {
+            a.extend(["--proto-path".into(), d.display().to_string()]);
+        }
         a
     }
 }
@@ -146,7 +150,7 @@ fn load(args: &SpeedOpts) -> Result<Workload, PartError> {
         return Err(PartError::bad("no samples in the given files"));
     }
     let schema = match &args.schema {
-        Some(p) => read_schema_typed(p, args.type_name.as_deref())?,
+        Some(p) => read_schema_with(p, args.type_name.as_deref(), &args.include)?,
         None => Schema::infer(all.iter().map(|p| &p.value)),
     };
     let name = format!("samples ({} records)", all.len());
