@@ -50,7 +50,7 @@ pub(crate) fn read(file: &str, text: &str, json: &J, type_name: Option<&str>) ->
     let root = ctx.map(native.root(), "$");
     let unmapped = ctx.unmapped.map(|(what, needle)| format!("{file}:{}: {what}", line_of(text, &needle)));
     let native = NativeSchema { format: "avro".into(), file: file.to_string(), text: text.to_string(), root: root_name, unmapped };
-    Ok(Schema { tag: "wirebench-schema/1".into(), root, native: Some(native) })
+    Ok(Schema { tag: "wirebench-schema/1".into(), root, native: Some(native), proto: None })
 }
 
 struct Ctx<'a> {

@@ -76,7 +76,7 @@ pub fn read_proto(path: &Path, type_name: Option<&str>, include: &[PathBuf]) -> 
         message: root.full_name().to_string(),
         model_error,
     };
-    Ok(Schema { tag: "wirebench-schema/1".into(), root: root_ty, proto: Some(proto) })
+    Ok(Schema { tag: "wirebench-schema/1".into(), root: root_ty, proto: Some(proto), native: None })
 }
 
 /// The pool's files as one FileDescriptorSet, without source info (it is only for positions).
@@ -260,5 +260,6 @@ fn model_field(f: &FieldDescriptor, stack: &mut Vec<String>, at: &dyn Fn(&FileDe
         ty,
         optional,
         proto: Some(ProtoField { number: f.number(), kind: kind.to_string(), implicit }),
+        null_branch: None,
     })
 }
