@@ -2,43 +2,34 @@
 //! each marshalling of the same [`KeyedOctets`] sample. This is where "JSON vs CDR" is measured
 //! rather than assumed; the transport runs show what it does to latency and throughput.
 //!
-//! Method: calibrate a batch to ≥ 2 ms, take `batches` batches, report the median ns per
-//! operation (and min/max over batches); `black_box` on inputs and outputs; the round trip is
-//! checked before timing.
+//! Method: the speed engine's (`wirebench_measure::speed::time_op`): warm-up, a batch calibrated
+//! to ≥ 2 ms from several timings, `batches` batches, the median ns per operation (and min/max
+//! over batches), re-calibrated and re-sampled when the batches ran short, and marked
+//! unreliable (`encode_short` / `decode_short`) when they still did; `black_box` on inputs and
+//! outputs; the round trip is checked before timing.
 
 use std::hint::black_box;
-use std::time::Instant;
 
 use crate::marshal::{Codec, KeyedOctets, Marshal};
-use wirebench_measure::stats::percentile_nearest_rank as percentile;
 use crate::DdsError;
 
 /// Marshalling alone at one size (results data, in `wirebench-core`).
 pub use wirebench_core::sections::dds::MarshalBench;
 
-fn time_per_op(batches: usize, f: &mut dyn FnMut()) -> (f64, f64, f64) {
-    let mut iters = 1u64;
-    loop {
-        let t = Instant::now();
-        for _ in 0..iters {
-            f();
-        }
-        if t.elapsed().as_micros() >= 2000 || iters >= 1 << 24 {
-            break;
-        }
-        iters *= 2;
-    }
-    let mut per: Vec<f64> = (0..batches.max(3))
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..iters {
+/// The speed engine's [`time_op`](wirebench_measure::speed::time_op) on `f`: warm-up, robust
+/// calibration to batches of ≥ 2 ms, `batches` samples (at least 3): (median, fastest, slowest)
+/// ns per operation and whether the samples ran short even after re-calibrating (unreliable).
+fn time_per_op(batches: usize, f: &mut dyn FnMut()) -> ((f64, f64, f64), bool) {
+    let plan = wirebench_measure::speed::Plan::for_op(batches.max(3), 2e6);
+    let e = wirebench_measure::speed::time_op(
+        &mut |n| {
+            for _ in 0..n {
                 f();
             }
-            t.elapsed().as_nanos() as f64 / iters as f64
-        })
-        .collect();
-    per.sort_by(|a, b| a.total_cmp(b));
-    (percentile(&per, 0.5), per[0], per[per.len() - 1])
+        },
+        &plan,
+    );
+    ((e.ns_per_op.median, e.ns_per_op.min, e.ns_per_op.max), e.short)
 }
 
 /// Benchmark one marshalling at one payload size.
@@ -53,12 +44,12 @@ pub fn run(size: usize, marshal: Marshal, batches: usize) -> Result<MarshalBench
         return Err(DdsError::Marshal(format!("{} does not round-trip", marshal.name())));
     }
     let bytes = buf.len();
-    let (e, emin, emax) = time_per_op(batches, &mut || {
+    let ((e, emin, emax), encode_short) = time_per_op(batches, &mut || {
         let _ = marshal.encode(black_box(&sample), &mut buf);
         black_box(&buf);
     });
     let wire = buf.clone();
-    let (d, dmin, dmax) = time_per_op(batches, &mut || {
+    let ((d, dmin, dmax), decode_short) = time_per_op(batches, &mut || {
         let _ = black_box(marshal.decode(black_box(&wire)));
     });
     let encode_allocs = wirebench_measure::alloc::measure(100, || {
@@ -79,6 +70,8 @@ pub fn run(size: usize, marshal: Marshal, batches: usize) -> Result<MarshalBench
         decode_ns_range: (dmin, dmax),
         encode_allocs,
         decode_allocs,
+        encode_short,
+        decode_short,
     })
 }
 

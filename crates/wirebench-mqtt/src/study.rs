@@ -761,7 +761,8 @@ fn add_sizes(s: &mut MqttSection, formats: &[StudyFormat], fields: &[usize], spe
                 hex: (!f.is_json()).then(|| hex(&bytes)),
             });
             if speed {
-                s.codec.push(codec_cost(f, n, &bytes));
+                let cost = codec_cost(f, n, &bytes, &mut s.notes);
+                s.codec.push(cost);
             }
         }
     }
@@ -815,8 +816,10 @@ fn layout(fields: &[usize]) -> Layout {
     }
 }
 
-/// Median ns/op over 21 samples of at least ~1 ms each, and allocations per op.
-fn codec_cost(f: StudyFormat, n: usize, bytes: &[u8]) -> CodecCost {
+/// Median ns/op (the speed engine's [`time_op`](wirebench_measure::speed::time_op): warm-up,
+/// robust calibration, 31 samples of at least 1 ms), and allocations per op; a figure whose
+/// samples ran short even after re-calibrating is named in `notes` as unreliable.
+fn codec_cost(f: StudyFormat, n: usize, bytes: &[u8], notes: &mut Vec<String>) -> CodecCost {
     use std::hint::black_box;
     let msg = f.message(n);
     let meta = opcua::metadata(n);
@@ -830,8 +833,20 @@ fn codec_cost(f: StudyFormat, n: usize, bytes: &[u8]) -> CodecCost {
             black_box(f.decode(black_box(bytes), &meta).ok());
         }
     };
-    let encode_ns = time_per_op(&mut enc);
-    let decode_ns = time_per_op(&mut dec);
+    let mut timed = |op: &str, g: &mut dyn FnMut(u64)| {
+        let e = time_per_op(g);
+        if e.short {
+            notes.push(format!(
+                "codec cost {} {n} fields {op}: unreliable ({:.0} ns per op; samples lasted {:.0}% of the target even after re-calibrating: the host was busy)",
+                f.id(),
+                e.ns_per_op.median,
+                e.calibration.fill * 100.0
+            ));
+        }
+        e.ns_per_op.median
+    };
+    let encode_ns = timed("encode", &mut enc);
+    let decode_ns = timed("decode", &mut dec);
     let ea = wirebench_measure::alloc::measure(1_000, || enc(1));
     let da = wirebench_measure::alloc::measure(1_000, || dec(1));
     CodecCost {
@@ -847,18 +862,8 @@ fn codec_cost(f: StudyFormat, n: usize, bytes: &[u8]) -> CodecCost {
     }
 }
 
-fn time_per_op(f: &mut dyn FnMut(u64)) -> f64 {
-    // Calibrate: double the iterations until one sample takes ≥ 1 ms.
-    let mut iters = 1u64;
-    loop {
-        let ns = wirebench_measure::timer::time(f, iters);
-        if ns >= 1e6 || iters >= 1 << 24 {
-            break;
-        }
-        iters *= 2;
-    }
-    let samples: Vec<f64> = (0..21).map(|_| wirebench_measure::timer::time(f, iters) / iters as f64).collect();
-    median(&samples)
+fn time_per_op(f: &mut dyn FnMut(u64)) -> wirebench_measure::speed::Estimate {
+    wirebench_measure::speed::time_op(f, &wirebench_measure::speed::Plan::for_op(31, 1e6))
 }
 
 // =============================================================================================

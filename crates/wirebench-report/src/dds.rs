@@ -298,12 +298,17 @@ pub fn ratio_table(d: &DdsSection) -> Option<Table> {
     .numeric_from(1);
     for r in &d.ratios {
         let seed = figures.iter().find(|f| f.size == r.size).map(|f| &f.seed_json_over_cdr);
+        // A ratio over a marshalling figure marked unreliable (batches ran short) gets its mark.
+        let short = |enc: bool, dec: bool| {
+            let any = d.marshal.iter().any(|m| m.size == r.size && ((enc && m.encode_short) || (dec && m.decode_short)));
+            if any { "!" } else { "" }
+        };
         t.push(vec![
             size_label(r.size),
             num(r.marshal_bytes, 2),
-            num(r.marshal_encode, 1),
-            num(r.marshal_decode, 1),
-            num(r.marshal_round_trip, 1),
+            num(r.marshal_encode, 1) + short(true, false),
+            num(r.marshal_decode, 1) + short(false, true),
+            num(r.marshal_round_trip, 1) + short(true, true),
             num(r.latency_p50, 2),
             num(seed.and_then(|s| s.latency_p50), 2),
             num(r.throughput, 2),
@@ -961,6 +966,22 @@ mod tests {
         assert!(c.contains("throughput,1,2048,ddsperf,2060,,,,,,,600000,150000,307.2,0,"), "{c}");
         assert!(c.contains("latency,1,2048,cdr,2076,20,1,20,22,40,60,100,,,,2,,,,"), "{c}");
         assert!(lines.iter().all(|l| l.split(',').count() == 20), "{c}");
+    }
+
+    #[test]
+    fn an_unreliable_marshalling_figure_is_marked() {
+        let mut r = results();
+        let d = r.dds.as_mut().unwrap();
+        let text = |d: &DdsSection| (marshal_table(d).unwrap().to_text(), ratio_table(d).map(|t| t.to_text()).unwrap_or_default());
+        let (m, q) = text(d);
+        assert!(!m.contains("0!") && !q.contains('!'), "{m}{q}");
+        d.marshal[0].encode_short = true;
+        let (m, q) = text(d);
+        assert_eq!(m.matches("!").count(), 2, "the title's key and the one figure: {m}");
+        assert!(m.contains(&format!("{}!", fixed(d.marshal[0].encode_ns, 0))), "{m}");
+        if !d.ratios.is_empty() {
+            assert_eq!(q.matches('!').count(), 2, "encode and round trip: {q}");
+        }
     }
 
     #[test]
