@@ -381,7 +381,7 @@ fn main() -> ExitCode {
             // A usage error is bad input: one line (clap's first), exit code 2.
             let text = e.render().to_string();
             let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
-            eprintln!("{}", first.trim_end());
+            eprintln!("{}", wirebench_codecs::escape_controls(first.trim_end()));
             return ExitCode::from(2);
         }
     };
@@ -391,8 +391,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-            let line = chain.join(": ").replace('\n', " ");
+            let line = common::error_line(&e);
             // Colour per --color: by default only on a terminal, never when NO_COLOR is set.
             if color_errors {
                 eprintln!("\x1b[31merror:\x1b[0m {line}");
