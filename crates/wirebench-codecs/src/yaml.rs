@@ -50,6 +50,9 @@ impl Codec for Yaml {
     }
 }
 
+/// Input longer than this is always read as events first (see [`refuse_deep_flow`]).
+const PRECHECK_ALL_FROM: usize = 64 * 1024;
+
 /// The YAML nesting limit: `--max-depth`, but never above what serde_yaml_ng takes.
 fn depth_limit() -> usize {
     max_depth().min(YAML_LIBRARY_DEPTH)
@@ -66,7 +69,9 @@ fn depth_limit() -> usize {
 /// about `limit` flow levels and the work stays linear. A parse error is left to serde_yaml_ng
 /// (it stops at the same place, so its message is the one given).
 fn refuse_deep_flow(bytes: &[u8], limit: usize) -> Result<(), CodecError> {
-    if bytes.iter().filter(|&&b| b == b'[' || b == b'{').count() <= limit {
+    // Large input is read as events first whatever its brackets: compact block nesting (`- - -
+    // …`, 2 bytes a level) would otherwise be held as serde_yaml_ng's events (170 MiB for 1 MB).
+    if bytes.len() <= PRECHECK_ALL_FROM && bytes.iter().filter(|&&b| b == b'[' || b == b'{').count() <= limit {
         return Ok(());
     }
     /// The parser, boxed (libyaml keeps pointers into it) and deleted on every return.
@@ -150,6 +155,14 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn large_compact_block_nesting_is_refused_by_the_pre_check() {
+        let text = "- ".repeat(PRECHECK_ALL_FROM);
+        let e = Yaml.decode(text.as_bytes(), None).unwrap_err();
+        assert!(e.to_string().contains(&too_deep(depth_limit())), "{e}");
+        assert_eq!(e.offset(), Some(2 * depth_limit()), "{e}");
     }
 
     #[test]

@@ -80,6 +80,37 @@ fn unit_factor(unit: &str) -> Option<f64> {
     })
 }
 
+/// The range a figure of `unit` must lie in (in that unit), with its text for the error: beyond
+/// it a figure is not physical (a 0 Hz clock, a 0 V supply, 1e308 mA) and the model would give
+/// 0 µJ, ∞ or NaN. Zero stays allowed where a part can draw or take nothing (a sleep current, a
+/// receive window).
+fn physical_range(unit: &str) -> (f64, f64, &'static str) {
+    match unit {
+        "mA" => (0.0, 1e4, "0 to 10000 mA"),
+        "uA" => (0.0, 1e7, "0 to 1e7 uA"),
+        "V" => (0.5, 60.0, "0.5 to 60 V"),
+        "Hz" => (1e3, 1e10, "1e3 to 1e10 Hz"),
+        "s" => (0.0, DAY_S, "0 to 86400 s"),
+        _ => (0.0, 1e6, "0 to 1e6"),
+    }
+}
+
+/// `value` when it lies in the physical range of `unit`, else the error naming the range.
+fn in_physical_range(what: &str, value: f64, unit: &str) -> Result<f64, String> {
+    let (lo, hi, range) = physical_range(unit);
+    if value.is_finite() && (lo..=hi).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("{what}: {value} {unit} is outside {range}"))
+    }
+}
+
+/// The range of `--every` (a message at most every millisecond, at least every ten years).
+pub const EVERY_RANGE_S: (f64, f64) = (1e-3, 3650.0 * DAY_S);
+/// The range of a battery's capacity (mAh) and voltage (V) in `--battery`.
+pub const BATTERY_MAH_RANGE: (f64, f64) = (1e-3, 1e7);
+pub const BATTERY_V_RANGE: (f64, f64) = (0.5, 60.0);
+
 impl EnergyData {
     /// The built-in figures.
     pub fn builtin() -> EnergyData {
@@ -139,6 +170,7 @@ impl EnergyData {
             .ok_or_else(|| format!("--set {key}: {:?} is not a number ≥ 0", value.trim()))?;
         let known = self.figures.keys().cloned().collect::<Vec<_>>().join(", ");
         let fig = self.figures.get_mut(key).ok_or_else(|| format!("--set {key}: no such figure (known: {known})"))?;
+        let value = in_physical_range(&format!("--set {key}"), value, &fig.unit)?;
         fig.value = Some(value);
         fig.kind = "user".into();
         fig.source = format!("--set {key}={value}");
@@ -214,6 +246,9 @@ fn figure(t: &toml::Table, key: &str, origin: &str, user: bool) -> Result<Figure
     let unit = s("unit").ok_or_else(|| format!("{origin}: {key} has no unit"))?;
     if unit_factor(&unit).is_none() {
         return Err(format!("{origin}: {key}: unknown unit {unit:?} (mA, uA, V, Hz, s)"));
+    }
+    if let Some(v) = value {
+        in_physical_range(&format!("{origin}: {key}.value"), v, &unit)?;
     }
     let missing = s("missing");
     if value.is_none() && missing.is_none() {
@@ -300,7 +335,15 @@ pub fn parse_duration(text: &str) -> Result<f64, String> {
         _ => return Err(format!("--every {text:?}: expected a number with s, m, h or d (e.g. 10m)")),
     };
     match num.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v * mult),
+        Ok(v) if v.is_finite() && v > 0.0 => {
+            let (lo, hi) = EVERY_RANGE_S;
+            let s = v * mult;
+            if (lo..=hi).contains(&s) {
+                Ok(s)
+            } else {
+                Err(format!("--every {text:?}: {s:e} s is outside 1ms to 3650d ({lo} to {hi} s)"))
+            }
+        }
         _ => Err(format!("--every {text:?}: expected a number > 0 with s, m, h or d (e.g. 10m)")),
     }
 }
@@ -325,6 +368,12 @@ pub fn parse_battery(text: &str, default_v: f64) -> Result<(f64, f64), String> {
         None
     };
     let mah = mah.filter(|v| v.is_finite() && *v > 0.0).ok_or_else(err)?;
+    let ((clo, chi), (vlo, vhi)) = (BATTERY_MAH_RANGE, BATTERY_V_RANGE);
+    if !(clo..=chi).contains(&mah) || !(vlo..=vhi).contains(&volts) {
+        return Err(format!(
+            "--battery {text:?}: {mah} mAh at {volts} V is outside {clo} to {chi} mAh at {vlo} to {vhi} V"
+        ));
+    }
     Ok((mah, volts))
 }
 
@@ -574,6 +623,10 @@ pub fn lab_figures(opts: &EnergyOpts, plan: &Plan, data: &EnergyData) -> Result<
             .device
             .and_then(|d| d.lab)
             .ok_or_else(|| PartError::bad(format!("--device-results {}: no device.lab section", p.display())))?;
+        for t in &lab.targets {
+            in_physical_range(&format!("--device-results {}: target {} clock", p.display(), t.name), t.clock_hz as f64, "Hz")
+                .map_err(PartError::bad)?;
+        }
         return Ok((lab, format!("results file {}", p.display())));
     }
     use wirebench_measure::device;
@@ -696,6 +749,17 @@ mod tests {
         assert_eq!(parse_battery("2.4Ah", 3.0).unwrap(), (2400.0, 3.0));
         assert!(parse_battery("2400", 3.0).is_err());
         assert!(parse_battery("2400mAh@0V", 3.0).is_err());
+        // Beyond physical ranges, with the range in the one-line message.
+        for bad in ["1e300mAh@1e300V", "2400mAh@1000V", "1e-9mAh", "1e12mAh"] {
+            let e = parse_battery(bad, 3.6).unwrap_err();
+            assert!(e.contains("is outside 0.001 to 10000000 mAh at 0.5 to 60 V"), "{bad}: {e}");
+        }
+        for bad in ["1e-320s", "0.1ms", "1e-6s", "4000d"] {
+            let e = parse_duration(bad).unwrap_err();
+            assert!(e.contains("1ms to 3650d") || e.contains("expected a number"), "{bad}: {e}");
+        }
+        assert_eq!(parse_duration("1e-3s").unwrap(), 1e-3);
+        assert!(parse_duration("1e-320s").unwrap_err().contains("is outside 1ms to 3650d"));
         assert_eq!(EnergyRadio::parse("lora-sf9"), Some(EnergyRadio::LoRa(9)));
         assert_eq!(EnergyRadio::parse("nb-iot"), Some(EnergyRadio::NbIot));
         assert_eq!(EnergyRadio::parse("lora-sf13"), None);
@@ -712,6 +776,21 @@ mod tests {
         assert!(d.set("sx1276.tx_ma").is_err());
         assert!(d.set("nope.x=1").is_err());
         assert!(d.set("sx1276.tx_ma=-1").is_err());
+        // Figures beyond physical ranges: refused with the range (no 0 µJ, ∞ or NaN later).
+        for (set, range) in [
+            ("atmega328p.active_at_hz=0", "outside 1e3 to 1e10 Hz"),
+            ("samd21.supply_v=0", "outside 0.5 to 60 V"),
+            ("sx1276.tx_ma=1e308", "outside 0 to 10000 mA"),
+            ("nbiot.connected_s=1e9", "outside 0 to 86400 s"),
+        ] {
+            let e = d.set(set).unwrap_err();
+            assert!(e.contains(range) && e.starts_with("--set "), "{set}: {e}");
+        }
+        let f = std::env::temp_dir().join(format!("wb-energy-range-{}.toml", std::process::id()));
+        std::fs::write(&f, "[samd21.supply_v]\nvalue = 0\nunit = \"V\"\n").unwrap();
+        let e = EnergyData::builtin().merge_file(&f).unwrap_err();
+        assert!(e.contains("samd21.supply_v.value: 0 V is outside 0.5 to 60 V"), "{e}");
+        let _ = std::fs::remove_file(&f);
         let dir = std::env::temp_dir().join(format!("wb-energy-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("e.toml");

@@ -1,7 +1,15 @@
 //! CSV (RFC 4180): fields with commas, quotes or line breaks are quoted, quotes doubled.
 
-/// One CSV field.
+/// One CSV field. Control characters other than tab and line breaks (NUL, ESC, BEL, ...) are
+/// written as `\x00`-style escapes: no reader or terminal gets them raw.
 pub fn field(s: &str) -> String {
+    let escaped;
+    let s = if s.chars().any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r')) {
+        escaped = crate::table::escape_controls(s, &['\t', '\n', '\r']);
+        escaped.as_str()
+    } else {
+        s
+    };
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -159,6 +167,12 @@ mod tests {
         assert_eq!(t[1].rows[1], vec!["4".to_string(), String::new()]);
         assert_eq!(tidy(&t), "table,a,b,c\ns,1,\"x,\ny\",\ns.2,,2,3\ns.2,,4,\n");
         assert_eq!(table_text(&t[0]), "a,b\n1,\"x,\ny\"\n");
+    }
+
+    #[test]
+    fn control_bytes_are_escaped() {
+        assert_eq!(field("no\0tool\x1b[1m"), "no\\x00tool\\x1b[1m");
+        assert_eq!(field("a\nb"), "\"a\nb\"");
     }
 
     #[test]

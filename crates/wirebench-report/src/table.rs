@@ -26,6 +26,34 @@ pub fn warning(text: &str) -> String {
     }
 }
 
+/// `text` with control characters other than `keep` written as `\x1b`-style escapes (cells of
+/// terminal tables and CSV fields may quote input: a reason, a payload's name).
+pub fn escape_controls(text: &str, keep: &[char]) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() && !keep.contains(&c) {
+            let n = c as u32;
+            if n < 0x100 {
+                out.push_str(&format!("\\x{n:02x}"));
+            } else {
+                out.push_str(&format!("\\u{{{n:x}}}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A cell as a terminal shows it: every control character escaped.
+fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.chars().any(char::is_control) {
+        std::borrow::Cow::Owned(escape_controls(text, &[]))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
 /// Whether a block title names warnings or errors (its text output is then coloured).
 pub fn is_warning_title(title: &str) -> bool {
     let t = title.to_ascii_lowercase();
@@ -73,11 +101,11 @@ impl Table {
     }
 
     fn widths(&self) -> Vec<usize> {
-        let mut w: Vec<usize> = self.headers.iter().map(|h| h.chars().count()).collect();
+        let mut w: Vec<usize> = self.headers.iter().map(|h| shown(h).chars().count()).collect();
         for r in &self.rows {
             for (i, c) in r.iter().enumerate() {
                 if i < w.len() {
-                    w[i] = w[i].max(c.chars().count());
+                    w[i] = w[i].max(shown(c).chars().count());
                 }
             }
         }
@@ -85,6 +113,8 @@ impl Table {
     }
 
     fn cell(&self, i: usize, text: &str, width: usize) -> String {
+        let text = shown(text);
+        let text = text.as_ref();
         let pad = width.saturating_sub(text.chars().count());
         if self.numeric.get(i).copied().unwrap_or(false) {
             format!("{}{}", " ".repeat(pad), text)
@@ -114,9 +144,9 @@ impl Table {
         }
         if !self.title.is_empty() {
             if COLOR.load(Ordering::Relaxed) {
-                out.push_str(&format!("\x1b[1m{}\x1b[0m", self.title));
+                out.push_str(&format!("\x1b[1m{}\x1b[0m", shown(&self.title)));
             } else {
-                out.push_str(&self.title);
+                out.push_str(&shown(&self.title));
             }
             out.push('\n');
         }
@@ -188,7 +218,7 @@ impl Table {
 
     /// A GitHub-flavoured Markdown table (pipes in cells escaped).
     pub fn to_markdown(&self) -> String {
-        let esc = |s: &str| s.replace('|', "\\|");
+        let esc = |s: &str| shown(s).replace('|', "\\|");
         let mut out = String::new();
         if !self.title.is_empty() {
             out.push_str(&format!("### {}\n\n", self.title));
@@ -474,6 +504,14 @@ mod tests {
         assert_eq!(collapse_mentions(&three), "A\n(also in the reports, or with -v: 3 more tables)\nB\n");
         assert_eq!(collapse_mentions(&format!("A\n{second}B\n")), format!("A\n{second}B\n"));
         assert_eq!(t.to_text_width(0).lines().count(), 3 + 30);
+    fn control_bytes_in_cells_are_escaped_and_aligned() {
+        let mut t = Table::new("t\x07", &["lib", "reason"]);
+        t.push(vec!["a\0b".into(), "\x1b[2Jx".into()]);
+        t.push(vec!["plain".into(), "y".into()]);
+        let text = t.to_text_width(0);
+        assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
+        assert!(text.contains("a\\x00b  \\x1b[2Jx") && text.starts_with("t\\x07\n"), "{text}");
+        assert!(!t.to_markdown().contains('\0'));
     }
 
     #[test]

@@ -412,8 +412,8 @@ fn main() -> ExitCode {
         Err(e) if !e.use_stderr() || e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
         Err(e) => {
             // A usage error is bad input, exit code 2: clap's own message with its tips and
-            // possible values, on one line.
-            eprintln!("{}", usage_error_line(&e.render().to_string()));
+            // possible values, on one line, control bytes escaped.
+            eprintln!("{}", wirebench_codecs::escape_controls(&usage_error_line(&e.render().to_string())));
             return ExitCode::from(2);
         }
     };
@@ -427,8 +427,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-            let line = chain.join(": ").replace('\n', " ");
+            let line = common::error_line(&e);
             // Colour per --color: by default only on a terminal, never when NO_COLOR is set.
             if color_errors {
                 eprintln!("\x1b[31merror:\x1b[0m {line}");

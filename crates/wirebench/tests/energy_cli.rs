@@ -53,6 +53,16 @@ fn bad_options_are_one_line_and_exit_code_2() {
     expect_bad_args(&["energy", "--device-results", lab, "--set", "sx1276.tx_ma"], &["--set", "part.figure=value"]);
     expect_bad_args(&["energy", "--device-results", lab, "--set", "warp.core=1"], &["--set warp.core", "no such figure"]);
     expect_bad_args(&["energy", "--device-results", lab, "--set", "sx1276.tx_ma=lots"], &["--set sx1276.tx_ma", "not a number"]);
+    // Figures outside physical ranges: refused with the range, not turned into 0 µJ, ∞ or NaN %.
+    for (opt, value, range) in [
+        ("--every", "1e-320s", "1ms to 3650d"),
+        ("--battery", "1e300mAh@1e300V", "0.001 to 10000000 mAh at 0.5 to 60 V"),
+        ("--set", "samd21.active_at_hz=0", "1e3 to 1e10 Hz"),
+        ("--set", "samd21.supply_v=0", "0.5 to 60 V"),
+        ("--set", "sx1276.tx_ma=1e308", "0 to 10000 mA"),
+    ] {
+        expect_bad_args(&["energy", "--device-results", lab, opt, value], &[opt, "is outside", range]);
+    }
     expect_bad_args(&["energy", "--device-results", "/nonexistent/r.json"], &["--device-results", "/nonexistent/r.json"]);
     expect_bad_args(&["energy", "--device-results", lab, "--energy-data", "/nonexistent/e.toml"], &["--energy-data"]);
     let bad_data = d.0.join("e.toml");
