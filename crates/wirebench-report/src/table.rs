@@ -504,6 +504,9 @@ mod tests {
         assert_eq!(collapse_mentions(&three), "A\n(also in the reports, or with -v: 3 more tables)\nB\n");
         assert_eq!(collapse_mentions(&format!("A\n{second}B\n")), format!("A\n{second}B\n"));
         assert_eq!(t.to_text_width(0).lines().count(), 3 + 30);
+    }
+
+    #[test]
     fn control_bytes_in_cells_are_escaped_and_aligned() {
         let mut t = Table::new("t\x07", &["lib", "reason"]);
         t.push(vec!["a\0b".into(), "\x1b[2Jx".into()]);
