@@ -134,12 +134,12 @@ impl Table {
     /// [`MIN_WRAP_WIDTH`] characters); a table still too wide is printed in parts.
     pub fn to_text_width(&self, width: usize) -> String {
         let w = wrapped_widths(&self.widths(), &self.numeric, width);
-        let shown = brief_rows();
+        let brief = brief_rows();
         let mut out = String::new();
         // A summary (`run` without -v): a section's first table and its headline tables are
         // shown, in their first columns and rows; every other table is one line naming it.
         let nth = SECTION_TABLES.with(|c| c.replace(c.get() + 1));
-        if shown.is_some() && nth > 0 && !self.headline {
+        if brief.is_some() && nth > 0 && !self.headline {
             return format!("{MENTION}{}, {} rows)\n", self.title.trim_end_matches(':'), self.rows.len());
         }
         if !self.title.is_empty() {
@@ -151,7 +151,7 @@ impl Table {
             out.push('\n');
         }
         let mut groups = column_groups(&w, width);
-        let hidden_columns = if shown.is_some() && groups.len() > 1 {
+        let hidden_columns = if brief.is_some() && groups.len() > 1 {
             let rest = groups[1..].iter().map(|g| g.len() - 1).sum::<usize>();
             groups.truncate(1);
             rest
@@ -192,7 +192,7 @@ impl Table {
             out.push_str(&line(&self.headers));
             let rule: Vec<String> = cols.iter().map(|&i| "-".repeat(w[i])).collect();
             out.push_str(&format!("{}\n", rule.join("  ")));
-            let limit = shown.unwrap_or(usize::MAX);
+            let limit = brief.unwrap_or(usize::MAX);
             for r in self.rows.iter().take(limit) {
                 out.push_str(&line(r));
             }
