@@ -72,6 +72,7 @@ print(f"energy: {len(energy)} rows")
 assert energy, "the energy table is empty"
 PY
 awk 'length > 100 { n++ } END { exit n > 0 }' "$work/run.out" || fail "the main job printed lines over 100 characters at COLUMNS=100"
+[ "$(wc -l <"$work/run.out")" -le 120 ] || fail "the main job printed $(wc -l <"$work/run.out") lines (at most 120: the answer first, the rest in the reports)"
 
 # The DDS parts: one line, exit 2, nothing measured or written.
 set +e

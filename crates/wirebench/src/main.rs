@@ -399,7 +399,7 @@ impl From<OutputArg> for Output {
 }
 
 /// How many rows of each table `run` prints on the terminal without `-v`.
-const BRIEF_ROWS: usize = 8;
+const BRIEF_ROWS: usize = 6;
 
 fn main() -> ExitCode {
     // The callgrind child counts instructions: fixed hash seeds make the counts repeat exactly.

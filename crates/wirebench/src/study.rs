@@ -623,7 +623,7 @@ pub fn run(args: RunArgs) -> Result<()> {
 
 /// The most lines one part prints on the terminal in a summary (`run` without -v): a study of
 /// four parts stays within about 120 lines.
-const BRIEF_PART_LINES: usize = 34;
+const BRIEF_PART_LINES: usize = 28;
 
 /// One part's terminal text as the terminal gets it: left-out tables said in one line, long
 /// lines wrapped to the width, and in a summary (no -v) at most [`BRIEF_PART_LINES`] lines.
