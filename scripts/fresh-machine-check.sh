@@ -39,7 +39,7 @@ t2=$(date +%s)
 # the setup installs them for real; otherwise on this machine as it is.
 main_job="\"$wb\" setup --install device >\"$work/setup.out\" 2>&1 && COLUMNS=100 \"$wb\" run seed001 >\"$work/run.out\" 2>\"$work/run.err\""
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1 && [ -z "${FRESH_KEEP_DEVICE_LAB:-}" ]; then
-    "$root/scripts/without-device-lab.sh" bash -c "
+    WITHOUT_DEVICE_LAB_SHARE="$work" "$root/scripts/without-device-lab.sh" bash -c "
         set -e
         if \"$wb\" setup --check device >\"$work/check.out\" 2>&1; then
             echo 'setup --check device says ready on a machine without the lab' >&2; cat \"$work/check.out\" >&2; exit 1

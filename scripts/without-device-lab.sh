@@ -5,7 +5,9 @@
 # packages (crates/wirebench-measure/data/setup.toml, part device, but the C compiler, make and
 # python3) are removed with apt-get and its Python modules with pip; COMMAND runs chrooted
 # there, so `wirebench setup --install device` installs them for real (apt-get, pip) and the
-# machine itself is left as it was. Needs root (unshare, mount, chroot).
+# machine itself is left as it was. Writes go to the overlay, except in the folders named by
+# WITHOUT_DEVICE_LAB_SHARE (colon-separated; default: the current folder), which are the real
+# ones. Needs root (unshare, mount, chroot).
 set -euo pipefail
 if [ "$(id -u)" != 0 ]; then
     echo "without-device-lab.sh: needs root for a private mount namespace" >&2
@@ -33,8 +35,12 @@ exec unshare --mount --propagation private bash -c '
     mkdir -p "$base/upper" "$base/work" "$base/root"
     mount -t overlay overlay -o "lowerdir=/,upperdir=$base/upper,workdir=$base/work" "$base/root"
     for d in proc sys dev dev/pts; do mount --rbind "/$d" "$base/root/$d"; done
-    [ -d /tmp ] && mount -t tmpfs -o size=4g tmpfs "$base/root/tmp"
-    remove="$1"; modules="$2"; shift 2
+    remove="$1"; modules="$2"; share="$3"; shift 3
+    # The folders whose writes must outlive the overlay (the caller reads them afterwards).
+    IFS=: read -r -a dirs <<<"$share"
+    for d in "${dirs[@]}"; do
+        [ -n "$d" ] && [ -d "$d" ] && mount --rbind "$d" "$base/root$d"
+    done
     chroot "$base/root" /bin/bash -c "
         set -e
         if [ -n \"$remove\" ]; then
@@ -47,4 +53,4 @@ exec unshare --mount --propagation private bash -c '
         cd \"\$1\"; shift
         exec \"\$@\"
     " without-device-lab "$@"
-' without-device-lab "${remove[*]}" "$modules" "$PWD" "$@"
+' without-device-lab "${remove[*]}" "$modules" "${WITHOUT_DEVICE_LAB_SHARE:-$PWD}" "$PWD" "$@"

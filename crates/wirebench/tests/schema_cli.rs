@@ -337,6 +337,8 @@ fn ros2_imu_size_and_encode_agree() {
     assert_eq!(got, want, "size rows {sized:?}, encode {encoded:?}");
     expect_bad_input(wb().args(["encode", "-f", "cdr-xcdr1", "--schema", &imu]).write_stdin(lines[0].clone()), &["Imu.idl:5:1: cannot find included file \"geometry_msgs/msg/Quaternion.idl\""]);
     expect_bad_input(wb().args(["size", "--samples", samples.to_str().unwrap(), "--schema", &imu]), &["Imu.idl:5:1: cannot find included file"]);
+}
+
 const UNITS_PROTO: &str = "syntax = \"proto3\";\npackage wb.common;\nenum Unit { UNIT_UNSPECIFIED = 0; CELSIUS = 1; PASCAL = 2; }\n";
 
 const TELEMETRY_PROTO: &str = r#"syntax = "proto3";
