@@ -806,6 +806,10 @@ mod tests {
             if wirebench_dds::available().is_ok() || !study_has_dds(file) {
                 let (ci, _) = read_study(Path::new(short), true).unwrap_or_else(|e| panic!("{file} --ci: {e:#}"));
                 assert!(ci.ci.is_none() && !ci.parts().is_empty(), "{file}");
+                // The reduced scale passes the parts' own checks (e.g. speed's at least 10 rounds).
+                for part in ci.parts().iter().filter(|p| ["size", "speed", "link", "tcp", "http"].contains(&p.name())) {
+                    part.validate().unwrap_or_else(|e| panic!("{file} --ci: [{}]: {e:#}", part.name()));
+                }
             }
             let parsed = read_study(Path::new(short), false);
             match (parsed, wirebench_dds::available()) {
