@@ -330,7 +330,7 @@ fn size_and_speed_take_a_proto_with_include_paths() {
     let rows = r["size"]["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 40);
     for (row, line) in rows.iter().zip(&lines) {
-        assert_eq!(row["fidelity"], "exact", "{row} {line}");
+        assert_eq!(row["fidelity"]["status"], "exact", "{row} {line}");
         let n = run(&["encode", "-f", "protobuf", "--schema", schema, "-I", inc], line.as_bytes()).len() as u64;
         assert_eq!(row["bytes"].as_u64(), Some(n), "{line}");
     }
