@@ -5,7 +5,7 @@
 # a bounded fuzz smoke of the Rust PSON decoders. Installs what the tests need first, so it
 # works on a fresh machine and in CI (`.ci/run` calls this script).
 #   usage: scripts/test-all.sh [--quick]
-#   --quick: the tier to run between changes (<= 10 minutes on 2 cores): formatting and lints,
+#   --quick: the tier to run between changes (aimed at <= 10 minutes on 2 cores, not yet timed):
 #   the Rust workspace, the C codecs' tests and the Python codecs on CPython; no studies, fuzz,
 #   MicroPython builds, browsers or fresh-machine check. The README's test command and .ci/run
 #   are the full suite.
