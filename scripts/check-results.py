@@ -15,6 +15,7 @@ Prints a line per check and closes with 'N passed, N failed'; exits 1 on any fai
 import argparse
 import io
 import json
+import re
 import os
 import subprocess
 import sys
@@ -87,6 +88,10 @@ def main():
             except Exception as e:  # noqa: BLE001
                 bad.append(f"{n}: {e}")
         check(f"{path}: report -o csv --out DIR gives {len(names)} loadable CSV files", r.returncode == 0 and names and not bad, r.stderr + "; ".join(bad))
+        # Every column is a snake_case name with its unit (no display labels such as "payload B").
+        odd = sorted({c for n in names for c in pandas.read_csv(os.path.join(d, n), nrows=0).columns
+                      if not re.fullmatch(r"[a-z0-9_.]+", str(c))})
+        check(f"{path}: every CSV column is snake_case", not odd, ", ".join(map(repr, odd[:10])))
         for kind in ("table", "md", "html"):
             r = subprocess.run([args.wirebench, "report", path, "-o", kind], capture_output=True)
             check(f"{path}: report -o {kind}", r.returncode == 0 and len(r.stdout) > 0, r.stderr.decode(errors="replace"))

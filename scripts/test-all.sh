@@ -5,9 +5,9 @@
 # a bounded fuzz smoke of the Rust PSON decoders. Installs what the tests need first, so it
 # works on a fresh machine and in CI (`.ci/run` calls this script).
 #   usage: scripts/test-all.sh [--quick]
-#   --quick: the tier to run between changes (aimed at <= 10 minutes on 2 cores, not yet timed):
-#   the Rust workspace, the C codecs' tests and the Python codecs on CPython; no studies, fuzz,
-#   MicroPython builds, browsers or fresh-machine check. The README's test command and .ci/run
+#   --quick: the tier to run between changes (<= 10 minutes on 2 cores once the release build
+#   is there): the release build, the Rust workspace's tests, the C codecs' tests and the Python
+#   codecs on CPython; no studies, fuzz, MicroPython builds, browsers or fresh-machine check. The README's test command and .ci/run
 #   are the full suite.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -62,29 +62,31 @@ export WIREBENCH_ORACLES=require
 # would skip every DDS test.
 export WIREBENCH_DDS=require
 
-if [ -n "$quick" ]; then
-    step "cargo test (workspace; the CLI tests against the debug binary)"
-    cargo test --workspace --locked
-    step "C device codecs: tests (strict + ASan/UBSan), nm check, Cortex-M sizes, libFuzzer smoke"
-    make -C c check
-    step "Python device codecs on CPython"
-    (cd python && python3 -m pytest -q -p no:cacheprovider tests)
-    step "all tests passed (quick tier)"
-    exit 0
-fi
-
 step "release build (with DDS): the binary the CLI tests, the studies and the reports use"
-# One release build, made first: the CLI integration tests run against it (WIREBENCH_BIN), which
-# takes them from minutes in a debug build to seconds; seed 004's 64 KB JSON marshalling alone
-# would take 18 minutes in a debug build.
+# One release build, made first, and every test built in the same profile on top of it: the
+# tests share its compiled dependencies instead of building them again at another opt-level,
+# and the CLI integration tests run against its binary (WIREBENCH_BIN), seconds instead of the
+# minutes a debug build takes. Seed 004's 64 KB JSON marshalling alone would take 18 minutes
+# in a debug build.
 cargo build --release --locked -q -p wirebench
 wb="$root/target/release/wirebench"
 
-step "cargo test (workspace; the CLI tests against the release binary)"
-WIREBENCH_BIN="$wb" cargo test --workspace --locked
+step "cargo test --release (workspace; the CLI tests against the release binary)"
+# open62541's differential test on its own: its bindgen build-dependency would otherwise turn on
+# a feature of a proc-macro crate the codecs use, and every crate above them would be built a
+# second time with it.
+WIREBENCH_BIN="$wb" cargo test --release --workspace --exclude uadp-open62541 --locked
+cargo test --release -p uadp-open62541 --locked
 
 step "C device codecs: tests (strict + ASan/UBSan), nm check, Cortex-M sizes, libFuzzer smoke"
 make -C c check
+
+if [ -n "$quick" ]; then
+    step "Python device codecs on CPython"
+    (cd python && WIREBENCH_BIN="$wb" python3 -m pytest -q -p no:cacheprovider tests)
+    step "all tests passed (quick tier)"
+    exit 0
+fi
 
 step "C device codecs on AVR (simavr) and the device lab's simulators (hand-counted cycle tests)"
 make -C c test-avr test-arm-sim

@@ -116,26 +116,10 @@ impl CodecError {
     }
 }
 
-/// `text` with control characters (ESC, CR, BEL, ...) written as `\x1b`-style escapes: the
-/// input's bytes that a decoder's message quotes must not reach a terminal raw.
+/// `text` with every control character (ESC, CR, BEL, ...) written as a `\x1b`-style escape:
+/// the input's bytes that a decoder's message quotes must not reach a terminal raw.
 pub fn escape_controls(text: &str) -> String {
-    if !text.chars().any(char::is_control) {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if c.is_control() {
-            let n = c as u32;
-            if n < 0x100 {
-                out.push_str(&format!("\\x{n:02x}"));
-            } else {
-                out.push_str(&format!("\\u{{{n:x}}}"));
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    wirebench_core::names::escape_controls(text, &[])
 }
 
 /// The default deepest nesting of containers (maps, arrays, documents, records) every decoder

@@ -97,3 +97,26 @@ mod tests {
         assert_eq!(unknown("format", "zzz", &["json"]), "unknown format \"zzz\" (known: json)");
     }
 }
+
+/// `text` with control characters other than `keep` (ESC, CR, BEL, NUL, ...) written as
+/// `\x1b`-style escapes (`\u{..}` above U+00FF): input that an error message, a table cell or a
+/// CSV field quotes must not reach a terminal or a reader raw.
+pub fn escape_controls(text: &str, keep: &[char]) -> String {
+    if !text.chars().any(|c| c.is_control() && !keep.contains(&c)) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() && !keep.contains(&c) {
+            let n = c as u32;
+            if n < 0x100 {
+                out.push_str(&format!("\\x{n:02x}"));
+            } else {
+                out.push_str(&format!("\\u{{{n:x}}}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

@@ -282,13 +282,13 @@ pub enum EnergyRadio {
 }
 
 /// The names `--radio` takes.
-pub const ENERGY_RADIOS: &[&str] = &["lora-sf7", "lora-sf8", "lora-sf9", "lora-sf10", "lora-sf11", "lora-sf12", "nbiot", "ble"];
+pub const ENERGY_RADIOS: &[&str] = &["lora-sf7", "lora-sf8", "lora-sf9", "lora-sf10", "lora-sf11", "lora-sf12", "nb-iot", "ble"];
 
 impl EnergyRadio {
     pub fn parse(name: &str) -> Option<EnergyRadio> {
         let n = name.trim().to_ascii_lowercase();
         match n.as_str() {
-            "nbiot" | "nb-iot" => Some(EnergyRadio::NbIot),
+            "nb-iot" | "nbiot" | "nb-iot1" => Some(EnergyRadio::NbIot),
             "ble" => Some(EnergyRadio::Ble),
             _ => match n.strip_prefix("lora-sf").or_else(|| n.strip_prefix("sf")).and_then(|s| s.parse::<u8>().ok()) {
                 Some(sf @ 7..=12) => Some(EnergyRadio::LoRa(sf)),
@@ -300,7 +300,7 @@ impl EnergyRadio {
     pub fn name(self) -> String {
         match self {
             EnergyRadio::LoRa(sf) => format!("lora-sf{sf}"),
-            EnergyRadio::NbIot => "nbiot".into(),
+            EnergyRadio::NbIot => "nb-iot".into(),
             EnergyRadio::Ble => "ble".into(),
         }
     }
@@ -538,7 +538,7 @@ pub struct EnergyOpts {
     /// MCUs: lab targets avr, cortex-m0plus, cortex-m4 or parts atmega328p, samd21, nrf52840 (default: every target the lab figures have).
     #[arg(long, value_delimiter = ',')]
     pub mcu: Vec<String>,
-    /// Radios: lora-sf7..lora-sf12, nbiot, ble (default: lora-sf7, lora-sf9, lora-sf12, nbiot, ble).
+    /// Radios: lora-sf7..lora-sf12, nb-iot, ble (default: lora-sf7, lora-sf9, lora-sf12, nb-iot, ble).
     #[arg(long, value_delimiter = ',')]
     pub radio: Vec<String>,
     /// Time between messages: a number with s, m, h or d (default 10m).
@@ -567,7 +567,7 @@ pub struct EnergyOpts {
     pub energy_data: Option<PathBuf>,
 }
 
-const DEFAULT_RADIOS: &[&str] = &["lora-sf7", "lora-sf9", "lora-sf12", "nbiot", "ble"];
+const DEFAULT_RADIOS: &[&str] = &["lora-sf7", "lora-sf9", "lora-sf12", "nb-iot", "ble"];
 const DEFAULT_EVERY: &str = "10m";
 const DEFAULT_BATTERY: &str = "2400mAh@3.6V";
 
@@ -707,6 +707,16 @@ impl Part for EnergyPart {
 mod tests {
     use super::*;
     use wirebench_core::sections::device::{LabLib, LabRow, LabTarget};
+
+    #[test]
+    fn energy_radios_have_the_names_link_uses() {
+        // One name per radio across commands: what `energy` prints and takes is what `link` takes.
+        for name in ENERGY_RADIOS.iter().chain(DEFAULT_RADIOS) {
+            let r = EnergyRadio::parse(name).unwrap();
+            assert_eq!(r.name(), *name);
+            assert!(crate::airtime::RADIO_NAMES.contains(name), "{name} is not a `link` radio name");
+        }
+    }
 
     #[test]
     fn builtin_data_parses_and_every_figure_has_a_source() {

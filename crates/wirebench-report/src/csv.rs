@@ -24,13 +24,75 @@ pub fn record<S: AsRef<str>>(fields: &[S]) -> String {
     line
 }
 
-/// A table as CSV: its headers, then its rows.
+/// A display table as CSV: its headers as snake_case column names with their units
+/// ([`column_name`]), then its rows, with the cells of numeric columns as plain numbers or empty
+/// ([`number_cell`]), so that every CSV column holds numbers or text, never both.
 pub fn table(t: &crate::table::Table) -> String {
-    let mut out = record(&t.headers);
+    let mut out = record(&t.headers.iter().map(|h| column_name(h)).collect::<Vec<_>>());
     for r in &t.rows {
-        out.push_str(&record(r));
+        let cells: Vec<String> = r
+            .iter()
+            .enumerate()
+            .map(|(i, c)| if t.numeric.get(i).copied().unwrap_or(false) { number_cell(c) } else { c.clone() })
+            .collect();
+        out.push_str(&record(&cells));
     }
     out
+}
+
+/// A display header as a CSV column name: lower-case words joined by `_`, with the unit spelled
+/// out (`payload B` → `payload_bytes`, `msgs/day` → `msgs_per_day`, `delivered %` →
+/// `delivered_pct`, `p99 µs` → `p99_us`, `JSON÷CDR` → `json_over_cdr`).
+pub fn column_name(h: &str) -> String {
+    let mut words: Vec<String> = Vec::new();
+    for token in h.split_whitespace() {
+        let token = match token {
+            "B" => "bytes".to_string(),
+            "%" => "pct".to_string(),
+            "×" | "x" => "ratio".to_string(),
+            t => t.to_string(),
+        };
+        let mut w = String::new();
+        let mut chars = token.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '/' => w.push_str("_per_"),
+                '÷' => w.push_str("_over_"),
+                '%' => w.push_str("_pct"),
+                '×' => w.push_str("_ratio"),
+                'µ' | 'μ' => w.push('u'),
+                '±' => w.push_str("pm_"),
+                '≤' => w.push_str("le_"),
+                '≥' => w.push_str("ge_"),
+                // `B` after a number or `k`/`M`/`Ki`... is the byte unit: `kB/s` → `kb_per_s`.
+                c if c.is_ascii_alphanumeric() => w.extend(c.to_lowercase()),
+                _ => w.push('_'),
+            }
+        }
+        // A lone unit `B` inside a token such as `B/msg`.
+        let w = if w == "b" || w.starts_with("b_per_") { w.replacen('b', "bytes", 1) } else { w };
+        words.push(w);
+    }
+    let mut name = words.join("_");
+    while name.contains("__") {
+        name = name.replace("__", "_");
+    }
+    name.trim_matches('_').to_string()
+}
+
+/// A display cell of a numeric column as a CSV number: thousands separators, a leading `+`, and
+/// `%`, `×` or a trailing unit word dropped (`1,234.5` → `1234.5`, `+0.52 %` → `0.52`, `12 ms` →
+/// `12`); a cell that is not a finite number (`-`, `n/a`, a reason) is empty.
+pub fn number_cell(s: &str) -> String {
+    let t: String = s.trim().chars().filter(|c| !matches!(c, ',' | '%' | '×' | '≈' | '~' | ' ')).collect();
+    let t = t.trim_start_matches('+');
+    let t = t.trim_end_matches(|c: char| c.is_alphabetic() || c == 'µ' || c == '/');
+    match t.parse::<f64>() {
+        Ok(v) if v.is_finite() && !t.is_empty() && !t.chars().any(|c| c.is_alphabetic() && c != 'e' && c != 'E') => {
+            t.to_string()
+        }
+        _ => String::new(),
+    }
 }
 
 /// Parse CSV text (RFC 4180: quoted fields may hold commas, quotes and line breaks) into
@@ -173,6 +235,32 @@ mod tests {
     fn control_bytes_are_escaped() {
         assert_eq!(field("no\0tool\x1b[1m"), "no\\x00tool\\x1b[1m");
         assert_eq!(field("a\nb"), "\"a\nb\"");
+    }
+
+    #[test]
+    fn display_tables_become_numeric_snake_case_columns() {
+        for (h, want) in [
+            ("payload B", "payload_bytes"),
+            ("IP B", "ip_bytes"),
+            ("airtime ms", "airtime_ms"),
+            ("msgs/day", "msgs_per_day"),
+            ("fair use/day", "fair_use_per_day"),
+            ("MQTT B/msg", "mqtt_bytes_per_msg"),
+            ("app kB/s", "app_kb_per_s"),
+            ("broker RSS MiB", "broker_rss_mib"),
+            ("delivered %", "delivered_pct"),
+            ("p99 µs", "p99_us"),
+            ("JSON÷CDR", "json_over_cdr"),
+            ("format", "format"),
+        ] {
+            assert_eq!(column_name(h), want, "{h}");
+        }
+        for (c, want) in [("1,234.5", "1234.5"), ("+0.52 %", "0.52"), ("-3", "-3"), ("-", ""), ("12 ms", "12"), ("1.5e3", "1.5e3"), ("n/a", ""), ("inf", ""), ("2.1×", "2.1")] {
+            assert_eq!(number_cell(c), want, "{c}");
+        }
+        let mut t = crate::table::Table::new("t", &["radio", "payload B", "IP B"]).numeric_from(1);
+        t.push(vec!["lora-sf7".into(), "1,004.0".into(), "-".into()]);
+        assert_eq!(table(&t), "radio,payload_bytes,ip_bytes\nlora-sf7,1004.0,\n");
     }
 
     #[test]

@@ -202,6 +202,19 @@ pub fn table(t: &Table) -> String {
 /// Gives a cell (row, column, text) a CSS class and a tooltip, or nothing.
 pub type CellDecorator<'a> = &'a dyn Fn(usize, usize, &str) -> Option<(&'static str, String)>;
 
+/// A column header: escaped, breakable at spaces and after `/`, `_`, `÷` and `×` only (the
+/// style sheet never breaks a header inside a word, so `protobuf` never reads `protob/uf`).
+fn header_html(h: &str) -> String {
+    let mut out = String::new();
+    for c in h.chars() {
+        out.push_str(&esc(&c.to_string()));
+        if matches!(c, '/' | '_' | '÷' | '×') {
+            out.push_str("<wbr>");
+        }
+    }
+    out
+}
+
 /// A [`Table`] as an HTML table; `decorate(row, column, text)` may give a cell a CSS class and a
 /// tooltip.
 pub fn table_with(t: &Table, decorate: CellDecorator) -> String {
@@ -212,7 +225,7 @@ pub fn table_with(t: &Table, decorate: CellDecorator) -> String {
     }
     out.push_str("<thead><tr>");
     for (i, h) in t.headers.iter().enumerate() {
-        let _ = write!(out, "<th scope=\"col\"{}>{}</th>", if num(i) { " class=\"num\"" } else { "" }, esc(h));
+        let _ = write!(out, "<th scope=\"col\"{}>{}</th>", if num(i) { " class=\"num\"" } else { "" }, header_html(h));
     }
     out.push_str("</tr></thead><tbody>");
     for (ri, row) in t.rows.iter().enumerate() {
@@ -1130,7 +1143,7 @@ table{border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}
 caption{text-align:left;font-weight:600;font-size:14px;padding:0 0 4px}
 th,td{padding:3px 6px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 td:not(.num),tbody th{overflow-wrap:anywhere;min-width:3.5em}
-thead th{overflow-wrap:anywhere}
+thead th{overflow-wrap:normal;word-break:normal;hyphens:manual}
 thead th{background:var(--panel);border-bottom:2px solid #b8bec7}
 tbody th{font-weight:600}
 .num{text-align:right}
@@ -1154,3 +1167,21 @@ summary{cursor:pointer;font-weight:600}
 footer{margin-top:48px;border-top:1px solid var(--line);padding-top:8px;color:var(--muted);font-size:12.5px}
 @media print{.page{max-width:none;padding:0}details{display:block}}
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_break_between_words_only() {
+        let mut t = Table::new("", &["protobuf", "app kB/s", "JSON÷CDR"]);
+        t.push(vec!["1".into(), "2".into(), "3".into()]);
+        let h = table_with(&t, &|_, _, _| None);
+        assert!(h.contains(">protobuf</th>"), "{h}");
+        assert!(h.contains(">app kB/<wbr>s</th>"), "{h}");
+        assert!(h.contains(">JSON÷<wbr>CDR</th>"), "{h}");
+        // The style sheet never breaks a header inside a word.
+        let css_rule = CSS.split('}').find(|r| r.trim_start().starts_with("thead th{overflow")).unwrap();
+        assert!(!css_rule.contains("anywhere") && !css_rule.contains("break-all"), "{css_rule}");
+    }
+}

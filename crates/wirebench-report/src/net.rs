@@ -11,7 +11,6 @@ use wirebench_core::results::Results;
 use wirebench_core::sections::link::{LinkRow, LinkSection};
 use wirebench_core::sections::net::{HttpRun, HttpSection, TcpRun, TcpSection};
 
-use crate::csv::record;
 use crate::html::{table, Ctx, Section};
 use crate::svg::{color, compact, esc, fixed, BarChart, Bars, Line, LineChart};
 use crate::table::Table;
@@ -63,17 +62,7 @@ fn emit(output: Output, heading: &str, tables: &[Table], notes: &[(String, Vec<S
 }
 
 fn csv_tables(tables: &[Table]) -> String {
-    let mut out = String::new();
-    for (i, t) in tables.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        out.push_str(&record(&t.headers));
-        for r in &t.rows {
-            out.push_str(&record(r));
-        }
-    }
-    out
+    tables.iter().map(crate::csv::table).collect::<Vec<_>>().join("\n")
 }
 
 fn figure(svg: String, caption: &str) -> String {
@@ -1013,6 +1002,6 @@ mod tests {
         let h = link_section(&r, &ctx).unwrap();
         assert!(h.body.contains("lora-sf7: messages per day"));
         let csv = render_link(&r, Output::Csv);
-        assert!(csv.contains("spec ms"), "{csv}");
+        assert!(csv.contains("spec_ms,deviation") && csv.contains(",-0.01\n"), "{csv}");
     }
 }

@@ -26,24 +26,7 @@ pub fn warning(text: &str) -> String {
     }
 }
 
-/// `text` with control characters other than `keep` written as `\x1b`-style escapes (cells of
-/// terminal tables and CSV fields may quote input: a reason, a payload's name).
-pub fn escape_controls(text: &str, keep: &[char]) -> String {
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if c.is_control() && !keep.contains(&c) {
-            let n = c as u32;
-            if n < 0x100 {
-                out.push_str(&format!("\\x{n:02x}"));
-            } else {
-                out.push_str(&format!("\\u{{{n:x}}}"));
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
+pub use wirebench_core::names::escape_controls;
 
 /// A cell as a terminal shows it: every control character escaped.
 fn shown(text: &str) -> std::borrow::Cow<'_, str> {

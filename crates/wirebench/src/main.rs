@@ -258,7 +258,7 @@ struct RunArgs {
     /// largest message).
     #[arg(long)]
     mcu: Option<String>,
-    /// With --mcu: rank by energy per message on this radio (lora-sf7..lora-sf12, nbiot, ble).
+    /// With --mcu: rank by energy per message on this radio (lora-sf7..lora-sf12, nb-iot, ble).
     /// Default: the study's [energy] radio when it names one.
     #[arg(long, requires = "mcu")]
     radio: Option<String>,

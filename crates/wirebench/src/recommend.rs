@@ -32,7 +32,7 @@ pub struct Args {
     /// the lab.
     #[arg(long)]
     device_results: Option<PathBuf>,
-    /// Rank by energy per message on this radio (lora-sf7..lora-sf12, nbiot, ble): the device
+    /// Rank by energy per message on this radio (lora-sf7..lora-sf12, nb-iot, ble): the device
     /// lab's encode cycles, the airtime model and the datasheet currents (needs --mcu avr, m0 or m4).
     #[arg(long)]
     radio: Option<String>,

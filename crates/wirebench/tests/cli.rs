@@ -742,6 +742,13 @@ fn usage_errors_suggest_and_help_fits_the_terminal() {
             assert!(long.is_empty(), "{args:?} at {cols} columns: {long:?}");
         }
     }
+    // `device --help` lists every library the lab measures (its registry), tinyxml2 included.
+    let out = wb().env("COLUMNS", "200").args(["device", "--help"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let libs = text.lines().find(|l| l.contains("--libs")).unwrap_or_default().to_string();
+    for lib in ["pson", "uadp", "cdr", "nanopb", "cjson", "msgpuck", "tinycbor", "tinyxml2"] {
+        assert!(libs.contains(lib), "device --help: {lib} missing from {libs:?}");
+    }
     let dir = TempDir::new("man");
     let out = wb().args(["man", "--dir"]).arg(&dir.0).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

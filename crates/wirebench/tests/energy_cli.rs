@@ -110,7 +110,7 @@ fn runs_on_a_results_file() {
 
     // NB-IoT from the data file alone: every term has a figure (no upper bound), and the
     // connected time is 11 s at 11 mA and 3.8 V, plus the uplink at 143.22 mA.
-    let o = wb().args(["energy", "--device-results", lab.to_str().unwrap(), "--radio", "nbiot", "-o", "json"]).output().unwrap();
+    let o = wb().args(["energy", "--device-results", lab.to_str().unwrap(), "--radio", "nb-iot", "-o", "json"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     let rows = v["energy"]["rows"].as_array().unwrap();

@@ -37,7 +37,7 @@ pub struct EnergyRow {
     pub target: String,
     /// The part whose datasheet figures are used (`atmega328p`, `samd21`, `nrf52840`).
     pub mcu: String,
-    /// `lora-sf7` .. `lora-sf12`, `nbiot`, `ble`.
+    /// `lora-sf7` .. `lora-sf12`, `nb-iot`, `ble` (the names `link` uses).
     pub radio: String,
     /// Encoded bytes (the lab's, checked on the host).
     pub bytes: u64,

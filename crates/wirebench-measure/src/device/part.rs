@@ -11,6 +11,12 @@ use wirebench_core::value::Value;
 
 use crate::study::inputs::{check_payloads, find_corpus, sample_error};
 
+/// `--libs`'s help: every library of the lab, from its registry.
+fn libs_help() -> String {
+    let names: Vec<&str> = super::drivers::Lib::ALL.iter().map(|l| l.name()).collect();
+    format!("Libraries, comma-separated: {}, or all (the default)", names.join(", "))
+}
+
 /// The options of this part in a study file (and of the command).
 #[derive(clap::Args, serde::Deserialize, serde::Serialize, Debug, Default, Clone)]
 #[serde(default, deny_unknown_fields)]
@@ -19,9 +25,9 @@ pub struct DeviceOpts {
     /// with a cycle model), or all (the default).
     #[arg(long, value_delimiter = ',')]
     pub targets: Vec<String>,
-    /// Libraries, comma-separated: pson, uadp, cdr, nanopb, cjson, msgpuck, tinycbor, or all
-    /// (the default).
-    #[arg(long, value_delimiter = ',')]
+    /// Libraries, comma-separated, or all (the default); the list in `--help` comes from the
+    /// lab's library registry (`drivers::Lib::ALL`).
+    #[arg(long, value_delimiter = ',', help = libs_help())]
     pub libs: Vec<String>,
     /// A built-in corpus (default: pson-paper, seed 001's Test01-Test10).
     #[arg(long, conflicts_with = "samples")]
