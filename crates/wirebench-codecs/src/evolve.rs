@@ -711,6 +711,7 @@ pub fn decode(writer: &Bound, reader: &Bound, bytes: &[u8]) -> Result<Value, Str
     let codec = crate::find(reader.format.codec()).ok_or("no such codec")?;
     let v = match reader.format {
         Format::Avro => {
+            avro_promotions(&writer.evo, &reader.evo)?;
             let (w, r) = (writer.avro.as_ref().ok_or("no writer schema")?, reader.avro.as_ref().ok_or("no reader schema")?);
             let mut slice = bytes;
             let v = apache_avro::from_avro_datum(w, &mut slice, Some(r)).map_err(|e| one_line(&e.to_string()))?;
@@ -722,6 +723,12 @@ pub fn decode(writer: &Bound, reader: &Bound, bytes: &[u8]) -> Result<Value, Str
         f if f.schemaless() => {
             let v = codec.decode(bytes, None).map_err(|e| e.to_string())?;
             return typed_read(&v, &reader.evo);
+        }
+        Format::Protobuf => {
+            let schema = reader.schema.as_ref().ok_or("no reader schema")?;
+            let desc = crate::protobuf::dynamic::of_schema(schema).map_err(|e| e.to_string())?.ok_or("no descriptor")?;
+            let kept = protobuf_unknown_wire_types(bytes, &desc)?;
+            codec.decode(&kept, Some(schema)).map_err(|e| e.to_string())?
         }
         _ => codec.decode(bytes, reader.schema.as_ref()).map_err(|e| e.to_string())?,
     };
@@ -741,6 +748,147 @@ pub fn decode(writer: &Bound, reader: &Bound, bytes: &[u8]) -> Result<Value, Str
         out.push((k, x));
     }
     Ok(Value::Map(out))
+}
+
+/// The Avro specification's schema resolution, field by field (matched by name): the writer's
+/// type must be the reader's or promote to it (int → long, float, double; long → float,
+/// double; float → double; string ↔ bytes). apache-avro 0.21's `from_avro_datum` reads a long
+/// as an int without complaint (truncating it); fastavro, like the specification, refuses.
+pub fn avro_promotions(w: &EvoSchema, r: &EvoSchema) -> Result<(), String> {
+    fn prim(k: &Kind) -> String {
+        match k {
+            Kind::Int { bits, signed: true } if *bits <= 32 => "int".into(),
+            Kind::Int { bits, signed: false } if *bits < 32 => "int".into(),
+            Kind::Int { .. } => "long".into(),
+            Kind::Float { bits: 32 } => "float".into(),
+            Kind::Float { .. } => "double".into(),
+            Kind::Bool => "boolean".into(),
+            Kind::String => "string".into(),
+            Kind::Bytes => "bytes".into(),
+            Kind::Enum { name, .. } => format!("enum {name}"),
+            Kind::List { items } => format!("array<{}>", prim(items)),
+        }
+    }
+    fn ok(a: &Kind, b: &Kind) -> bool {
+        let (x, y) = (prim(a), prim(b));
+        if let (Kind::List { items: i }, Kind::List { items: j }) = (a, b) {
+            return ok(i, j);
+        }
+        x == y
+            || matches!(
+                (x.as_str(), y.as_str()),
+                ("int", "long" | "float" | "double") | ("long", "float" | "double") | ("float", "double") | ("string", "bytes") | ("bytes", "string")
+            )
+    }
+    for rf in &r.fields {
+        if let Some(wf) = w.fields.iter().find(|f| f.name == rf.name) {
+            if !ok(&wf.kind, &rf.kind) {
+                return Err(format!(
+                    "Avro schema resolution: field {}: the writer's {} does not promote to the reader's {}",
+                    rf.name,
+                    prim(&wf.kind),
+                    prim(&rf.kind)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The protobuf parsing rule for a known field that arrives with another wire type: protoc
+/// keeps it as an unknown field (the field reads as unset); prost-reflect refuses the whole
+/// message. The bytes without such fields, so that prost-reflect reads as protoc does.
+pub fn protobuf_unknown_wire_types(bytes: &[u8], desc: &prost_reflect::MessageDescriptor) -> Result<Vec<u8>, String> {
+    use prost::encoding::{decode_key, decode_varint, WireType};
+    use prost_reflect::Kind as K;
+    let mut buf = bytes;
+    let mut out = Vec::with_capacity(bytes.len());
+    while !buf.is_empty() {
+        let start = bytes.len() - buf.len();
+        let (tag, wt) = decode_key(&mut buf).map_err(|e| format!("invalid protobuf: {e}"))?;
+        match wt {
+            WireType::Varint => {
+                decode_varint(&mut buf).map_err(|e| format!("invalid protobuf: {e}"))?;
+            }
+            WireType::SixtyFourBit => buf = buf.get(8..).ok_or("invalid protobuf: truncated fixed64")?,
+            WireType::ThirtyTwoBit => buf = buf.get(4..).ok_or("invalid protobuf: truncated fixed32")?,
+            WireType::LengthDelimited => {
+                let n = decode_varint(&mut buf).map_err(|e| format!("invalid protobuf: {e}"))? as usize;
+                buf = buf.get(n..).ok_or("invalid protobuf: truncated length-delimited field")?;
+            }
+            _ => return Err("invalid protobuf: groups are not read".into()),
+        }
+        let end = bytes.len() - buf.len();
+        let keep = match desc.get_field(tag) {
+            None => true,
+            Some(f) => {
+                let want = match f.kind() {
+                    K::Double | K::Fixed64 | K::Sfixed64 => WireType::SixtyFourBit,
+                    K::Float | K::Fixed32 | K::Sfixed32 => WireType::ThirtyTwoBit,
+                    K::String | K::Bytes | K::Message(_) => WireType::LengthDelimited,
+                    _ => WireType::Varint,
+                };
+                wt == want || (f.is_list() && wt == WireType::LengthDelimited)
+            }
+        };
+        if keep {
+            out.extend_from_slice(&bytes[start..end]);
+        }
+    }
+    Ok(out)
+}
+
+/// DDS-XTypes 1.3 type assignability (§7.2.4.4) of the writer's struct to the reader's, for
+/// the extensibility of the row: `@final` needs the same members (names, types, order);
+/// `@appendable` lets one have more members at the end; `@mutable` matches members by id
+/// (a member with the same id must have the same name). Member types must be the same
+/// primitive (no widening), a sequence of the same element; an enum may gain literals (a
+/// sample with a literal the reader does not know is refused when it is read). A DDS reader
+/// whose type is not assignable from the writer's is not matched with it: it gets nothing.
+pub fn xtypes_assignable(format: Format, w: &EvoSchema, r: &EvoSchema) -> Result<(), String> {
+    fn same_type(a: &Kind, b: &Kind) -> bool {
+        match (a, b) {
+            (Kind::Enum { name: x, symbols: s }, Kind::Enum { name: y, symbols: t }) => {
+                x == y && s.iter().zip(t).all(|(p, q)| p == q)
+            }
+            (Kind::List { items: i }, Kind::List { items: j }) => same_type(i, j),
+            _ => a == b,
+        }
+    }
+    let member = |wf: &EvoField, rf: &EvoField| -> Result<(), String> {
+        if wf.name != rf.name {
+            return Err(format!("member {} is {} in the reader's type (members with the same id must have the same name)", wf.name, rf.name));
+        }
+        if !same_type(&wf.kind, &rf.kind) {
+            return Err(format!("member {}: the writer's {} is not assignable to the reader's {}", rf.name, wf.kind.describe(), rf.kind.describe()));
+        }
+        Ok(())
+    };
+    match format {
+        Format::Xcdr2Mutable => {
+            for rf in &r.fields {
+                if let Some(wf) = w.by_tag(rf.tag) {
+                    member(wf, rf)?;
+                }
+            }
+            for wf in &w.fields {
+                if let Some(rf) = r.fields.iter().find(|f| f.name == wf.name && f.tag != wf.tag) {
+                    return Err(format!("member {} has id {} for the writer and {} for the reader", wf.name, wf.tag, rf.tag));
+                }
+            }
+            Ok(())
+        }
+        _ => {
+            let appendable = format == Format::Xcdr2Appendable;
+            if !appendable && w.fields.len() != r.fields.len() {
+                return Err(format!("@final types with {} and {} members", w.fields.len(), r.fields.len()));
+            }
+            for (wf, rf) in w.fields.iter().zip(&r.fields) {
+                member(wf, rf)?;
+            }
+            Ok(())
+        }
+    }
 }
 
 fn one_line(s: &str) -> String {
@@ -872,7 +1020,10 @@ pub struct Cell {
     pub fields_wrong: Vec<Note>,
     pub fields_lossy: Vec<Note>,
     pub fields_defaulted: Vec<String>,
-    /// Per sample: the bytes (hex) and whether the reader accepted them (for the oracles).
+    /// CDR: what decoding the bytes alone gives, when type matching refused the pair.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_alone: Option<Verdict>,
+    /// Per sample: the bytes and whether the reader accepted them (for the oracles).
     #[serde(skip)]
     pub wire: Vec<(Vec<u8>, bool)>,
 }
@@ -945,6 +1096,7 @@ pub fn run_cell(format: Format, change: &str, direction: &str, w: &EvoSchema, r:
         fields_wrong: Vec::new(),
         fields_lossy: Vec::new(),
         fields_defaulted: Vec::new(),
+        bytes_alone: None,
         wire: Vec::new(),
     };
     let label = format!("{}-{change}-{}", format.codec(), if direction.starts_with("old") { "a" } else { "b" });
@@ -991,7 +1143,7 @@ pub fn run_cell(format: Format, change: &str, direction: &str, w: &EvoSchema, r:
             };
             match (wf, meant) {
                 (None, _) => {
-                    if g.is_none() || eff == dv {
+                    if g.is_none() || eff.as_ref().zip(dv.as_ref()).is_some_and(|(a, b)| same(a, b)) {
                         dflt = true;
                         if !cell.fields_defaulted.contains(&rf.name) {
                             cell.fields_defaulted.push(rf.name.clone());
@@ -1002,7 +1154,7 @@ pub fn run_cell(format: Format, change: &str, direction: &str, w: &EvoSchema, r:
                     }
                 }
                 (Some(_), None) => {
-                    if g.is_some() && eff != dv {
+                    if g.is_some() && !eff.as_ref().zip(dv.as_ref()).is_some_and(|(a, b)| same(a, b)) {
                         wrong = true;
                         note(&mut cell.fields_wrong);
                     }
@@ -1039,6 +1191,17 @@ pub fn run_cell(format: Format, change: &str, direction: &str, w: &EvoSchema, r:
     } else {
         Verdict::Ok
     };
+    if matches!(format, Format::Xcdr1Final | Format::Xcdr2Appendable | Format::Xcdr2Mutable) {
+        if let Err(why) = xtypes_assignable(format, w, r) {
+            cell.bytes_alone = Some(cell.verdict);
+            cell.verdict = Verdict::Refused;
+            cell.refused = n;
+            cell.error = Some(format!("XTypes assignability: {why}; a DDS reader is not matched with this writer"));
+            for (_, ok) in &mut cell.wire {
+                *ok = false;
+            }
+        }
+    }
     cell
 }
 
@@ -1288,6 +1451,9 @@ fn notes(ns: &[Note]) -> String {
 
 /// The cell's details in one line.
 pub fn detail(c: &Cell) -> String {
+    if let Some(b) = c.bytes_alone {
+        return format!("{} (the bytes alone, without type matching, read as: {})", c.error.as_deref().unwrap_or(""), b.label());
+    }
     let mut parts = Vec::new();
     if !c.fields_wrong.is_empty() {
         parts.push(format!("{}/{} samples wrong: {}", c.wrong, c.samples, notes(&c.fields_wrong)));
