@@ -1397,18 +1397,31 @@ fn recommend(cells: &[Cell], costs: &[Cost], formats: &[Format]) -> String {
             .then(size(*a).total_cmp(&size(*b)))
     });
     let Some(best) = ranked.first().copied() else { return String::new() };
-    let dangerous: Vec<&str> = formats.iter().copied().filter(|f| count(*f, Verdict::SilentlyWrong) > 0).map(Format::id).collect();
-    let c = costs.iter().find(|c| c.format == best);
-    format!(
-        "{}: {} silently wrong, {} refused, {} lossy of {} cells{}{}",
-        best.id(),
-        count(best, Verdict::SilentlyWrong),
+    let wrong_in = |f: Format| -> Vec<String> {
+        cells.iter().filter(|c| c.format == f && c.verdict == Verdict::SilentlyWrong).map(|c| format!("{} {}", c.change, c.direction)).collect()
+    };
+    let dangerous: Vec<String> = formats
+        .iter()
+        .copied()
+        .filter(|f| count(*f, Verdict::SilentlyWrong) > 0)
+        .map(|f| format!("{} ({})", f.id(), wrong_in(f).join(", ")))
+        .collect();
+    let size = costs.iter().find(|c| c.format == best).map_or(String::new(), |c| format!("; {:.1} B per message, {:.1} B without its evolution metadata", c.with, c.without));
+    let head = if count(best, Verdict::SilentlyWrong) == 0 {
+        format!("{} — never silently wrong here", best.id())
+    } else {
+        format!("{} — the fewest silently wrong cells ({})", best.id(), count(best, Verdict::SilentlyWrong))
+    };
+    let mut line = format!(
+        "{head} ({} of {} cells refused, {} lossy: the reader says so){size}.",
         count(best, Verdict::Refused),
-        count(best, Verdict::Lossy),
         cells.iter().filter(|x| x.format == best).count(),
-        c.map_or(String::new(), |c| format!(", {:.1} B per message ({:.1} B without {})", c.with, c.without, c.what)),
-        if dangerous.is_empty() { String::new() } else { format!("; never evolve {} without a version check (silently wrong cells)", dangerous.join(", ")) }
-    )
+        count(best, Verdict::Lossy),
+    );
+    if !dangerous.is_empty() {
+        line.push_str(&format!(" Silently wrong: {}: ship those changes only behind a version field the reader checks.", dangerous.join("; ")));
+    }
+    line
 }
 
 /// Read a schema file for `evolve` (any format wirebench reads).

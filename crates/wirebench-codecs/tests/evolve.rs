@@ -215,7 +215,8 @@ fn silently_wrong_cells_come_first_and_name_the_values() {
     let fin = m.cells.iter().find(|c| c.format == Format::Xcdr1Final && c.change == "reorder" && c.direction == "old→new").unwrap();
     assert_eq!(fin.bytes_alone, Some(Verdict::SilentlyWrong));
     assert!(evolve::render(m).starts_with("## Schema evolution"));
-    assert!(m.recommendation.contains("silently wrong"), "{}", m.recommendation);
+    assert!(m.recommendation.starts_with("avro — never silently wrong here"), "{}", m.recommendation);
+    assert!(m.recommendation.contains("Silently wrong: protobuf (widen new→old"), "{}", m.recommendation);
 }
 
 #[test]
