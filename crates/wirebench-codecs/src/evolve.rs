@@ -1020,7 +1020,8 @@ pub struct Cell {
     pub fields_wrong: Vec<Note>,
     pub fields_lossy: Vec<Note>,
     pub fields_defaulted: Vec<String>,
-    /// CDR: what decoding the bytes alone gives, when type matching refused the pair.
+    /// CDR: the verdict of decoding the bytes alone, when type matching refused the pair (the
+    /// counts and notes above are then the reader's: every sample refused).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes_alone: Option<Verdict>,
     /// Per sample: the bytes and whether the reader accepted them (for the oracles).
@@ -1193,9 +1194,15 @@ pub fn run_cell(format: Format, change: &str, direction: &str, w: &EvoSchema, r:
     };
     if matches!(format, Format::Xcdr1Final | Format::Xcdr2Appendable | Format::Xcdr2Mutable) {
         if let Err(why) = xtypes_assignable(format, w, r) {
+            // The counts and notes are the reader's: nothing was read. What the bytes alone
+            // read as stays in `bytes_alone`.
             cell.bytes_alone = Some(cell.verdict);
             cell.verdict = Verdict::Refused;
             cell.refused = n;
+            (cell.wrong, cell.lossy, cell.defaulted) = (0, 0, 0);
+            cell.fields_wrong.clear();
+            cell.fields_lossy.clear();
+            cell.fields_defaulted.clear();
             cell.error = Some(format!("XTypes assignability: {why}; a DDS reader is not matched with this writer"));
             for (_, ok) in &mut cell.wire {
                 *ok = false;
