@@ -12,6 +12,7 @@ mod avro_native;
 mod avro_schema;
 mod bson;
 mod cbor;
+pub mod evolve;
 pub mod handwritten;
 pub mod cdr;
 mod json;

@@ -14,6 +14,7 @@ mod compare;
 mod dds;
 mod device;
 mod energy;
+mod evolve;
 mod micropython;
 mod fixed_random;
 mod fleet;
@@ -131,6 +132,8 @@ enum Command {
     Link(link::Args),
     /// DDS over real RTPS (Cyclone DDS): latency and throughput, CDR vs JSON marshalling.
     Dds(dds::Args),
+    /// Schema evolution: which format keeps old and new devices talking (both directions), what it costs in bytes.
+    Evolve(evolve::Args),
     /// Rank formats for given constraints (link, byte budget, MCU class), with reasons.
     Recommend(recommend::Args),
     /// The device lab: cycles, µs, flash, RAM and stack of each library on simulated AVR (UNO) and Cortex-M0+/M4.
@@ -481,6 +484,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Link(args) => link::run(args),
         Command::Dds(args) => dds::run(args),
         Command::Recommend(args) => recommend::run(args),
+        Command::Evolve(args) => evolve::run(args),
         Command::Device(args) => device::device(args),
         Command::Energy(args) => energy::run(args),
         Command::Micropython(args) => micropython::run(args),
