@@ -71,3 +71,37 @@ pub fn codec(id: &str, data: &[u8]) {
         Err(e) => check_error(&e, bytes.len()),
     }
 }
+
+/// Read `data` as a schema file with the extension `ext` (written to a file of this process's
+/// own temporary folder) and check what a schema reader must hold: no panic, a one-line error
+/// without control characters, and a model within the schema limits.
+pub fn schema_file(ext: &str, data: &[u8]) {
+    use wirebench_core::value::{max_depth, MAX_SCHEMA_TYPES};
+    use wirebench_core::Type;
+    static DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
+    let dir = DIR.get_or_init(|| {
+        let d = std::env::temp_dir().join(format!("wirebench-fuzz-schema-{}", std::process::id()));
+        std::fs::create_dir_all(&d).expect("a temporary folder");
+        d
+    });
+    let path = dir.join(format!("s.{ext}"));
+    std::fs::write(&path, data).expect("write the schema file");
+    match wirebench_codecs::schema_files::read_schema_file(&path, None) {
+        Ok(schema) => {
+            // Count the model's types and depth without recursion.
+            let mut stack = vec![(&schema.root, 1usize)];
+            let mut types = 0;
+            while let Some((t, depth)) = stack.pop() {
+                types += 1;
+                assert!(depth <= max_depth() + 1, "a model nested {depth} deep");
+                match t {
+                    Type::Array { items } => stack.push((items, depth + 1)),
+                    Type::Record { fields, .. } => stack.extend(fields.iter().map(|f| (&f.ty, depth + 1))),
+                    _ => {}
+                }
+            }
+            assert!(types <= 2 * MAX_SCHEMA_TYPES, "a model of {types} types");
+        }
+        Err(e) => assert!(!e.chars().any(|c| c.is_control()), "control character in a schema error: {e:?}"),
+    }
+}

@@ -64,6 +64,12 @@ impl core::error::Error for IdlError {}
 /// Maximum nesting of modules, type specs and constant expressions.
 const MAX_NESTING: usize = 64;
 
+/// The most struct members one file may define, a derived struct counting its base's members
+/// again (a chain of structs each deriving from the last would otherwise cost memory quadratic
+/// in its length): the same figure as wirebench's schema size limit
+/// (`wirebench_core::value::MAX_SCHEMA_TYPES`).
+pub const MAX_MEMBERS: usize = 100_000;
+
 /// One named declaration.
 #[derive(Debug, Clone)]
 struct Decl {
@@ -79,6 +85,11 @@ struct Decl {
 pub struct IdlFile {
     decls: Vec<Decl>,
     consts: Vec<(String, Option<i128>)>,
+    /// Where each live declaration is in `decls`, by scoped name (a completed forward
+    /// declaration leaves a blank entry behind): lookups cost the same whatever the file's size.
+    index: alloc::collections::BTreeMap<String, usize>,
+    /// The last entry of each constant's scoped name in `consts`.
+    const_index: alloc::collections::BTreeMap<String, usize>,
 }
 
 impl IdlFile {
@@ -87,8 +98,8 @@ impl IdlFile {
     /// last declared of that name wins).
     pub fn get(&self, name: &str) -> Option<&TypeDesc> {
         let name = name.strip_prefix("::").unwrap_or(name);
-        if let Some(d) = self.decls.iter().find(|d| d.name == name) {
-            return d.ty.as_ref();
+        if let Some(&i) = self.index.get(name) {
+            return self.decls[i].ty.as_ref();
         }
         self.decls
             .iter()
@@ -105,6 +116,11 @@ impl IdlFile {
     /// The last struct or union defined: the topic type of a typical file.
     pub fn root(&self) -> Option<&TypeDesc> {
         self.decls.iter().rev().find(|d| d.top).and_then(|d| d.ty.as_ref())
+    }
+
+    fn push_const(&mut self, name: String, value: Option<i128>) {
+        self.const_index.insert(name.clone(), self.consts.len());
+        self.consts.push((name, value));
     }
 
     /// The value of an integer constant (or enumerator), by scoped or unqualified name.
@@ -143,7 +159,7 @@ pub fn escape_identifier(name: &str) -> Option<String> {
 /// Read an IDL text.
 pub fn parse(text: &str) -> Result<IdlFile, IdlError> {
     let (tokens, pragmas) = lex(text)?;
-    let mut p = Parser { toks: tokens, i: 0, scope: Vec::new(), file: IdlFile::default(), keylists: pragmas, depth: 0 };
+    let mut p = Parser { toks: tokens, i: 0, scope: Vec::new(), file: IdlFile::default(), keylists: pragmas, depth: 0, members: 0 };
     p.specification()?;
     Ok(p.file)
 }
@@ -620,6 +636,8 @@ struct Parser {
     file: IdlFile,
     keylists: Vec<Keylist>,
     depth: usize,
+    /// Struct members defined so far (bases counted again): at most [`MAX_MEMBERS`].
+    members: usize,
 }
 
 const KEYWORDS: &[&str] = &[
@@ -746,7 +764,7 @@ impl Parser {
 
     fn lookup_type(&self, name: &str, at: &Token) -> Result<TypeDesc, IdlError> {
         for c in self.candidates(name) {
-            if let Some(d) = self.file.decls.iter().rev().find(|d| d.name == c) {
+            if let Some(d) = self.file.index.get(&c).map(|&i| &self.file.decls[i]) {
                 return match &d.ty {
                     Some(t) => Ok(t.clone()),
                     None => Err(self.err_at(
@@ -761,8 +779,8 @@ impl Parser {
 
     fn lookup_const(&self, name: &str) -> Option<Option<i128>> {
         for c in self.candidates(name) {
-            if let Some((_, v)) = self.file.consts.iter().rev().find(|(n, _)| *n == c) {
-                return Some(*v);
+            if let Some(&i) = self.file.const_index.get(&c) {
+                return Some(self.file.consts[i].1);
             }
         }
         None
@@ -770,7 +788,7 @@ impl Parser {
 
     fn declare(&mut self, name: &str, ty: Option<TypeDesc>, top: bool, at: &Token) -> Result<(), IdlError> {
         let full = self.scoped(name);
-        if let Some(d) = self.file.decls.iter().find(|d| d.name == full) {
+        if let Some(d) = self.file.index.get(&full).map(|&i| &self.file.decls[i]) {
             // A forward declaration may be completed once.
             if d.ty.is_some() || ty.is_none() {
                 if d.ty.is_none() && ty.is_none() {
@@ -779,7 +797,10 @@ impl Parser {
                 return Err(self.err_at(at, format!("'{name}' is already defined")));
             }
         }
-        self.file.decls.retain(|d| d.name != full);
+        // A completed forward declaration moves to the end: its old entry is left blank.
+        if let Some(i) = self.file.index.insert(full.clone(), self.file.decls.len()) {
+            self.file.decls[i] = Decl { name: String::new(), ty: None, top: false };
+        }
         self.file.decls.push(Decl { name: full, ty, top });
         Ok(())
     }
@@ -952,7 +973,7 @@ impl Parser {
     }
 
     /// Evaluate annotation parameter tokens as one integer constant expression.
-    fn param_int(&self, params: &Option<Vec<Token>>, at: &Token, what: &str) -> Result<i128, IdlError> {
+    fn param_int(&mut self, params: &Option<Vec<Token>>, at: &Token, what: &str) -> Result<i128, IdlError> {
         let Some(toks) = params.as_ref().filter(|p| !p.is_empty()) else {
             return Err(self.err_at(at, format!("{what} needs a value")));
         };
@@ -960,19 +981,25 @@ impl Parser {
         let mut toks = toks.clone();
         let last = toks.last().cloned().unwrap_or_else(|| at.clone());
         toks.push(Token { tok: Tok::Eof, line: last.line, col: last.col + 1 });
-        let mut sub = Parser {
-            toks,
-            i: 0,
-            scope: self.scope.clone(),
-            file: IdlFile { decls: Vec::new(), consts: self.file.consts.clone() },
-            keylists: Vec::new(),
-            depth: 0,
+        // The constants move to the sub-parser and back (no copy per annotation).
+        let file = IdlFile {
+            consts: core::mem::take(&mut self.file.consts),
+            const_index: core::mem::take(&mut self.file.const_index),
+            ..IdlFile::default()
         };
-        let v = sub.const_expr()?;
-        if sub.tok().tok != Tok::Eof {
-            return Err(sub.expected("')'"));
+        let mut sub = Parser { toks, i: 0, scope: self.scope.clone(), file, keylists: Vec::new(), depth: 0, members: 0 };
+        let v = sub.const_expr().and_then(|v| if sub.tok().tok != Tok::Eof { Err(sub.expected("')'")) } else { Ok(v) });
+        self.file.consts = core::mem::take(&mut sub.file.consts);
+        self.file.const_index = core::mem::take(&mut sub.file.const_index);
+        v
+    }
+
+    fn count_members(&mut self, n: usize, at: &Token) -> Result<(), IdlError> {
+        self.members += n;
+        if self.members > MAX_MEMBERS {
+            return Err(self.err_at(at, format!("more than {MAX_MEMBERS} struct members, bases counted again (the schema size limit)")));
         }
-        Ok(v)
+        Ok(())
     }
 
     fn struct_def(&mut self, annots: &Annots) -> Result<(), IdlError> {
@@ -989,6 +1016,7 @@ impl Parser {
             let base_name = self.scoped_name()?;
             match self.lookup_type(&base_name, &at)? {
                 TypeDesc::Struct(b) => {
+                    self.count_members(b.members.len(), &at)?;
                     members.extend(b.members.iter().cloned());
                     base_ext = Some(b.extensibility);
                 }
@@ -996,6 +1024,8 @@ impl Parser {
             }
         }
         self.expect_punct("{")?;
+        // The member names so far: a duplicate is found without a rescan.
+        let mut names: BTreeSet<String> = members.iter().map(|m| m.name.clone()).collect();
         let mut next_id: u32 = members.last().map(|m| m.id.wrapping_add(1)).unwrap_or(0);
         let hash = annots.autoid_hash.unwrap_or(false);
         while !self.is_punct("}") {
@@ -1008,9 +1038,10 @@ impl Parser {
                 let at = self.tok().clone();
                 let mname = self.ident()?;
                 let mty = self.array_dims(ty.clone())?;
-                if members.iter().any(|m| m.name == mname) {
+                if !names.insert(mname.clone()) {
                     return Err(self.err_at(&at, format!("duplicate member '{mname}'")));
                 }
+                self.count_members(1, &at)?;
                 let id = match (&ma.id, &ma.hashid) {
                     (Some(id), _) => *id,
                     (None, Some(h)) => hashed_member_id(if h.is_empty() { &mname } else { h }),
@@ -1193,8 +1224,8 @@ impl Parser {
             let v = Some(e.value as i128);
             let full = self.scoped(&e.name);
             let scoped = self.scoped(&format!("{name}::{}", e.name));
-            self.file.consts.push((full, v));
-            self.file.consts.push((scoped, v));
+            self.file.push_const(full, v);
+            self.file.push_const(scoped, v);
         }
         let ed = EnumDesc { name: name.clone(), bit_bound: annots.bit_bound, enumerators };
         self.declare(&name, Some(TypeDesc::Enum(Arc::new(ed))), false, &name_tok)
@@ -1245,7 +1276,7 @@ impl Parser {
             None
         };
         let full = self.scoped(&name);
-        self.file.consts.push((full, value));
+        self.file.push_const(full, value);
         Ok(())
     }
 

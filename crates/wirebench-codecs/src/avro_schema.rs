@@ -46,8 +46,11 @@ pub(crate) fn read(file: &str, text: &str, json: &J, type_name: Option<&str>) ->
         },
     };
     let native = NativeAvro::parse(text, &root_name).map_err(|m| format!("{file}: {m}"))?;
-    let mut ctx = Ctx { names: native.names(), stack: Vec::new(), unmapped: None };
+    let mut ctx = Ctx { names: native.names(), stack: Vec::new(), unmapped: None, types: 0, limit: None };
     let root = ctx.map(native.root(), "$");
+    if let Some(m) = ctx.limit {
+        return Err(format!("{file}: {m}"));
+    }
     let unmapped = ctx.unmapped.map(|(what, needle)| format!("{file}:{}: {what}", line_of(text, &needle)));
     let native = NativeSchema { format: "avro".into(), file: file.to_string(), text: text.to_string(), root: root_name, unmapped };
     Ok(Schema { tag: "wirebench-schema/1".into(), root, native: Some(native), proto: None })
@@ -59,6 +62,10 @@ struct Ctx<'a> {
     stack: Vec<String>,
     /// The first construct with no mapping: the message, and a name to find its line by.
     unmapped: Option<(String, String)>,
+    /// Types built so far: at most [`wirebench_core::value::MAX_SCHEMA_TYPES`].
+    types: usize,
+    /// The limit the schema went past (it is refused); mapping stops there.
+    limit: Option<String>,
 }
 
 impl Ctx<'_> {
@@ -72,7 +79,21 @@ impl Ctx<'_> {
     }
 
     fn map(&mut self, s: &AvroSchema, path: &str) -> Type {
+        use wirebench_core::value::{max_depth, schema_too_deep, schema_too_large, MAX_SCHEMA_TYPES};
         use AvroSchema as S;
+        if self.limit.is_some() {
+            return Type::Any;
+        }
+        self.types += 1;
+        if self.types > MAX_SCHEMA_TYPES {
+            self.limit = Some(schema_too_large(MAX_SCHEMA_TYPES));
+            return Type::Any;
+        }
+        if self.stack.len() >= max_depth() {
+            let name = s.name().map_or_else(|| path.to_string(), |n| n.fullname(None));
+            self.limit = Some(schema_too_deep(max_depth(), &name));
+            return Type::Any;
+        }
         let needle = path.rsplit(['.', '[']).next().unwrap_or("").trim_end_matches(']').to_string();
         match s {
             S::Null => Type::Null,
@@ -96,8 +117,9 @@ impl Ctx<'_> {
                 if self.stack.contains(&full) {
                     return self.refuse(format!("Avro record {full} contains itself at {path} (recursion)"), &name.name);
                 }
-                match self.names.get(&full).cloned() {
-                    Some(t) => self.map(&t, path),
+                let names = self.names;
+                match names.get(&full) {
+                    Some(t) => self.map(t, path),
                     None => self.refuse(format!("Avro type {full} at {path} is not defined"), &name.name),
                 }
             }

@@ -36,6 +36,11 @@ pub fn read_proto(path: &Path, type_name: Option<&str>, include: &[PathBuf]) -> 
     if !path.is_file() {
         return Err(format!("{shown}: no such file"));
     }
+    // The file itself is checked here (named as given); its imports by the resolver.
+    let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+    if bytes > wirebench_core::value::MAX_SCHEMA_BYTES as u64 {
+        return Err(format!("{shown}: {}", wirebench_core::value::schema_text_too_large(bytes, wirebench_core::value::MAX_SCHEMA_BYTES)));
+    }
     let own = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut dirs: Vec<PathBuf> = include.to_vec();
     if !dirs.iter().any(|d| d == own) {
@@ -46,7 +51,7 @@ pub fn read_proto(path: &Path, type_name: Option<&str>, include: &[PathBuf]) -> 
             return Err(format!("{}: include path is not a directory", d.display()));
         }
     }
-    let mut compiler = protox::Compiler::new(&dirs).map_err(|e| compile_error(&e, &shown, &HashMap::new()))?;
+    let mut compiler = protox::Compiler::with_file_resolver(Bounded::new(&dirs));
     compiler.include_imports(true).include_source_info(true);
     // Where each compiled file is on disk, for error positions.
     let disk = |c: &protox::Compiler| -> HashMap<String, String> {
@@ -67,9 +72,12 @@ pub fn read_proto(path: &Path, type_name: Option<&str>, include: &[PathBuf]) -> 
             None => name,
         }
     };
-    let (root_ty, model_error) = match model_message(&root, &mut Vec::new(), &at) {
+    let mut budget = Budget { stack: Vec::new(), types: 0, file: shown.clone() };
+    let (root_ty, model_error) = match model_message(&root, &mut budget, &at) {
         Ok(t) => (t, None),
-        Err(e) => (Type::Any, Some(e)),
+        Err(Unmodelled::No(e)) => (Type::Any, Some(e)),
+        // Past a limit the schema is refused, not kept for the Protobuf codec alone.
+        Err(Unmodelled::Limit(e)) => return Err(e),
     };
     let proto = ProtoDescriptor {
         file_descriptor_set: Arc::new(prost::Message::encode_to_vec(&prost_types_set(&pool))),
@@ -77,6 +85,44 @@ pub fn read_proto(path: &Path, type_name: Option<&str>, include: &[PathBuf]) -> 
         model_error,
     };
     Ok(Schema { tag: "wirebench-schema/1".into(), root: root_ty, proto: Some(proto), native: None })
+}
+
+/// protox's resolver (the include folders, then the well-known types) that refuses, before
+/// protox parses it, a file that would take the schema text past
+/// [`wirebench_core::value::MAX_SCHEMA_BYTES`] (the file with its imports).
+struct Bounded {
+    dirs: Vec<PathBuf>,
+    inner: protox::file::ChainFileResolver,
+    total: std::cell::Cell<u64>,
+}
+
+impl Bounded {
+    fn new(dirs: &[PathBuf]) -> Bounded {
+        let mut inner = protox::file::ChainFileResolver::new();
+        for d in dirs {
+            inner.add(protox::file::IncludeFileResolver::new(d.clone()));
+        }
+        inner.add(protox::file::GoogleFileResolver::new());
+        Bounded { dirs: dirs.to_vec(), inner, total: std::cell::Cell::new(0) }
+    }
+}
+
+impl protox::file::FileResolver for Bounded {
+    fn resolve_path(&self, path: &Path) -> Option<String> {
+        self.inner.resolve_path(path)
+    }
+
+    fn open_file(&self, name: &str) -> Result<protox::file::File, protox::Error> {
+        use wirebench_core::value::{schema_text_too_large, MAX_SCHEMA_BYTES};
+        if let Some(found) = self.dirs.iter().map(|d| d.join(name)).find(|p| p.is_file()) {
+            let total = self.total.get() + std::fs::metadata(&found).map_or(0, |m| m.len());
+            self.total.set(total);
+            if total > MAX_SCHEMA_BYTES as u64 {
+                return Err(protox::Error::new(format!("{}: {}", found.display(), schema_text_too_large(total, MAX_SCHEMA_BYTES))));
+            }
+        }
+        self.inner.open_file(name)
+    }
 }
 
 /// The pool's files as one FileDescriptorSet, without source info (it is only for positions).
@@ -155,17 +201,19 @@ fn pick_message(file: &FileDescriptor, type_name: Option<&str>) -> Result<Messag
             )),
         };
     }
-    let used: Vec<String> = all
+    let used: std::collections::HashSet<String> = all
         .iter()
         .flat_map(|m| m.fields().filter_map(|f| f.kind().as_message().map(|t| t.full_name().to_string())).collect::<Vec<_>>())
         .collect();
-    let roots: Vec<MessageDescriptor> = file.messages().filter(|m| !used.iter().any(|u| u == m.full_name())).collect();
+    let roots: Vec<MessageDescriptor> = file.messages().filter(|m| !used.contains(m.full_name())).collect();
     match roots.as_slice() {
         [one] => Ok(one.clone()),
         [] if file.messages().len() == 1 => Ok(file.messages().next().expect("one message")),
         _ => {
             let cands: Vec<&str> = if roots.is_empty() { names.clone() } else { roots.iter().map(|m| m.full_name()).collect() };
-            Err(format!("several messages could be the root ({}): name one with --type", cands.join(", ")))
+            // At most 12 names, so the line stays one a terminal can show.
+            let more = if cands.len() > 12 { format!(" and {} more", cands.len() - 12) } else { String::new() };
+            Err(format!("several messages could be the root ({}{more}): name one with --type", cands[..cands.len().min(12)].join(", ")))
         }
     }
 }
@@ -214,39 +262,76 @@ fn well_known(m: &MessageDescriptor, at: &dyn Fn(&FileDescriptor, &[i32]) -> Str
     }))
 }
 
-fn model_message(
-    m: &MessageDescriptor,
-    stack: &mut Vec<String>,
-    at: &dyn Fn(&FileDescriptor, &[i32]) -> String,
-) -> Result<Type, String> {
+/// Why the model of a message was not built: it has none (the Protobuf codec still reads the
+/// schema), or the schema is past a limit (refused).
+enum Unmodelled {
+    No(String),
+    Limit(String),
+}
+
+impl From<String> for Unmodelled {
+    fn from(m: String) -> Self {
+        Unmodelled::No(m)
+    }
+}
+
+/// The messages being modelled (nesting) and the types built so far (size): both bounded, by
+/// the nesting limit and [`wirebench_core::value::MAX_SCHEMA_TYPES`].
+struct Budget {
+    stack: Vec<String>,
+    types: usize,
+    /// The file as the user named it, for the size limit's message.
+    file: String,
+}
+
+impl Budget {
+    fn take(&mut self) -> Result<(), Unmodelled> {
+        self.types += 1;
+        if self.types > wirebench_core::value::MAX_SCHEMA_TYPES {
+            let e = wirebench_core::value::schema_too_large(wirebench_core::value::MAX_SCHEMA_TYPES);
+            return Err(Unmodelled::Limit(format!("{}: {e}", self.file)));
+        }
+        Ok(())
+    }
+}
+
+fn model_message(m: &MessageDescriptor, budget: &mut Budget, at: &dyn Fn(&FileDescriptor, &[i32]) -> String) -> Result<Type, Unmodelled> {
+    budget.take()?;
+    let max = wirebench_core::value::max_depth();
+    if budget.stack.len() >= max {
+        let e = wirebench_core::value::schema_too_deep(max, m.full_name());
+        return Err(Unmodelled::Limit(format!("{}: {e}", at(&m.parent_file(), m.path()))));
+    }
+    let stack = &mut budget.stack;
     if stack.iter().any(|s| s == m.full_name()) {
-        return Err(format!(
+        return Err(Unmodelled::No(format!(
             "{}: message {} contains itself (a recursive message has no flat model in the wirebench schema: only -f protobuf reads it)",
             at(&m.parent_file(), m.path()),
             m.full_name()
-        ));
+        )));
     }
     stack.push(m.full_name().to_string());
     let mut fields = Vec::with_capacity(m.fields().len());
     for f in m.fields() {
-        fields.push(model_field(&f, stack, at)?);
+        fields.push(model_field(&f, budget, at)?);
     }
-    stack.pop();
+    budget.stack.pop();
     Ok(Type::Record { name: m.name().to_string(), fields })
 }
 
-fn model_field(f: &FieldDescriptor, stack: &mut Vec<String>, at: &dyn Fn(&FileDescriptor, &[i32]) -> String) -> Result<Field, String> {
+fn model_field(f: &FieldDescriptor, budget: &mut Budget, at: &dyn Fn(&FileDescriptor, &[i32]) -> String) -> Result<Field, Unmodelled> {
+    budget.take()?;
     if f.is_map() {
-        return Err(format!(
+        return Err(Unmodelled::No(format!(
             "{}: map field {} has no flat model in the wirebench schema (only -f protobuf reads it)",
             at(&f.parent_file(), f.path()),
             f.full_name()
-        ));
+        )));
     }
     let (ty, kind) = match f.kind() {
         Kind::Message(m) => match well_known(&m, at) {
             Some(r) => r?,
-            None => (model_message(&m, stack, at)?, "message"),
+            None => (model_message(&m, budget, at)?, "message"),
         },
         other => scalar(&other).expect("a scalar kind"),
     };

@@ -49,9 +49,18 @@ pub fn read_schema_file_with(path: &Path, type_name: Option<&str>, proto_path: &
         let dirs = if proto_path.is_empty() { include_dirs() } else { proto_path.to_vec() };
         return crate::proto_schema::read_proto(path, type_name, &dirs);
     }
-    let text = wirebench_core::corpus::read_text(path)?;
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    use wirebench_core::value::{schema_text_too_large, MAX_SCHEMA_BYTES};
     let p = path.display();
+    if let Ok(m) = std::fs::metadata(path) {
+        if m.len() > MAX_SCHEMA_BYTES as u64 {
+            return Err(format!("{p}: {}", schema_text_too_large(m.len(), MAX_SCHEMA_BYTES)));
+        }
+    }
+    let text = wirebench_core::corpus::read_text(path)?;
+    if text.len() > MAX_SCHEMA_BYTES {
+        return Err(format!("{p}: {}", schema_text_too_large(text.len() as u64, MAX_SCHEMA_BYTES)));
+    }
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
     if ext == "idl" {
         return idl_schema(path, &text, type_name);
     }
@@ -92,7 +101,10 @@ pub fn include_dirs() -> Vec<PathBuf> {
 /// folder, then in the include path ([`set_include_dirs`]); `#include <x.idl>` in the include
 /// path, then the including file's folder. Errors are one line, `file:line:column: message`.
 pub fn read_idl(path: &Path, text: &str) -> Result<(cdr::idl::IdlFile, cdr::idl::Flattened), String> {
+    use wirebench_core::value::{schema_text_too_large, MAX_SCHEMA_BYTES};
     let dirs = include_dirs();
+    // The included files' text counts against the schema size limit with the file's own.
+    let mut total = text.len() as u64;
     let mut load = |from: &str, spec: &str, angled: bool| -> Result<(String, String), String> {
         let here = Path::new(from).parent().map(Path::to_path_buf).unwrap_or_default();
         let mut order: Vec<PathBuf> = dirs.clone();
@@ -100,6 +112,10 @@ pub fn read_idl(path: &Path, text: &str) -> Result<(cdr::idl::IdlFile, cdr::idl:
         for d in &order {
             let cand = d.join(spec);
             if cand.is_file() {
+                total += std::fs::metadata(&cand).map_or(0, |m| m.len());
+                if total > MAX_SCHEMA_BYTES as u64 {
+                    return Err(format!("{}: {}", cand.display(), schema_text_too_large(total, MAX_SCHEMA_BYTES)));
+                }
                 let text = wirebench_core::corpus::read_text(&cand)?;
                 let name = std::fs::canonicalize(&cand).unwrap_or(cand);
                 return Ok((name.display().to_string(), text));
@@ -139,7 +155,8 @@ fn idl_schema(path: &Path, text: &str, type_name: Option<&str>) -> Result<Schema
     let (name, ty) = idl_type(&file, type_name).map_err(|m| format!("{p}: {m}"))?;
     let (root, unmapped) = match idl_map(ty) {
         Ok(t) => (t, None),
-        Err((m, union)) => {
+        Err(IdlUnmapped::Limit(m)) => return Err(format!("{p}: {m}")),
+        Err(IdlUnmapped::Union(m, union)) => {
             // The line of the union's definition, in the file it is in.
             let short = union.rsplit("::").next().unwrap_or(&union).to_string();
             let at = flat.text.lines().position(|l| l.split_whitespace().collect::<Vec<_>>().windows(2).any(|w| w == ["union", short.as_str()]));
@@ -154,11 +171,32 @@ fn idl_schema(path: &Path, text: &str, type_name: Option<&str>) -> Result<Schema
     Ok(Schema { tag: "wirebench-schema/1".into(), root, native: Some(native), proto: None })
 }
 
-/// An IDL type in the shared model (unions have no place there).
-fn idl_map(ty: &cdr::TypeDesc) -> Result<Type, (String, String)> {
+// The IDL parser's member limit is the schema size limit.
+const _: () = assert!(cdr::idl::MAX_MEMBERS == wirebench_core::value::MAX_SCHEMA_TYPES);
+
+/// Why an IDL type has no model: a union (the message and the union's name), or a limit.
+enum IdlUnmapped {
+    Union(String, String),
+    Limit(String),
+}
+
+/// An IDL type in the shared model (unions have no place there), built no deeper than the
+/// nesting limit and from at most [`wirebench_core::value::MAX_SCHEMA_TYPES`] types.
+fn idl_map(ty: &cdr::TypeDesc) -> Result<Type, IdlUnmapped> {
     use cdr::TypeDesc as T;
-    /// Err: the message and the union's name.
-    fn map(t: &cdr::TypeDesc, path: &str) -> Result<Type, (String, String)> {
+    use wirebench_core::value::{max_depth, schema_too_deep, schema_too_large, MAX_SCHEMA_TYPES};
+    fn map(t: &cdr::TypeDesc, path: &str, depth: usize, types: &mut usize) -> Result<Type, IdlUnmapped> {
+        *types += 1;
+        if *types > MAX_SCHEMA_TYPES {
+            return Err(IdlUnmapped::Limit(schema_too_large(MAX_SCHEMA_TYPES)));
+        }
+        if depth > max_depth() {
+            let name = match t {
+                T::Struct(sd) => sd.name.clone(),
+                _ => path.to_string(),
+            };
+            return Err(IdlUnmapped::Limit(schema_too_deep(max_depth(), &name)));
+        }
         Ok(match t {
             T::Bool => Type::Bool,
             T::Octet | T::UInt8 => Type::Int { bits: 8, signed: false },
@@ -175,9 +213,9 @@ fn idl_map(ty: &cdr::TypeDesc) -> Result<Type, (String, String)> {
             T::String { .. } => Type::String,
             T::Enum(_) => Type::Int { bits: 32, signed: true },
             T::Sequence { elem, .. } if **elem == T::Octet => Type::Bytes,
-            T::Sequence { elem, .. } => Type::Array { items: Box::new(map(elem, path)?) },
+            T::Sequence { elem, .. } => Type::Array { items: Box::new(map(elem, path, depth + 1, types)?) },
             T::Array { elem, dims } => {
-                let mut inner = if **elem == T::Octet && dims.len() == 1 { return Ok(Type::Bytes) } else { map(elem, path)? };
+                let mut inner = if **elem == T::Octet && dims.len() == 1 { return Ok(Type::Bytes) } else { map(elem, path, depth + dims.len(), types)? };
                 for _ in dims {
                     inner = Type::Array { items: Box::new(inner) };
                 }
@@ -189,15 +227,16 @@ fn idl_map(ty: &cdr::TypeDesc) -> Result<Type, (String, String)> {
                     .members
                     .iter()
                     .map(|m| {
-                        Ok(Field { name: m.name.clone(), ty: map(&m.ty, &format!("{path}.{}", m.name))?, optional: m.optional, proto: None, null_branch: None })
+                        let ty = map(&m.ty, &format!("{path}.{}", m.name), depth + 1, types)?;
+                        Ok(Field { name: m.name.clone(), ty, optional: m.optional, proto: None, null_branch: None })
                     })
-                    .collect::<Result<_, (String, String)>>()?,
+                    .collect::<Result<_, IdlUnmapped>>()?,
             },
             T::Union(u) => {
                 let m = format!("union {} at {path} has no mapping in the wirebench schema (only -f cdr-xcdr1/cdr-xcdr2 read this schema)", u.name);
-                return Err((m, u.name.clone()));
+                return Err(IdlUnmapped::Union(m, u.name.clone()));
             }
         })
     }
-    map(ty, "$")
+    map(ty, "$", 1, &mut 0)
 }

@@ -31,6 +31,34 @@ pub const MAX_ATTRIBUTES: usize = 256;
 /// flow depth) reads further.
 pub const YAML_LIBRARY_DEPTH: usize = 128;
 
+/// The most types one schema may expand to (every record, field, array and scalar of the
+/// model, a type used at two places counting twice): the .proto, .avsc and .idl readers build
+/// the model a type at a time and refuse a schema past this with [`schema_too_large`], so a
+/// small file whose types use a type twice, level after level, costs bounded time and memory.
+/// Schemas are also nested no deeper than [`max_depth`] (a value could not be deeper).
+pub const MAX_SCHEMA_TYPES: usize = 100_000;
+
+/// The most bytes of schema text one schema may be read from (a file with its imports or
+/// includes): the schema compilers (protox, apache-avro) hold some 200 bytes per byte of text,
+/// so this keeps reading a schema under 100 MiB. Larger schemas are refused with
+/// [`schema_text_too_large`] before they are parsed.
+pub const MAX_SCHEMA_BYTES: usize = 256 << 10;
+
+/// The error text of schema text past [`MAX_SCHEMA_BYTES`] (`bytes`: what was found so far).
+pub fn schema_text_too_large(bytes: u64, max: usize) -> String {
+    format!("{bytes} bytes of schema text, more than {max} (the schema size limit, with imports and includes)")
+}
+
+/// The error text of a schema that expands past [`MAX_SCHEMA_TYPES`].
+pub fn schema_too_large(max: usize) -> String {
+    format!("expands to more than {max} types (the schema size limit; a type used twice at each of many levels?)")
+}
+
+/// The error text of a schema whose types nest deeper than the limit, at the type `at`.
+pub fn schema_too_deep(max: usize, at: &str) -> String {
+    format!("type {at} is {}", too_deep(max))
+}
+
 /// The error text of an XML element with more than [`MAX_ATTRIBUTES`] attributes.
 pub fn too_many_attributes(max: usize) -> String {
     format!("an element with more than {max} attributes (the attribute limit)")

@@ -219,6 +219,14 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Fu
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok())
         .unwrap_or(0);
+    // A declared length over the limit is refused before a byte is read.
+    if hint > state.max_body {
+        state.too_large.fetch_add(1, Ordering::Relaxed);
+        return Ok(reply(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("Content-Length {hint} is over the body limit of {} B\n", state.max_body),
+        ));
+    }
     let body = match read_body(req.into_body(), state.max_body, hint).await {
         Ok(b) => b,
         Err(BodyError::TooLarge) => {

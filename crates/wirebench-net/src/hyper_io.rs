@@ -104,13 +104,18 @@ pub(crate) enum BodyError {
     Io(hyper::Error),
 }
 
+/// The most a declared Content-Length reserves before its bytes arrive: a peer that declares
+/// the body limit and sends nothing costs this much, not the limit (1,000 such peers reserved
+/// 16.7 GB of address space); the buffer grows with what really arrives.
+pub(crate) const MAX_RESERVE: usize = 64 << 10;
+
 /// Read a request body completely, refusing more than `limit` bytes.
 pub(crate) async fn read_body<B>(body: B, limit: usize, hint: usize) -> Result<Vec<u8>, BodyError>
 where
     B: Body<Data = Bytes, Error = hyper::Error>,
 {
     let mut body = std::pin::pin!(body);
-    let mut out = Vec::with_capacity(hint.min(limit));
+    let mut out = Vec::with_capacity(hint.min(limit).min(MAX_RESERVE));
     while let Some(frame) = poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
         let frame = frame.map_err(BodyError::Io)?;
         if let Ok(data) = frame.into_data() {

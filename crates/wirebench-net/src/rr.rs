@@ -40,6 +40,26 @@ const ACK_LEN: usize = 13;
 const MAX_FRAME: usize = 16 << 20;
 const POLL: Duration = Duration::from_millis(20);
 
+/// The most connections the rr and echo servers serve at once (one thread each, 2 MiB
+/// stacks): a connection past this is closed at once, and the server says so on stderr (the
+/// first time; 3,000 connections started 3,004 threads before).
+pub const MAX_CONNECTIONS: usize = 256;
+
+/// Whether the server `what` may take one more connection, given its threads: finished ones
+/// are dropped; a refusal is reported on stderr once per server.
+fn room_for_one(what: &str, threads: &Mutex<Vec<JoinHandle<()>>>, warned: &mut bool) -> bool {
+    let mut t = threads.lock().unwrap_or_else(|e| e.into_inner());
+    t.retain(|h| !h.is_finished());
+    if t.len() < MAX_CONNECTIONS {
+        return true;
+    }
+    if !*warned {
+        *warned = true;
+        eprintln!("{what}: refusing connections past {MAX_CONNECTIONS} at once (the connection limit): closed");
+    }
+    false
+}
+
 pub use wirebench_core::sections::net::{RttStats, Spread};
 
 /// RTT statistics over samples in microseconds: mean, population standard deviation, exact
@@ -148,8 +168,10 @@ impl RrServer {
                 }
             };
             let _ = tx.send(l.local_addr().map_err(|e| NetError::io("rr address", e)));
+            let mut warned = false;
             while !st.load(Ordering::Relaxed) {
                 match l.accept() {
+                    Ok((s, _)) if !room_for_one("rr server", &th, &mut warned) => drop(s),
                     Ok((s, _)) => {
                         let (st, p, dc, fl) =
                             (st.clone(), prepared.clone(), dc.clone(), fl.clone());
@@ -551,8 +573,10 @@ impl EchoServer {
                 }
             };
             let _ = tx.send(l.local_addr().map_err(|e| NetError::io("echo address", e)));
+            let mut warned = false;
             while !st.load(Ordering::Relaxed) {
                 match l.accept() {
+                    Ok((s, _)) if !room_for_one("echo server", &th, &mut warned) => drop(s),
                     Ok((mut s, _)) => {
                         let st = st.clone();
                         if let Ok(h) = std::thread::Builder::new()
@@ -702,6 +726,30 @@ pub fn echo(cfg: &EchoConfig) -> Result<EchoReport, NetError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 300 connections at once to the echo server (loopback): the first MAX_CONNECTIONS are
+    /// served (each echoes a byte), the rest are closed (EOF), and the server's threads stay
+    /// at the limit; all sockets close when the test ends.
+    #[test]
+    fn the_echo_server_serves_at_most_max_connections_at_once() {
+        use std::io::{Read, Write};
+        let server = EchoServer::start("127.0.0.1:0".parse().unwrap(), None).unwrap();
+        let mut conns = Vec::new();
+        for _ in 0..300 {
+            conns.push(std::net::TcpStream::connect(server.addr()).unwrap());
+        }
+        let (mut served, mut closed) = (0, 0);
+        for c in &mut conns {
+            c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            let mut b = [0u8; 1];
+            match c.write_all(b"x").and_then(|_| c.read(&mut b)) {
+                Ok(1) => served += 1,
+                _ => closed += 1,
+            }
+        }
+        assert_eq!((served, closed), (MAX_CONNECTIONS, 300 - MAX_CONNECTIONS));
+        assert!(server.threads.lock().unwrap().len() <= MAX_CONNECTIONS);
+    }
 
     #[test]
     fn rtt_statistics() {

@@ -450,3 +450,121 @@ fn size_and_speed_take_a_proto_with_include_paths() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     expect_bad_input(wb().args(["size", "-f", "protobuf", "--samples"]).arg(&samples).args(["--schema", schema]), &["t.proto:3:", "common/units.proto"]);
 }
+
+/// Hostile schema shapes in each schema language, at a size and at 10x it: a long type chain
+/// (every type holds the next), a bomb (every type holds the next twice: 2^30 types expanded
+/// from about 1 KB), deep nesting, and text past the schema size limit. Each is refused with
+/// exit 2 and one line naming the file and the limit; none overflows the stack.
+#[test]
+fn schema_chains_bombs_and_deep_nesting_are_refused_with_the_limit() {
+    let dir = TempDir::new("schema-hostile");
+    let chain = |lang: &str, n: usize| -> String {
+        match lang {
+            "proto" => {
+                let mut s = String::from("syntax = \"proto3\";\n");
+                for i in 0..n {
+                    s += &format!("message M{i} {{ M{} f = 1; }}\n", i + 1);
+                }
+                s + &format!("message M{n} {{ int32 x = 1; }}\n")
+            }
+            "avsc" => {
+                let mut recs = vec![format!("{{\"type\":\"record\",\"name\":\"M{n}\",\"fields\":[{{\"name\":\"x\",\"type\":\"int\"}}]}}")];
+                for i in (0..n).rev() {
+                    recs.push(format!("{{\"type\":\"record\",\"name\":\"M{i}\",\"fields\":[{{\"name\":\"f\",\"type\":\"M{}\"}}]}}", i + 1));
+                }
+                format!("[{}]", recs.join(",\n"))
+            }
+            _ => {
+                let mut s = format!("struct M{n} {{ long x; }};\n");
+                for i in (0..n).rev() {
+                    s += &format!("struct M{i} {{ M{} f; }};\n", i + 1);
+                }
+                s
+            }
+        }
+    };
+    let bomb = |lang: &str, n: usize| -> String {
+        match lang {
+            "proto" => {
+                let mut s = format!("syntax=\"proto3\";\nmessage B{n}{{int32 x=1;}}\n");
+                for i in (0..n).rev() {
+                    s += &format!("message B{i}{{B{} a=1;B{} b=2;}}\n", i + 1, i + 1);
+                }
+                s
+            }
+            "avsc" => {
+                let mut recs = vec![format!("{{\"type\":\"record\",\"name\":\"B{n}\",\"fields\":[{{\"name\":\"x\",\"type\":\"int\"}}]}}")];
+                for i in (0..n).rev() {
+                    recs.push(format!(
+                        "{{\"type\":\"record\",\"name\":\"B{i}\",\"fields\":[{{\"name\":\"a\",\"type\":\"B{0}\"}},{{\"name\":\"b\",\"type\":\"B{0}\"}}]}}",
+                        i + 1
+                    ));
+                }
+                format!("[{}]", recs.join(","))
+            }
+            _ => {
+                let mut s = format!("struct B{n}{{long x;}};\n");
+                for i in (0..n).rev() {
+                    s += &format!("struct B{i}{{B{0} a;B{0} b;}};\n", i + 1);
+                }
+                s
+            }
+        }
+    };
+    let nest = |lang: &str, n: usize| -> String {
+        match lang {
+            "proto" => format!("syntax = \"proto3\";\n{}int32 x = 1;{}\n", "message A { ".repeat(n), " }".repeat(n)),
+            _ => format!("{}struct S {{ long x; }};{}\n", "module m { ".repeat(n), " };".repeat(n)),
+        }
+    };
+    let check = |name: &str, text: &str, ty: &str, needles: &[&str]| {
+        let f = dir.0.join(name);
+        std::fs::write(&f, text).unwrap();
+        let fs = f.to_str().unwrap();
+        eprintln!("{name}: {} bytes", text.len());
+        expect_bad_input(wb().args(["encode", "-f", "cbor", "--schema", fs, "--type", ty]).write_stdin("{}"), &[&[name][..], needles].concat());
+    };
+    for lang in ["proto", "avsc", "idl"] {
+        // A chain of 5,000 types (130-400 KB) and 50,000 (10x).
+        check(&format!("chain.{lang}"), &chain(lang, 200), "M0", &["type M128 is nested deeper than 128 levels (the nesting limit, --max-depth)"]);
+        for n in [5_000, 50_000] {
+            let text = chain(lang, n);
+            let needle = if text.len() > 256 << 10 { "more than 262144 (the schema size limit" } else { "nested deeper than 128 levels" };
+            check(&format!("chain{n}.{lang}"), &text, "M0", &[needle]);
+        }
+        // 30 and 120 levels of a type used twice: 2^30 and 2^120 types from 1-12 KB (deeper
+        // bombs meet the nesting limit first).
+        for n in [30, 120] {
+            let text = bomb(lang, n);
+            check(&format!("bomb{n}.{lang}"), &text, "B0", &["expands to more than 100000 types (the schema size limit"]);
+        }
+        if lang != "avsc" {
+            // Nesting 2,000 and 20,000 deep: the compilers' own limits, one line.
+            for n in [2_000, 20_000] {
+                let f = dir.0.join(format!("nest{n}.{lang}"));
+                std::fs::write(&f, nest(lang, n)).unwrap();
+                let ty = if lang == "proto" { "A" } else { "S" };
+                expect_bad_input(wb().args(["encode", "-f", "cbor", "--schema"]).arg(&f).args(["--type", ty]).write_stdin("{}"), &[&format!("nest{n}.{lang}:")]);
+            }
+        }
+    }
+    // The limit counts imports and includes: two files under it, over it together.
+    let big = format!("syntax = \"proto3\";\n{}", (0..4_000).map(|i| format!("message P{i} {{ int32 value_{i} = 1; }}\n")).collect::<String>());
+    assert!(big.len() > 128 << 10 && big.len() < 256 << 10);
+    std::fs::write(dir.0.join("a.proto"), &big).unwrap();
+    std::fs::write(dir.0.join("b.proto"), big.replace("message P", "message Q")).unwrap();
+    std::fs::write(dir.0.join("top.proto"), "syntax = \"proto3\";\nimport \"a.proto\";\nimport \"b.proto\";\nmessage T { P1 p = 1; Q1 q = 2; }\n").unwrap();
+    expect_bad_input(
+        wb().args(["encode", "-f", "cbor", "--schema"]).arg(dir.0.join("top.proto")).write_stdin("{}"),
+        &["b.proto: ", "(the schema size limit, with imports and includes)"],
+    );
+    // Under the limits a schema reads: a chain of 100 and a bomb of 10 levels (2^11 types).
+    for lang in ["proto", "avsc", "idl"] {
+        for (name, text, ty) in [("ok-chain", chain(lang, 100), "M0"), ("ok-bomb", bomb(lang, 10), "B0")] {
+            let f = dir.0.join(format!("{name}.{lang}"));
+            std::fs::write(&f, text).unwrap();
+            let o = wb().args(["encode", "-f", "json", "--schema"]).arg(&f).args(["--type", ty]).write_stdin("{}").output().unwrap();
+            assert!(o.status.success(), "{name}.{lang}: {}", String::from_utf8_lossy(&o.stderr));
+        }
+    }
+}
