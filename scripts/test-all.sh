@@ -62,6 +62,9 @@ export WIREBENCH_ORACLES=require
 # would skip every DDS test.
 export WIREBENCH_DDS=require
 
+step "formatting: cargo fmt --check (rustfmt.toml)"
+cargo fmt --all --check
+
 step "release build (with DDS): the binary the CLI tests, the studies and the reports use"
 # One release build, made first, and every test built in the same profile on top of it: the
 # tests share its compiled dependencies instead of building them again at another opt-level,

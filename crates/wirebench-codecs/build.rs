@@ -3,8 +3,18 @@
 use std::{env, fs, path::PathBuf};
 
 const TRACKED: &[&str] = &[
-    "serde_json", "ciborium", "rmp-serde", "bson", "prost", "apache-avro", "thrift",
-    "quick-xml", "serde_yaml_ng", "zstd", "flate2", "pson",
+    "serde_json",
+    "ciborium",
+    "rmp-serde",
+    "bson",
+    "prost",
+    "apache-avro",
+    "thrift",
+    "quick-xml",
+    "serde_yaml_ng",
+    "zstd",
+    "flate2",
+    "pson",
 ];
 
 fn main() {

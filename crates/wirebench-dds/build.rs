@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// What to tell a user who wants DDS.
-const HOW: &str = "install Cyclone DDS 0.10 (Debian/Ubuntu: apt-get install cyclonedds-dev cyclonedds-tools) and rebuild";
+const HOW: &str =
+    "install Cyclone DDS 0.10 (Debian/Ubuntu: apt-get install cyclonedds-dev cyclonedds-tools) and rebuild";
 
 fn main() {
     println!("cargo:rerun-if-changed=idl/keyedseq.idl");
@@ -52,7 +53,12 @@ fn main() {
             }
             println!("cargo:warning=wirebench is built without DDS ({why}); to add it, {HOW}");
             println!("cargo:rustc-env=WIREBENCH_DDS_ABSENT={why}");
-            cc::Build::new().file("csrc/absent.c").include("csrc").warnings(true).opt_level(2).compile("wirebench_dds_shim");
+            cc::Build::new()
+                .file("csrc/absent.c")
+                .include("csrc")
+                .warnings(true)
+                .opt_level(2)
+                .compile("wirebench_dds_shim");
         }
     }
 }
@@ -68,8 +74,11 @@ fn find_cyclone(out: &Path) -> Result<(), String> {
         Err(e) => return Err(format!("cannot run `{idlc}` ({e})")),
     }
     let probe = out.join("probe_ddsc.c");
-    std::fs::write(&probe, "#include <dds/dds.h>\nint main(void) { return dds_create_participant(0, 0, 0) < 0 ? 0 : 1; }\n")
-        .map_err(|e| format!("{}: {e}", probe.display()))?;
+    std::fs::write(
+        &probe,
+        "#include <dds/dds.h>\nint main(void) { return dds_create_participant(0, 0, 0) < 0 ? 0 : 1; }\n",
+    )
+    .map_err(|e| format!("{}: {e}", probe.display()))?;
     let compiler = cc::Build::new().cargo_metadata(false).get_compiler();
     let status = compiler
         .to_command()

@@ -104,7 +104,11 @@ impl IdlFile {
         self.decls
             .iter()
             .rev()
-            .find(|d| d.name.len() > name.len() && d.name.ends_with(name) && d.name[..d.name.len() - name.len()].ends_with("::"))
+            .find(|d| {
+                d.name.len() > name.len()
+                    && d.name.ends_with(name)
+                    && d.name[..d.name.len() - name.len()].ends_with("::")
+            })
             .and_then(|d| d.ty.as_ref())
     }
 
@@ -159,7 +163,15 @@ pub fn escape_identifier(name: &str) -> Option<String> {
 /// Read an IDL text.
 pub fn parse(text: &str) -> Result<IdlFile, IdlError> {
     let (tokens, pragmas) = lex(text)?;
-    let mut p = Parser { toks: tokens, i: 0, scope: Vec::new(), file: IdlFile::default(), keylists: pragmas, depth: 0, members: 0 };
+    let mut p = Parser {
+        toks: tokens,
+        i: 0,
+        scope: Vec::new(),
+        file: IdlFile::default(),
+        keylists: pragmas,
+        depth: 0,
+        members: 0,
+    };
     p.specification()?;
     Ok(p.file)
 }
@@ -284,14 +296,24 @@ fn flatten_into(
                             let m = m.trim_start_matches('(').trim_end_matches(')');
                             defined.contains(m) != e.starts_with('!')
                         }
-                        None => return Err(err(lineno, col, format!("unsupported '#{word}' condition '{rest}' (0, 1, defined(X) and !defined(X) are read)"))),
+                        None => {
+                            return Err(err(
+                                lineno,
+                                col,
+                                format!(
+                                "unsupported '#{word}' condition '{rest}' (0, 1, defined(X) and !defined(X) are read)"
+                            ),
+                            ))
+                        }
                     },
                 };
                 if word == "if" {
                     conds.push((active && value, value, lineno));
                 } else {
                     let outer = conds.len() < 2 || conds[conds.len() - 2].0;
-                    let Some(top) = conds.last_mut() else { return Err(err(lineno, col, "'#elif' without '#if'".into())) };
+                    let Some(top) = conds.last_mut() else {
+                        return Err(err(lineno, col, "'#elif' without '#if'".into()));
+                    };
                     top.0 = outer && !top.1 && value;
                     top.1 |= value;
                 }
@@ -502,7 +524,8 @@ fn lex(text: &str) -> Result<(Vec<Token>, Vec<Keylist>), IdlError> {
                     }
                     s.push(c);
                     lx.bump();
-                } else if (c == '+' || c == '-') && matches!(s.chars().last(), Some('e' | 'E')) && !s.starts_with("0x") {
+                } else if (c == '+' || c == '-') && matches!(s.chars().last(), Some('e' | 'E')) && !s.starts_with("0x")
+                {
                     float = true;
                     s.push(c);
                     lx.bump();
@@ -641,11 +664,56 @@ struct Parser {
 }
 
 const KEYWORDS: &[&str] = &[
-    "module", "struct", "union", "enum", "typedef", "const", "switch", "case", "default", "sequence", "string",
-    "wstring", "short", "long", "unsigned", "float", "double", "char", "wchar", "boolean", "octet", "any", "TRUE",
-    "FALSE", "fixed", "map", "bitset", "bitmask", "native", "interface", "valuetype", "exception", "void", "in",
-    "out", "inout", "attribute", "readonly", "oneway", "raises", "Object", "ValueBase", "int8", "uint8", "int16",
-    "uint16", "int32", "uint32", "int64", "uint64",
+    "module",
+    "struct",
+    "union",
+    "enum",
+    "typedef",
+    "const",
+    "switch",
+    "case",
+    "default",
+    "sequence",
+    "string",
+    "wstring",
+    "short",
+    "long",
+    "unsigned",
+    "float",
+    "double",
+    "char",
+    "wchar",
+    "boolean",
+    "octet",
+    "any",
+    "TRUE",
+    "FALSE",
+    "fixed",
+    "map",
+    "bitset",
+    "bitmask",
+    "native",
+    "interface",
+    "valuetype",
+    "exception",
+    "void",
+    "in",
+    "out",
+    "inout",
+    "attribute",
+    "readonly",
+    "oneway",
+    "raises",
+    "Object",
+    "ValueBase",
+    "int8",
+    "uint8",
+    "int16",
+    "uint16",
+    "int32",
+    "uint32",
+    "int64",
+    "uint64",
 ];
 
 impl Parser {
@@ -839,7 +907,14 @@ impl Parser {
             Tok::Ident(k) if k == "enum" => self.enum_def(&annots)?,
             Tok::Ident(k) if k == "typedef" => self.typedef()?,
             Tok::Ident(k) if k == "const" => self.const_def()?,
-            Tok::Ident(k) if k == "bitmask" || k == "bitset" || k == "interface" || k == "exception" || k == "valuetype" || k == "native" => {
+            Tok::Ident(k)
+                if k == "bitmask"
+                    || k == "bitset"
+                    || k == "interface"
+                    || k == "exception"
+                    || k == "valuetype"
+                    || k == "native" =>
+            {
                 return Err(self.err_here(format!("'{k}' is not supported")));
             }
             Tok::Punct(";") => {}
@@ -887,9 +962,12 @@ impl Parser {
                 "must_understand" => a.must_understand = flag(&params)?,
                 "id" => {
                     let v = self.param_int(&params, &at, "@id")?;
-                    a.id = Some(u32::try_from(v).ok().filter(|v| *v <= 0x0fff_ffff).ok_or_else(|| {
-                        self.err_at(&at, "@id must be between 0 and 0x0fffffff")
-                    })?);
+                    a.id = Some(
+                        u32::try_from(v)
+                            .ok()
+                            .filter(|v| *v <= 0x0fff_ffff)
+                            .ok_or_else(|| self.err_at(&at, "@id must be between 0 and 0x0fffffff"))?,
+                    );
                 }
                 "hashid" => {
                     a.hashid = Some(match params.as_deref() {
@@ -919,9 +997,7 @@ impl Parser {
                 }
                 "value" => {
                     let v = self.param_int(&params, &at, "@value")?;
-                    a.value = Some(
-                        i32::try_from(v).map_err(|_| self.err_at(&at, "@value must fit a 32-bit integer"))?,
-                    );
+                    a.value = Some(i32::try_from(v).map_err(|_| self.err_at(&at, "@value must fit a 32-bit integer"))?);
                 }
                 _ => {} // @topic, @nested, @default, @range, @unit, @verbatim, ...: no effect on the bytes
             }
@@ -987,7 +1063,8 @@ impl Parser {
             const_index: core::mem::take(&mut self.file.const_index),
             ..IdlFile::default()
         };
-        let mut sub = Parser { toks, i: 0, scope: self.scope.clone(), file, keylists: Vec::new(), depth: 0, members: 0 };
+        let mut sub =
+            Parser { toks, i: 0, scope: self.scope.clone(), file, keylists: Vec::new(), depth: 0, members: 0 };
         let v = sub.const_expr().and_then(|v| if sub.tok().tok != Tok::Eof { Err(sub.expected("')'")) } else { Ok(v) });
         self.file.consts = core::mem::take(&mut sub.file.consts);
         self.file.const_index = core::mem::take(&mut sub.file.const_index);
@@ -997,7 +1074,10 @@ impl Parser {
     fn count_members(&mut self, n: usize, at: &Token) -> Result<(), IdlError> {
         self.members += n;
         if self.members > MAX_MEMBERS {
-            return Err(self.err_at(at, format!("more than {MAX_MEMBERS} struct members, bases counted again (the schema size limit)")));
+            return Err(self.err_at(
+                at,
+                format!("more than {MAX_MEMBERS} struct members, bases counted again (the schema size limit)"),
+            ));
         }
         Ok(())
     }
@@ -1445,11 +1525,7 @@ impl Parser {
         r
     }
 
-    fn binary(
-        &mut self,
-        ops: &[&str],
-        next: fn(&mut Parser) -> Result<i128, IdlError>,
-    ) -> Result<i128, IdlError> {
+    fn binary(&mut self, ops: &[&str], next: fn(&mut Parser) -> Result<i128, IdlError>) -> Result<i128, IdlError> {
         let mut v = next(self)?;
         loop {
             let op = match &self.tok().tok {
@@ -1468,7 +1544,9 @@ impl Parser {
                 "|" => v | r,
                 "^" => v ^ r,
                 "&" => v & r,
-                "<<" => u32::try_from(r).ok().filter(|s| *s < 64).and_then(|s| v.checked_shl(s)).ok_or_else(overflow)?,
+                "<<" => {
+                    u32::try_from(r).ok().filter(|s| *s < 64).and_then(|s| v.checked_shl(s)).ok_or_else(overflow)?
+                }
                 ">>" => u32::try_from(r).ok().filter(|s| *s < 128).map(|s| v >> s).ok_or_else(overflow)?,
                 "+" => v.checked_add(r).ok_or_else(overflow)?,
                 "-" => v.checked_sub(r).ok_or_else(overflow)?,

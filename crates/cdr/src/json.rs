@@ -150,7 +150,9 @@ pub fn from_json(ty: &TypeDesc, j: &J) -> Result<Value, String> {
                     match m.get(&mem.name).or_else(|| m.get(&format!("_{}", mem.name))) {
                         None | Some(J::Null) if mem.optional => vals.push(Value::Null),
                         None => return Err(format!("{}: member {:?} missing", sd.name, mem.name)),
-                        Some(x) => vals.push(from_json(&mem.ty, x).map_err(|e| format!("{}.{}: {e}", sd.name, mem.name))?),
+                        Some(x) => {
+                            vals.push(from_json(&mem.ty, x).map_err(|e| format!("{}.{}: {e}", sd.name, mem.name))?)
+                        }
                     }
                 }
                 Value::Struct(vals)
@@ -294,7 +296,9 @@ pub fn to_json(ty: &TypeDesc, v: &Value) -> J {
             None => json!(x),
         },
         (_, Value::Enum(x)) => json!(x),
-        (TypeDesc::Sequence { elem, .. }, Value::Seq(items)) => J::Array(items.iter().map(|x| to_json(elem, x)).collect()),
+        (TypeDesc::Sequence { elem, .. }, Value::Seq(items)) => {
+            J::Array(items.iter().map(|x| to_json(elem, x)).collect())
+        }
         (TypeDesc::Array { elem, dims }, Value::Seq(items)) => {
             let sub = if dims.len() > 1 {
                 TypeDesc::Array { elem: elem.clone(), dims: dims[1..].to_vec() }
@@ -317,8 +321,9 @@ pub fn to_json(ty: &TypeDesc, v: &Value) -> J {
             };
             json!({"discriminator": disc, "value": val})
         }
-        (_, Value::Seq(items)) | (_, Value::Struct(items)) => J::Array(items.iter().map(|x| to_json(&TypeDesc::Bool, x)).collect()),
+        (_, Value::Seq(items)) | (_, Value::Struct(items)) => {
+            J::Array(items.iter().map(|x| to_json(&TypeDesc::Bool, x)).collect())
+        }
         (_, Value::Union { .. }) => J::Null,
     }
 }
-

@@ -52,10 +52,10 @@ pub use decode::{decode, decode_key, decode_with, min_wire_size, Decoder, Limits
 pub use encode::{encode, encode_append, encode_key, encode_to, length_code, Encoder, DEFAULT_MAX_DEPTH};
 pub use error::{Error, ErrorKind};
 pub use header::{Encoding, Endian, Header, ParseEncodingError, Representation, Version};
+pub use stream::{Mark, Reader, Writer};
 pub use types::{
     hashed_member_id, EnumDesc, Enumerator, Extensibility, Member, StructDesc, TypeDesc, UnionCase, UnionDesc,
 };
-pub use stream::{Mark, Reader, Writer};
 pub use value::Value;
 pub use write::{SliceWriter, Write};
 

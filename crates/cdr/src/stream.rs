@@ -219,11 +219,8 @@ impl<'a> Reader<'a> {
     /// `options & 3` trailing padding is excluded.
     pub fn new(bytes: &'a [u8]) -> Result<Reader<'a>, Error> {
         let h = Header::parse(bytes)?;
-        let body_end = bytes
-            .len()
-            .checked_sub(h.padding())
-            .filter(|&e| e >= 4)
-            .ok_or(Error::new(ErrorKind::InvalidHeader, 3))?;
+        let body_end =
+            bytes.len().checked_sub(h.padding()).filter(|&e| e >= 4).ok_or(Error::new(ErrorKind::InvalidHeader, 3))?;
         Ok(Reader::make(bytes, h.encoding(), 4, body_end))
     }
 
@@ -322,7 +319,11 @@ impl<'a> Reader<'a> {
     /// count. The count is checked against the remaining bytes
     /// (`min_element_size` each, at least 1) before it is returned, so it is
     /// safe to allocate. Read the elements, then call [`Reader::end_sequence`].
-    pub fn begin_sequence(&mut self, primitive_elements: bool, min_element_size: usize) -> Result<(usize, Mark), Error> {
+    pub fn begin_sequence(
+        &mut self,
+        primitive_elements: bool,
+        min_element_size: usize,
+    ) -> Result<(usize, Mark), Error> {
         self.dec.align(4)?;
         let saved = if self.dec.v2 && !primitive_elements { Some(self.dec.dheader()?) } else { None };
         let at = self.dec.pos;

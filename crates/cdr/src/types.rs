@@ -192,10 +192,7 @@ impl TypeDesc {
             TypeDesc::Array { elem, dims } => default_array(elem, dims),
             TypeDesc::Enum(e) => Value::Enum(e.enumerators.first().map(|x| x.value).unwrap_or(0)),
             TypeDesc::Struct(s) => Value::Struct(
-                s.members
-                    .iter()
-                    .map(|m| if m.optional { Value::Null } else { m.ty.default_value() })
-                    .collect(),
+                s.members.iter().map(|m| if m.optional { Value::Null } else { m.ty.default_value() }).collect(),
             ),
             TypeDesc::Union(u) => {
                 let disc = u.default_discriminator().unwrap_or(0);
@@ -401,10 +398,7 @@ impl UnionDesc {
     /// The branch selected by `disc`: the case with that label, else the
     /// default branch, else none.
     pub fn select(&self, disc: i64) -> Option<&UnionCase> {
-        self.cases
-            .iter()
-            .find(|c| c.labels.contains(&disc))
-            .or_else(|| self.cases.iter().find(|c| c.is_default))
+        self.cases.iter().find(|c| c.labels.contains(&disc)).or_else(|| self.cases.iter().find(|c| c.is_default))
     }
 
     /// The index of the branch selected by `disc`.

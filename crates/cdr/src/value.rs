@@ -43,7 +43,10 @@ pub enum Value {
     /// boolean, the byte for char; an `unsigned long long` above `i64::MAX`
     /// wraps) and the selected branch's value (`None` when the discriminator
     /// selects no branch).
-    Union { disc: i64, value: Option<Box<Value>> },
+    Union {
+        disc: i64,
+        value: Option<Box<Value>>,
+    },
 }
 
 impl Value {

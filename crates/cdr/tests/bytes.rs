@@ -24,14 +24,7 @@ fn s(x: &str) -> Value {
 const ALIGN: &str = "@final struct Align { octet a; long long b; octet c; double d; unsigned short e; long f; };";
 
 fn align_value() -> Value {
-    Value::Struct(vec![
-        Value::UInt(1),
-        Value::Int(2),
-        Value::UInt(3),
-        Value::F64(1.0),
-        Value::UInt(5),
-        Value::Int(6),
-    ])
+    Value::Struct(vec![Value::UInt(1), Value::Int(2), Value::UInt(3), Value::F64(1.0), Value::UInt(5), Value::Int(6)])
 }
 
 #[test]
@@ -79,7 +72,8 @@ fn xcdr1_big_endian() {
     check(&ty(ALIGN, "Align"), &align_value(), Encoding::XCDR1_BE, &want);
 }
 
-const POSE: &str = "struct Point { long x; long y; }; @final struct Pose { octet tag; Point position; sequence<Point> path; };";
+const POSE: &str =
+    "struct Point { long x; long y; }; @final struct Pose { octet tag; Point position; sequence<Point> path; };";
 
 fn pose_value() -> Value {
     let p = |x, y| Value::Struct(vec![Value::Int(x), Value::Int(y)]);
@@ -249,10 +243,8 @@ fn bit_bound_enums_shrink_in_xcdr2_only() {
 #[test]
 fn sequence_of_enums_has_a_dheader_in_xcdr2() {
     let src = "enum Color { RED, GREEN, BLUE }; struct C { sequence<Color> cs; sequence<boolean> bs; };";
-    let v = Value::Struct(vec![
-        Value::Seq(vec![Value::Enum(2)]),
-        Value::Seq(vec![Value::Bool(true), Value::Bool(false)]),
-    ]);
+    let v =
+        Value::Struct(vec![Value::Seq(vec![Value::Enum(2)]), Value::Seq(vec![Value::Bool(true), Value::Bool(false)])]);
     #[rustfmt::skip]
     let want = [
         0x00, 0x07, 0, 0,

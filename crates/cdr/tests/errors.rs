@@ -112,7 +112,8 @@ fn bool_enum_and_discriminator_errors() {
     assert_eq!((e.kind, e.offset), (ErrorKind::OutOfRange, 4));
     let e = encode(&u, &Value::Union { disc: 1, value: None }, Encoding::XCDR1_LE).unwrap_err();
     assert_eq!(e.kind, ErrorKind::TypeMismatch);
-    let e = encode(&u, &Value::Union { disc: 2, value: Some(Box::new(Value::Int(1))) }, Encoding::XCDR1_LE).unwrap_err();
+    let e =
+        encode(&u, &Value::Union { disc: 2, value: Some(Box::new(Value::Int(1))) }, Encoding::XCDR1_LE).unwrap_err();
     assert_eq!(e.kind, ErrorKind::TypeMismatch);
     // A discriminator that selects nothing is a valid, empty union.
     let b = encode(&u, &Value::Union { disc: 2, value: None }, Encoding::XCDR1_LE).unwrap();
@@ -269,11 +270,8 @@ fn random_garbage_never_panics() {
     let good = encode(&types[0], &v, Encoding::XCDR1_LE).unwrap();
     for round in 0..20_000 {
         let t = &types[round % types.len()];
-        let mut b: Vec<u8> = if round % 2 == 0 {
-            good.clone()
-        } else {
-            (0..(next() % 64) as usize).map(|_| next() as u8).collect()
-        };
+        let mut b: Vec<u8> =
+            if round % 2 == 0 { good.clone() } else { (0..(next() % 64) as usize).map(|_| next() as u8).collect() };
         for _ in 0..(next() % 4) {
             if !b.is_empty() {
                 let i = (next() as usize) % b.len();

@@ -47,10 +47,31 @@ fn every_primitive_and_template_type() {
     assert_eq!(
         tys,
         [
-            "boolean", "char", "octet", "int8", "uint8", "short", "unsigned short", "long", "unsigned long",
-            "long long", "unsigned long long", "float", "double", "short", "unsigned short", "long",
-            "unsigned long", "long long", "unsigned long long", "string", "string<5>", "sequence<long>",
-            "sequence<string<3>, 7>", "sequence<sequence<short>>", "long[2][3]",
+            "boolean",
+            "char",
+            "octet",
+            "int8",
+            "uint8",
+            "short",
+            "unsigned short",
+            "long",
+            "unsigned long",
+            "long long",
+            "unsigned long long",
+            "float",
+            "double",
+            "short",
+            "unsigned short",
+            "long",
+            "unsigned long",
+            "long long",
+            "unsigned long long",
+            "string",
+            "string<5>",
+            "sequence<long>",
+            "sequence<string<3>, 7>",
+            "sequence<sequence<short>>",
+            "long[2][3]",
         ]
     );
 }
@@ -167,17 +188,32 @@ fn errors_name_line_and_column() {
     assert_eq!(err("struct A { long a[0]; };"), "line 1, column 19: array size must be between 1 and 4294967295");
     assert_eq!(err("struct A { sequence<long, -1> s; };"), "line 1, column 27: bound must be between 1 and 4294967295");
     assert_eq!(err("struct A { long x; } $"), "line 1, column 22: unexpected character '$'");
-    assert_eq!(err("@mutable union U switch(long) { case 1: long a; };"), "line 1, column 10: mutable unions are not supported");
+    assert_eq!(
+        err("@mutable union U switch(long) { case 1: long a; };"),
+        "line 1, column 10: mutable unions are not supported"
+    );
     assert_eq!(err("union U switch(float) { case 1: long a; };"), "line 1, column 16: a union cannot switch on float");
-    assert_eq!(err("union U switch(long) { case 1: long a; case 1: long b; };"), "line 1, column 45: duplicate case label");
-    assert_eq!(err("struct S; struct T { S s; };"), "line 1, column 22: type 'S' is only forward-declared (recursive types are not supported)");
+    assert_eq!(
+        err("union U switch(long) { case 1: long a; case 1: long b; };"),
+        "line 1, column 45: duplicate case label"
+    );
+    assert_eq!(
+        err("struct S; struct T { S s; };"),
+        "line 1, column 22: type 'S' is only forward-declared (recursive types are not supported)"
+    );
     assert_eq!(err("const long N = 1 / 0;"), "line 1, column 18: division by zero");
     assert_eq!(err("struct A { long a[M]; };"), "line 1, column 19: unknown constant 'M'");
     assert_eq!(err("@bit_bound(40) enum E { A };"), "line 1, column 2: @bit_bound of an enum must be between 1 and 32");
-    assert_eq!(err("@bit_bound(1) enum E { A, B, C };"), "line 1, column 20: enumerator 'C' does not fit @bit_bound(1)");
+    assert_eq!(
+        err("@bit_bound(1) enum E { A, B, C };"),
+        "line 1, column 20: enumerator 'C' does not fit @bit_bound(1)"
+    );
     assert_eq!(err("struct A { string<5 s; };"), "line 1, column 21: expected '>', found 's'");
     assert_eq!(err("struct struct { long x; };"), "line 1, column 8: expected an identifier, found 'struct'");
-    assert_eq!(err("#pragma keylist A nope\nstruct A { long x; };"), "line 1, column 1: #pragma keylist: 'A' has no member 'nope'");
+    assert_eq!(
+        err("#pragma keylist A nope\nstruct A { long x; };"),
+        "line 1, column 1: #pragma keylist: 'A' has no member 'nope'"
+    );
     assert_eq!(err("bitmask B { a, b };"), "line 1, column 1: 'bitmask' is not supported");
     assert_eq!(err("struct A { char c; }; const char C = 'ab';"), "line 1, column 38: unterminated character literal");
 }

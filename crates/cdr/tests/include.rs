@@ -56,7 +56,13 @@ fn errors_name_the_file_and_line() {
     assert_eq!(e.to_string(), "top.idl:2:3: no file \"nope.idl\"");
     assert_eq!(run("#ifdef X\n").unwrap_err().to_string(), "top.idl:1:1: this conditional has no '#endif'");
     assert_eq!(run("#endif\n").unwrap_err().to_string(), "top.idl:1:1: '#endif' without '#if'");
-    assert!(run("#if FOO > 2\n#endif\n").unwrap_err().to_string().starts_with("top.idl:1:1: unsupported '#if' condition"));
-    assert_eq!(run("#include nope\n").unwrap_err().to_string(), "top.idl:1:1: expected \"file\" or <file> after '#include'");
+    assert!(run("#if FOO > 2\n#endif\n")
+        .unwrap_err()
+        .to_string()
+        .starts_with("top.idl:1:1: unsupported '#if' condition"));
+    assert_eq!(
+        run("#include nope\n").unwrap_err().to_string(),
+        "top.idl:1:1: expected \"file\" or <file> after '#include'"
+    );
     assert_eq!(run("#error stop here\n").unwrap_err().to_string(), "top.idl:1:1: #error stop here");
 }

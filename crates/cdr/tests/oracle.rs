@@ -113,11 +113,8 @@ fn oracle_fixed_cases_are_byte_identical() {
                 failures.push(format!("{label}: encode error {e}"));
             }
         }
-        let (back, expect) = if key {
-            (decode_key(&ty, &want), key_view(&ty, &value))
-        } else {
-            (decode(&ty, &want), value.clone())
-        };
+        let (back, expect) =
+            if key { (decode_key(&ty, &want), key_view(&ty, &value)) } else { (decode(&ty, &want), value.clone()) };
         match back {
             Ok(v) if v.bitwise_eq(&expect) => {}
             Ok(v) => {
@@ -203,7 +200,8 @@ fn oracle_random_values_are_byte_identical() {
         if r["ok"].as_bool() == Some(true) {
             slot.0 += 1;
         } else if failures.len() < 20 {
-            failures.push(format!("{} {} key={key}: {}  python {}", r["case"], r["encoding"], r["why"], r["python_hex"]));
+            failures
+                .push(format!("{} {} key={key}: {}  python {}", r["case"], r["encoding"], r["why"], r["python_hex"]));
         }
     }
     assert_eq!(got, sent, "the oracle answered {got} of {sent} requests");

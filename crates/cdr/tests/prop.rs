@@ -58,7 +58,8 @@ fn discriminator() -> impl Strategy<Value = TypeDesc> {
 fn type_desc() -> impl Strategy<Value = TypeDesc> {
     leaf().prop_recursive(4, 40, 5, |inner| {
         prop_oneof![
-            (inner.clone(), prop::option::of(1u32..4)).prop_map(|(e, bound)| TypeDesc::Sequence { elem: Arc::new(e), bound }),
+            (inner.clone(), prop::option::of(1u32..4))
+                .prop_map(|(e, bound)| TypeDesc::Sequence { elem: Arc::new(e), bound }),
             (inner.clone(), prop::collection::vec(1u32..4, 1..3)).prop_map(|(e, dims)| TypeDesc::array(e, &dims)),
             (
                 prop::collection::vec((inner.clone(), 0u8..3, any::<bool>(), prop::option::of(0u32..50)), 0..5),
@@ -90,7 +91,12 @@ fn type_desc() -> impl Strategy<Value = TypeDesc> {
                         .into_iter()
                         .take(n)
                         .enumerate()
-                        .map(|(i, ty)| UnionCase { name: format!("c{i}"), ty, labels: vec![i as i64], is_default: false })
+                        .map(|(i, ty)| UnionCase {
+                            name: format!("c{i}"),
+                            ty,
+                            labels: vec![i as i64],
+                            is_default: false,
+                        })
                         .collect();
                     if with_default && disc != TypeDesc::Bool {
                         if let Some(last) = cases.last_mut() {

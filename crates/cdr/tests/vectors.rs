@@ -72,7 +72,8 @@ fn run_as(entry: &J, out: &mut Outcome, key: bool) -> Result<(), String> {
     let enc_name = entry["encoding"].as_str().unwrap_or("");
     let idl_text = entry["idl"].as_str().ok_or("no idl")?;
     let file = idl::parse(idl_text).map_err(|e| format!("IDL: {e}"))?;
-    let ty: TypeDesc = pick_type(&file, &name, entry.get("type").and_then(J::as_str)).ok_or("no struct or union in the IDL")?;
+    let ty: TypeDesc =
+        pick_type(&file, &name, entry.get("type").and_then(J::as_str)).ok_or("no struct or union in the IDL")?;
     let value = from_json(&ty, &entry["value"]).map_err(|e| format!("value: {e}"))?;
     let bytes = unhex(entry["hex"].as_str().ok_or("no hex")?)?;
     let header = Header::parse(&bytes).map_err(|e| format!("header: {e}"))?;
@@ -115,7 +116,9 @@ fn run_as(entry: &J, out: &mut Outcome, key: bool) -> Result<(), String> {
     let mut buf = vec![0u8; bytes.len()];
     let mut w = cdr::SliceWriter::new(&mut buf);
     let n = Encoder::new(enc).pad_to_4(padded).encode_to(&ty, &value, &mut w).map_err(|e| format!("encode_to: {e}"))?;
-    out.check(&label, w.written() == &bytes[..] && n == bytes.len(), || format!("encode_to wrote {}", hex(w.written())));
+    out.check(&label, w.written() == &bytes[..] && n == bytes.len(), || {
+        format!("encode_to wrote {}", hex(w.written()))
+    });
 
     // Strict decoding rejects a stray byte; the lenient decoder accepts it.
     let mut longer = bytes.clone();

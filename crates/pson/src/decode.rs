@@ -57,9 +57,7 @@ impl Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits {
-            max_depth: Self::DEFAULT_MAX_DEPTH,
-        }
+        Limits { max_depth: Self::DEFAULT_MAX_DEPTH }
     }
 }
 
@@ -262,9 +260,7 @@ pub(crate) fn read_varint(input: &[u8], pos: &mut usize) -> Result<u64, Error> {
         if shift >= 64 {
             return Err(Error::new(ErrorKind::VarintTooLong, *pos));
         }
-        let b = *input
-            .get(*pos)
-            .ok_or(Error::new(ErrorKind::UnexpectedEnd, input.len()))?;
+        let b = *input.get(*pos).ok_or(Error::new(ErrorKind::UnexpectedEnd, input.len()))?;
         *pos += 1;
         // shift <= 63: bits shifted out of the 10th byte are dropped (§1.2).
         result |= u64::from(b & 0x7f) << shift;
@@ -281,15 +277,8 @@ pub(crate) fn read_varint(input: &[u8], pos: &mut usize) -> Result<u64, Error> {
 const PREALLOC_CAP: u64 = 256;
 
 enum Frame<'b> {
-    Array {
-        left: u64,
-        items: Vec<Value<'b>>,
-    },
-    Map {
-        left: u64,
-        key: Option<&'b str>,
-        items: Vec<(&'b str, Value<'b>)>,
-    },
+    Array { left: u64, items: Vec<Value<'b>> },
+    Map { left: u64, key: Option<&'b str>, items: Vec<(&'b str, Value<'b>)> },
 }
 
 impl<'b> Frame<'b> {
@@ -374,11 +363,7 @@ pub fn decode_with<'b>(input: &'b [u8], limits: &Limits) -> Result<(Value<'b>, u
                         if n == 0 {
                             Value::Map(Vec::new())
                         } else {
-                            stack.push(Frame::Map {
-                                left: n,
-                                key: None,
-                                items: Vec::with_capacity(cap(n)),
-                            });
+                            stack.push(Frame::Map { left: n, key: None, items: Vec::with_capacity(cap(n)) });
                             continue;
                         }
                     }
@@ -389,10 +374,7 @@ pub fn decode_with<'b>(input: &'b [u8], limits: &Limits) -> Result<(Value<'b>, u
                         if n == 0 {
                             Value::Array(Vec::new())
                         } else {
-                            stack.push(Frame::Array {
-                                left: n,
-                                items: Vec::with_capacity(cap(n)),
-                            });
+                            stack.push(Frame::Array { left: n, items: Vec::with_capacity(cap(n)) });
                             continue;
                         }
                     }

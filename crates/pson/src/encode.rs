@@ -276,8 +276,7 @@ impl<W: Write> Encoder<W> {
             }
             FloatRepr::F64(d) => {
                 let b = d.to_le_bytes();
-                self.w
-                    .write_all(&[0x41, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])?;
+                self.w.write_all(&[0x41, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])?;
                 Ok(self)
             }
         }

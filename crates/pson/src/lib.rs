@@ -34,8 +34,7 @@ mod write;
 
 pub use decode::{decode, decode_exact, decode_with, Decoder, Item, Limits};
 pub use encode::{
-    bytes_len, classify_f64, f64_len, header_len, i64_len, str_len, u64_len, varint_len, Encoder,
-    FloatRepr,
+    bytes_len, classify_f64, f64_len, header_len, i64_len, str_len, u64_len, varint_len, Encoder, FloatRepr,
 };
 pub use error::{Error, ErrorKind};
 pub use value::Value;

@@ -197,9 +197,11 @@ fn item_len(v: &Value<'_>, opts: &EncodeOptions, mut sizes: Option<&mut Vec<usiz
             });
             let mut body = 0usize;
             for (k, child) in pairs {
-                body = body
-                    .saturating_add(lenpfx_len(text(k, opts).len()))
-                    .saturating_add(item_len(child, opts, sizes.as_deref_mut()));
+                body = body.saturating_add(lenpfx_len(text(k, opts).len())).saturating_add(item_len(
+                    child,
+                    opts,
+                    sizes.as_deref_mut(),
+                ));
             }
             record(sizes, slot, body);
             lenpfx_len(body).saturating_add(1)
@@ -255,11 +257,7 @@ pub fn encode(value: &Value<'_>, out: &mut Vec<u8>) -> Result<(), Error> {
 }
 
 /// Encode with explicit options into any [`Write`].
-pub fn encode_with<W: Write + ?Sized>(
-    value: &Value<'_>,
-    out: &mut W,
-    opts: &EncodeOptions,
-) -> Result<(), Error> {
+pub fn encode_with<W: Write + ?Sized>(value: &Value<'_>, out: &mut W, opts: &EncodeOptions) -> Result<(), Error> {
     // Pre-pass: body byte length of every container, in pre-order.
     let mut sizes = Vec::new();
     item_len(value, opts, Some(&mut sizes));
@@ -486,15 +484,8 @@ fn put<W: Write + ?Sized>(
 }
 
 enum Frame<'b> {
-    Array {
-        end: usize,
-        items: Vec<Value<'b>>,
-    },
-    Object {
-        end: usize,
-        key: Option<&'b str>,
-        items: Vec<(&'b str, Value<'b>)>,
-    },
+    Array { end: usize, items: Vec<Value<'b>> },
+    Object { end: usize, key: Option<&'b str>, items: Vec<(&'b str, Value<'b>)> },
 }
 
 impl<'b> Frame<'b> {
@@ -550,9 +541,7 @@ pub fn decode_with<'b>(input: &'b [u8], limits: &Limits) -> Result<(Value<'b>, u
                 Some(f) => f.finish(),
                 None => continue, // unreachable
             },
-            Some(Frame::Object {
-                end, key: key @ None, ..
-            }) => {
+            Some(Frame::Object { end, key: key @ None, .. }) => {
                 let start = pos;
                 let n = read_varint(input, &mut pos)?;
                 let body = pos;
@@ -602,16 +591,9 @@ pub fn decode_with<'b>(input: &'b [u8], limits: &Limits) -> Result<(Value<'b>, u
                                 // Each child needs >= 1 byte (a pair >= 2).
                                 let cap = (end - body).min(256);
                                 stack.push(if is_obj {
-                                    Frame::Object {
-                                        end,
-                                        key: None,
-                                        items: Vec::with_capacity(cap / 2),
-                                    }
+                                    Frame::Object { end, key: None, items: Vec::with_capacity(cap / 2) }
                                 } else {
-                                    Frame::Array {
-                                        end,
-                                        items: Vec::with_capacity(cap),
-                                    }
+                                    Frame::Array { end, items: Vec::with_capacity(cap) }
                                 });
                                 continue;
                             }
@@ -624,10 +606,7 @@ pub fn decode_with<'b>(input: &'b [u8], limits: &Limits) -> Result<(Value<'b>, u
                         field::VARINT => Value::Uint(read_varint(input, &mut pos)?),
                         field::SVARINT => {
                             let m = read_varint(input, &mut pos)?;
-                            Value::Int(
-                                neg_from_magnitude(m)
-                                    .ok_or(Error::new(ErrorKind::IntegerOverflow, start))?,
-                            )
+                            Value::Int(neg_from_magnitude(m).ok_or(Error::new(ErrorKind::IntegerOverflow, start))?)
                         }
                         field::FLOAT => {
                             let mut b = [0u8; 4];

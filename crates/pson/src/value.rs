@@ -70,12 +70,11 @@ impl Value<'_> {
             Value::Str(s) => bytes_len(s.as_bytes()),
             Value::Bytes(b) => bytes_len(b),
             Value::Map(pairs) => pairs.iter().fold(header_len(pairs.len() as u64), |acc, (k, v)| {
-                acc.saturating_add(bytes_len(k.as_bytes()))
-                    .saturating_add(v.encoded_len())
+                acc.saturating_add(bytes_len(k.as_bytes())).saturating_add(v.encoded_len())
             }),
-            Value::Array(items) => items
-                .iter()
-                .fold(header_len(items.len() as u64), |acc, v| acc.saturating_add(v.encoded_len())),
+            Value::Array(items) => {
+                items.iter().fold(header_len(items.len() as u64), |acc, v| acc.saturating_add(v.encoded_len()))
+            }
         }
     }
 

@@ -1,9 +1,7 @@
 //! Byte-exact examples from spec §1.2–§1.8 and §2, plus the non-canonical
 //! forms of §1.7 that the decoder must accept.
 
-use pson::{
-    decode, f64_len, header_len, i64_len, protoson, str_len, u64_len, Decoder, Encoder, Item, Value,
-};
+use pson::{decode, f64_len, header_len, i64_len, protoson, str_len, u64_len, Decoder, Encoder, Item, Value};
 
 fn h(s: &str) -> Vec<u8> {
     let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
@@ -81,7 +79,7 @@ fn float_rule() {
     assert_eq!(f64_bytes(f64::NEG_INFINITY), h("40 000080ff"));
     assert_eq!(f64_bytes(f32::MAX as f64), h("40 ffff7f7f"));
     assert_eq!(f64_bytes(f32::from_bits(1) as f64), h("40 01000000")); // f32 subnormal
-    // 3. otherwise f64
+                                                                       // 3. otherwise f64
     assert_eq!(f64_bytes(2.3), h("41 6666666666660240"));
     assert_eq!(f64_bytes(1.03), h("41 7b14ae47e17af03f"));
     assert_eq!(f64_bytes(0.1)[0], 0x41);
@@ -105,21 +103,36 @@ fn discrete_strings_bytes_containers() {
         e.bool(false).unwrap().bool(true).unwrap().null().unwrap();
     });
     assert_eq!(b, h("60 61 62"));
-    assert_eq!(enc(|e| {
-        e.str("").unwrap();
-    }), h("80"));
-    assert_eq!(enc(|e| {
-        e.bytes(&[]).unwrap();
-    }), h("a0"));
-    assert_eq!(enc(|e| {
-        e.map(0).unwrap();
-    }), h("c0"));
-    assert_eq!(enc(|e| {
-        e.array(0).unwrap();
-    }), h("e0"));
-    assert_eq!(enc(|e| {
-        e.str("a\0b").unwrap();
-    }), h("83 61 00 62"));
+    assert_eq!(
+        enc(|e| {
+            e.str("").unwrap();
+        }),
+        h("80")
+    );
+    assert_eq!(
+        enc(|e| {
+            e.bytes(&[]).unwrap();
+        }),
+        h("a0")
+    );
+    assert_eq!(
+        enc(|e| {
+            e.map(0).unwrap();
+        }),
+        h("c0")
+    );
+    assert_eq!(
+        enc(|e| {
+            e.array(0).unwrap();
+        }),
+        h("e0")
+    );
+    assert_eq!(
+        enc(|e| {
+            e.str("a\0b").unwrap();
+        }),
+        h("83 61 00 62")
+    );
     // 31-byte string -> 9f 1f
     let s31 = "x".repeat(31);
     let b = enc(|e| {
@@ -128,9 +141,12 @@ fn discrete_strings_bytes_containers() {
     assert_eq!(&b[..2], &[0x9f, 0x1f]);
     assert_eq!(str_len(&s31), 33);
     // UTF-8 byte length
-    assert_eq!(enc(|e| {
-        e.str("é").unwrap();
-    }), h("82 c3a9"));
+    assert_eq!(
+        enc(|e| {
+            e.str("é").unwrap();
+        }),
+        h("82 c3a9")
+    );
     // [0..29] -> fe 00 01 .. ; [0..30] -> ff 1f 00 01 ..
     let a30 = Value::Array((0..30).map(Value::Uint).collect());
     assert_eq!(&a30.to_vec()[..3], &[0xfe, 0x00, 0x01]);
@@ -151,7 +167,8 @@ fn paper_payload_test01() {
         ("time", Value::Uint(1351824120)),
         ("data", Value::Array(vec![Value::F64(48.75), Value::F64(2.3)])),
     ]);
-    let want = h("c3 86 73656e736f72 83 677073 84 74696d65 1f f8e5cc8405 84 64617461 e2 40 00004342 41 6666666666660240");
+    let want =
+        h("c3 86 73656e736f72 83 677073 84 74696d65 1f f8e5cc8405 84 64617461 e2 40 00004342 41 6666666666660240");
     assert_eq!(v.to_vec(), want);
     assert_eq!(v.encoded_len(), 43);
     // decode: 48.75 comes back as F32
@@ -188,11 +205,7 @@ fn non_canonical_forms_accepted() {
     ok("9f 02 6869", Value::Str("hi"), 4);
     ok("df 01 81 61 01", Value::Map(vec![("a", Value::Uint(1))]), 5);
     // duplicate keys: both kept, count includes both
-    ok(
-        "c2 81 61 01 81 61 02",
-        Value::Map(vec![("a", Value::Uint(1)), ("a", Value::Uint(2))]),
-        7,
-    );
+    ok("c2 81 61 01 81 61 02", Value::Map(vec![("a", Value::Uint(1)), ("a", Value::Uint(2))]), 7);
     // empty key
     ok("c1 80 62", Value::Map(vec![("", Value::Null)]), 3);
 }
@@ -261,10 +274,7 @@ fn protoson_examples() {
     let (v, n) = protoson::decode(&nested).unwrap();
     assert_eq!(n, nested.len());
     assert_eq!(p(&v), nested);
-    assert_eq!(
-        v.to_vec(),
-        h("c28161c18162c18163e201e202e203c18164628165e3c0e080")
-    );
+    assert_eq!(v.to_vec(), h("c28161c18162c18163e201e202e203c18164628165e3c0e080"));
     // decoder extras: tag 78 ("empty") -> Null, trailing bytes allowed
     assert_eq!(protoson::decode(&h("78 00")), Ok((Value::Null, 1)));
     assert_eq!(protoson::decode(&h("10 00")), Ok((Value::Int(0), 2)));

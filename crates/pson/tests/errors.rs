@@ -116,10 +116,7 @@ fn depth_limit() {
     ok.push(0x01);
     assert!(decode(&ok).is_ok());
     // custom limit; empty containers count too
-    assert_eq!(
-        decode_with(&[0xe1, 0xe1, 0xe0], &Limits { max_depth: 2 }),
-        Err(e(ErrorKind::DepthLimit, 2))
-    );
+    assert_eq!(decode_with(&[0xe1, 0xe1, 0xe0], &Limits { max_depth: 2 }), Err(e(ErrorKind::DepthLimit, 2)));
     assert_eq!(decode_with(&[0xc0], &Limits { max_depth: 0 }), Err(e(ErrorKind::DepthLimit, 0)));
     assert!(decode_with(&[0x01], &Limits { max_depth: 0 }).is_ok());
     // very deep input with a huge limit: iterative, no stack overflow
@@ -183,10 +180,7 @@ fn protoson_errors() {
     // 6a 02 = object, 2 body bytes | 01 61 = key "a" | (value would start at 4 = end)
     assert_eq!(perr(&[0x6a, 0x02, 0x01, 0x61, 0x40]), e(ErrorKind::LengthMismatch, 2));
     // 72 02 = array, 2 bytes | 72 05 ... = child array claiming 5 bytes
-    assert_eq!(
-        perr(&[0x72, 0x02, 0x72, 0x05, 0x40, 0x40, 0x40, 0x40, 0x40]),
-        e(ErrorKind::LengthMismatch, 2)
-    );
+    assert_eq!(perr(&[0x72, 0x02, 0x72, 0x05, 0x40, 0x40, 0x40, 0x40, 0x40]), e(ErrorKind::LengthMismatch, 2));
     // 4a 05 61 = string of 5 bytes, only 1 present
     assert_eq!(perr(&[0x4a, 0x05, 0x61]), e(ErrorKind::UnexpectedEnd, 3));
     // 1d 00 00 = float, 2 of 4 bytes

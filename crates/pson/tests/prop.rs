@@ -1,8 +1,8 @@
 //! Property tests: encode → decode round trips (after the documented
 //! normalisations), size helpers, panic-freedom on arbitrary input.
 
-use pson::{decode, decode_exact, protoson, Decoder, Encoder, ErrorKind, SliceWriter, Value};
 use proptest::prelude::*;
+use pson::{decode, decode_exact, protoson, Decoder, Encoder, ErrorKind, SliceWriter, Value};
 
 /// Owned mirror of `Value` so strategies can produce it.
 #[derive(Debug, Clone)]

@@ -67,11 +67,7 @@ fn to_value(j: &J) -> Result<Value<'static>, String> {
             if let Some(v) = marker(m) {
                 return v;
             }
-            Value::Map(
-                m.iter()
-                    .map(|(k, v)| Ok((leak_str(k), to_value(v)?)))
-                    .collect::<Result<_, String>>()?,
-            )
+            Value::Map(m.iter().map(|(k, v)| Ok((leak_str(k), to_value(v)?))).collect::<Result<_, String>>()?)
         }
     })
 }
@@ -101,9 +97,7 @@ fn nums_equal(a: &Num, b: &Num) -> bool {
         (Num::F(x), Num::F(y)) => feq(*x, *y),
         // A decoded f32 equals a JSON number if it is that number, or if the
         // JSON text is a shortened print of the f32 (lossy protoson vectors).
-        (Num::F32(x), Num::F(y)) | (Num::F(y), Num::F32(x)) => {
-            feq(*x as f64, *y) || (y.is_finite() && *y as f32 == *x)
-        }
+        (Num::F32(x), Num::F(y)) | (Num::F(y), Num::F32(x)) => feq(*x as f64, *y) || (y.is_finite() && *y as f32 == *x),
         (Num::F32(x), Num::I(y)) | (Num::I(y), Num::F32(x)) => *x as f64 == *y as f64,
         (Num::F32(x), Num::F32(y)) => feq(*x as f64, *y as f64),
     }
@@ -117,17 +111,14 @@ fn same(got: &Value<'_>, want: &Value<'_>, unordered: bool) -> bool {
         return nums_equal(&a, &b);
     }
     match (got, want) {
-        (Value::Array(a), Value::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y, unordered))
-        }
+        (Value::Array(a), Value::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y, unordered)),
         (Value::Map(a), Value::Map(b)) => {
             let mut keys: Vec<&str> = a.iter().map(|(k, _)| *k).collect();
             keys.sort_unstable();
             keys.dedup();
             let dups = keys.len() != a.len();
             if !unordered && !dups {
-                a.len() == b.len()
-                    && a.iter().zip(b).all(|((ka, va), (kb, vb))| ka == kb && same(va, vb, unordered))
+                a.len() == b.len() && a.iter().zip(b).all(|((ka, va), (kb, vb))| ka == kb && same(va, vb, unordered))
             } else {
                 keys.len() == b.len()
                     && b.iter().all(|(kb, vb)| match a.iter().rev().find(|(ka, _)| ka == kb) {
@@ -238,8 +229,7 @@ fn check_roundtrip(e: &J, c: &mut Counts) -> Result<(), String> {
                 return Err("size_protoson_v1 != hex_protoson_v1 length".into());
             }
         }
-        let (pdec, pused) =
-            protoson::decode(&pwant).map_err(|err| format!("protoson decode: {err}"))?;
+        let (pdec, pused) = protoson::decode(&pwant).map_err(|err| format!("protoson decode: {err}"))?;
         if pused != pwant.len() {
             return Err(format!("protoson decode consumed {pused} of {}", pwant.len()));
         }

@@ -78,7 +78,9 @@ fn generated() -> Vec<(String, NetworkMessage, Meta)> {
         dv.messages[0].payload = Payload::KeyFrame(
             seed_fields(n)
                 .into_iter()
-                .map(|v| Field::DataValue(DataValue { value: Some(v), source_timestamp: Some(ts), ..DataValue::default() }))
+                .map(|v| {
+                    Field::DataValue(DataValue { value: Some(v), source_timestamp: Some(ts), ..DataValue::default() })
+                })
                 .collect(),
         );
         out.push((format!("DataValue (value + SourceTimestamp), {n} fields"), dv, vec![]));
@@ -188,7 +190,10 @@ fn generated() -> Vec<(String, NetworkMessage, Meta)> {
                 ty: BuiltInType::Double,
                 items: vec![Scalar::Double(48.75), Scalar::Double(2.3)],
             }),
-            Field::Variant(Variant::Array { ty: BuiltInType::String, items: vec![Scalar::string("a"), Scalar::string("")] }),
+            Field::Variant(Variant::Array {
+                ty: BuiltInType::String,
+                items: vec![Scalar::string("a"), Scalar::string("")],
+            }),
             Field::Variant(Variant::Null),
         ])
         .collect(),
@@ -255,7 +260,10 @@ fn open62541_decodes_and_reencodes_identically() {
             .iter()
             .map(|(w, fs)| DataSetMetaData {
                 data_set_writer_id: Some(*w),
-                fields: fs.iter().map(|&(t, array)| FieldMetaData { name: String::new(), built_in_type: t, array }).collect(),
+                fields: fs
+                    .iter()
+                    .map(|&(t, array)| FieldMetaData { name: String::new(), built_in_type: t, array })
+                    .collect(),
             })
             .collect();
         let bytes = to_vec(&msg).unwrap();
@@ -269,14 +277,21 @@ fn open62541_decodes_and_reencodes_identically() {
     let (mut good, mut identical) = (0, 0);
     for (name, bytes, meta) in &cases {
         let o = open62541_round_trip(bytes, meta);
-        let known = name.ends_with("key frame with 0 fields") && o.encode.as_deref() == Some("BadEncodingLimitsExceeded");
+        let known =
+            name.ends_with("key frame with 0 fields") && o.encode.as_deref() == Some("BadEncodingLimitsExceeded");
         println!(
             "{:<60} {:>4} B  decode {:<20} re-encode {:<28} {}",
             name,
             bytes.len(),
             o.decode,
             o.encode.as_deref().unwrap_or("-"),
-            if o.identical { "identical" } else if known { "known open62541 encoder bug (spec §6.8)" } else { "DIFFERENT" }
+            if o.identical {
+                "identical"
+            } else if known {
+                "known open62541 encoder bug (spec §6.8)"
+            } else {
+                "DIFFERENT"
+            }
         );
         if o.decode == "Good" {
             good += 1;
@@ -288,6 +303,9 @@ fn open62541_decodes_and_reencodes_identically() {
             failures.push(format!("{name}: {o:?}"));
         }
     }
-    println!("open62541 v1.5.10: {} messages, {good} decoded Good, {identical} re-encoded byte-identically", cases.len());
+    println!(
+        "open62541 v1.5.10: {} messages, {good} decoded Good, {identical} re-encoded byte-identically",
+        cases.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -938,7 +938,15 @@ pub fn from_json(text: &str, opts: &JsonDecodeOptions<'_>) -> Result<JsonMessage
     // A DataSetMessage with a header has at least one header member or a Payload object.
     let headerless = dsms.iter().all(|d| {
         matches!(d.v, Jv::Obj(_))
-            && !d.has_any(&["Payload", "DataSetWriterId", "SequenceNumber", "MessageType", "MetaDataVersion", "Timestamp", "Status"])
+            && !d.has_any(&[
+                "Payload",
+                "DataSetWriterId",
+                "SequenceNumber",
+                "MessageType",
+                "MetaDataVersion",
+                "Timestamp",
+                "Status",
+            ])
     });
     out.data_set_message_header = !headerless;
     // The form: untyped if any field value is (a bare value, or a DataValue with an untyped
@@ -954,7 +962,8 @@ pub fn from_json(text: &str, opts: &JsonDecodeOptions<'_>) -> Result<JsonMessage
     };
     let any_untyped = dsms.iter().any(|&d| {
         let payload = if headerless { Some(d) } else { d.get("Payload") };
-        let writer = if headerless { None } else { d.get("DataSetWriterId").and_then(|w| w.uint(u16::MAX as u64).ok()) };
+        let writer =
+            if headerless { None } else { d.get("DataSetWriterId").and_then(|w| w.uint(u16::MAX as u64).ok()) };
         let meta = DataSetMetaData::find(opts.metadata, writer.map(|w| w as u16));
         matches!(payload.map(|p| &p.v), Some(Jv::Obj(m)) if m.iter().any(|(k, v)| untyped(k, v, meta)))
     });
@@ -983,7 +992,11 @@ fn publisher_id(p: &Node<'_>, opts: &JsonDecodeOptions<'_>) -> Result<PublisherI
     Ok(match opts.publisher_id_type {
         // Without a configured type, digits that fit are a UInt64 PublisherId (as open62541
         // reads them), anything else a String.
-        None if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) && (t == "0" || !t.starts_with('0')) && t.parse::<u64>().is_ok() => {
+        None if !t.is_empty()
+            && t.bytes().all(|b| b.is_ascii_digit())
+            && (t == "0" || !t.starts_with('0'))
+            && t.parse::<u64>().is_ok() =>
+        {
             PublisherId::UInt64(n()?)
         }
         None | Some(BuiltInType::String) => PublisherId::String(t.into()),
@@ -1110,7 +1123,11 @@ fn data_set_message(
             Field::DataValue(dv) => dv.value.as_ref().is_some_and(Variant::is_array),
         };
         // The names are copied only when the metadata given does not take their place (below).
-        found.push((name, hint.map(|h| h.built_in_type).or(built_in_type).unwrap_or(BuiltInType::String), hint.map_or(array, |h| h.array)));
+        found.push((
+            name,
+            hint.map(|h| h.built_in_type).or(built_in_type).unwrap_or(BuiltInType::String),
+            hint.map_or(array, |h| h.array),
+        ));
         fields.push((index, field));
     }
     m.payload = match kind {

@@ -47,9 +47,9 @@ mod decode;
 mod encode;
 mod error;
 pub mod json;
+mod model;
 #[cfg(feature = "model-json")]
 pub mod model_json;
-mod model;
 pub mod time;
 mod write;
 

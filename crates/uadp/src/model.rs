@@ -277,7 +277,10 @@ pub enum Variant {
     Null,
     Scalar(Scalar),
     /// A one-dimensional array; every item must be of type `ty`.
-    Array { ty: BuiltInType, items: Vec<Scalar> },
+    Array {
+        ty: BuiltInType,
+        items: Vec<Scalar>,
+    },
     /// An array whose length is -1 (null array).
     NullArray(BuiltInType),
 }

@@ -217,7 +217,6 @@ pub fn message_view(msg: &NetworkMessage, version: u8) -> J {
     J::Object(m)
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Reading the model JSON back
 
@@ -311,11 +310,18 @@ fn scalar(ty: BuiltInType, j: &J, path: &str) -> Result<Scalar, String> {
         B::ByteString => match j {
             J::Null => Scalar::ByteString(None),
             J::Object(o) => {
-                let b = o.get("$bytes").and_then(J::as_str).and_then(unhex)
+                let b = o
+                    .get("$bytes")
+                    .and_then(J::as_str)
+                    .and_then(unhex)
                     .or_else(|| o.get("$b64").and_then(J::as_str).and_then(crate::json::base64_decode));
-                Scalar::ByteString(Some(b.ok_or_else(|| format!("{path}: a ByteString needs \"$bytes\" (hex) or \"$b64\""))?))
+                Scalar::ByteString(Some(
+                    b.ok_or_else(|| format!("{path}: a ByteString needs \"$bytes\" (hex) or \"$b64\""))?,
+                ))
             }
-            J::String(s) => Scalar::ByteString(Some(crate::json::base64_decode(s).ok_or_else(|| format!("{path}: {s:?} is not base64"))?)),
+            J::String(s) => Scalar::ByteString(Some(
+                crate::json::base64_decode(s).ok_or_else(|| format!("{path}: {s:?} is not base64"))?,
+            )),
             other => return err(path, format!("expected a ByteString, found {other}")),
         },
         B::StatusCode => Scalar::StatusCode(StatusCode(uint(j, path, u32::MAX as u64)? as u32)),
@@ -326,7 +332,9 @@ fn variant(j: &J, path: &str) -> Result<Variant, String> {
     let J::Object(o) = j else { return err(path, format!("expected a {{\"type\", \"value\"}} object, found {j}")) };
     let ty = match o.get("type") {
         None | Some(J::Null) => return Ok(Variant::Null),
-        Some(J::String(t)) => BuiltInType::from_name(t).ok_or_else(|| format!("{path}.type: unknown built-in type {t:?}"))?,
+        Some(J::String(t)) => {
+            BuiltInType::from_name(t).ok_or_else(|| format!("{path}.type: unknown built-in type {t:?}"))?
+        }
         Some(other) => return err(path, format!("type must be a built-in type name, not {other}")),
     };
     let value = o.get("value").unwrap_or(&J::Null);
@@ -334,7 +342,11 @@ fn variant(j: &J, path: &str) -> Result<Variant, String> {
     match value {
         J::Array(items) if is_array => Ok(Variant::Array {
             ty,
-            items: items.iter().enumerate().map(|(i, x)| scalar(ty, x, &format!("{path}.value[{i}]"))).collect::<Result<_, _>>()?,
+            items: items
+                .iter()
+                .enumerate()
+                .map(|(i, x)| scalar(ty, x, &format!("{path}.value[{i}]")))
+                .collect::<Result<_, _>>()?,
         }),
         J::Null if is_array => Ok(Variant::NullArray(ty)),
         v => Ok(Variant::Scalar(scalar(ty, v, &format!("{path}.value"))?)),
@@ -348,10 +360,16 @@ fn field(j: &J, encoding: FieldEncoding, path: &str) -> Result<Field, String> {
     let J::Object(o) = j else { return err(path, format!("expected a DataValue object, found {j}")) };
     Ok(Field::DataValue(DataValue {
         value: get(o, "value").map(|v| variant(v, &format!("{path}.value"))).transpose()?,
-        status: get(o, "status").map(|v| uint(v, &format!("{path}.status"), u32::MAX as u64).map(|n| StatusCode(n as u32))).transpose()?,
-        source_timestamp: get(o, "sourceTimestamp").map(|v| datetime(v, &format!("{path}.sourceTimestamp"))).transpose()?,
+        status: get(o, "status")
+            .map(|v| uint(v, &format!("{path}.status"), u32::MAX as u64).map(|n| StatusCode(n as u32)))
+            .transpose()?,
+        source_timestamp: get(o, "sourceTimestamp")
+            .map(|v| datetime(v, &format!("{path}.sourceTimestamp")))
+            .transpose()?,
         source_picoseconds: opt_uint(o, "sourcePicoseconds", path, u16::MAX as u64)?,
-        server_timestamp: get(o, "serverTimestamp").map(|v| datetime(v, &format!("{path}.serverTimestamp"))).transpose()?,
+        server_timestamp: get(o, "serverTimestamp")
+            .map(|v| datetime(v, &format!("{path}.serverTimestamp")))
+            .transpose()?,
         server_picoseconds: opt_uint(o, "serverPicoseconds", path, u16::MAX as u64)?,
     }))
 }
@@ -363,7 +381,9 @@ fn dsm(j: &J, path: &str) -> Result<DataSetMessage, String> {
         "DataValue" => FieldEncoding::DataValue,
         "RawData" => FieldEncoding::RawData,
         "Reserved" => FieldEncoding::Reserved,
-        other => return err(&format!("{path}.fieldEncoding"), format!("{other:?} is not Variant, DataValue or RawData")),
+        other => {
+            return err(&format!("{path}.fieldEncoding"), format!("{other:?} is not Variant, DataValue or RawData"))
+        }
     };
     let fields = match get(o, "fields") {
         None => Vec::new(),
@@ -372,7 +392,11 @@ fn dsm(j: &J, path: &str) -> Result<DataSetMessage, String> {
     };
     let payload = match get(o, "messageType").and_then(J::as_str).unwrap_or("DataKeyFrame") {
         "DataKeyFrame" | "KeyFrame" => Payload::KeyFrame(
-            fields.iter().enumerate().map(|(i, f)| field(f, field_encoding, &format!("{path}.fields[{i}]"))).collect::<Result<_, _>>()?,
+            fields
+                .iter()
+                .enumerate()
+                .map(|(i, f)| field(f, field_encoding, &format!("{path}.fields[{i}]")))
+                .collect::<Result<_, _>>()?,
         ),
         "DataDeltaFrame" | "DeltaFrame" => Payload::DeltaFrame(
             fields
@@ -381,19 +405,37 @@ fn dsm(j: &J, path: &str) -> Result<DataSetMessage, String> {
                 .map(|(i, f)| {
                     let p = format!("{path}.fields[{i}]");
                     let index = f.get("index").ok_or_else(|| format!("{p}: a delta frame field needs \"index\""))?;
-                    Ok(DeltaField { index: uint(index, &format!("{p}.index"), u16::MAX as u64)? as u16, value: field(f, field_encoding, &p)? })
+                    Ok(DeltaField {
+                        index: uint(index, &format!("{p}.index"), u16::MAX as u64)? as u16,
+                        value: field(f, field_encoding, &p)?,
+                    })
                 })
                 .collect::<Result<_, String>>()?,
         ),
         "KeepAlive" => Payload::KeepAlive,
         "Skipped" => Payload::Skipped {
-            message_type: get(o, "skippedType").map(|v| uint(v, &format!("{path}.skippedType"), 15)).transpose()?.unwrap_or(0) as u8,
-            data: get(o, "skippedData").and_then(J::as_str).map(|h| unhex(h).ok_or_else(|| format!("{path}.skippedData: not hex"))).transpose()?.unwrap_or_default(),
+            message_type: get(o, "skippedType")
+                .map(|v| uint(v, &format!("{path}.skippedType"), 15))
+                .transpose()?
+                .unwrap_or(0) as u8,
+            data: get(o, "skippedData")
+                .and_then(J::as_str)
+                .map(|h| unhex(h).ok_or_else(|| format!("{path}.skippedData: not hex")))
+                .transpose()?
+                .unwrap_or_default(),
         },
-        other => return err(&format!("{path}.messageType"), format!("{other:?} is not DataKeyFrame, DataDeltaFrame or KeepAlive")),
+        other => {
+            return err(
+                &format!("{path}.messageType"),
+                format!("{other:?} is not DataKeyFrame, DataDeltaFrame or KeepAlive"),
+            )
+        }
     };
     if field_encoding == FieldEncoding::RawData && matches!(payload, Payload::KeyFrame(_) | Payload::DeltaFrame(_)) {
-        return err(path, "RawData fields are kept as bytes: \"messageType\": \"Skipped\" with \"skippedType\" and \"skippedData\"");
+        return err(
+            path,
+            "RawData fields are kept as bytes: \"messageType\": \"Skipped\" with \"skippedType\" and \"skippedData\"",
+        );
     }
     if let Some(n) = get(o, "fieldCount") {
         let n = uint(n, &format!("{path}.fieldCount"), u16::MAX as u64)? as usize;
@@ -402,7 +444,10 @@ fn dsm(j: &J, path: &str) -> Result<DataSetMessage, String> {
         }
     }
     Ok(DataSetMessage {
-        valid: get(o, "valid").map(|v| v.as_bool().ok_or_else(|| format!("{path}.valid: expected true or false, found {v}"))).transpose()?.unwrap_or(true),
+        valid: get(o, "valid")
+            .map(|v| v.as_bool().ok_or_else(|| format!("{path}.valid: expected true or false, found {v}")))
+            .transpose()?
+            .unwrap_or(true),
         field_encoding,
         sequence_number: opt_uint(o, "sequenceNumber", path, u16::MAX as u64)?,
         timestamp: get(o, "timestamp").map(|v| datetime(v, &format!("{path}.timestamp"))).transpose()?,
@@ -435,8 +480,15 @@ pub fn from_model_json(j: &J) -> Result<NetworkMessage, String> {
                 "UInt16" => PublisherId::UInt16(uint(v, path, u16::MAX as u64)? as u16),
                 "UInt32" => PublisherId::UInt32(uint(v, path, u32::MAX as u64)? as u32),
                 "UInt64" => PublisherId::UInt64(uint(v, path, u64::MAX)?),
-                "String" => PublisherId::String(v.as_str().ok_or_else(|| format!("{path}: expected a string, found {v}"))?.to_string()),
-                other => return err("$.publisherId.type", format!("{other:?} is not Byte, UInt16, UInt32, UInt64 or String")),
+                "String" => PublisherId::String(
+                    v.as_str().ok_or_else(|| format!("{path}: expected a string, found {v}"))?.to_string(),
+                ),
+                other => {
+                    return err(
+                        "$.publisherId.type",
+                        format!("{other:?} is not Byte, UInt16, UInt32, UInt64 or String"),
+                    )
+                }
             })
         }
         Some(other) => return err("$.publisherId", format!("expected {{\"type\", \"value\"}}, found {other}")),
@@ -453,16 +505,28 @@ pub fn from_model_json(j: &J) -> Result<NetworkMessage, String> {
     };
     let data_set_class_id = match get(o, "dataSetClassId") {
         None => None,
-        Some(v) => Some(v.as_str().and_then(Guid::parse).ok_or_else(|| format!("$.dataSetClassId: expected a GUID string, found {v}"))?),
+        Some(v) => Some(
+            v.as_str()
+                .and_then(Guid::parse)
+                .ok_or_else(|| format!("$.dataSetClassId: expected a GUID string, found {v}"))?,
+        ),
     };
     let messages = match get(o, "dataSetMessages") {
-        Some(J::Array(a)) => a.iter().enumerate().map(|(i, d)| dsm(d, &format!("$.dataSetMessages[{i}]"))).collect::<Result<Vec<_>, _>>()?,
+        Some(J::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, d)| dsm(d, &format!("$.dataSetMessages[{i}]")))
+            .collect::<Result<Vec<_>, _>>()?,
         _ => return err("$.dataSetMessages", "a list of DataSetMessages is needed"),
     };
     let payload_header = get(o, "payloadHeader").and_then(J::as_bool).unwrap_or(messages.len() != 1);
     let data_set_writer_ids = if payload_header {
         let ids = match get(o, "dataSetWriterIds") {
-            Some(J::Array(a)) => a.iter().enumerate().map(|(i, v)| uint(v, &format!("$.dataSetWriterIds[{i}]"), u16::MAX as u64).map(|n| n as u16)).collect::<Result<Vec<_>, _>>()?,
+            Some(J::Array(a)) => a
+                .iter()
+                .enumerate()
+                .map(|(i, v)| uint(v, &format!("$.dataSetWriterIds[{i}]"), u16::MAX as u64).map(|n| n as u16))
+                .collect::<Result<Vec<_>, _>>()?,
             _ => return err("$.dataSetWriterIds", "a PayloadHeader needs one DataSetWriterId per DataSetMessage"),
         };
         if ids.len() != messages.len() {
@@ -484,7 +548,12 @@ pub fn from_model_json(j: &J) -> Result<NetworkMessage, String> {
         picoseconds: opt_uint(o, "picoseconds", "$", u16::MAX as u64)?,
         promoted_fields: match get(o, "promotedFields") {
             None => None,
-            Some(J::Array(a)) => Some(a.iter().enumerate().map(|(i, v)| variant(v, &format!("$.promotedFields[{i}]"))).collect::<Result<_, _>>()?),
+            Some(J::Array(a)) => Some(
+                a.iter()
+                    .enumerate()
+                    .map(|(i, v)| variant(v, &format!("$.promotedFields[{i}]")))
+                    .collect::<Result<_, _>>()?,
+            ),
             Some(other) => return err("$.promotedFields", format!("expected a list, found {other}")),
         },
         messages,

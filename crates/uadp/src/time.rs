@@ -120,8 +120,7 @@ pub fn parse_iso8601(text: &str) -> Option<DateTime> {
         }
         Some(v)
     };
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't') || b[13] != b':' || b[16] != b':'
-    {
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't') || b[13] != b':' || b[16] != b':' {
         return None;
     }
     let (y, mo, d) = (num(0..4)?, num(5..7)? as u32, num(8..10)? as u32);

@@ -52,7 +52,12 @@ fn crafted_errors() {
         ("Variant array of type 0", with(s.clone(), 39, 0x80), ErrorKind::InvalidVariantType, 39),
         ("Variant ArrayDimensions", with(s.clone(), 39, 0xca), ErrorKind::UnsupportedArrayDimensions, 39),
         ("String length -2", [&s[..2], &[0xfe, 0xff, 0xff, 0xff], &s[6..]].concat(), ErrorKind::InvalidLength, 2),
-        ("String PublisherId null", [&s[..2], &[0xff, 0xff, 0xff, 0xff], &s[6..]].concat(), ErrorKind::InvalidLength, 2),
+        (
+            "String PublisherId null",
+            [&s[..2], &[0xff, 0xff, 0xff, 0xff], &s[6..]].concat(),
+            ErrorKind::InvalidLength,
+            2,
+        ),
         ("String longer than the input", [&s[..2], &[0x00, 0x00, 0x01, 0x00]].concat(), ErrorKind::UnexpectedEnd, 6),
         ("invalid UTF-8", with(s.clone(), 8, 0xff), ErrorKind::InvalidUtf8, 8),
         ("FieldCount larger than the input", [&s[..37], &[0xff, 0xff], &s[39..]].concat(), ErrorKind::LengthLimit, 37),
@@ -75,13 +80,24 @@ fn crafted_errors() {
             39,
         ),
         ("PromotedFields size past the input", vec![0x81, 0x80, 0x02, 0x10, 0x00, 0x06], ErrorKind::UnexpectedEnd, 6),
-        ("PromotedFields Variant crossing its size", vec![0x81, 0x80, 0x02, 0x02, 0x00, 0x06, 0, 0, 0, 0], ErrorKind::SizeMismatch, 7),
+        (
+            "PromotedFields Variant crossing its size",
+            vec![0x81, 0x80, 0x02, 0x02, 0x00, 0x06, 0, 0, 0, 0],
+            ErrorKind::SizeMismatch,
+            7,
+        ),
     ];
     let mut bad = Vec::new();
     for (what, bytes, kind, offset) in &cases {
         let e = err(bytes);
         if (e.kind, e.offset) != (*kind, *offset) {
-            bad.push(format!("{what}: expected {} at {offset}, got {} at {} ({})", kind.name(), e.kind.name(), e.offset, hex(bytes)));
+            bad.push(format!(
+                "{what}: expected {} at {offset}, got {} at {} ({})",
+                kind.name(),
+                e.kind.name(),
+                e.offset,
+                hex(bytes)
+            ));
         }
         assert!(e.to_string().ends_with(&format!(" at byte {}", e.offset)));
     }
@@ -110,10 +126,7 @@ fn error_kind_names() {
     names.sort();
     names.dedup();
     assert_eq!(names.len(), ErrorKind::ALL.len());
-    assert_eq!(
-        Error::new(ErrorKind::ReservedPublisherIdType, 1).to_string(),
-        "reserved PublisherId type at byte 1"
-    );
+    assert_eq!(Error::new(ErrorKind::ReservedPublisherIdType, 1).to_string(), "reserved PublisherId type at byte 1");
 }
 
 #[test]
@@ -165,11 +178,8 @@ fn encoder_errors() {
 
 /// Every valid message we can build, as bytes (vectors + hand-built).
 fn corpus() -> Vec<Vec<u8>> {
-    let mut out: Vec<Vec<u8>> = vectors()
-        .iter()
-        .filter(|v| v["encoding"] == "uadp")
-        .map(|v| unhex(v["hex"].as_str().unwrap()))
-        .collect();
+    let mut out: Vec<Vec<u8>> =
+        vectors().iter().filter(|v| v["encoding"] == "uadp").map(|v| unhex(v["hex"].as_str().unwrap())).collect();
     for n in [0, 1, 3, 10] {
         out.push(to_vec(&seed_message(n)).unwrap());
         out.push(to_vec(&minimal_message(n, FieldEncoding::Variant)).unwrap());
@@ -184,7 +194,8 @@ fn corpus() -> Vec<Vec<u8>> {
 }
 
 fn check_no_panic(bytes: &[u8], meta: &[DataSetMetaData]) -> Result<(), String> {
-    let opts = DecodeOptions { raw_metadata: meta, skip_unknown: bytes.first() == Some(&0xd1), ..DecodeOptions::default() };
+    let opts =
+        DecodeOptions { raw_metadata: meta, skip_unknown: bytes.first() == Some(&0xd1), ..DecodeOptions::default() };
     catch_unwind(AssertUnwindSafe(|| match decode_with(bytes, &opts) {
         Ok((m, used)) => {
             assert!(used <= bytes.len());

@@ -10,7 +10,18 @@ use uadp::json::*;
 use uadp::*;
 
 fn names(n: usize) -> Vec<DataSetMetaData> {
-    let base = ["Val_F32_A", "Val_F32_B", "Val_I32_A", "Val_F32_C", "Val_I32_B", "Val_F32_D", "Val_F32_E", "Val_I32_C", "Val_F32_F", "Val_I32_D"];
+    let base = [
+        "Val_F32_A",
+        "Val_F32_B",
+        "Val_I32_A",
+        "Val_F32_C",
+        "Val_I32_B",
+        "Val_F32_D",
+        "Val_F32_E",
+        "Val_I32_C",
+        "Val_F32_F",
+        "Val_I32_D",
+    ];
     vec![DataSetMetaData {
         data_set_writer_id: Some(1000),
         fields: seed_fields(n)
@@ -25,13 +36,19 @@ fn names(n: usize) -> Vec<DataSetMetaData> {
 fn seed_message_both_forms() {
     let meta = names(3);
     let msg = seed_message(3);
-    let rev = to_json(&msg, &JsonOptions { message_id: "preflight-1", metadata: &meta, ..JsonOptions::default() }).unwrap();
+    let rev =
+        to_json(&msg, &JsonOptions { message_id: "preflight-1", metadata: &meta, ..JsonOptions::default() }).unwrap();
     // Byte for byte what open62541 v1.5.10 writes (vector json_o6_variant_3f).
     let o6 = vectors().into_iter().find(|v| v["name"] == "json_o6_variant_3f").unwrap();
     assert_eq!(rev, o6["text"].as_str().unwrap());
     let nonrev = to_json(
         &msg,
-        &JsonOptions { form: JsonForm::NonReversible, message_id: "preflight-1", metadata: &meta, ..JsonOptions::default() },
+        &JsonOptions {
+            form: JsonForm::NonReversible,
+            message_id: "preflight-1",
+            metadata: &meta,
+            ..JsonOptions::default()
+        },
     )
     .unwrap();
     assert_eq!(
@@ -49,13 +66,24 @@ fn seed_message_both_forms() {
     for n in [1, 3, 5, 10] {
         let meta = names(n);
         let m = seed_message(n);
-        let r = to_json(&m, &JsonOptions { message_id: "preflight-1", metadata: &meta, ..JsonOptions::default() }).unwrap();
+        let r =
+            to_json(&m, &JsonOptions { message_id: "preflight-1", metadata: &meta, ..JsonOptions::default() }).unwrap();
         let nr = to_json(
             &m,
-            &JsonOptions { form: JsonForm::NonReversible, message_id: "preflight-1", metadata: &meta, ..JsonOptions::default() },
+            &JsonOptions {
+                form: JsonForm::NonReversible,
+                message_id: "preflight-1",
+                metadata: &meta,
+                ..JsonOptions::default()
+            },
         )
         .unwrap();
-        println!("{n:>2} fields: UADP {} B, JSON reversible {} B, JSON non-reversible {} B", 39 + 5 * n, r.len(), nr.len());
+        println!(
+            "{n:>2} fields: UADP {} B, JSON reversible {} B, JSON non-reversible {} B",
+            39 + 5 * n,
+            r.len(),
+            nr.len()
+        );
     }
 }
 
@@ -83,7 +111,10 @@ fn seed_style_untyped_data_values() {
     // With metadata: the right types, and the same text again.
     let meta = [DataSetMetaData {
         data_set_writer_id: Some(1000),
-        fields: vec![FieldMetaData::scalar("Val_F32_A", BuiltInType::Float), FieldMetaData::scalar("Val_I32_C", BuiltInType::Int32)],
+        fields: vec![
+            FieldMetaData::scalar("Val_F32_A", BuiltInType::Float),
+            FieldMetaData::scalar("Val_I32_C", BuiltInType::Int32),
+        ],
     }];
     let jm = from_json(SEED_STYLE, &JsonDecodeOptions { metadata: &meta, ..Default::default() }).unwrap();
     let Payload::KeyFrame(fields) = &jm.message.messages[0].payload else { panic!() };
@@ -94,7 +125,10 @@ fn seed_style_untyped_data_values() {
     assert_eq!(bytes.len(), 1 + 1 + 15 + 3 + 1 + 2 + 2 + 2 * 14);
     // As typed 1.05 JSON (what open62541 reads): json_seed_style_typed-like.
     let typed = to_json(&jm.message, &JsonOptions { form: JsonForm::Reversible, ..jm.options() }).unwrap();
-    assert!(typed.contains(r#""Val_F32_A":{"UaType":10,"Value":25.5,"SourceTimestamp":"2000-01-01T00:00:15Z"}"#), "{typed}");
+    assert!(
+        typed.contains(r#""Val_F32_A":{"UaType":10,"Value":25.5,"SourceTimestamp":"2000-01-01T00:00:15Z"}"#),
+        "{typed}"
+    );
 }
 
 #[test]
@@ -141,8 +175,11 @@ fn value_encodings() {
     let back = from_json(&text, &JsonDecodeOptions::default()).unwrap();
     assert_eq!(to_json(&back.message, &back.options()).unwrap(), text);
     // Non-reversible: the StatusCode gets its Symbol.
-    let text = to_json(&m, &JsonOptions { form: JsonForm::NonReversible, message_id: "x", metadata: &meta, ..JsonOptions::default() })
-        .unwrap();
+    let text = to_json(
+        &m,
+        &JsonOptions { form: JsonForm::NonReversible, message_id: "x", metadata: &meta, ..JsonOptions::default() },
+    )
+    .unwrap();
     assert!(text.contains(r#""Status":{"Code":2147483648,"Symbol":"Bad"}"#), "{text}");
     assert!(text.contains(r#""s":{"Code":2147942400,"Symbol":"BadDecodingError"}"#), "{text}");
     assert_eq!(base64_decode("aGVsbG8="), Some(b"hello".to_vec()));
@@ -161,7 +198,10 @@ fn layouts_delta_keepalive() {
     m.messages.push(ka);
     let opts = JsonOptions { message_id: "d", metadata: &meta, ..JsonOptions::default() };
     let text = to_json(&m, &opts).unwrap();
-    assert!(text.contains(r#""MessageType":"ua-deltaframe","Payload":{"Val_I32_A":{"UaType":6,"Value":43}}"#), "{text}");
+    assert!(
+        text.contains(r#""MessageType":"ua-deltaframe","Payload":{"Val_I32_A":{"UaType":6,"Value":43}}"#),
+        "{text}"
+    );
     assert!(text.contains(r#"{"DataSetWriterId":1001,"SequenceNumber":7,"MessageType":"ua-keepalive"}"#), "{text}");
     // Delta frames need the names → indices.
     let e = from_json(&text, &JsonDecodeOptions::default()).unwrap_err();
@@ -176,9 +216,19 @@ fn layouts_delta_keepalive() {
         (false, true, false, r#"[{"DataSetWriterId":1000,"PublisherId":"ESP32-Bench","#),
         (false, true, true, r#"{"DataSetWriterId":1000,"PublisherId":"ESP32-Bench","#),
         (false, false, true, r#"{"Val_F32_A":{"UaType":10,"Value":25.5},"#),
-        (true, true, true, r#"{"MessageId":"d","MessageType":"ua-data","PublisherId":"ESP32-Bench","DataSetClassId":"EAE79794-1AF7-4F96-8401-4096CD1D8908","Messages":{"#),
+        (
+            true,
+            true,
+            true,
+            r#"{"MessageId":"d","MessageType":"ua-data","PublisherId":"ESP32-Bench","DataSetClassId":"EAE79794-1AF7-4F96-8401-4096CD1D8908","Messages":{"#,
+        ),
     ] {
-        let o = JsonOptions { network_message_header: nm, data_set_message_header: dsm, single_data_set_message: single, ..opts };
+        let o = JsonOptions {
+            network_message_header: nm,
+            data_set_message_header: dsm,
+            single_data_set_message: single,
+            ..opts
+        };
         let t = to_json(&one, &o).unwrap();
         assert!(t.starts_with(want_start), "{t}");
         let back = from_json(&t, &JsonDecodeOptions::default()).unwrap();
@@ -198,7 +248,11 @@ fn reader_errors() {
         (r#"{"Messages":[{"Payload":{"a":{"UaType":17,"Value":1}}}]}"#, ErrorKind::UnsupportedVariantType, 39),
         (r#"{"Messages":[{"Payload":{"a":{"UaType":3,"Value":256}}}]}"#, ErrorKind::JsonValue, 49),
         (r#"{"Messages":[{"DataSetWriterId":1,"SequenceNumber":70000,"Payload":{}}]}"#, ErrorKind::Unrepresentable, 51),
-        (r#"{"Messages":[{"DataSetWriterId":1,"Status":{"Code":2147483649},"Payload":{}}]}"#, ErrorKind::Unrepresentable, 43),
+        (
+            r#"{"Messages":[{"DataSetWriterId":1,"Status":{"Code":2147483649},"Payload":{}}]}"#,
+            ErrorKind::Unrepresentable,
+            43,
+        ),
         (r#"{"MessageType":"ua-metadata","Messages":[]}"#, ErrorKind::Unrepresentable, 15),
         (r#"{"Messages":[{"DataSetWriterId":1,"Payload":{}},{"Payload":{}}]}"#, ErrorKind::Unrepresentable, 0),
         (r#"{"Messages":[{"Payload":{"a":"\ud800"}}]}"#, ErrorKind::JsonSyntax, 30),
@@ -214,8 +268,15 @@ fn reader_errors() {
     let o = JsonDecodeOptions { publisher_id_type: Some(BuiltInType::UInt16), ..Default::default() };
     assert_eq!(from_json(t, &o).unwrap().message.publisher_id, Some(PublisherId::UInt16(4711)));
     // Unconfigured: digits are a UInt64 (as open62541 reads them), other text a String.
-    assert_eq!(from_json(t, &JsonDecodeOptions::default()).unwrap().message.publisher_id, Some(PublisherId::UInt64(4711)));
-    for (text, want) in [("ESP32", PublisherId::String("ESP32".into())), ("0042", PublisherId::String("0042".into())), ("18446744073709551616", PublisherId::String("18446744073709551616".into()))] {
+    assert_eq!(
+        from_json(t, &JsonDecodeOptions::default()).unwrap().message.publisher_id,
+        Some(PublisherId::UInt64(4711))
+    );
+    for (text, want) in [
+        ("ESP32", PublisherId::String("ESP32".into())),
+        ("0042", PublisherId::String("0042".into())),
+        ("18446744073709551616", PublisherId::String("18446744073709551616".into())),
+    ] {
         let t = t.replace("4711", text);
         assert_eq!(from_json(&t, &JsonDecodeOptions::default()).unwrap().message.publisher_id, Some(want), "{t}");
     }
@@ -261,7 +322,6 @@ fn good_status_code_field_in_untyped_json_reads_back_with_its_metadata() {
     assert_eq!(to_json(&back.message, &back.options()).unwrap(), out);
 }
 
-
 #[test]
 fn strings_are_escaped_only_where_json_needs_it() {
     let cases = [
@@ -279,8 +339,12 @@ fn strings_are_escaped_only_where_json_needs_it() {
         let mut m = seed_message(1);
         m.messages[0].payload = Payload::KeyFrame(vec![Scalar::String(Some(raw.into())).into()]);
         // The field's name goes through the same writer.
-        let meta = [DataSetMetaData { data_set_writer_id: None, fields: vec![FieldMetaData::scalar(raw, BuiltInType::String)] }];
-        let opts = JsonOptions { form: JsonForm::NonReversible, message_id: "x", metadata: &meta, ..JsonOptions::default() };
+        let meta = [DataSetMetaData {
+            data_set_writer_id: None,
+            fields: vec![FieldMetaData::scalar(raw, BuiltInType::String)],
+        }];
+        let opts =
+            JsonOptions { form: JsonForm::NonReversible, message_id: "x", metadata: &meta, ..JsonOptions::default() };
         let text = to_json(&m, &opts).unwrap();
         assert!(text.contains(&format!("{want}:{want}")), "{raw:?}: {want} not in {text}");
         let back = from_json(&text, &JsonDecodeOptions { metadata: &meta, ..JsonDecodeOptions::default() }).unwrap();

@@ -72,10 +72,7 @@ fn smallest_layouts() {
         assert_eq!(&v[..2], [0x51, 0x01]);
         let meta = [DataSetMetaData {
             data_set_writer_id: Some(1000),
-            fields: seed_fields(n)
-                .iter()
-                .map(|f| FieldMetaData::scalar("", f.built_in_type().unwrap()))
-                .collect(),
+            fields: seed_fields(n).iter().map(|f| FieldMetaData::scalar("", f.built_in_type().unwrap())).collect(),
         }];
         let r = rt_with(&minimal_message(n, FieldEncoding::RawData), &meta);
         assert_eq!(r.len(), 6 + 4 * n);
@@ -225,14 +222,17 @@ fn every_option_round_trips() {
             m.publisher_id = Some(PublisherId::Byte(7));
             m
         }),
-        ("DSM sequence number + timestamp + picoseconds + status + config version", with_dsm(|d| {
-            d.sequence_number = Some(1);
-            d.timestamp = Some(ts);
-            d.picoseconds = Some(9);
-            d.status = Some(0x8000);
-            d.config_version_major = Some(10);
-            d.config_version_minor = Some(11);
-        })),
+        (
+            "DSM sequence number + timestamp + picoseconds + status + config version",
+            with_dsm(|d| {
+                d.sequence_number = Some(1);
+                d.timestamp = Some(ts);
+                d.picoseconds = Some(9);
+                d.status = Some(0x8000);
+                d.config_version_major = Some(10);
+                d.config_version_minor = Some(11);
+            }),
+        ),
         ("NetworkMessage timestamp + picoseconds", {
             let mut m = seed_message(3);
             m.timestamp = Some(ts);
@@ -241,7 +241,8 @@ fn every_option_round_trips() {
         }),
         ("GroupHeader (partial)", {
             let mut m = seed_message(3);
-            m.group_header = Some(GroupHeader { writer_group_id: Some(100), sequence_number: Some(7), ..GroupHeader::default() });
+            m.group_header =
+                Some(GroupHeader { writer_group_id: Some(100), sequence_number: Some(7), ..GroupHeader::default() });
             m
         }),
         ("GroupHeader with no fields", {
@@ -254,43 +255,54 @@ fn every_option_round_trips() {
             m.data_set_writer_ids = None;
             m
         }),
-        ("delta frame", with_dsm(|d| {
-            d.payload = Payload::DeltaFrame(vec![
-                DeltaField { index: 1, value: Scalar::Float(1000.0).into() },
-                DeltaField { index: 2, value: Scalar::Int32(43).into() },
-            ])
-        })),
-        ("key frame with 0 fields (FieldCount 0 is still written)", with_dsm(|d| d.payload = Payload::KeyFrame(vec![]))),
-        ("keep-alive", with_dsm(|d| {
-            d.sequence_number = Some(5);
-            d.payload = Payload::KeepAlive
-        })),
+        (
+            "delta frame",
+            with_dsm(|d| {
+                d.payload = Payload::DeltaFrame(vec![
+                    DeltaField { index: 1, value: Scalar::Float(1000.0).into() },
+                    DeltaField { index: 2, value: Scalar::Int32(43).into() },
+                ])
+            }),
+        ),
+        (
+            "key frame with 0 fields (FieldCount 0 is still written)",
+            with_dsm(|d| d.payload = Payload::KeyFrame(vec![])),
+        ),
+        (
+            "keep-alive",
+            with_dsm(|d| {
+                d.sequence_number = Some(5);
+                d.payload = Payload::KeepAlive
+            }),
+        ),
         ("valid bit clear", with_dsm(|d| d.valid = false)),
         ("PromotedFields", {
             let mut m = seed_message(3);
             m.promoted_fields = Some(vec![Scalar::UInt16(7).into(), Scalar::string("hot").into()]);
             m
         }),
-        ("DataValue fields with every member", with_dsm(|d| {
-            d.field_encoding = FieldEncoding::DataValue;
-            d.payload = Payload::KeyFrame(vec![
-                Field::DataValue(DataValue {
-                    value: Some(Scalar::Float(25.5).into()),
-                    status: Some(StatusCode(0x4000_0000)),
-                    source_timestamp: Some(ts),
-                    source_picoseconds: Some(1),
-                    server_timestamp: Some(DateTime(ts.0 + 1)),
-                    server_picoseconds: Some(2),
-                }),
-                Field::DataValue(DataValue::default()),
-                Field::DataValue(DataValue::of(Variant::Null)),
-            ])
-        })),
-        ("every scalar type and arrays", with_dsm(|d| {
-            d.payload = Payload::KeyFrame(
-                all_types().into_iter().map(Field::Variant).collect(),
-            )
-        })),
+        (
+            "DataValue fields with every member",
+            with_dsm(|d| {
+                d.field_encoding = FieldEncoding::DataValue;
+                d.payload = Payload::KeyFrame(vec![
+                    Field::DataValue(DataValue {
+                        value: Some(Scalar::Float(25.5).into()),
+                        status: Some(StatusCode(0x4000_0000)),
+                        source_timestamp: Some(ts),
+                        source_picoseconds: Some(1),
+                        server_timestamp: Some(DateTime(ts.0 + 1)),
+                        server_picoseconds: Some(2),
+                    }),
+                    Field::DataValue(DataValue::default()),
+                    Field::DataValue(DataValue::of(Variant::Null)),
+                ])
+            }),
+        ),
+        (
+            "every scalar type and arrays",
+            with_dsm(|d| d.payload = Payload::KeyFrame(all_types().into_iter().map(Field::Variant).collect())),
+        ),
         ("three DataSetMessages with padding", {
             let mut m = seed_message(3);
             let mut b = DataSetMessage::variant_key_frame(seed_fields(1));

@@ -23,15 +23,15 @@ fn scalar_of(ty: BuiltInType) -> BoxedStrategy<Scalar> {
         BuiltInType::Double => any::<f64>().prop_filter("no NaN", |f| !f.is_nan()).prop_map(Scalar::Double).boxed(),
         BuiltInType::String => proptest::option::weighted(0.9, ".{0,12}").prop_map(Scalar::String).boxed(),
         // Years 0001-9999, where the JSON text form is exact.
-        BuiltInType::DateTime => (-504_911_232_000_000_000i64..2_650_467_743_990_000_000)
-            .prop_map(|t| Scalar::DateTime(DateTime(t)))
-            .boxed(),
+        BuiltInType::DateTime => {
+            (-504_911_232_000_000_000i64..2_650_467_743_990_000_000).prop_map(|t| Scalar::DateTime(DateTime(t))).boxed()
+        }
         BuiltInType::Guid => (any::<u32>(), any::<u16>(), any::<u16>(), any::<[u8; 8]>())
             .prop_map(|(data1, data2, data3, data4)| Scalar::Guid(Guid { data1, data2, data3, data4 }))
             .boxed(),
-        BuiltInType::ByteString => {
-            proptest::option::weighted(0.9, proptest::collection::vec(any::<u8>(), 0..10)).prop_map(Scalar::ByteString).boxed()
-        }
+        BuiltInType::ByteString => proptest::option::weighted(0.9, proptest::collection::vec(any::<u8>(), 0..10))
+            .prop_map(Scalar::ByteString)
+            .boxed(),
         BuiltInType::StatusCode => any::<u32>().prop_map(|c| Scalar::StatusCode(StatusCode(c))).boxed(),
     }
 }
@@ -63,13 +63,8 @@ fn data_value() -> impl Strategy<Value = DataValue> {
         proptest::option::of((0i64..2_650_467_743_990_000_000).prop_map(DateTime)),
         proptest::option::of(any::<u16>()),
     )
-        .prop_map(|(value, status, source_timestamp, source_picoseconds, server_timestamp, server_picoseconds)| DataValue {
-            value,
-            status,
-            source_timestamp,
-            source_picoseconds,
-            server_timestamp,
-            server_picoseconds,
+        .prop_map(|(value, status, source_timestamp, source_picoseconds, server_timestamp, server_picoseconds)| {
+            DataValue { value, status, source_timestamp, source_picoseconds, server_timestamp, server_picoseconds }
         })
 }
 
@@ -92,8 +87,8 @@ fn payload(enc: FieldEncoding) -> impl Strategy<Value = Payload> {
 }
 
 fn dsm() -> impl Strategy<Value = DataSetMessage> {
-    proptest::sample::select(vec![FieldEncoding::Variant, FieldEncoding::RawData, FieldEncoding::DataValue]).prop_flat_map(
-        |enc| {
+    proptest::sample::select(vec![FieldEncoding::Variant, FieldEncoding::RawData, FieldEncoding::DataValue])
+        .prop_flat_map(|enc| {
             (
                 any::<bool>(),
                 proptest::option::of(any::<u16>()),
@@ -116,8 +111,7 @@ fn dsm() -> impl Strategy<Value = DataSetMessage> {
                     payload,
                     padding: 0,
                 })
-        },
-    )
+        })
 }
 
 fn publisher_id() -> impl Strategy<Value = PublisherId> {
@@ -195,11 +189,7 @@ fn metadata_of(m: &NetworkMessage) -> Vec<DataSetMetaData> {
         .map(|(i, d)| {
             let writer = m.data_set_writer_ids.as_ref().map(|ids| ids[i]);
             let values: Vec<(usize, Option<&Variant>)> = match &d.payload {
-                Payload::KeyFrame(f) => f
-                    .iter()
-                    .enumerate()
-                    .map(|(j, f)| (j, value_of(f)))
-                    .collect(),
+                Payload::KeyFrame(f) => f.iter().enumerate().map(|(j, f)| (j, value_of(f))).collect(),
                 Payload::DeltaFrame(f) => f.iter().map(|f| (f.index as usize, value_of(&f.value))).collect(),
                 _ => vec![],
             };

@@ -87,7 +87,12 @@ fn all_vectors() {
                         // Must be an error about the message, never a refusal of a feature.
                         if let Some((_, kind, off)) = KNOWN_ERRORS.iter().find(|(n, _, _)| *n == name) {
                             if (e.kind, e.offset) != (*kind, *off) {
-                                fail(format!("expected {} at {off}, got {} at {}", kind.name(), e.kind.name(), e.offset));
+                                fail(format!(
+                                    "expected {} at {off}, got {} at {}",
+                                    kind.name(),
+                                    e.kind.name(),
+                                    e.offset
+                                ));
                             }
                         }
                         assert!(e.offset <= bytes.len(), "{name}: offset {} past the input", e.offset);
@@ -220,8 +225,7 @@ fn check_json(v: &J, spec: &str, fail: &mut dyn FnMut(String), notes: &mut Vec<S
     // JSON → JSON: the same text (or, for text not in our canonical member order/spacing,
     // the same JSON value).
     let same = |a: &str, b: &str| -> bool {
-        a == b
-            || serde_json::from_str::<J>(a).ok().zip(serde_json::from_str::<J>(b).ok()).is_some_and(|(x, y)| x == y)
+        a == b || serde_json::from_str::<J>(a).ok().zip(serde_json::from_str::<J>(b).ok()).is_some_and(|(x, y)| x == y)
     };
     match to_json(&jm.message, &jm.options()) {
         Ok(again) if again == text => {}

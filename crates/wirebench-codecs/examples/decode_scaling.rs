@@ -48,18 +48,42 @@ const SHAPES: &[Shape] = &[
     Shape { codec: "yaml", name: "nested flow maps {a: {a: …}}", make: |n| fill(n, "", "{a: ", "}") },
     Shape { codec: "yaml", name: "nested flow sequences [[…]]", make: |n| fill(n, "", "[", "]") },
     Shape { codec: "yaml", name: "nested block sequences - - - …", make: |n| fill(n, "", "- ", "") },
-    Shape { codec: "yaml", name: "many 3-deep flow maps", make: |n| lines(n, "", "", |i| format!("- {{a: {{b: [{i}, {{c: x}}]}}}}\n")) },
+    Shape {
+        codec: "yaml",
+        name: "many 3-deep flow maps",
+        make: |n| lines(n, "", "", |i| format!("- {{a: {{b: [{i}, {{c: x}}]}}}}\n")),
+    },
     Shape { codec: "yaml", name: "many keys in one map", make: |n| lines(n, "", "", |i| format!("k{i}: {i}\n")) },
-    Shape { codec: "yaml", name: "one long double-quoted string", make: |n| format!("s: \"{}\"", "ab[{cd ".repeat(n / 7)).into_bytes() },
+    Shape {
+        codec: "yaml",
+        name: "one long double-quoted string",
+        make: |n| format!("s: \"{}\"", "ab[{cd ".repeat(n / 7)).into_bytes(),
+    },
     Shape { codec: "yaml", name: "one long plain string", make: |n| fill(n, "s: ", "abcdefgh ", "") },
-    Shape { codec: "xml", name: "one element, many attributes", make: |n| lines(n, "<root", "/>", |i| format!(" a{i}=\"{i}\"")) },
-    Shape { codec: "xml", name: "elements of 200 attributes", make: |n| {
-        let el: String = (0..200).map(|i| format!(" a{i}=\"{i}\"")).collect();
-        lines(n, "<root>", "</root>", |_| format!("<e{el}/>"))
-    } },
+    Shape {
+        codec: "xml",
+        name: "one element, many attributes",
+        make: |n| lines(n, "<root", "/>", |i| format!(" a{i}=\"{i}\"")),
+    },
+    Shape {
+        codec: "xml",
+        name: "elements of 200 attributes",
+        make: |n| {
+            let el: String = (0..200).map(|i| format!(" a{i}=\"{i}\"")).collect();
+            lines(n, "<root>", "</root>", |_| format!("<e{el}/>"))
+        },
+    },
     Shape { codec: "xml", name: "deep nesting <a><a>…", make: |n| fill(n, "", "<a>", "</a>") },
-    Shape { codec: "xml", name: "many distinct children", make: |n| lines(n, "<root>", "</root>", |i| format!("<k{i}>{i}</k{i}>")) },
-    Shape { codec: "xml", name: "one long text", make: |n| format!("<root>{}</root>", "abc&amp;def ".repeat(n / 12)).into_bytes() },
+    Shape {
+        codec: "xml",
+        name: "many distinct children",
+        make: |n| lines(n, "<root>", "</root>", |i| format!("<k{i}>{i}</k{i}>")),
+    },
+    Shape {
+        codec: "xml",
+        name: "one long text",
+        make: |n| format!("<root>{}</root>", "abc&amp;def ".repeat(n / 12)).into_bytes(),
+    },
 ];
 
 fn peak_rss_kib() -> u64 {
@@ -96,7 +120,8 @@ fn time(codec: &dyn Codec, bytes: &[u8]) -> (Duration, String) {
 }
 
 fn main() {
-    let mut sizes: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse::<usize>().ok()).map(|k| k * 1000).collect();
+    let mut sizes: Vec<usize> =
+        std::env::args().skip(1).filter_map(|a| a.parse::<usize>().ok()).map(|k| k * 1000).collect();
     if sizes.is_empty() {
         sizes = vec![10_000, 30_000, 100_000, 300_000, 1_000_000];
     }
@@ -112,7 +137,14 @@ fn main() {
             let rss = peak_rss_kib();
             let mut outcome = outcome;
             outcome.truncate(100);
-            println!("{:<6} {:<32} {:>9} {:>9.2} {:>6} MiB  {outcome}", shape.codec, shape.name, bytes.len(), ns, rss / 1024);
+            println!(
+                "{:<6} {:<32} {:>9} {:>9.2} {:>6} MiB  {outcome}",
+                shape.codec,
+                shape.name,
+                bytes.len(),
+                ns,
+                rss / 1024
+            );
             per_byte.push(ns);
             if rss > 100 * 1024 {
                 failed = true;

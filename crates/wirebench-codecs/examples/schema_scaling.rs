@@ -16,12 +16,14 @@ use wirebench_codecs::schema_files::read_schema_file;
 fn schema(lang: &str, size: usize) -> (String, String) {
     let mut s = String::new();
     let mut n = 0;
-    let unit = |i: usize| match lang {
+    let unit = |i: usize| {
+        match lang {
         "proto" => format!("message T{i} {{ int32 a_{i} = 1; string b_{i} = 2; repeated double c_{i} = 3; }}\n"),
         "avsc" => format!(
             "{{\"type\":\"record\",\"name\":\"T{i}\",\"fields\":[{{\"name\":\"a\",\"type\":\"int\"}},{{\"name\":\"b\",\"type\":\"string\"}},{{\"name\":\"c\",\"type\":{{\"type\":\"array\",\"items\":\"double\"}}}}]}},\n"
         ),
         _ => format!("struct T{i} {{ long a_{i}; string b_{i}; sequence<double> c_{i}; }};\n"),
+    }
     };
     let root_field = |i: usize| match lang {
         "proto" => format!(" T{i} t{i} = {};", i + 1),
@@ -36,7 +38,9 @@ fn schema(lang: &str, size: usize) -> (String, String) {
     let fields: String = (0..n).map(root_field).collect();
     let text = match lang {
         "proto" => format!("syntax = \"proto3\";\n{s}message Root {{{fields} }}\n"),
-        "avsc" => format!("[{s}{{\"type\":\"record\",\"name\":\"Root\",\"fields\":[{}]}}]", fields.trim_end_matches(',')),
+        "avsc" => {
+            format!("[{s}{{\"type\":\"record\",\"name\":\"Root\",\"fields\":[{}]}}]", fields.trim_end_matches(','))
+        }
         _ => format!("{s}struct Root {{{fields} }};\n"),
     };
     (text, format!("{n}"))
@@ -45,12 +49,17 @@ fn schema(lang: &str, size: usize) -> (String, String) {
 fn peak_rss_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok())))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
+        })
         .unwrap_or(0)
 }
 
 fn main() {
-    let mut sizes: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse::<usize>().ok()).map(|k| k * 1000).collect();
+    let mut sizes: Vec<usize> =
+        std::env::args().skip(1).filter_map(|a| a.parse::<usize>().ok()).map(|k| k * 1000).collect();
     if sizes.is_empty() {
         sizes = vec![10_000, 30_000, 100_000, 250_000];
     }

@@ -17,8 +17,8 @@
 //! the walk a short or hostile input could allocate a lot or decode "successfully". The walk
 //! also gives every error a byte offset.
 
-use wirebench_core::value::max_depth;
 use std::collections::{BTreeMap, HashSet};
+use wirebench_core::value::max_depth;
 
 use apache_avro::schema::{Name, RecordField, RecordFieldOrder, RecordSchema, UnionSchema};
 use apache_avro::types::Value as AvroValue;
@@ -67,7 +67,9 @@ impl Codec for Avro {
         let schema = need_schema(schema, "avro")?;
         // An .avsc: written as the file says (every Avro type), see avro_native.
         if let Some(native) = schema.native.as_ref().filter(|n| n.format == "avro") {
-            return Ok(Box::new(crate::avro_native::PreparedNative { avro: crate::avro_native::NativeAvro::from_native(native)? }));
+            return Ok(Box::new(crate::avro_native::PreparedNative {
+                avro: crate::avro_native::NativeAvro::from_native(native)?,
+            }));
         }
         Ok(Box::new(PreparedAvro { translated: Translated::new(schema)?, schema: schema.clone() }))
     }
@@ -90,7 +92,9 @@ impl Prepared for PreparedAvro {
         // intermediate Avro value, no second validation pass); the same bytes as below. A value
         // it refuses takes the path below, which names what does not fit and where.
         let start = out.len();
-        if apache_avro::write_avro_datum_ref(&self.translated.avro, &Ser { plan: &self.translated.plan, v: value }, out).is_ok() {
+        if apache_avro::write_avro_datum_ref(&self.translated.avro, &Ser { plan: &self.translated.plan, v: value }, out)
+            .is_ok()
+        {
             return Ok(());
         }
         out.truncate(start);
@@ -142,7 +146,11 @@ enum Plan {
     Null,
     Bool,
     /// `long` says the wire type is Avro `long` (else `int`).
-    Int { bits: u8, signed: bool, long: bool },
+    Int {
+        bits: u8,
+        signed: bool,
+        long: bool,
+    },
     F32,
     F64,
     String,
@@ -178,8 +186,7 @@ impl Translated {
 }
 
 const AVRO_TYPE_NAMES: &[&str] = &[
-    "null", "boolean", "int", "long", "float", "double", "bytes", "string", "record", "enum", "array",
-    "map", "fixed",
+    "null", "boolean", "int", "long", "float", "double", "bytes", "string", "record", "enum", "array", "map", "fixed",
 ];
 
 /// An Avro name (`[A-Za-z_][A-Za-z0-9_]*`) made from `raw`.
@@ -196,7 +203,8 @@ fn avro_name(raw: &str, fallback: &str) -> String {
 
 /// `base`, or `base_2`, `base_3`, ... whichever is not taken yet (and records it).
 fn unique(base: String, taken: &mut HashSet<String>, avoid_type_names: bool) -> String {
-    let clash = |n: &str, taken: &HashSet<String>| (avoid_type_names && AVRO_TYPE_NAMES.contains(&n)) || taken.contains(n);
+    let clash =
+        |n: &str, taken: &HashSet<String>| (avoid_type_names && AVRO_TYPE_NAMES.contains(&n)) || taken.contains(n);
     let name = if clash(&base, taken) {
         let mut n = 2;
         loop {
@@ -270,7 +278,15 @@ fn translate(ty: &Type, path: &mut String, names: &mut HashSet<String>) -> Resul
                     position,
                     custom_attributes: BTreeMap::new(),
                 });
-                plans.push(FieldPlan { name: f.name.clone(), avro_static: intern(&an), avro_name: an, optional: f.optional, union, null_at, plan });
+                plans.push(FieldPlan {
+                    name: f.name.clone(),
+                    avro_static: intern(&an),
+                    avro_name: an,
+                    optional: f.optional,
+                    union,
+                    null_at,
+                    plan,
+                });
             }
             let record = RecordSchema {
                 name: Name { name: record_name, namespace: None },
@@ -335,13 +351,17 @@ fn to_avro(plan: &Plan, v: &Value) -> Result<AvroValue, Unsupported> {
         (Plan::Int { long, .. }, _) if v.as_i128().is_some() => {
             let n = v.as_i128().unwrap_or_default();
             if *long {
-                AvroValue::Long(i64::try_from(n).map_err(|_| {
-                    Unsupported::new(format!("integer {n} does not fit an Avro long (signed 64-bit)"))
-                })?)
+                AvroValue::Long(
+                    i64::try_from(n).map_err(|_| {
+                        Unsupported::new(format!("integer {n} does not fit an Avro long (signed 64-bit)"))
+                    })?,
+                )
             } else {
-                AvroValue::Int(i32::try_from(n).map_err(|_| {
-                    Unsupported::new(format!("integer {n} does not fit an Avro int (signed 32-bit)"))
-                })?)
+                AvroValue::Int(
+                    i32::try_from(n).map_err(|_| {
+                        Unsupported::new(format!("integer {n} does not fit an Avro int (signed 32-bit)"))
+                    })?,
+                )
             }
         }
         (Plan::F32, _) => AvroValue::Float(match *v {
@@ -473,7 +493,9 @@ impl serde::Serialize for Ser<'_> {
                             }
                         }
                         None => return Err(refuse()),
-                        Some(fv) if f.union => st.serialize_field(f.avro_static, &Some(Ser { plan: &f.plan, v: fv }))?,
+                        Some(fv) if f.union => {
+                            st.serialize_field(f.avro_static, &Some(Ser { plan: &f.plan, v: fv }))?
+                        }
                         Some(fv) => st.serialize_field(f.avro_static, &Ser { plan: &f.plan, v: fv })?,
                     }
                 }
@@ -515,7 +537,6 @@ struct Scan<'a> {
     pos: usize,
     zero_size_budget: usize,
 }
-
 
 impl Scan<'_> {
     fn err<T>(&self, msg: impl Into<String>, at: usize) -> Result<T, CodecError> {
@@ -647,7 +668,10 @@ impl Scan<'_> {
                         match self.long()? {
                             i if i == f.null_at as i64 => {}
                             i if i == 1 - f.null_at as i64 => self.datum(&f.plan, depth + 1)?,
-                            i => return self.err(format!("Avro union index {i} out of range for field {:?}", f.name), at),
+                            i => {
+                                return self
+                                    .err(format!("Avro union index {i} out of range for field {:?}", f.name), at)
+                            }
                         }
                     } else {
                         self.datum(&f.plan, depth + 1)?;
@@ -756,7 +780,12 @@ mod tests {
         let p = PreparedAvro { translated: Translated::new(&schema).unwrap(), schema: schema.clone() };
         for v in &vals {
             let mut fast = Vec::new();
-            assert!(apache_avro::write_avro_datum_ref(&p.translated.avro, &Ser { plan: &p.translated.plan, v }, &mut fast).is_ok());
+            assert!(apache_avro::write_avro_datum_ref(
+                &p.translated.avro,
+                &Ser { plan: &p.translated.plan, v },
+                &mut fast
+            )
+            .is_ok());
             let mut slow = Vec::new();
             p.encode_via_value(v, &mut slow).unwrap();
             assert_eq!(fast, slow, "{v:?}");
@@ -776,7 +805,12 @@ mod tests {
             pairs[2].1 = Value::Int(16_777_217);
         }
         let (mut fast, mut slow) = (Vec::new(), Vec::new());
-        assert!(apache_avro::write_avro_datum_ref(&p.translated.avro, &Ser { plan: &p.translated.plan, v: &v }, &mut fast).is_ok());
+        assert!(apache_avro::write_avro_datum_ref(
+            &p.translated.avro,
+            &Ser { plan: &p.translated.plan, v: &v },
+            &mut fast
+        )
+        .is_ok());
         p.encode_via_value(&v, &mut slow).unwrap();
         assert_eq!(fast, slow);
         if let Value::Map(pairs) = &mut v {
@@ -784,7 +818,12 @@ mod tests {
             pairs[0].1 = Value::String("x".into());
         }
         let mut fast = Vec::new();
-        assert!(apache_avro::write_avro_datum_ref(&p.translated.avro, &Ser { plan: &p.translated.plan, v: &v }, &mut fast).is_err());
+        assert!(apache_avro::write_avro_datum_ref(
+            &p.translated.avro,
+            &Ser { plan: &p.translated.plan, v: &v },
+            &mut fast
+        )
+        .is_err());
         let mut out = vec![7u8];
         assert!(p.encode_fitted(&v, &mut out).is_err());
         assert_eq!(out, [7], "nothing of a refused value is left in the buffer");

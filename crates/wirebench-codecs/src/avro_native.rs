@@ -64,7 +64,8 @@ impl NativeAvro {
     }
 
     pub(crate) fn from_native(native: &NativeSchema) -> Result<NativeAvro, CodecError> {
-        NativeAvro::parse(&native.text, &native.root).map_err(|m| CodecError::Unsupported(format!("{}: {m}", native.file)))
+        NativeAvro::parse(&native.text, &native.root)
+            .map_err(|m| CodecError::Unsupported(format!("{}: {m}", native.file)))
     }
 
     /// The named types, full name → schema (used by the schema-file reader too).
@@ -95,7 +96,14 @@ impl NativeAvro {
 
     /// Write `v` (None: a record field that is missing and has no default: null) as `s`. On an
     /// error `path` is left where it happened.
-    fn write(&self, s: &AvroSchema, v: Option<&Value>, out: &mut Vec<u8>, path: &mut String, depth: usize) -> Result<(), String> {
+    fn write(
+        &self,
+        s: &AvroSchema,
+        v: Option<&Value>,
+        out: &mut Vec<u8>,
+        path: &mut String,
+        depth: usize,
+    ) -> Result<(), String> {
         use AvroSchema as S;
         if depth > max_depth() {
             return Err(wirebench_core::value::too_deep(max_depth()));
@@ -167,7 +175,10 @@ impl NativeAvro {
             S::Decimal(d) => {
                 let unscaled = match v {
                     Value::String(text) => parse_decimal(text, d.scale)?,
-                    _ => v.as_i128().and_then(|n| n.checked_mul(10i128.checked_pow(d.scale as u32)?)).ok_or_else(|| mismatch(v, s))?,
+                    _ => v
+                        .as_i128()
+                        .and_then(|n| n.checked_mul(10i128.checked_pow(d.scale as u32)?))
+                        .ok_or_else(|| mismatch(v, s))?,
                 };
                 if d.precision < 39 && unscaled.unsigned_abs() >= 10u128.pow(d.precision as u32) {
                     return Err(format!("decimal {v:?} has more than the {} digits of its precision", d.precision));
@@ -176,7 +187,11 @@ impl NativeAvro {
                 match self.resolve(&d.inner) {
                     S::Fixed(f) => {
                         if minimal.len() > f.size {
-                            return Err(format!("decimal does not fit Avro fixed {} of {} bytes", f.name.fullname(None), f.size));
+                            return Err(format!(
+                                "decimal does not fit Avro fixed {} of {} bytes",
+                                f.name.fullname(None),
+                                f.size
+                            ));
                         }
                         let fill = if unscaled < 0 { 0xff } else { 0 };
                         out.resize(out.len() + f.size - minimal.len(), fill);
@@ -262,7 +277,14 @@ impl NativeAvro {
         }
     }
 
-    fn write_union(&self, u: &UnionSchema, v: &Value, out: &mut Vec<u8>, path: &mut String, depth: usize) -> Result<(), String> {
+    fn write_union(
+        &self,
+        u: &UnionSchema,
+        v: &Value,
+        out: &mut Vec<u8>,
+        path: &mut String,
+        depth: usize,
+    ) -> Result<(), String> {
         let branches = u.variants();
         let (i, inner) = self.branch(branches, v).ok_or_else(|| {
             let names: Vec<String> = branches.iter().map(|b| self.branch_name(b)).collect();
@@ -314,7 +336,9 @@ impl NativeAvro {
     fn fits(&self, b: &AvroSchema, v: &Value, strict: bool) -> bool {
         use AvroSchema as S;
         let b = self.resolve(b);
-        let int_in = |lo: i128, hi: i128| v.as_i128().is_some_and(|n| n >= lo && n <= hi) && !matches!(v, Value::F32(_) | Value::F64(_));
+        let int_in = |lo: i128, hi: i128| {
+            v.as_i128().is_some_and(|n| n >= lo && n <= hi) && !matches!(v, Value::F32(_) | Value::F64(_))
+        };
         match b {
             S::Null => matches!(v, Value::Null),
             S::Boolean => matches!(v, Value::Bool(_)),
@@ -363,7 +387,10 @@ impl NativeAvro {
         let mut r = Reader { bytes, pos: 0, zero_size_budget: ZERO_SIZE_ITEMS };
         let v = self.read(&self.root, &mut r, 0)?;
         if r.pos < bytes.len() {
-            return Err(CodecError::decode(format!("trailing bytes after the Avro datum ({} left)", bytes.len() - r.pos), Some(r.pos)));
+            return Err(CodecError::decode(
+                format!("trailing bytes after the Avro datum ({} left)", bytes.len() - r.pos),
+                Some(r.pos),
+            ));
         }
         Ok(v)
     }
@@ -414,7 +441,16 @@ impl NativeAvro {
                 let i = r.long()?;
                 match usize::try_from(i).ok().and_then(|i| e.symbols.get(i)) {
                     Some(sym) => Value::String(sym.clone()),
-                    None => return r.err(format!("Avro enum index {i} out of range for {} ({} symbols)", e.name.fullname(None), e.symbols.len()), at),
+                    None => {
+                        return r.err(
+                            format!(
+                                "Avro enum index {i} out of range for {} ({} symbols)",
+                                e.name.fullname(None),
+                                e.symbols.len()
+                            ),
+                            at,
+                        )
+                    }
                 }
             }
             S::Decimal(d) => {
@@ -469,7 +505,10 @@ impl NativeAvro {
                 let i = r.long()?;
                 match usize::try_from(i).ok().and_then(|i| u.variants().get(i)) {
                     Some(b) => self.read(b, r, depth + 1)?,
-                    None => return r.err(format!("Avro union index {i} out of range ({} branches)", u.variants().len()), at),
+                    None => {
+                        return r
+                            .err(format!("Avro union index {i} out of range ({} branches)", u.variants().len()), at)
+                    }
                 }
             }
             S::Ref { name } => return r.err(format!("Avro type {} is not defined", name.fullname(None)), r.pos),
@@ -574,7 +613,9 @@ fn number(v: &Value) -> Option<f64> {
 fn bytes_of(v: &Value) -> Option<std::borrow::Cow<'_, [u8]>> {
     match v {
         Value::Bytes(b) => Some(std::borrow::Cow::Borrowed(b)),
-        Value::String(s) => s.chars().map(|c| u8::try_from(c as u32).ok()).collect::<Option<Vec<u8>>>().map(std::borrow::Cow::Owned),
+        Value::String(s) => {
+            s.chars().map(|c| u8::try_from(c as u32).ok()).collect::<Option<Vec<u8>>>().map(std::borrow::Cow::Owned)
+        }
         _ => None,
     }
 }
@@ -612,7 +653,8 @@ fn parse_decimal(text: &str, scale: usize) -> Result<i128, String> {
 
 fn format_decimal(n: i128, scale: usize) -> String {
     let digits = n.unsigned_abs().to_string();
-    let digits = if digits.len() <= scale { format!("{}{digits}", "0".repeat(scale + 1 - digits.len())) } else { digits };
+    let digits =
+        if digits.len() <= scale { format!("{}{digits}", "0".repeat(scale + 1 - digits.len())) } else { digits };
     let (int, frac) = digits.split_at(digits.len() - scale);
     let sign = if n < 0 { "-" } else { "" };
     if scale == 0 {
@@ -733,7 +775,8 @@ impl Reader<'_> {
         let count = count as u64;
         if min > 0 {
             if count > (self.left() / min) as u64 {
-                return self.err(format!("Avro block of {count} items cannot fit in the {} bytes left", self.left()), at);
+                return self
+                    .err(format!("Avro block of {count} items cannot fit in the {} bytes left", self.left()), at);
             }
         } else if count > self.zero_size_budget as u64 {
             return self.err(format!("Avro block declares too many zero-size items ({count})"), at);
@@ -767,7 +810,9 @@ mod tests {
     fn decimals_and_twos_complement() {
         assert_eq!(parse_decimal("-12.34", 3), Ok(-12340));
         assert_eq!(parse_decimal("7", 2), Ok(700));
-        assert!(parse_decimal("1.234", 2).is_err() && parse_decimal("1e3", 2).is_err() && parse_decimal(".", 2).is_err());
+        assert!(
+            parse_decimal("1.234", 2).is_err() && parse_decimal("1e3", 2).is_err() && parse_decimal(".", 2).is_err()
+        );
         assert_eq!(format_decimal(-12340, 3), "-12.340");
         assert_eq!(format_decimal(5, 3), "0.005");
         assert_eq!(format_decimal(-5, 0), "-5");
@@ -792,8 +837,11 @@ mod tests {
             {"name":"ts","type":{"type":"long","logicalType":"timestamp-millis"}},
             {"name":"next","type":["null","R"]}]}"#;
         let n = NativeAvro::parse(text, "").unwrap();
-        let v = Value::from_json_str(r#"{"a":1.5,"e":"Z","f":{"$bytes":"010203"},"ts":-5,
-            "next":{"a":null,"b":7,"e":"X","f":"abc","ts":1700000000000}}"#).unwrap();
+        let v = Value::from_json_str(
+            r#"{"a":1.5,"e":"Z","f":{"$bytes":"010203"},"ts":-5,
+            "next":{"a":null,"b":7,"e":"X","f":"abc","ts":1700000000000}}"#,
+        )
+        .unwrap();
         let mut ours = Vec::new();
         n.write_value(&v, &mut ours).unwrap();
         use apache_avro::types::Value as A;
@@ -816,8 +864,11 @@ mod tests {
         let theirs = apache_avro::to_avro_datum(n.root(), outer).unwrap();
         assert_eq!(ours, theirs);
         let back = n.read_value(&ours).unwrap();
-        let want = Value::from_json_str(r#"{"a":1.5,"e":"Z","f":{"$bytes":"010203"},"ts":-5,
-            "next":{"b":7,"e":"X","f":{"$bytes":"616263"},"ts":1700000000000}}"#).unwrap();
+        let want = Value::from_json_str(
+            r#"{"a":1.5,"e":"Z","f":{"$bytes":"010203"},"ts":-5,
+            "next":{"b":7,"e":"X","f":{"$bytes":"616263"},"ts":1700000000000}}"#,
+        )
+        .unwrap();
         assert_eq!(back.to_json_string(), want.to_json_string());
     }
 

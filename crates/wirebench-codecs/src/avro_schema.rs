@@ -52,7 +52,13 @@ pub(crate) fn read(file: &str, text: &str, json: &J, type_name: Option<&str>) ->
         return Err(format!("{file}: {m}"));
     }
     let unmapped = ctx.unmapped.map(|(what, needle)| format!("{file}:{}: {what}", line_of(text, &needle)));
-    let native = NativeSchema { format: "avro".into(), file: file.to_string(), text: text.to_string(), root: root_name, unmapped };
+    let native = NativeSchema {
+        format: "avro".into(),
+        file: file.to_string(),
+        text: text.to_string(),
+        root: root_name,
+        unmapped,
+    };
     Ok(Schema { tag: "wirebench-schema/1".into(), root, native: Some(native), proto: None })
 }
 
@@ -115,7 +121,8 @@ impl Ctx<'_> {
             S::Ref { name } => {
                 let full = name.fullname(None);
                 if self.stack.contains(&full) {
-                    return self.refuse(format!("Avro record {full} contains itself at {path} (recursion)"), &name.name);
+                    return self
+                        .refuse(format!("Avro record {full} contains itself at {path} (recursion)"), &name.name);
                 }
                 let names = self.names;
                 match names.get(&full) {
@@ -130,13 +137,21 @@ impl Ctx<'_> {
                 for f in &r.fields {
                     let fpath = format!("{path}.{}", f.name);
                     let (ty, null_branch) = match &f.schema {
-                        S::Union(u) if u.variants().len() == 2 => match u.variants().iter().position(|b| matches!(b, S::Null)) {
-                            Some(i) => (self.map(&u.variants()[1 - i], &fpath), Some(i as u8)),
-                            None => (self.map(&f.schema, &fpath), None),
-                        },
+                        S::Union(u) if u.variants().len() == 2 => {
+                            match u.variants().iter().position(|b| matches!(b, S::Null)) {
+                                Some(i) => (self.map(&u.variants()[1 - i], &fpath), Some(i as u8)),
+                                None => (self.map(&f.schema, &fpath), None),
+                            }
+                        }
                         other => (self.map(other, &fpath), None),
                     };
-                    fields.push(Field { name: f.name.clone(), ty, optional: null_branch.is_some(), proto: None, null_branch });
+                    fields.push(Field {
+                        name: f.name.clone(),
+                        ty,
+                        optional: null_branch.is_some(),
+                        proto: None,
+                        null_branch,
+                    });
                 }
                 self.stack.pop();
                 Type::Record { name: r.name.name.clone(), fields }
@@ -147,7 +162,9 @@ impl Ctx<'_> {
                 let branches: Vec<&str> = u.variants().iter().map(crate::avro_native::kind).collect();
                 self.refuse(format!("Avro union [{}] at {path}", branches.join(", ")), &needle)
             }
-            S::Decimal(_) | S::BigDecimal | S::Duration => self.refuse(format!("Avro {} at {path}", crate::avro_native::kind(s)), &needle),
+            S::Decimal(_) | S::BigDecimal | S::Duration => {
+                self.refuse(format!("Avro {} at {path}", crate::avro_native::kind(s)), &needle)
+            }
         }
     }
 }
@@ -182,7 +199,9 @@ fn line_of(text: &str, needle: &str) -> usize {
 fn fixed_uuid(json: &J, text: &str) -> Option<usize> {
     match json {
         J::Object(m) => {
-            if m.get("type").and_then(J::as_str) == Some("fixed") && m.get("logicalType").and_then(J::as_str) == Some("uuid") {
+            if m.get("type").and_then(J::as_str) == Some("fixed")
+                && m.get("logicalType").and_then(J::as_str) == Some("uuid")
+            {
                 return Some(m.get("name").and_then(J::as_str).map_or(1, |n| line_of(text, n)));
             }
             m.values().find_map(|v| fixed_uuid(v, text))
@@ -211,7 +230,10 @@ mod tests {
         )
         .unwrap();
         let Type::Record { fields, .. } = &s.root else { panic!() };
-        assert_eq!((fields[0].optional, fields[0].null_branch, &fields[0].ty), (true, Some(1), &Type::Float { bits: 64 }));
+        assert_eq!(
+            (fields[0].optional, fields[0].null_branch, &fields[0].ty),
+            (true, Some(1), &Type::Float { bits: 64 })
+        );
         assert_eq!((fields[1].optional, fields[1].null_branch, &fields[1].ty), (true, Some(0), &Type::String));
         assert_eq!(fields[2].ty, Type::Int { bits: 64, signed: true });
         assert!(s.native.as_ref().unwrap().unmapped.is_none());

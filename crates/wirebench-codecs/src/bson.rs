@@ -87,12 +87,17 @@ fn outside_model(ty: u8) -> Option<&'static str> {
 /// document has depth 1) are refused at the first one too deep.
 fn check_structure(b: &[u8], max: usize) -> Result<(), CodecError> {
     let err = |msg: String, at: usize| Err(CodecError::decode(msg, Some(at)));
-    let u32_at = |at: usize| -> Option<usize> { b.get(at..at + 4).map(|x| u32::from_le_bytes([x[0], x[1], x[2], x[3]]) as usize) };
+    let u32_at = |at: usize| -> Option<usize> {
+        b.get(at..at + 4).map(|x| u32::from_le_bytes([x[0], x[1], x[2], x[3]]) as usize)
+    };
     let i32_at = |at: usize| -> Option<i32> { b.get(at..at + 4).map(|x| i32::from_le_bytes([x[0], x[1], x[2], x[3]])) };
     // End of a C string starting at `at` within `end` (after its 0), checked as UTF-8.
     let cstr = |at: usize, end: usize, what: &str| -> Result<usize, CodecError> {
         let Some(n) = b.get(at..end.min(b.len())).and_then(|s| s.iter().position(|&c| c == 0)) else {
-            return Err(CodecError::decode(format!("BSON {what} has no terminating 0 byte before the end of its document"), Some(at)));
+            return Err(CodecError::decode(
+                format!("BSON {what} has no terminating 0 byte before the end of its document"),
+                Some(at),
+            ));
         };
         if let Err(e) = std::str::from_utf8(&b[at..at + n]) {
             return Err(CodecError::decode(format!("BSON {what} is not UTF-8"), Some(at + e.valid_up_to())));
@@ -103,12 +108,17 @@ fn check_structure(b: &[u8], max: usize) -> Result<(), CodecError> {
     let string = |at: usize, end: usize| -> Result<usize, CodecError> {
         let n = match i32_at(at) {
             Some(n) if n >= 1 => n as usize,
-            Some(n) => return Err(CodecError::decode(format!("BSON string length {n} (at least 1: its 0 byte)"), Some(at))),
+            Some(n) => {
+                return Err(CodecError::decode(format!("BSON string length {n} (at least 1: its 0 byte)"), Some(at)))
+            }
             None => return Err(CodecError::decode("BSON string length runs past the end of its document", Some(at))),
         };
         let stop = at + 4 + n;
         if stop > end {
-            return Err(CodecError::decode(format!("BSON string of {n} bytes runs past the end of its document"), Some(at)));
+            return Err(CodecError::decode(
+                format!("BSON string of {n} bytes runs past the end of its document"),
+                Some(at),
+            ));
         }
         if b[stop - 1] != 0 {
             return Err(CodecError::decode("BSON string does not end with a 0 byte", Some(stop - 1)));
@@ -123,7 +133,10 @@ fn check_structure(b: &[u8], max: usize) -> Result<(), CodecError> {
         match i32_at(at) {
             Some(n) if n >= 5 && at + n as usize <= end => Ok(at + n as usize),
             Some(n) if n < 5 => Err(CodecError::decode(format!("BSON document length {n} (at least 5)"), Some(at))),
-            Some(n) => Err(CodecError::decode(format!("BSON document of {n} bytes runs past the end of its container"), Some(at))),
+            Some(n) => Err(CodecError::decode(
+                format!("BSON document of {n} bytes runs past the end of its container"),
+                Some(at),
+            )),
             None => Err(CodecError::decode("BSON document length runs past the end of the input", Some(at))),
         }
     };
@@ -159,7 +172,10 @@ fn check_structure(b: &[u8], max: usize) -> Result<(), CodecError> {
             if value + n <= end - 1 {
                 Ok(value + n)
             } else {
-                Err(CodecError::decode(format!("BSON value of type 0x{ty:02x} ({n} bytes) runs past the end of its document"), Some(value)))
+                Err(CodecError::decode(
+                    format!("BSON value of type 0x{ty:02x} ({n} bytes) runs past the end of its document"),
+                    Some(value),
+                ))
             }
         };
         let next = match ty {

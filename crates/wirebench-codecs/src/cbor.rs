@@ -33,7 +33,10 @@ impl Codec for Cbor {
         // strings, RFC 8949 Appendix F): check the structure first, without recursion.
         if let Some((at, tag)) = check_well_formed(bytes, max_depth())? {
             return Err(CodecError::decode(
-                format!("CBOR tag {tag}{} is outside wirebench's data model (no value of it holds a tag)", tag_name(tag)),
+                format!(
+                    "CBOR tag {tag}{} is outside wirebench's data model (no value of it holds a tag)",
+                    tag_name(tag)
+                ),
                 Some(at),
             ));
         }
@@ -103,21 +106,28 @@ fn check_well_formed(b: &[u8], max: usize) -> Result<Option<(usize, u64)>, Codec
         // A break ends an indefinite-length container or string.
         if ib == 0xff {
             match stack.pop() {
-                Some(Open::Indefinite { map: true, odd: true }) => return bad("a break where a map value belongs", start),
+                Some(Open::Indefinite { map: true, odd: true }) => {
+                    return bad("a break where a map value belongs", start)
+                }
                 Some(Open::Indefinite { .. }) | Some(Open::Chunks(_)) => {}
                 _ => return bad("a break outside an indefinite-length item", start),
             }
         } else {
             if let Some(Open::Chunks(m)) = stack.last() {
                 if major != *m || ai == 31 {
-                    return bad("a chunk of an indefinite-length string must be a definite string of the same type", start);
+                    return bad(
+                        "a chunk of an indefinite-length string must be a definite string of the same type",
+                        start,
+                    );
                 }
             }
             let arg = match ai {
                 0..=23 => Some(u64::from(ai)),
                 24..=27 => {
                     let n = 1usize << (ai - 24);
-                    let Some(bytes) = b.get(at..at + n) else { return bad("the input ends inside an item's argument", at) };
+                    let Some(bytes) = b.get(at..at + n) else {
+                        return bad("the input ends inside an item's argument", at);
+                    };
                     at += n;
                     Some(bytes.iter().fold(0u64, |v, &x| (v << 8) | u64::from(x)))
                 }

@@ -24,8 +24,8 @@
 //! message and counted in its size. Decoding accepts either byte order and either version
 //! (the header says which) and the C writers' trailing padding (`options & 3`).
 
-use wirebench_core::value::max_depth;
 use ::cdr::{Endian, Extensibility, Header, Member, Reader, Representation, StructDesc, TypeDesc, Writer};
+use wirebench_core::value::max_depth;
 use wirebench_core::{Field, Schema, Type, Value};
 
 use crate::{need_schema, Codec, CodecError, CodecInfo, Prepared, SchemaUse};
@@ -59,7 +59,6 @@ static XCDR2_INFO: CodecInfo = CodecInfo {
     media_type: "application/x-cdr",
     fidelity_notes: NOTES,
 };
-
 
 macro_rules! cdr_codec {
     ($codec:ident, $info:ident, $id:literal, $repr:expr) => {
@@ -161,7 +160,13 @@ fn to_serde_json(v: &Value) -> Result<serde_json::Value, CodecError> {
     use serde_json::Value as J;
     let float = |f: f64| {
         serde_json::Number::from_f64(f).map(J::Number).unwrap_or_else(|| {
-            let s = if f.is_nan() { "NaN" } else if f > 0.0 { "Infinity" } else { "-Infinity" };
+            let s = if f.is_nan() {
+                "NaN"
+            } else if f > 0.0 {
+                "Infinity"
+            } else {
+                "-Infinity"
+            };
             serde_json::json!({ "$f64": s })
         })
     };
@@ -175,7 +180,9 @@ fn to_serde_json(v: &Value) -> Result<serde_json::Value, CodecError> {
         Value::String(s) => J::String(s.clone()),
         Value::Bytes(b) => J::Array(b.iter().map(|x| J::from(*x)).collect()),
         Value::Array(items) => J::Array(items.iter().map(to_serde_json).collect::<Result<_, _>>()?),
-        Value::Map(pairs) => J::Object(pairs.iter().map(|(k, x)| Ok((k.clone(), to_serde_json(x)?))).collect::<Result<_, CodecError>>()?),
+        Value::Map(pairs) => {
+            J::Object(pairs.iter().map(|(k, x)| Ok((k.clone(), to_serde_json(x)?))).collect::<Result<_, CodecError>>()?)
+        }
     })
 }
 
@@ -424,22 +431,28 @@ pub fn to_cdr(ty: &Type, v: &Value) -> Result<::cdr::Value, CodecError> {
         (Type::Int { .. }, Value::Int(i)) => C::Int(*i),
         (Type::Int { .. }, Value::UInt(u)) => C::UInt(*u),
         (Type::Float { bits: 32 }, Value::F32(f)) => C::F32(*f),
-        (Type::Float { bits: 32 }, _) => C::F32(v.as_float().or_else(|| v.as_i128().map(|i| i as f64)).ok_or_else(|| mismatch(ty, v))? as f32),
-        (Type::Float { .. }, _) => C::F64(v.as_float().or_else(|| v.as_i128().map(|i| i as f64)).ok_or_else(|| mismatch(ty, v))?),
+        (Type::Float { bits: 32 }, _) => {
+            C::F32(v.as_float().or_else(|| v.as_i128().map(|i| i as f64)).ok_or_else(|| mismatch(ty, v))? as f32)
+        }
+        (Type::Float { .. }, _) => {
+            C::F64(v.as_float().or_else(|| v.as_i128().map(|i| i as f64)).ok_or_else(|| mismatch(ty, v))?)
+        }
         (Type::String, Value::String(s)) => C::String(s.clone()),
         (Type::Bytes, Value::Bytes(b)) => C::Bytes(b.clone()),
-        (Type::Array { items }, Value::Array(vs)) => C::Seq(vs.iter().map(|x| to_cdr(items, x)).collect::<Result<_, _>>()?),
+        (Type::Array { items }, Value::Array(vs)) => {
+            C::Seq(vs.iter().map(|x| to_cdr(items, x)).collect::<Result<_, _>>()?)
+        }
         (Type::Record { fields, .. }, Value::Map(pairs)) => {
             let mut given = wirebench_core::value::pairs_lookup(pairs);
             C::Struct(
-            fields
-                .iter()
-                .map(|f| match given.get(&f.name) {
-                    None | Some((_, Value::Null)) if f.optional => Ok(C::Null),
-                    None => Err(CodecError::Encode(format!("field {:?} is missing", f.name))),
-                    Some((_, x)) => to_cdr(&f.ty, x),
-                })
-                .collect::<Result<_, _>>()?,
+                fields
+                    .iter()
+                    .map(|f| match given.get(&f.name) {
+                        None | Some((_, Value::Null)) if f.optional => Ok(C::Null),
+                        None => Err(CodecError::Encode(format!("field {:?} is missing", f.name))),
+                        Some((_, x)) => to_cdr(&f.ty, x),
+                    })
+                    .collect::<Result<_, _>>()?,
             )
         }
         _ => return Err(mismatch(ty, v)),

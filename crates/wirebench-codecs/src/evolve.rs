@@ -172,7 +172,12 @@ pub fn builtin_v1() -> EvoSchema {
             f("battery", 5, Kind::Int { bits: 32, signed: true }, false),
             f("level", 6, Kind::Int { bits: 32, signed: true }, false),
             f("seq", 7, Kind::Int { bits: 64, signed: true }, false),
-            f("status", 8, Kind::Enum { name: "Status".into(), symbols: vec!["OK".into(), "LOW_BATTERY".into(), "FAULT".into()] }, false),
+            f(
+                "status",
+                8,
+                Kind::Enum { name: "Status".into(), symbols: vec!["OK".into(), "LOW_BATTERY".into(), "FAULT".into()] },
+                false,
+            ),
             f("note", 9, Kind::String, true),
         ],
     }
@@ -186,11 +191,21 @@ pub fn apply(v1: &EvoSchema, change: Change) -> (EvoSchema, FoundChange) {
     let found = |field: &str, detail: String| FoundChange { change, field: field.into(), detail };
     let fc = match change {
         Change::AddOptional => {
-            v2.fields.push(EvoField { name: "humidity".into(), tag: next, kind: Kind::Float { bits: 64 }, optional: true });
+            v2.fields.push(EvoField {
+                name: "humidity".into(),
+                tag: next,
+                kind: Kind::Float { bits: 64 },
+                optional: true,
+            });
             found("humidity", "new optional float64 field humidity".into())
         }
         Change::AddRequired => {
-            v2.fields.push(EvoField { name: "firmware".into(), tag: next, kind: Kind::Int { bits: 32, signed: true }, optional: false });
+            v2.fields.push(EvoField {
+                name: "firmware".into(),
+                tag: next,
+                kind: Kind::Int { bits: 32, signed: true },
+                optional: false,
+            });
             found("firmware", "new required int32 field firmware".into())
         }
         Change::Remove => {
@@ -247,8 +262,16 @@ pub fn diff(from: &EvoSchema, to: &EvoSchema) -> Vec<FoundChange> {
     let fc = |change, field: &str, detail: String| FoundChange { change, field: field.to_string(), detail };
     for t in &to.fields {
         match from.by_tag(t.tag) {
-            None if t.optional => out.push(fc(Change::AddOptional, &t.name, format!("new optional {} field {}", t.kind.describe(), t.name))),
-            None => out.push(fc(Change::AddRequired, &t.name, format!("new required {} field {}", t.kind.describe(), t.name))),
+            None if t.optional => out.push(fc(
+                Change::AddOptional,
+                &t.name,
+                format!("new optional {} field {}", t.kind.describe(), t.name),
+            )),
+            None => out.push(fc(
+                Change::AddRequired,
+                &t.name,
+                format!("new required {} field {}", t.kind.describe(), t.name),
+            )),
             Some(f) => {
                 if f.name != t.name {
                     out.push(fc(Change::Rename, &f.name, format!("{} renamed {} (tag {})", f.name, t.name, t.tag)));
@@ -301,8 +324,19 @@ pub fn from_schema(s: &Schema, file: &str) -> Result<EvoSchema, String> {
     };
     let mut out = Vec::new();
     for (i, f) in fields.iter().enumerate() {
-        let kind = kind_of(&f.ty).ok_or_else(|| format!("{file}: field {}: evolve compares flat records of scalars and lists; {} is not one", f.name, f.ty.describe()))?;
-        out.push(EvoField { name: f.name.clone(), tag: f.proto.as_ref().map_or(i as u32 + 1, |p| p.number), kind, optional: f.optional });
+        let kind = kind_of(&f.ty).ok_or_else(|| {
+            format!(
+                "{file}: field {}: evolve compares flat records of scalars and lists; {} is not one",
+                f.name,
+                f.ty.describe()
+            )
+        })?;
+        out.push(EvoField {
+            name: f.name.clone(),
+            tag: f.proto.as_ref().map_or(i as u32 + 1, |p| p.number),
+            kind,
+            optional: f.optional,
+        });
     }
     Ok(EvoSchema { name: name.clone(), fields: out })
 }
@@ -314,7 +348,9 @@ fn kind_of(t: &Type) -> Option<Kind> {
         Type::Float { bits } => Kind::Float { bits: *bits },
         Type::String => Kind::String,
         Type::Bytes => Kind::Bytes,
-        Type::Array { items } => Kind::List { items: Box::new(kind_of(items).filter(|k| !matches!(k, Kind::List { .. }))?) },
+        Type::Array { items } => {
+            Kind::List { items: Box::new(kind_of(items).filter(|k| !matches!(k, Kind::List { .. }))?) }
+        }
         _ => return None,
     })
 }
@@ -377,12 +413,20 @@ fn value_of(k: &Kind, tag: u32, i: usize, data: &[f64; 2]) -> Value {
         Kind::Int { bits: 64, signed } => {
             let base: i64 = 1_351_824_120 + (if i % 2 == 1 { 3_000_000_000 } else { 0 });
             let v = base + t * 1000 + i as i64;
-            if *signed { Value::Int(v) } else { Value::UInt(v as u64) }
+            if *signed {
+                Value::Int(v)
+            } else {
+                Value::UInt(v as u64)
+            }
         }
         Kind::Int { bits, signed } => {
             let top = if *bits >= 32 { 3_700 } else { (1i64 << (bits - 2)) - 1 };
             let v = (top + t * 7 + i as i64 * 3).min((1i64 << (bits - if *signed { 1 } else { 0 })) - 1);
-            if *signed { Value::Int(v) } else { Value::UInt(v as u64) }
+            if *signed {
+                Value::Int(v)
+            } else {
+                Value::UInt(v as u64)
+            }
         }
         Kind::Float { bits } => {
             let v = match tag {
@@ -390,7 +434,11 @@ fn value_of(k: &Kind, tag: u32, i: usize, data: &[f64; 2]) -> Value {
                 4 => data[1] + i as f64 * 0.125,
                 _ => 10.0 * t as f64 + 0.5 + i as f64 * 0.25,
             };
-            if *bits == 32 { Value::F32(v as f32) } else { Value::F64(v) }
+            if *bits == 32 {
+                Value::F32(v as f32)
+            } else {
+                Value::F64(v)
+            }
         }
         Kind::String => Value::String(["gps", "imu", "baro"][i % 3].to_string()),
         Kind::Bytes => Value::Bytes(vec![i as u8, tag as u8, 0xfe]),
@@ -473,7 +521,9 @@ impl Format {
     pub fn find(name: &str) -> Option<Format> {
         let norm = |s: &str| s.to_ascii_lowercase().replace(['@', ' ', '_'], "-").replace("--", "-");
         let n = norm(name);
-        Format::ALL.iter().copied().find(|f| norm(f.id()) == n || (f.codec() == n && !matches!(f, Format::Xcdr2Appendable | Format::Xcdr2Mutable)))
+        Format::ALL.iter().copied().find(|f| {
+            norm(f.id()) == n || (f.codec() == n && !matches!(f, Format::Xcdr2Appendable | Format::Xcdr2Mutable))
+        })
     }
 
     pub fn schemaless(self) -> bool {
@@ -624,8 +674,17 @@ pub fn model(s: &EvoSchema) -> Schema {
             Kind::List { items } => Type::Array { items: Box::new(ty(items)) },
         }
     }
-    let fields = s.fields.iter().map(|f| Field { name: f.name.clone(), ty: ty(&f.kind), optional: f.optional, proto: None, null_branch: None }).collect();
-    Schema { tag: "wirebench-schema/1".into(), root: Type::Record { name: s.name.clone(), fields }, native: None, proto: None }
+    let fields = s
+        .fields
+        .iter()
+        .map(|f| Field { name: f.name.clone(), ty: ty(&f.kind), optional: f.optional, proto: None, null_branch: None })
+        .collect();
+    Schema {
+        tag: "wirebench-schema/1".into(),
+        root: Type::Record { name: s.name.clone(), fields },
+        native: None,
+        proto: None,
+    }
 }
 
 /// Bind a schema to a format: write its schema file and read it with wirebench's reader.
@@ -712,7 +771,8 @@ pub fn decode(writer: &Bound, reader: &Bound, bytes: &[u8]) -> Result<Value, Str
     let v = match reader.format {
         Format::Avro => {
             avro_promotions(&writer.evo, &reader.evo)?;
-            let (w, r) = (writer.avro.as_ref().ok_or("no writer schema")?, reader.avro.as_ref().ok_or("no reader schema")?);
+            let (w, r) =
+                (writer.avro.as_ref().ok_or("no writer schema")?, reader.avro.as_ref().ok_or("no reader schema")?);
             let mut slice = bytes;
             let v = apache_avro::from_avro_datum(w, &mut slice, Some(r)).map_err(|e| one_line(&e.to_string()))?;
             if !slice.is_empty() {
@@ -726,7 +786,8 @@ pub fn decode(writer: &Bound, reader: &Bound, bytes: &[u8]) -> Result<Value, Str
         }
         Format::Protobuf => {
             let schema = reader.schema.as_ref().ok_or("no reader schema")?;
-            let desc = crate::protobuf::dynamic::of_schema(schema).map_err(|e| e.to_string())?.ok_or("no descriptor")?;
+            let desc =
+                crate::protobuf::dynamic::of_schema(schema).map_err(|e| e.to_string())?.ok_or("no descriptor")?;
             let kept = protobuf_unknown_wire_types(bytes, &desc)?;
             codec.decode(&kept, Some(schema)).map_err(|e| e.to_string())?
         }
@@ -777,7 +838,11 @@ pub fn avro_promotions(w: &EvoSchema, r: &EvoSchema) -> Result<(), String> {
         x == y
             || matches!(
                 (x.as_str(), y.as_str()),
-                ("int", "long" | "float" | "double") | ("long", "float" | "double") | ("float", "double") | ("string", "bytes") | ("bytes", "string")
+                ("int", "long" | "float" | "double")
+                    | ("long", "float" | "double")
+                    | ("float", "double")
+                    | ("string", "bytes")
+                    | ("bytes", "string")
             )
     }
     for rf in &r.fields {
@@ -857,10 +922,18 @@ pub fn xtypes_assignable(format: Format, w: &EvoSchema, r: &EvoSchema) -> Result
     }
     let member = |wf: &EvoField, rf: &EvoField| -> Result<(), String> {
         if wf.name != rf.name {
-            return Err(format!("member {} is {} in the reader's type (members with the same id must have the same name)", wf.name, rf.name));
+            return Err(format!(
+                "member {} is {} in the reader's type (members with the same id must have the same name)",
+                wf.name, rf.name
+            ));
         }
         if !same_type(&wf.kind, &rf.kind) {
-            return Err(format!("member {}: the writer's {} is not assignable to the reader's {}", rf.name, wf.kind.describe(), rf.kind.describe()));
+            return Err(format!(
+                "member {}: the writer's {} is not assignable to the reader's {}",
+                rf.name,
+                wf.kind.describe(),
+                rf.kind.describe()
+            ));
         }
         Ok(())
     };
@@ -873,7 +946,10 @@ pub fn xtypes_assignable(format: Format, w: &EvoSchema, r: &EvoSchema) -> Result
             }
             for wf in &w.fields {
                 if let Some(rf) = r.fields.iter().find(|f| f.name == wf.name && f.tag != wf.tag) {
-                    return Err(format!("member {} has id {} for the writer and {} for the reader", wf.name, wf.tag, rf.tag));
+                    return Err(format!(
+                        "member {} has id {} for the writer and {} for the reader",
+                        wf.name, wf.tag, rf.tag
+                    ));
                 }
             }
             Ok(())
@@ -949,7 +1025,9 @@ fn coerce(v: &Value, k: &Kind) -> Result<Value, String> {
             }
             v.clone()
         }
-        (Kind::List { items }, Value::Array(xs)) => Value::Array(xs.iter().map(|x| coerce(x, items)).collect::<Result<_, _>>()?),
+        (Kind::List { items }, Value::Array(xs)) => {
+            Value::Array(xs.iter().map(|x| coerce(x, items)).collect::<Result<_, _>>()?)
+        }
         _ => return Err(format!("invalid type: {}, expected {}", v.kind(), k.describe())),
     })
 }
@@ -1082,7 +1160,15 @@ fn get<'v>(v: &'v Value, name: &str) -> Option<&'v Value> {
 
 /// Run one cell: encode the samples with `writer`, decode with `reader`, compare with what the
 /// writer meant.
-pub fn run_cell(format: Format, change: &str, direction: &str, w: &EvoSchema, r: &EvoSchema, n: usize, scratch: &Scratch) -> Cell {
+pub fn run_cell(
+    format: Format,
+    change: &str,
+    direction: &str,
+    w: &EvoSchema,
+    r: &EvoSchema,
+    n: usize,
+    scratch: &Scratch,
+) -> Cell {
     let mut cell = Cell {
         format,
         change: change.into(),
@@ -1101,7 +1187,8 @@ pub fn run_cell(format: Format, change: &str, direction: &str, w: &EvoSchema, r:
         wire: Vec::new(),
     };
     let label = format!("{}-{change}-{}", format.codec(), if direction.starts_with("old") { "a" } else { "b" });
-    let bound = bind(format, w, scratch, &format!("{label}-writer")).and_then(|bw| Ok((bind(format, r, scratch, &format!("{label}-reader"))?, bw)));
+    let bound = bind(format, w, scratch, &format!("{label}-writer"))
+        .and_then(|bw| Ok((bind(format, r, scratch, &format!("{label}-reader"))?, bw)));
     let (br, bw) = match bound {
         Ok(x) => x,
         Err(e) => {
@@ -1139,7 +1226,12 @@ pub fn run_cell(format: Format, change: &str, direction: &str, w: &EvoSchema, r:
             let eff = g.cloned().or(dv.clone());
             let note = |cell_notes: &mut Vec<Note>| {
                 if !cell_notes.iter().any(|x| x.field == rf.name) {
-                    cell_notes.push(Note { sample: i, field: rf.name.clone(), meant: meant.map(show), got: g.map(show) });
+                    cell_notes.push(Note {
+                        sample: i,
+                        field: rf.name.clone(),
+                        meant: meant.map(show),
+                        got: g.map(show),
+                    });
                 }
             };
             match (wf, meant) {
@@ -1253,7 +1345,12 @@ pub fn cost(format: Format, s: &EvoSchema, n: usize, scratch: &Scratch) -> Resul
             _ => {
                 // The same values as an array in field order (what a positional reader needs).
                 let Value::Map(pairs) = x else { return Err("not a record".into()) };
-                let arr = Value::Array(s.fields.iter().map(|f| pairs.iter().find(|(k, _)| *k == f.name).map_or(Value::Null, |(_, v)| v.clone())).collect());
+                let arr = Value::Array(
+                    s.fields
+                        .iter()
+                        .map(|f| pairs.iter().find(|(k, _)| *k == f.name).map_or(Value::Null, |(_, v)| v.clone()))
+                        .collect(),
+                );
                 let codec = crate::find(format.codec()).ok_or("no codec")?;
                 let mut out = Vec::new();
                 match codec.encode(&arr, None, &mut out) {
@@ -1351,7 +1448,11 @@ pub fn builtin_cases() -> Vec<Case> {
 /// The case of a user's pair: the diff of the two schemas.
 pub fn user_case(v1: EvoSchema, v2: EvoSchema) -> Case {
     let changes = diff(&v1, &v2);
-    let name = if changes.is_empty() { "no change".into() } else { changes.iter().map(|c| c.change.id()).collect::<Vec<_>>().join("+") };
+    let name = if changes.is_empty() {
+        "no change".into()
+    } else {
+        changes.iter().map(|c| c.change.id()).collect::<Vec<_>>().join("+")
+    };
     Case { name, changes, v1, v2 }
 }
 
@@ -1405,7 +1506,11 @@ fn recommend(cells: &[Cell], costs: &[Cost], formats: &[Format]) -> String {
     });
     let Some(best) = ranked.first().copied() else { return String::new() };
     let wrong_in = |f: Format| -> Vec<String> {
-        cells.iter().filter(|c| c.format == f && c.verdict == Verdict::SilentlyWrong).map(|c| format!("{} {}", c.change, c.direction)).collect()
+        cells
+            .iter()
+            .filter(|c| c.format == f && c.verdict == Verdict::SilentlyWrong)
+            .map(|c| format!("{} {}", c.change, c.direction))
+            .collect()
     };
     let dangerous: Vec<String> = formats
         .iter()
@@ -1413,7 +1518,9 @@ fn recommend(cells: &[Cell], costs: &[Cost], formats: &[Format]) -> String {
         .filter(|f| count(*f, Verdict::SilentlyWrong) > 0)
         .map(|f| format!("{} ({})", f.id(), wrong_in(f).join(", ")))
         .collect();
-    let size = costs.iter().find(|c| c.format == best).map_or(String::new(), |c| format!("; {:.1} B per message, {:.1} B without its evolution metadata", c.with, c.without));
+    let size = costs.iter().find(|c| c.format == best).map_or(String::new(), |c| {
+        format!("; {:.1} B per message, {:.1} B without its evolution metadata", c.with, c.without)
+    });
     let head = if count(best, Verdict::SilentlyWrong) == 0 {
         format!("{} — never silently wrong here", best.id())
     } else {
@@ -1426,7 +1533,10 @@ fn recommend(cells: &[Cell], costs: &[Cost], formats: &[Format]) -> String {
         count(best, Verdict::Lossy),
     );
     if !dangerous.is_empty() {
-        line.push_str(&format!(" Silently wrong: {}: ship those changes only behind a version field the reader checks.", dangerous.join("; ")));
+        line.push_str(&format!(
+            " Silently wrong: {}: ship those changes only behind a version field the reader checks.",
+            dangerous.join("; ")
+        ));
     }
     line
 }
@@ -1472,7 +1582,11 @@ fn notes(ns: &[Note]) -> String {
 /// The cell's details in one line.
 pub fn detail(c: &Cell) -> String {
     if let Some(b) = c.bytes_alone {
-        return format!("{} (the bytes alone, without type matching, read as: {})", c.error.as_deref().unwrap_or(""), b.label());
+        return format!(
+            "{} (the bytes alone, without type matching, read as: {})",
+            c.error.as_deref().unwrap_or(""),
+            b.label()
+        );
     }
     let mut parts = Vec::new();
     if !c.fields_wrong.is_empty() {
@@ -1480,7 +1594,11 @@ pub fn detail(c: &Cell) -> String {
     }
     if c.refused > 0 || c.verdict == Verdict::NotApplicable {
         let e = c.error.as_deref().unwrap_or("");
-        parts.push(if c.verdict == Verdict::NotApplicable { e.to_string() } else { format!("{}/{} samples refused: {e}", c.refused, c.samples) });
+        parts.push(if c.verdict == Verdict::NotApplicable {
+            e.to_string()
+        } else {
+            format!("{}/{} samples refused: {e}", c.refused, c.samples)
+        });
     }
     if !c.fields_lossy.is_empty() {
         parts.push(format!("{}/{} samples lossy: {}", c.lossy, c.samples, notes(&c.fields_lossy)));
@@ -1510,9 +1628,17 @@ pub fn render(e: &Evolution) -> String {
     ));
     for case in &e.cases {
         let what: Vec<String> = case.changes.iter().map(|c| format!("{} ({})", c.change.id(), c.detail)).collect();
-        s.push_str(&format!("- **{}**: {}\n", case.name, if what.is_empty() { "no change found".into() } else { what.join("; ") }));
+        s.push_str(&format!(
+            "- **{}**: {}\n",
+            case.name,
+            if what.is_empty() { "no change found".into() } else { what.join("; ") }
+        ));
     }
-    for (v, title) in [(Verdict::SilentlyWrong, "Silently wrong (the reader accepted and produced other values)"), (Verdict::Refused, "Refused by the reader"), (Verdict::Lossy, "Lossy")] {
+    for (v, title) in [
+        (Verdict::SilentlyWrong, "Silently wrong (the reader accepted and produced other values)"),
+        (Verdict::Refused, "Refused by the reader"),
+        (Verdict::Lossy, "Lossy"),
+    ] {
         let cells: Vec<&Cell> = e.cells.iter().filter(|c| c.verdict == v).collect();
         s.push_str(&format!("\n### {title}: {} cell(s)\n\n", cells.len()));
         for c in cells {
@@ -1532,7 +1658,11 @@ pub fn render(e: &Evolution) -> String {
         for dir in ["old→new", "new→old"] {
             s.push_str(&format!("| {} | {dir} |", case.name));
             for f in &formats {
-                let v = e.cells.iter().find(|c| c.format == *f && c.change == case.name && c.direction == dir).map_or("", |c| c.verdict.short());
+                let v = e
+                    .cells
+                    .iter()
+                    .find(|c| c.format == *f && c.change == case.name && c.direction == dir)
+                    .map_or("", |c| c.verdict.short());
                 s.push_str(&format!(" {v} |"));
             }
             s.push('\n');
@@ -1542,7 +1672,14 @@ pub fn render(e: &Evolution) -> String {
     s.push_str("\n### Byte cost of evolvability (v1 messages, mean per message)\n\n| format | with | without | overhead | what |\n|---|---:|---:|---:|---|\n");
     for c in &e.costs {
         let pct = if c.without > 0.0 { (c.with - c.without) / c.without * 100.0 } else { 0.0 };
-        s.push_str(&format!("| {} | {:.1} B | {:.1} B | {:+.0} % | {} |\n", c.format.id(), c.with, c.without, pct, c.what));
+        s.push_str(&format!(
+            "| {} | {:.1} B | {:.1} B | {:+.0} % | {} |\n",
+            c.format.id(),
+            c.with,
+            c.without,
+            pct,
+            c.what
+        ));
     }
     s.push_str(&format!("\n**Recommendation**: {}\n", e.recommendation));
     s

@@ -88,7 +88,10 @@ impl<'a> UadpReader<'a> {
     fn len(&mut self) -> WireResult<usize> {
         let at = self.pos;
         let n = i32::from_le_bytes(self.array()?);
-        usize::try_from(n).ok().filter(|&n| n <= self.bytes.len() - self.pos).ok_or_else(|| format!("UADP length {n} at byte {at}"))
+        usize::try_from(n)
+            .ok()
+            .filter(|&n| n <= self.bytes.len() - self.pos)
+            .ok_or_else(|| format!("UADP length {n} at byte {at}"))
     }
     fn string(&mut self) -> WireResult<String> {
         let at = self.pos;
@@ -264,7 +267,8 @@ impl<T, K: Scalar<T>> Kind<Vec<T>> for Seq<K> {
         w.end_sequence(m).map_err(cdr_err)
     }
     fn cdr_read(r: &mut Reader<'_>) -> WireResult<Vec<T>> {
-        let (n, m) = r.begin_sequence(<K as Scalar<T>>::TYPE != B::String, <K as Scalar<T>>::CDR_MIN).map_err(cdr_err)?;
+        let (n, m) =
+            r.begin_sequence(<K as Scalar<T>>::TYPE != B::String, <K as Scalar<T>>::CDR_MIN).map_err(cdr_err)?;
         let v = (0..n).map(|_| <K as Scalar<T>>::cdr_read(r)).collect::<WireResult<_>>()?;
         r.end_sequence(m);
         Ok(v)

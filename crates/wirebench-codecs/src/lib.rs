@@ -12,15 +12,15 @@ mod avro_native;
 mod avro_schema;
 mod bson;
 mod cbor;
+pub mod cdr;
 pub mod evolve;
 pub mod handwritten;
-pub mod cdr;
 mod json;
 mod msgpack;
 pub mod protobuf;
 
-mod pson;
 pub mod proto_schema;
+mod pson;
 pub mod schema_files;
 mod thrift;
 pub mod typed;

@@ -30,7 +30,10 @@ impl Codec for MsgPack {
     fn decode(&self, bytes: &[u8], _: Option<&Schema>) -> Result<Value, CodecError> {
         if let Some((at, ty)) = first_ext(bytes) {
             let what = if ty == -1 { "timestamp (ext type -1)".to_string() } else { format!("ext type {ty}") };
-            return Err(CodecError::decode(format!("MessagePack {what} is outside wirebench's data model (no value of it holds an extension)"), Some(at)));
+            return Err(CodecError::decode(
+                format!("MessagePack {what} is outside wirebench's data model (no value of it holds an extension)"),
+                Some(at),
+            ));
         }
         let mut cursor = std::io::Cursor::new(bytes);
         let mut de = rmp_serde::Deserializer::new(&mut cursor);

@@ -39,7 +39,10 @@ pub fn read_proto(path: &Path, type_name: Option<&str>, include: &[PathBuf]) -> 
     // The file itself is checked here (named as given); its imports by the resolver.
     let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
     if bytes > wirebench_core::value::MAX_SCHEMA_BYTES as u64 {
-        return Err(format!("{shown}: {}", wirebench_core::value::schema_text_too_large(bytes, wirebench_core::value::MAX_SCHEMA_BYTES)));
+        return Err(format!(
+            "{shown}: {}",
+            wirebench_core::value::schema_text_too_large(bytes, wirebench_core::value::MAX_SCHEMA_BYTES)
+        ));
     }
     let own = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut dirs: Vec<PathBuf> = include.to_vec();
@@ -61,7 +64,11 @@ pub fn read_proto(path: &Path, type_name: Option<&str>, include: &[PathBuf]) -> 
         return Err(compile_error(&e, &shown, &disk(&compiler)));
     }
     let on_disk = disk(&compiler);
-    let main = compiler.files().find(|f| !f.is_import()).map(|f| f.name().to_string()).ok_or(format!("{shown}: not compiled"))?;
+    let main = compiler
+        .files()
+        .find(|f| !f.is_import())
+        .map(|f| f.name().to_string())
+        .ok_or(format!("{shown}: not compiled"))?;
     let pool = compiler.descriptor_pool();
     let file = pool.get_file_by_name(&main).ok_or(format!("{shown}: not compiled"))?;
     let root = pick_message(&file, type_name).map_err(|m| format!("{shown}: {m}"))?;
@@ -118,7 +125,11 @@ impl protox::file::FileResolver for Bounded {
             let total = self.total.get() + std::fs::metadata(&found).map_or(0, |m| m.len());
             self.total.set(total);
             if total > MAX_SCHEMA_BYTES as u64 {
-                return Err(protox::Error::new(format!("{}: {}", found.display(), schema_text_too_large(total, MAX_SCHEMA_BYTES))));
+                return Err(protox::Error::new(format!(
+                    "{}: {}",
+                    found.display(),
+                    schema_text_too_large(total, MAX_SCHEMA_BYTES)
+                )));
             }
         }
         self.inner.open_file(name)
@@ -203,17 +214,23 @@ fn pick_message(file: &FileDescriptor, type_name: Option<&str>) -> Result<Messag
     }
     let used: std::collections::HashSet<String> = all
         .iter()
-        .flat_map(|m| m.fields().filter_map(|f| f.kind().as_message().map(|t| t.full_name().to_string())).collect::<Vec<_>>())
+        .flat_map(|m| {
+            m.fields().filter_map(|f| f.kind().as_message().map(|t| t.full_name().to_string())).collect::<Vec<_>>()
+        })
         .collect();
     let roots: Vec<MessageDescriptor> = file.messages().filter(|m| !used.contains(m.full_name())).collect();
     match roots.as_slice() {
         [one] => Ok(one.clone()),
         [] if file.messages().len() == 1 => Ok(file.messages().next().expect("one message")),
         _ => {
-            let cands: Vec<&str> = if roots.is_empty() { names.clone() } else { roots.iter().map(|m| m.full_name()).collect() };
+            let cands: Vec<&str> =
+                if roots.is_empty() { names.clone() } else { roots.iter().map(|m| m.full_name()).collect() };
             // At most 12 names, so the line stays one a terminal can show.
             let more = if cands.len() > 12 { format!(" and {} more", cands.len() - 12) } else { String::new() };
-            Err(format!("several messages could be the root ({}{more}): name one with --type", cands[..cands.len().min(12)].join(", ")))
+            Err(format!(
+                "several messages could be the root ({}{more}): name one with --type",
+                cands[..cands.len().min(12)].join(", ")
+            ))
         }
     }
 }
@@ -243,7 +260,10 @@ fn scalar(kind: &Kind) -> Option<(Type, &'static str)> {
 
 /// A well-known type's flat model: its JSON form (`Timestamp` is an RFC 3339 string, a wrapper
 /// its scalar); `None` for other messages.
-fn well_known(m: &MessageDescriptor, at: &dyn Fn(&FileDescriptor, &[i32]) -> String) -> Option<Result<(Type, &'static str), String>> {
+fn well_known(
+    m: &MessageDescriptor,
+    at: &dyn Fn(&FileDescriptor, &[i32]) -> String,
+) -> Option<Result<(Type, &'static str), String>> {
     let name = m.full_name().strip_prefix("google.protobuf.")?;
     Some(Ok(match name {
         "Timestamp" | "Duration" | "FieldMask" => (Type::String, "string"),
@@ -295,7 +315,11 @@ impl Budget {
     }
 }
 
-fn model_message(m: &MessageDescriptor, budget: &mut Budget, at: &dyn Fn(&FileDescriptor, &[i32]) -> String) -> Result<Type, Unmodelled> {
+fn model_message(
+    m: &MessageDescriptor,
+    budget: &mut Budget,
+    at: &dyn Fn(&FileDescriptor, &[i32]) -> String,
+) -> Result<Type, Unmodelled> {
     budget.take()?;
     let max = wirebench_core::value::max_depth();
     if budget.stack.len() >= max {
@@ -319,7 +343,11 @@ fn model_message(m: &MessageDescriptor, budget: &mut Budget, at: &dyn Fn(&FileDe
     Ok(Type::Record { name: m.name().to_string(), fields })
 }
 
-fn model_field(f: &FieldDescriptor, budget: &mut Budget, at: &dyn Fn(&FileDescriptor, &[i32]) -> String) -> Result<Field, Unmodelled> {
+fn model_field(
+    f: &FieldDescriptor,
+    budget: &mut Budget,
+    at: &dyn Fn(&FileDescriptor, &[i32]) -> String,
+) -> Result<Field, Unmodelled> {
     budget.take()?;
     if f.is_map() {
         return Err(Unmodelled::No(format!(

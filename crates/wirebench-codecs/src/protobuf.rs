@@ -26,9 +26,9 @@
 //! protoc's for that .proto (every field type, oneofs, maps, recursion, well-known types), and
 //! values follow the canonical proto3 JSON mapping (see [`dynamic`]).
 
-use wirebench_core::value::max_depth;
 use prost::bytes::Buf;
 use prost::encoding::{decode_key, decode_varint, encode_key, encode_varint, WireType};
+use wirebench_core::value::max_depth;
 use wirebench_core::{Field, Schema, Type, Value};
 
 use crate::{need_schema, root_record, Codec, CodecError, CodecInfo, SchemaUse};
@@ -49,7 +49,6 @@ static INFO: CodecInfo = CodecInfo {
         "null is only representable for optional fields (as absence)",
     ],
 };
-
 
 impl Codec for Protobuf {
     fn info(&self) -> &'static CodecInfo {
@@ -159,7 +158,14 @@ fn is_default(v: &Value) -> bool {
     }
 }
 
-fn encode_field(tag: u32, ty: &Type, form: Form, v: &Value, explicit: bool, out: &mut Vec<u8>) -> Result<(), CodecError> {
+fn encode_field(
+    tag: u32,
+    ty: &Type,
+    form: Form,
+    v: &Value,
+    explicit: bool,
+    out: &mut Vec<u8>,
+) -> Result<(), CodecError> {
     if !explicit && !matches!(ty, Type::Record { .. }) && is_default(v) {
         return Ok(());
     }
@@ -177,10 +183,7 @@ fn encode_field(tag: u32, ty: &Type, form: Form, v: &Value, explicit: bool, out:
             }
             _ => {
                 if matches!(**items, Type::Array { .. } | Type::Any | Type::Null) {
-                    return Err(CodecError::Unsupported(format!(
-                        "protobuf has no mapping for {}",
-                        ty.describe()
-                    )));
+                    return Err(CodecError::Unsupported(format!("protobuf has no mapping for {}", ty.describe())));
                 }
                 for it in vs {
                     encode_field(tag, items, form, it, true, out)?;
@@ -246,7 +249,9 @@ fn encode_scalar(ty: &Type, form: Form, v: &Value, out: &mut Vec<u8>) -> Result<
                 out.extend_from_slice(&(n as u64).to_le_bytes());
             }
         }
-        Type::Int { signed: true, .. } if form == Form::Varint => encode_varint(v.as_i128().unwrap_or(0) as i64 as u64, out),
+        Type::Int { signed: true, .. } if form == Form::Varint => {
+            encode_varint(v.as_i128().unwrap_or(0) as i64 as u64, out)
+        }
         Type::Int { signed: false, .. } => encode_varint(v.as_i128().unwrap_or(0) as u64, out),
         Type::Int { signed: true, .. } => encode_varint(zigzag(v.as_i128().unwrap_or(0) as i64), out),
         Type::Float { bits: 32 } => {
@@ -426,7 +431,8 @@ fn decode_scalar(ty: &Type, form: Form, buf: &mut &[u8]) -> Result<Value, String
         Type::Bool => Value::Bool(decode_varint(buf).map_err(|e| e.to_string())? != 0),
         Type::Int { bits, signed } => {
             let width = if *bits <= 32 { 4 } else { 8 };
-            let raw = if form == Form::Fixed { fixed(buf, width)? } else { decode_varint(buf).map_err(|e| e.to_string())? };
+            let raw =
+                if form == Form::Fixed { fixed(buf, width)? } else { decode_varint(buf).map_err(|e| e.to_string())? };
             let (lo, hi) = wirebench_core::schema::int_range(*bits, *signed);
             let n: i128 = match (form, signed) {
                 (_, false) => raw as i128,

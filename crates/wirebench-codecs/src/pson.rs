@@ -5,8 +5,8 @@
 //! decodes through the pull decoder; Protoson encodes through its streaming writer. Neither
 //! builds an intermediate tree, and encoding into a reused buffer allocates nothing.
 
-use wirebench_core::value::max_depth;
 use pson::{Decoder, Item};
+use wirebench_core::value::max_depth;
 use wirebench_core::{Schema, Value};
 
 use crate::{Codec, CodecError, CodecInfo, SchemaUse};
@@ -38,7 +38,6 @@ static PROTOSON_INFO: CodecInfo = CodecInfo {
         "whole floats are written as integers",
     ],
 };
-
 
 fn pson_err(e: pson::Error) -> CodecError {
     CodecError::decode_kind(format!("invalid PSON: {}", e.kind.description()), e.kind.name(), e.offset)
@@ -90,7 +89,10 @@ fn read_value(dec: &mut Decoder<'_>, depth: usize) -> Result<Value, CodecError> 
         Item::Bytes(b) => Value::Bytes(b.to_vec()),
         Item::Array(n) | Item::Map(n) if depth >= max_depth() => {
             let _ = n;
-            return Err(CodecError::decode(format!("invalid PSON: {}", wirebench_core::value::too_deep(max_depth())), Some(at)));
+            return Err(CodecError::decode(
+                format!("invalid PSON: {}", wirebench_core::value::too_deep(max_depth())),
+                Some(at),
+            ));
         }
         Item::Array(n) => {
             // The decoder has checked n against the remaining input, so this is bounded.
@@ -146,7 +148,8 @@ mod tests {
     /// for every kind of value, at every header and varint boundary and float class.
     #[test]
     fn serde_path_equals_streaming_encoder() {
-        let mut values = vec![Value::Null, Value::Bool(true), Value::Bool(false), Value::Bytes(vec![]), Value::Bytes(vec![7; 40])];
+        let mut values =
+            vec![Value::Null, Value::Bool(true), Value::Bool(false), Value::Bytes(vec![]), Value::Bytes(vec![7; 40])];
         for shift in 0..64u32 {
             for d in [0u64, 1, 2] {
                 let u = (1u64 << shift).wrapping_sub(d);
@@ -157,7 +160,24 @@ mod tests {
                 values.push(Value::F64(-(u as f64)));
             }
         }
-        for f in [0.0, -0.0, 0.5, -1.5, 2.3, 1e300, -1e-300, 16_777_216.5, 9_223_372_036_854_775_808.0, -9_223_372_036_854_775_808.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, f64::MIN_POSITIVE, 3.4028234663852886e38, 1.17549435e-38] {
+        for f in [
+            0.0,
+            -0.0,
+            0.5,
+            -1.5,
+            2.3,
+            1e300,
+            -1e-300,
+            16_777_216.5,
+            9_223_372_036_854_775_808.0,
+            -9_223_372_036_854_775_808.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+            3.4028234663852886e38,
+            1.17549435e-38,
+        ] {
             values.push(Value::F64(f));
             values.push(Value::F32(f as f32));
         }
@@ -169,8 +189,20 @@ mod tests {
             ("".into(), Value::Map(vec![("k".repeat(40), Value::Array(vec![]))])),
         ]);
         values.push(nested);
-        let long = Value::Array((0..3000).map(|i| Value::Map(vec![("k".into(), Value::UInt(i)), ("s".into(), Value::String("y".repeat(i as usize % 200)))])).collect());
-        values.push(Value::Map(vec![("deep".into(), Value::Array(vec![long.clone(), Value::Map(vec![("x".into(), long)])]))]));
+        let long = Value::Array(
+            (0..3000)
+                .map(|i| {
+                    Value::Map(vec![
+                        ("k".into(), Value::UInt(i)),
+                        ("s".into(), Value::String("y".repeat(i as usize % 200))),
+                    ])
+                })
+                .collect(),
+        );
+        values.push(Value::Map(vec![(
+            "deep".into(),
+            Value::Array(vec![long.clone(), Value::Map(vec![("x".into(), long)])]),
+        )]));
         for v in &values {
             let mut a = Vec::new();
             encode_value(&mut pson::Encoder::new(&mut a), v).unwrap();

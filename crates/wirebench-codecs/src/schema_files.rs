@@ -108,7 +108,11 @@ pub fn read_idl(path: &Path, text: &str) -> Result<(cdr::idl::IdlFile, cdr::idl:
     let mut load = |from: &str, spec: &str, angled: bool| -> Result<(String, String), String> {
         let here = Path::new(from).parent().map(Path::to_path_buf).unwrap_or_default();
         let mut order: Vec<PathBuf> = dirs.clone();
-        if angled { order.push(here) } else { order.insert(0, here) }
+        if angled {
+            order.push(here)
+        } else {
+            order.insert(0, here)
+        }
         for d in &order {
             let cand = d.join(spec);
             if cand.is_file() {
@@ -121,7 +125,8 @@ pub fn read_idl(path: &Path, text: &str) -> Result<(cdr::idl::IdlFile, cdr::idl:
                 return Ok((name.display().to_string(), text));
             }
         }
-        let searched: Vec<String> = order.iter().map(|d| if d.as_os_str().is_empty() { ".".into() } else { d.display().to_string() }).collect();
+        let searched: Vec<String> =
+            order.iter().map(|d| if d.as_os_str().is_empty() { ".".into() } else { d.display().to_string() }).collect();
         Err(format!("cannot find included file {spec:?} (searched {}; add a folder with -I DIR)", searched.join(", ")))
     };
     let flat = cdr::idl::flatten(&path.display().to_string(), text, &mut load).map_err(|e| e.to_string())?;
@@ -130,7 +135,10 @@ pub fn read_idl(path: &Path, text: &str) -> Result<(cdr::idl::IdlFile, cdr::idl:
 }
 
 /// The IDL type `--type` names (scoped or not), else the last struct or union, with its scoped name.
-pub fn idl_type<'f>(file: &'f cdr::idl::IdlFile, type_name: Option<&str>) -> Result<(String, &'f cdr::TypeDesc), String> {
+pub fn idl_type<'f>(
+    file: &'f cdr::idl::IdlFile,
+    type_name: Option<&str>,
+) -> Result<(String, &'f cdr::TypeDesc), String> {
     match type_name {
         Some(n) => {
             let ty = file.get(n).or_else(|| file.get(&n.replace('.', "::"))).ok_or_else(|| {
@@ -159,7 +167,9 @@ fn idl_schema(path: &Path, text: &str, type_name: Option<&str>) -> Result<Schema
         Err(IdlUnmapped::Union(m, union)) => {
             // The line of the union's definition, in the file it is in.
             let short = union.rsplit("::").next().unwrap_or(&union).to_string();
-            let at = flat.text.lines().position(|l| l.split_whitespace().collect::<Vec<_>>().windows(2).any(|w| w == ["union", short.as_str()]));
+            let at = flat.text.lines().position(|l| {
+                l.split_whitespace().collect::<Vec<_>>().windows(2).any(|w| w == ["union", short.as_str()])
+            });
             let (f, line) = at.map_or((p.to_string(), 1), |i| {
                 let (f, l) = flat.origin(i as u32 + 1);
                 (f.to_string(), l)
@@ -167,7 +177,13 @@ fn idl_schema(path: &Path, text: &str, type_name: Option<&str>) -> Result<Schema
             (Type::Any, Some(format!("{f}:{line}: {m}")))
         }
     };
-    let native = wirebench_core::NativeSchema { format: "idl".into(), file: p.to_string(), text: flat.text, root: name, unmapped };
+    let native = wirebench_core::NativeSchema {
+        format: "idl".into(),
+        file: p.to_string(),
+        text: flat.text,
+        root: name,
+        unmapped,
+    };
     Ok(Schema { tag: "wirebench-schema/1".into(), root, native: Some(native), proto: None })
 }
 
@@ -215,7 +231,11 @@ fn idl_map(ty: &cdr::TypeDesc) -> Result<Type, IdlUnmapped> {
             T::Sequence { elem, .. } if **elem == T::Octet => Type::Bytes,
             T::Sequence { elem, .. } => Type::Array { items: Box::new(map(elem, path, depth + 1, types)?) },
             T::Array { elem, dims } => {
-                let mut inner = if **elem == T::Octet && dims.len() == 1 { return Ok(Type::Bytes) } else { map(elem, path, depth + dims.len(), types)? };
+                let mut inner = if **elem == T::Octet && dims.len() == 1 {
+                    return Ok(Type::Bytes);
+                } else {
+                    map(elem, path, depth + dims.len(), types)?
+                };
                 for _ in dims {
                     inner = Type::Array { items: Box::new(inner) };
                 }

@@ -7,13 +7,13 @@
 //! allocates a string's declared length before reading it), and field-id deltas are checked
 //! before the crate adds them (an overflowing id would panic in a debug build).
 
-use wirebench_core::value::max_depth;
 use std::cell::Cell;
 use std::io::{self, Read};
+use wirebench_core::value::max_depth;
 
 use thrift::protocol::{
-    TCompactInputProtocol, TCompactOutputProtocol, TFieldIdentifier, TInputProtocol, TListIdentifier,
-    TOutputProtocol, TStructIdentifier, TType,
+    TCompactInputProtocol, TCompactOutputProtocol, TFieldIdentifier, TInputProtocol, TListIdentifier, TOutputProtocol,
+    TStructIdentifier, TType,
 };
 use wirebench_core::schema::int_range;
 use wirebench_core::{Field, Schema, Type, Value};
@@ -39,7 +39,6 @@ static INFO: CodecInfo = CodecInfo {
     ],
 };
 
-
 impl Codec for ThriftCompact {
     fn info(&self) -> &'static CodecInfo {
         &INFO
@@ -57,11 +56,7 @@ impl Codec for ThriftCompact {
         let schema = need_schema(schema, "thrift")?;
         let fields = root_record(schema, "thrift")?;
         let pos = Cell::new(0);
-        let mut d = Decoder {
-            p: TCompactInputProtocol::new(Src { data: bytes, pos: &pos }),
-            data: bytes,
-            pos: &pos,
-        };
+        let mut d = Decoder { p: TCompactInputProtocol::new(Src { data: bytes, pos: &pos }), data: bytes, pos: &pos };
         let v = d.read_struct(fields, 0).map_err(|e| match e {
             CodecError::Decode { msg, offset, kind } => {
                 CodecError::Decode { msg: msg.replacen(" (in ", " (at $", 1), offset, kind }
@@ -188,7 +183,9 @@ fn write_struct(p: &mut Out, fields: &[Field], v: &Value, depth: usize) -> Resul
             Some(fv) => fv,
         };
         let Some(field_type) = wire_type(&f.ty) else {
-            return Err(unsupported(format!("Thrift has no type for {}", f.ty.describe())).at(|| format!(".{}", f.name)));
+            return Err(
+                unsupported(format!("Thrift has no type for {}", f.ty.describe())).at(|| format!(".{}", f.name))
+            );
         };
         p.write_field_begin(&TFieldIdentifier { name: None, field_type, id: Some(i as i16 + 1) })?;
         write_value(p, &f.ty, fv, depth).map_err(|e| e.at(|| format!(".{}", f.name)))?;
@@ -233,7 +230,11 @@ fn write_value(p: &mut Out, ty: &Type, v: &Value, depth: usize) -> Result<(), Wr
                 _ => return Err(mismatch()),
             };
             if u32::try_from(b.len()).is_err() {
-                return Err(unsupported(format!("a {} of {} bytes (Thrift lengths are 32-bit)", ty.describe(), b.len())));
+                return Err(unsupported(format!(
+                    "a {} of {} bytes (Thrift lengths are 32-bit)",
+                    ty.describe(),
+                    b.len()
+                )));
             }
             p.write_bytes(b)?
         }
@@ -348,7 +349,9 @@ impl Decoder<'_> {
     fn check_len(&self) -> Result<(usize, usize), CodecError> {
         let (len, n) = self.peek_varint(5)?;
         if len > (self.left() - n) as u64 {
-            return Err(self.err(format!("Thrift string length {len} is longer than the {} bytes left", self.left() - n)));
+            return Err(
+                self.err(format!("Thrift string length {len} is longer than the {} bytes left", self.left() - n))
+            );
         }
         Ok((len as usize, n))
     }
@@ -397,7 +400,9 @@ impl Decoder<'_> {
             match usize::try_from(id).ok().filter(|&i| i >= 1 && i <= fields.len()) {
                 Some(i) => {
                     let fd = &fields[i - 1];
-                    let v = self.read_value(&fd.ty, f.field_type, depth).map_err(|e| in_field(e, &format!(".{}", fd.name)))?;
+                    let v = self
+                        .read_value(&fd.ty, f.field_type, depth)
+                        .map_err(|e| in_field(e, &format!(".{}", fd.name)))?;
                     slots[i - 1] = Some(v);
                 }
                 None => self.skip(f.field_type, depth + 1)?,
@@ -475,7 +480,9 @@ impl Decoder<'_> {
                 let (element_type, size) = self.list_begin(wire)?;
                 let mut out = Vec::with_capacity(size);
                 for i in 0..size {
-                    out.push(self.read_value(items, element_type, depth + 1).map_err(|e| in_field(e, &format!("[{i}]")))?);
+                    out.push(
+                        self.read_value(items, element_type, depth + 1).map_err(|e| in_field(e, &format!("[{i}]")))?,
+                    );
                 }
                 Value::Array(out)
             }
@@ -526,7 +533,11 @@ impl Decoder<'_> {
             TType::Map => {
                 let m = self.p.read_map_begin().map_err(|e| self.thrift(e))?;
                 if m.size < 0 || (m.size as usize).saturating_mul(2) > self.left() {
-                    return Err(self.err(format!("Thrift map size {} does not fit in the {} bytes left", m.size, self.left())));
+                    return Err(self.err(format!(
+                        "Thrift map size {} does not fit in the {} bytes left",
+                        m.size,
+                        self.left()
+                    )));
                 }
                 if m.size > 0 {
                     let (Some(k), Some(v)) = (m.key_type, m.value_type) else {

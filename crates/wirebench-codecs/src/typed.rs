@@ -24,7 +24,10 @@ pub trait TypedCase: Send + Sync {
 }
 
 /// A message type with every derive the typed codecs need.
-pub trait PaperType: Serialize + DeserializeOwned + prost::Message + Wire + PartialEq + Clone + Default + 'static {}
+pub trait PaperType:
+    Serialize + DeserializeOwned + prost::Message + Wire + PartialEq + Clone + Default + 'static
+{
+}
 impl<T: Serialize + DeserializeOwned + prost::Message + Wire + PartialEq + Clone + Default + 'static> PaperType for T {}
 
 macro_rules! paper_structs {
@@ -95,14 +98,25 @@ wire_struct!(ev::Battery {
     contactor_closed: bool = Bool, isolation_resistance_kohm: u32 = U32,
 });
 wire_struct!(ev::Motor {
-    rpm: u32 = U32, torque_nm: u32 = U32, inverter_temperature_c: f64 = F64, stator_temperature_c: f64 = F64,
+    rpm: u32 = U32,
+    torque_nm: u32 = U32,
+    inverter_temperature_c: f64 = F64,
+    stator_temperature_c: f64 = F64,
     power_kw: f64 = F64,
 });
 wire_struct!(ev::Thermal {
-    coolant_inlet_temperature_c: f64 = F64, coolant_outlet_temperature_c: f64 = F64, pump_duty_pct: u32 = U32,
-    fan_duty_pct: u32 = U32, cabin_temperature_c: f64 = F64,
+    coolant_inlet_temperature_c: f64 = F64,
+    coolant_outlet_temperature_c: f64 = F64,
+    pump_duty_pct: u32 = U32,
+    fan_duty_pct: u32 = U32,
+    cabin_temperature_c: f64 = F64,
 });
-wire_struct!(ev::Position { latitude_deg: f64 = F64, longitude_deg: f64 = F64, heading_deg: u32 = U32, altitude_m: u32 = U32 });
+wire_struct!(ev::Position {
+    latitude_deg: f64 = F64,
+    longitude_deg: f64 = F64,
+    heading_deg: u32 = U32,
+    altitude_m: u32 = U32
+});
 wire_struct!(ev::EvTelemetry {
     vehicle_id: String = Str, seq: u64 = U32, timestamp_ms: u64 = U64, drive_state: String = Str,
     speed_kmh: f64 = F64, odometer_km: f64 = F64, battery: ev::Battery = Rec, motor: ev::Motor = Rec,
@@ -251,7 +265,9 @@ impl SerdeFormat {
             SerdeFormat::Json => serde_json::to_writer(out, v).map_err(|x| e(&x)),
             SerdeFormat::Cbor => ciborium::into_writer(v, out).map_err(|x| e(&x)),
             // Maps with field names, as the dynamic path writes them (rmp-serde's default is arrays).
-            SerdeFormat::MsgPack => v.serialize(&mut rmp_serde::Serializer::new(out).with_struct_map()).map_err(|x| e(&x)),
+            SerdeFormat::MsgPack => {
+                v.serialize(&mut rmp_serde::Serializer::new(out).with_struct_map()).map_err(|x| e(&x))
+            }
             SerdeFormat::Bson => {
                 let bytes = bson::serialize_to_vec(v).map_err(|x| e(&x))?;
                 out.extend_from_slice(&bytes);
@@ -408,7 +424,8 @@ mod tests {
 
     #[test]
     fn typed_bytes_equal_dynamic_bytes_and_round_trip() {
-        let payloads = builtin("pson-paper").unwrap().payloads().into_iter().chain(builtin("ev-telemetry").unwrap().payloads());
+        let payloads =
+            builtin("pson-paper").unwrap().payloads().into_iter().chain(builtin("ev-telemetry").unwrap().payloads());
         for p in payloads {
             let schema = Schema::infer([&p.value]);
             for id in TYPED_CODECS {
@@ -420,7 +437,11 @@ mod tests {
                 assert_eq!(typed, dynamic, "{id} {}", p.name);
                 assert!(case.roundtrip_equal(&typed).unwrap(), "{id} {}", p.name);
                 case.decode(&typed).unwrap();
-                assert!(case.decode(&typed[..typed.len() / 2]).is_err() || typed.len() < 2 || *id == "yaml", "{id} {}", p.name);
+                assert!(
+                    case.decode(&typed[..typed.len() / 2]).is_err() || typed.len() < 2 || *id == "yaml",
+                    "{id} {}",
+                    p.name
+                );
             }
         }
         assert!(builtin_case("avro", "Test01", &Value::Null).is_none());

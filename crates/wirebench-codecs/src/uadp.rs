@@ -12,12 +12,12 @@
 //!
 //! UADP carries no field names: decoding takes them (and the Value types) from the schema.
 
-use wirebench_core::value::max_depth;
 use uadp::json::{from_json, to_json, JsonDecodeOptions, JsonForm, JsonOptions};
 use uadp::{
-    BuiltInType, DataSetMessage, DataSetMetaData, DecodeOptions, Field, FieldMetaData, NetworkMessage,
-    Payload, Scalar, Variant,
+    BuiltInType, DataSetMessage, DataSetMetaData, DecodeOptions, Field, FieldMetaData, NetworkMessage, Payload, Scalar,
+    Variant,
 };
+use wirebench_core::value::max_depth;
 use wirebench_core::{Field as SchemaField, Schema, Type, Value};
 
 use crate::{need_schema, root_record, Codec, CodecError, CodecInfo, SchemaUse};
@@ -73,7 +73,8 @@ static UADP_JSON_INFO: CodecInfo = CodecInfo {
 
 static UADP_JSON_REV_INFO: CodecInfo = CodecInfo {
     id: "uadp-json-rev",
-    format: "OPC UA PubSub JSON NetworkMessage, typed field values {\"UaType\":n,\"Value\":v} (OPC 10000-14 §7.2.5, v1.05)",
+    format:
+        "OPC UA PubSub JSON NetworkMessage, typed field values {\"UaType\":n,\"Value\":v} (OPC 10000-14 §7.2.5, v1.05)",
     library: "wirebench",
     schema: SchemaUse::Required,
     media_type: "application/json",
@@ -335,7 +336,9 @@ fn encode_flat(value: &Value, leaves: &[Leaf], out: &mut Vec<u8>) -> bool {
 fn write_leaf(leaf: &Leaf, v: &Value, out: &mut Vec<u8>) -> Result<(), CodecError> {
     match (leaf.built, v) {
         (_, Value::Null) => out.push(0),
-        (None, other) => return Err(CodecError::Unsupported(format!("{}: {} in a null field", leaf.name, other.kind()))),
+        (None, other) => {
+            return Err(CodecError::Unsupported(format!("{}: {} in a null field", leaf.name, other.kind())))
+        }
         (Some((t, false)), v) => {
             out.push(t.id());
             write_scalar(t, v, || leaf.name.clone(), out)?;
@@ -349,7 +352,9 @@ fn write_leaf(leaf: &Leaf, v: &Value, out: &mut Vec<u8>) -> Result<(), CodecErro
                 write_scalar(t, it, || format!("{}[{i}]", leaf.name), out)?;
             }
         }
-        (Some(_), other) => return Err(CodecError::Unsupported(format!("{}: {} is not an array", leaf.name, other.kind()))),
+        (Some(_), other) => {
+            return Err(CodecError::Unsupported(format!("{}: {} is not an array", leaf.name, other.kind())))
+        }
     }
     Ok(())
 }
@@ -424,7 +429,9 @@ fn to_message(value: &Value, leaves: &[Leaf]) -> Result<NetworkMessage, CodecErr
                     .map(|(i, it)| scalar_of(t, it, path).or_else(|_| scalar_of(t, it, &format!("{path}[{i}]"))))
                     .collect::<Result<_, _>>()?,
             },
-            (Some(_), other) => return Err(CodecError::Unsupported(format!("{path}: {} is not an array", other.kind()))),
+            (Some(_), other) => {
+                return Err(CodecError::Unsupported(format!("{path}: {} is not an array", other.kind())))
+            }
         };
         fields.push(Field::Variant(variant));
     }
@@ -531,11 +538,15 @@ fn from_message(msg: &NetworkMessage, leaves: &[Leaf]) -> Result<Value, Misfit> 
             (Variant::NullArray(ty), Some((t, true))) if *ty == t => None,
             (other, _) => {
                 return Err(Misfit(
-                    format!("{path}: expected {}, found {}", leaf.ty.describe(), match &other {
-                        Variant::Null => "null".to_string(),
-                        Variant::Scalar(s) => s.built_in_type().to_string(),
-                        Variant::Array { ty, .. } | Variant::NullArray(ty) => format!("array of {ty}"),
-                    }),
+                    format!(
+                        "{path}: expected {}, found {}",
+                        leaf.ty.describe(),
+                        match &other {
+                            Variant::Null => "null".to_string(),
+                            Variant::Scalar(s) => s.built_in_type().to_string(),
+                            Variant::Array { ty, .. } | Variant::NullArray(ty) => format!("array of {ty}"),
+                        }
+                    ),
                     Spot::Field(i),
                 ))
             }
@@ -584,7 +595,11 @@ fn prepare(schema: Option<&Schema>, id: &'static str) -> Result<Layout, CodecErr
 }
 
 fn uadp_err(e: uadp::Error) -> CodecError {
-    CodecError::decode_kind(format!("invalid UADP: {} ({})", e.kind.description(), e.kind.name()), e.kind.name(), e.offset)
+    CodecError::decode_kind(
+        format!("invalid UADP: {} ({})", e.kind.description(), e.kind.name()),
+        e.kind.name(),
+        e.offset,
+    )
 }
 
 /// Field names and types for the JSON mapping (dotted paths).
@@ -645,24 +660,44 @@ impl Codec for Uadp {
 }
 
 /// `schema`: the schema to check the value against first (`None`: no check).
-fn json_encode(form: JsonForm, value: &Value, schema: Option<&Schema>, layout: &Layout, out: &mut Vec<u8>) -> Result<(), CodecError> {
+fn json_encode(
+    form: JsonForm,
+    value: &Value,
+    schema: Option<&Schema>,
+    layout: &Layout,
+    out: &mut Vec<u8>,
+) -> Result<(), CodecError> {
     if let Some(s) = schema {
         s.check(value)?;
     }
     let msg = to_message(value, &layout.leaves)?;
-    let opts = JsonOptions { form, message_id: MESSAGE_ID, metadata: &layout.meta, message_type: false, ..JsonOptions::default() };
+    let opts = JsonOptions {
+        form,
+        message_id: MESSAGE_ID,
+        metadata: &layout.meta,
+        message_type: false,
+        ..JsonOptions::default()
+    };
     let text = to_json(&msg, &opts).map_err(|e| CodecError::Encode(e.to_string()))?;
     out.extend_from_slice(text.as_bytes());
     Ok(())
 }
 
 fn json_decode(bytes: &[u8], layout: &Layout) -> Result<Value, CodecError> {
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| CodecError::decode("invalid UTF-8 in JSON", Some(e.valid_up_to())))?;
-    let jm = from_json(text, &JsonDecodeOptions { metadata: &layout.meta, ..JsonDecodeOptions::default() })
-        .map_err(|e| CodecError::decode_kind(format!("invalid JSON NetworkMessage: {} ({})", e.kind.description(), e.kind.name()), e.kind.name(), e.offset))?;
+    let text =
+        std::str::from_utf8(bytes).map_err(|e| CodecError::decode("invalid UTF-8 in JSON", Some(e.valid_up_to())))?;
+    let jm = from_json(text, &JsonDecodeOptions { metadata: &layout.meta, ..JsonDecodeOptions::default() }).map_err(
+        |e| {
+            CodecError::decode_kind(
+                format!("invalid JSON NetworkMessage: {} ({})", e.kind.description(), e.kind.name()),
+                e.kind.name(),
+                e.offset,
+            )
+        },
+    )?;
     // JSON names the fields: they must be the schema's, in its order (the reader sorts by the metadata).
-    let names: Vec<&str> = jm.metadata.first().map(|m| m.fields.iter().map(|f| f.name.as_str()).collect()).unwrap_or_default();
+    let names: Vec<&str> =
+        jm.metadata.first().map(|m| m.fields.iter().map(|f| f.name.as_str()).collect()).unwrap_or_default();
     let want = || layout.leaves.iter().map(|l| l.name.as_str());
     // Offsets in the text: where the field's name is written (else where the payload is).
     let name_at = |name: Option<&str>| {
@@ -805,7 +840,8 @@ mod tests {
         cases.push((narrow, j(r#"{"a":[1]}"#)));
         for (schema, value) in &cases {
             let leaves = prepare(Some(schema), "uadp").unwrap().leaves;
-            let model = to_message(value, &leaves).and_then(|m| uadp::to_vec(&m).map_err(|e| CodecError::Encode(e.to_string())));
+            let model = to_message(value, &leaves)
+                .and_then(|m| uadp::to_vec(&m).map_err(|e| CodecError::Encode(e.to_string())));
             let mut direct = vec![0xaa];
             let r = encode_direct(value, &leaves, &mut direct);
             match (model, r) {

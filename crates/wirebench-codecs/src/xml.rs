@@ -9,9 +9,9 @@
 //! Decoding works without a schema (every scalar comes back as text, repeated elements become
 //! arrays) and, given one, restores types, arrays of 0 or 1 items and absent optional fields.
 
-use wirebench_core::value::{max_depth, too_many_attributes, MAX_ATTRIBUTES};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use wirebench_core::value::{max_depth, too_many_attributes, MAX_ATTRIBUTES};
 
 use quick_xml::escape::{partial_escape, resolve_xml_entity};
 use quick_xml::events::{BytesEnd, BytesStart, BytesText, Event};
@@ -42,7 +42,6 @@ static INFO: CodecInfo = CodecInfo {
         "bytes are hex text; null is an empty element with nil=\"true\"",
     ],
 };
-
 
 impl Codec for Xml {
     fn info(&self) -> &'static CodecInfo {
@@ -370,7 +369,13 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn element(&mut self, start: &BytesStart, empty: bool, ty: Option<&Type>, depth: usize) -> Result<Value, CodecError> {
+    fn element(
+        &mut self,
+        start: &BytesStart,
+        empty: bool,
+        ty: Option<&Type>,
+        depth: usize,
+    ) -> Result<Value, CodecError> {
         if depth > max_depth() {
             return Err(self.err(format!("elements nested deeper than {}", max_depth())));
         }
@@ -478,7 +483,14 @@ impl<'a> Parser<'a> {
         Ok(Value::Map(out))
     }
 
-    fn record(&mut self, name: &str, empty: bool, nil: bool, fields: &[Field], depth: usize) -> Result<Value, CodecError> {
+    fn record(
+        &mut self,
+        name: &str,
+        empty: bool,
+        nil: bool,
+        fields: &[Field],
+        depth: usize,
+    ) -> Result<Value, CodecError> {
         let mut slots: Vec<Option<Value>> = (0..fields.len()).map(|_| None).collect();
         let mut lists: Vec<Vec<Value>> = (0..fields.len()).map(|_| Vec::new()).collect();
         let mut known = wirebench_core::value::Lookup::new(fields);
@@ -551,7 +563,9 @@ impl<'a> Parser<'a> {
                     }
                     Content::Child(s, e) => {
                         if s.name().as_ref() != b"item" {
-                            return Err(self.err(format!("<{}> inside array element <{name}>; expected <item>", elem_name(&s))));
+                            return Err(
+                                self.err(format!("<{}> inside array element <{name}>; expected <item>", elem_name(&s)))
+                            );
                         }
                         out.push(self.element(&s, e, Some(items), depth + 1)?);
                     }
@@ -571,7 +585,11 @@ impl<'a> Parser<'a> {
                     Content::Text(t) if text.is_empty() => text = t,
                     Content::Text(t) => text.to_mut().push_str(&t),
                     Content::Child(s, _) => {
-                        return Err(self.err(format!("element <{}> inside <{name}>, which holds {}", elem_name(&s), ty.describe())))
+                        return Err(self.err(format!(
+                            "element <{}> inside <{name}>, which holds {}",
+                            elem_name(&s),
+                            ty.describe()
+                        )))
                     }
                     Content::End => break,
                 }

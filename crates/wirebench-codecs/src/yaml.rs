@@ -40,11 +40,7 @@ impl Codec for Yaml {
             let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
             // serde_yaml_ng stops at 128 levels of its own (not configurable): the same
             // wording as every other format's nesting limit.
-            let msg = if msg.starts_with("recursion limit exceeded") {
-                too_deep(depth_limit())
-            } else {
-                msg
-            };
+            let msg = if msg.starts_with("recursion limit exceeded") { too_deep(depth_limit()) } else { msg };
             CodecError::decode(format!("invalid YAML: {msg}"), off)
         })
     }
@@ -106,7 +102,10 @@ fn refuse_deep_flow(bytes: &[u8], limit: usize) -> Result<(), CodecError> {
                 sys::YAML_SEQUENCE_START_EVENT | sys::YAML_MAPPING_START_EVENT => {
                     depth += 1;
                     if depth > limit {
-                        return Err(CodecError::decode(format!("invalid YAML: {}", too_deep(limit)), Some(at as usize)));
+                        return Err(CodecError::decode(
+                            format!("invalid YAML: {}", too_deep(limit)),
+                            Some(at as usize),
+                        ));
                     }
                 }
                 sys::YAML_SEQUENCE_END_EVENT | sys::YAML_MAPPING_END_EVENT => depth = depth.saturating_sub(1),
@@ -146,7 +145,9 @@ mod tests {
     fn the_pre_check_refuses_exactly_what_serde_yaml_ng_refuses() {
         let limit = depth_limit();
         for n in limit - 3..=limit + 3 {
-            for text in [nested_maps(n), nested_seqs(n), format!("k: {}", nested_seqs(n)), format!("- {}", nested_maps(n))] {
+            for text in
+                [nested_maps(n), nested_seqs(n), format!("k: {}", nested_seqs(n)), format!("- {}", nested_maps(n))]
+            {
                 let ours = Yaml.decode(text.as_bytes(), None);
                 let theirs: Result<Value, _> = serde_yaml_ng::from_slice(text.as_bytes());
                 assert_eq!(ours.is_ok(), theirs.is_ok(), "depth {n}: {text:.40}");

@@ -75,7 +75,14 @@ fn write_schema(name: &str, text: &str) -> PathBuf {
 /// fastavro's records for the schema: (input JSON, expected decoded JSON, fastavro's hex).
 fn oracle(schema: &Path, n: usize, seed: u64) -> Option<Vec<(String, String, String)>> {
     let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
-    let out = match Command::new(&python).arg(script()).arg("gen").arg(schema).arg(n.to_string()).arg(seed.to_string()).output() {
+    let out = match Command::new(&python)
+        .arg(script())
+        .arg("gen")
+        .arg(schema)
+        .arg(n.to_string())
+        .arg(seed.to_string())
+        .output()
+    {
         Ok(o) => o,
         Err(e) => {
             skip(&format!("cannot run {python}: {e}"));
@@ -116,7 +123,8 @@ fn check_all(schema: &wirebench_core::Schema, cases: &[(String, String, String)]
         let mut out = Vec::new();
         avro.encode(&v, &mut out).unwrap_or_else(|e| panic!("{what}: {input}: {e}"));
         assert_eq!(hex(&out), *want_hex, "{what}: bytes differ from fastavro's for {input}");
-        let back = avro.decode(&unhex(want_hex)).unwrap_or_else(|e| panic!("{what}: decoding fastavro's {want_hex}: {e}"));
+        let back =
+            avro.decode(&unhex(want_hex)).unwrap_or_else(|e| panic!("{what}: decoding fastavro's {want_hex}: {e}"));
         // The same JSON (integers compare by value: JSON has no signedness).
         let want = Value::from_json_str(expect).unwrap().to_json_string();
         assert_eq!(back.to_json_string(), want, "{what}: fastavro's {want_hex} read back");

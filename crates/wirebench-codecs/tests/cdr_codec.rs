@@ -36,7 +36,8 @@ fn enc(id: &str, v: &Value, s: &Schema) -> Result<Vec<u8>, CodecError> {
 /// first-seen order); returns the encoding.
 fn exact_any_order(id: &str, v: &Value, s: &Schema) -> Vec<u8> {
     let bytes = enc(id, v, s).unwrap_or_else(|e| panic!("{id}: encoding {} failed: {e}", v.to_json_string()));
-    let back = codec(id).decode(&bytes, Some(s)).unwrap_or_else(|e| panic!("{id}: decoding {} failed: {e}", hex(&bytes)));
+    let back =
+        codec(id).decode(&bytes, Some(s)).unwrap_or_else(|e| panic!("{id}: decoding {} failed: {e}", hex(&bytes)));
     let losses: Vec<String> = compare(v, &back).into_iter().filter(|l| l != "$: key order changed").collect();
     assert!(losses.is_empty(), "{id}: {} came back as {}: {losses:?}", v.to_json_string(), back.to_json_string());
     bytes
@@ -45,9 +46,8 @@ fn exact_any_order(id: &str, v: &Value, s: &Schema) -> Vec<u8> {
 /// A round trip that must be exact; returns the encoding.
 fn exact(id: &str, v: &Value, s: &Schema) -> Vec<u8> {
     let bytes = enc(id, v, s).unwrap_or_else(|e| panic!("{id}: encoding {} failed: {e}", v.to_json_string()));
-    let back = codec(id)
-        .decode(&bytes, Some(s))
-        .unwrap_or_else(|e| panic!("{id}: decoding {} failed: {e}", hex(&bytes)));
+    let back =
+        codec(id).decode(&bytes, Some(s)).unwrap_or_else(|e| panic!("{id}: decoding {} failed: {e}", hex(&bytes)));
     let losses = compare(v, &back);
     assert!(losses.is_empty(), "{id}: {} came back as {}: {losses:?}", v.to_json_string(), back.to_json_string());
     bytes
@@ -110,7 +110,9 @@ fn prepared_path_equals_the_plain_path() {
 
 #[test]
 fn sizes_by_hand() {
-    let p = |name: &str| corpus::builtin("pson-paper").unwrap().payloads().into_iter().find(|p| p.name == name).unwrap().value;
+    let p = |name: &str| {
+        corpus::builtin("pson-paper").unwrap().payloads().into_iter().find(|p| p.name == name).unwrap().value
+    };
     let size = |id: &str, v: &Value| exact(id, v, &Schema::infer([v])).len();
     // Test01 {"sensor":"gps","time":1351824120,"data":[48.75,2.3]}:
     // header 4 + string (4 + "gps\0") 8 + uint32 4 + count 4 + 2 doubles (already 8-aligned) 16.
@@ -134,8 +136,11 @@ fn sizes_by_hand() {
 
 #[test]
 fn streaming_path_equals_the_cdr_value_path() {
-    let mut values: Vec<Value> = corpus::builtin("pson-paper").unwrap().payloads().into_iter().map(|p| p.value).collect();
-    values.push(j(r#"{"a":{"b":[1,2,3],"c":"x"},"bytes":{"$bytes":"00ff10"},"f":-0.5,"list":[{"q":true},{"q":false}],"i8":-3}"#));
+    let mut values: Vec<Value> =
+        corpus::builtin("pson-paper").unwrap().payloads().into_iter().map(|p| p.value).collect();
+    values.push(j(
+        r#"{"a":{"b":[1,2,3],"c":"x"},"bytes":{"$bytes":"00ff10"},"f":-0.5,"list":[{"q":true},{"q":false}],"i8":-3}"#,
+    ));
     values.push(j(r#"{"nested":[[1.5],[],[2.5,3.5]],"s":["a","","bc"]}"#));
     let all = Schema::infer(values.iter());
     for v in &values {
@@ -171,7 +176,8 @@ fn other_byte_orders_and_the_padded_c_form_decode() {
         for e in ::cdr::Encoding::ALL {
             for pad in [false, true] {
                 let bytes = ::cdr::Encoder::new(e).pad_to_4(pad).encode(&ty, &cv).unwrap();
-                let back = codec(id).decode(&bytes, Some(&schema)).unwrap_or_else(|err| panic!("{id} {e} pad={pad}: {err}"));
+                let back =
+                    codec(id).decode(&bytes, Some(&schema)).unwrap_or_else(|err| panic!("{id} {e} pad={pad}: {err}"));
                 assert!(compare(&v, &back).is_empty(), "{id} {e}");
             }
         }

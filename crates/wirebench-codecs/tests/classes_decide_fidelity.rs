@@ -107,5 +107,8 @@ fn values_of_one_class_fare_alike_in_every_codec() {
     assert_eq!(checked, same_class.len() * wirebench_codecs::registry().len());
     // The pairs reach the losses and refusals the classes are there for.
     eprintln!("outcomes other than exact: {not_exact:?}");
-    assert!(not_exact.get("lossy").copied().unwrap_or(0) >= 20 && not_exact.get("refused").copied().unwrap_or(0) >= 3, "{not_exact:?}");
+    assert!(
+        not_exact.get("lossy").copied().unwrap_or(0) >= 20 && not_exact.get("refused").copied().unwrap_or(0) >= 3,
+        "{not_exact:?}"
+    );
 }

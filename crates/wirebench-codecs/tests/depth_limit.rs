@@ -78,7 +78,9 @@ fn bomb_test() {
         assert!(e.contains("deeper than 128"), "{id}: {e}");
         assert!(!e.contains('\n'), "{id}: {e}");
         // On a 2 MiB stack: the same error, no overflow.
-        let small = std::thread::scope(|s| std::thread::Builder::new().stack_size(2 << 20).spawn_scoped(s, decode).unwrap().join().unwrap());
+        let small = std::thread::scope(|s| {
+            std::thread::Builder::new().stack_size(2 << 20).spawn_scoped(s, decode).unwrap().join().unwrap()
+        });
         assert_eq!(small.unwrap_err(), e);
         refused.push(*id);
     }

@@ -44,8 +44,8 @@ const PROTOBUF: Rules = [
     ("remove", O, D),
     ("rename", O, O),
     ("reorder", O, O),
-    ("widen", O, W),  // int64 values beyond int32 truncated by the old int32 reader
-    ("narrow", W, O), // the same, old writer → new reader
+    ("widen", O, W),     // int64 values beyond int32 truncated by the old int32 reader
+    ("narrow", W, O),    // the same, old writer → new reader
     ("int-float", W, W), // varint ↔ fixed64: an unknown field, the reader's level reads 0
     ("add-enum-value", O, L),
     ("make-repeated", O, L),
@@ -149,9 +149,14 @@ fn check(format: Format, rules: &Rules) {
     let mut bad = Vec::new();
     for (change, a, b) in rules {
         for (dir, want) in [("old→new", a), ("new→old", b)] {
-            let c = m.cells.iter().find(|c| c.format == format && c.change == *change && c.direction == dir).expect("cell");
+            let c =
+                m.cells.iter().find(|c| c.format == format && c.change == *change && c.direction == dir).expect("cell");
             if c.verdict != *want {
-                bad.push(format!("{change} {dir}: measured {:?}, the rule says {want:?} ({})", c.verdict, evolve::detail(c)));
+                bad.push(format!(
+                    "{change} {dir}: measured {:?}, the rule says {want:?} ({})",
+                    c.verdict,
+                    evolve::detail(c)
+                ));
             }
         }
     }
@@ -208,11 +213,19 @@ fn pson_follows_a_typed_reader() {
 fn silently_wrong_cells_come_first_and_name_the_values() {
     let m = matrix();
     assert_eq!(m.cells[0].verdict, Verdict::SilentlyWrong);
-    let reorder = m.cells.iter().find(|c| c.format == Format::Thrift && c.change == "reorder" && c.direction == "old→new").unwrap();
+    let reorder = m
+        .cells
+        .iter()
+        .find(|c| c.format == Format::Thrift && c.change == "reorder" && c.direction == "old→new")
+        .unwrap();
     let lat = reorder.fields_wrong.iter().find(|n| n.field == "lat").expect("lat noted");
     assert_eq!((lat.meant.as_deref(), lat.got.as_deref()), (Some("48.75"), Some("2.3")));
     // Positional CDR: the bytes alone are silently wrong; type matching refuses the pair.
-    let fin = m.cells.iter().find(|c| c.format == Format::Xcdr1Final && c.change == "reorder" && c.direction == "old→new").unwrap();
+    let fin = m
+        .cells
+        .iter()
+        .find(|c| c.format == Format::Xcdr1Final && c.change == "reorder" && c.direction == "old→new")
+        .unwrap();
     assert_eq!(fin.bytes_alone, Some(Verdict::SilentlyWrong));
     assert!(evolve::render(m).starts_with("## Schema evolution"));
     assert!(m.recommendation.starts_with("avro — never silently wrong here"), "{}", m.recommendation);
@@ -242,7 +255,11 @@ fn user_schemas_without_numbers_keep_identity_by_name() {
     std::fs::create_dir_all(&dir).unwrap();
     let a = dir.join("v1.avsc");
     let b = dir.join("v2.avsc");
-    std::fs::write(&a, r#"{"type":"record","name":"R","fields":[{"name":"id","type":"int"},{"name":"t","type":"double"}]}"#).unwrap();
+    std::fs::write(
+        &a,
+        r#"{"type":"record","name":"R","fields":[{"name":"id","type":"int"},{"name":"t","type":"double"}]}"#,
+    )
+    .unwrap();
     std::fs::write(&b, r#"{"type":"record","name":"R","fields":[{"name":"t","type":"double"},{"name":"id","type":"long"},{"name":"x","type":["null","string"],"default":null}]}"#).unwrap();
     let v1 = evolve::read(&a, None).unwrap();
     let mut v2 = evolve::read(&b, None).unwrap();
@@ -329,7 +346,12 @@ fn protobuf_cells_agree_with_protoc() {
             child.stdin.take().unwrap().write_all(&bytes).unwrap();
             let out = child.wait_with_output().unwrap();
             let at = format!("{case} {dir} sample {i}");
-            assert_eq!(out.status.success(), ours.is_ok(), "{at}: protoc {:?} vs ours {ours:?}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(
+                out.status.success(),
+                ours.is_ok(),
+                "{at}: protoc {:?} vs ours {ours:?}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             let Ok(ours) = ours else { continue };
             let theirs = protoc_fields(&String::from_utf8_lossy(&out.stdout));
             let Value::Map(pairs) = &ours else { panic!("{at}: not a record") };
@@ -337,7 +359,9 @@ fn protobuf_cells_agree_with_protoc() {
                 let mine = pairs.iter().find(|(k, _)| *k == f.name).map(|(_, v)| plain(v)).unwrap_or_default();
                 let mine: Vec<String> = mine.into_iter().filter(|x| x != "0" && x != "0.0" && !x.is_empty()).collect();
                 let protoc: Vec<String> = theirs.get(&f.name).cloned().unwrap_or_default();
-                let norm = |xs: &[String]| -> Vec<String> { xs.iter().map(|x| x.parse::<f64>().map_or(x.clone(), |n| n.to_string())).collect() };
+                let norm = |xs: &[String]| -> Vec<String> {
+                    xs.iter().map(|x| x.parse::<f64>().map_or(x.clone(), |n| n.to_string())).collect()
+                };
                 assert_eq!(norm(&mine), norm(&protoc), "{at}: field {}", f.name);
             }
             checked += 1;
@@ -371,7 +395,8 @@ fn avro_cells_agree_with_fastavro() {
     child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
-    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), ours.len());
     let (mut accepted, mut refused) = (0, 0);
     for ((at, mine), theirs) in ours.iter().zip(&lines) {
@@ -384,7 +409,10 @@ fn avro_cells_agree_with_fastavro() {
                         Value::Map(p) => p.iter().find(|(n, _)| n == k).map(|(_, y)| y.clone()).unwrap_or(Value::Null),
                         _ => Value::Null,
                     };
-                    assert!(evolve::same(x, &got) || (x == &Value::Null && got == Value::Null), "{at}: field {k}: fastavro {x:?}, ours {got:?}");
+                    assert!(
+                        evolve::same(x, &got) || (x == &Value::Null && got == Value::Null),
+                        "{at}: field {k}: fastavro {x:?}, ours {got:?}"
+                    );
                 }
                 accepted += 1;
             }

@@ -28,7 +28,10 @@ fn edges() -> Vec<(String, Value)> {
         ("negative zero".into(), m(vec![("z", Value::F64(-0.0)), ("y", Value::F32(-0.0))])),
         ("64-bit extremes".into(), m(vec![("u", Value::UInt(u64::MAX)), ("i", Value::Int(i64::MIN))])),
         ("bytes and f32".into(), m(vec![("b", Value::Bytes(vec![0, 255, 7])), ("f", Value::F32(2.3))])),
-        ("empty containers".into(), m(vec![("m", m(vec![])), ("a", Value::Array(vec![])), ("s", Value::String(String::new()))])),
+        (
+            "empty containers".into(),
+            m(vec![("m", m(vec![])), ("a", Value::Array(vec![])), ("s", Value::String(String::new()))]),
+        ),
         ("nested".into(), m(vec![("x", m(vec![("y", Value::Array(vec![Value::F64(1.5), Value::F64(-2.25)]))]))])),
     ]
 }

@@ -23,7 +23,12 @@ fn tags_extensions_and_bson_specials_are_refused_where_they_stand() {
     refused("cbor", &[0xc1, 0x1a, 0x51, 0x4b, 0x67, 0xb0], "CBOR tag 1 (epoch-based date/time)", 0);
     refused("cbor", &[0xa1, 0x61, b't', 0xc2, 0x41, 0x01], "CBOR tag 2 (bignum)", 3);
     refused("msgpack", &[0xd4, 0x01, 0x05], "MessagePack ext type 1", 0);
-    refused("msgpack", &[0x82, 0xa1, b'a', 0x01, 0xa1, b't', 0xd6, 0xff, 0, 0, 0, 1], "MessagePack timestamp (ext type -1)", 6);
+    refused(
+        "msgpack",
+        &[0x82, 0xa1, b'a', 0x01, 0xa1, b't', 0xd6, 0xff, 0, 0, 0, 1],
+        "MessagePack timestamp (ext type -1)",
+        6,
+    );
     // A string holding the bytes of an ext marker is only a string.
     assert!(find("msgpack").unwrap().decode(&[0xa2, 0xd4, 0x01], None).is_ok());
     let mut oid = b"\x07_id\x00".to_vec();

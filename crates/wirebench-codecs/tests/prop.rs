@@ -62,7 +62,13 @@ fn leaf(d: Domain) -> BoxedStrategy<Value> {
     };
     if d.fractional_floats || d.whole_floats {
         options.push(any::<f64>().prop_filter("domain", move |f| keep(*f)).prop_map(Value::F64).boxed());
-        options.push((-1000i32..1000).prop_map(|i| i as f64 / 8.0).prop_filter("domain", move |f| keep(*f)).prop_map(Value::F64).boxed());
+        options.push(
+            (-1000i32..1000)
+                .prop_map(|i| i as f64 / 8.0)
+                .prop_filter("domain", move |f| keep(*f))
+                .prop_map(Value::F64)
+                .boxed(),
+        );
         if d.f32 {
             options.push(any::<f32>().prop_filter("domain", move |f| keep(*f as f64)).prop_map(Value::F32).boxed());
         }

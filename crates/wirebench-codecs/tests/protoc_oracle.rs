@@ -294,7 +294,8 @@ fn gen_value(r: &mut Rng, kind: &Kind, depth: usize) -> (String, String, Value) 
             }
         }
         Kind::String => {
-            const PIECES: &[&str] = &["", "a", "temp", "ü", "日本", "\"q\"", "back\\slash", "line\nbreak", "tab\t", "€", "🦀"];
+            const PIECES: &[&str] =
+                &["", "a", "temp", "ü", "日本", "\"q\"", "back\\slash", "line\nbreak", "tab\t", "€", "🦀"];
             let s: String = (0..r.below(4)).map(|_| PIECES[r.below(PIECES.len() as u64) as usize]).collect();
             (serde_json::to_string(&s).unwrap(), text_string(s.as_bytes()), Value::String(s))
         }
@@ -393,7 +394,11 @@ fn gen_field(r: &mut Rng, f: &FieldDescriptor, depth: usize, out: &mut Forms) {
     if f.is_list() {
         let n = r.below(4);
         let items: Vec<_> = (0..n).map(|_| gen_value(r, &kind, depth)).collect();
-        out.json.push(format!("{}:[{}]", serde_json::to_string(&key).unwrap(), items.iter().map(|i| i.0.clone()).collect::<Vec<_>>().join(",")));
+        out.json.push(format!(
+            "{}:[{}]",
+            serde_json::to_string(&key).unwrap(),
+            items.iter().map(|i| i.0.clone()).collect::<Vec<_>>().join(",")
+        ));
         for (_, t, _) in &items {
             out.text.push(format!("{name}: {t}"));
         }
@@ -404,7 +409,8 @@ fn gen_field(r: &mut Rng, f: &FieldDescriptor, depth: usize, out: &mut Forms) {
     }
     let (j, t, c) = gen_value(r, &kind, depth);
     out.json.push(format!("{}:{j}", serde_json::to_string(&key).unwrap()));
-    let sep = if matches!(kind, Kind::Message(ref m) if m.full_name() != "google.protobuf.Timestamp") { " " } else { ": " };
+    let sep =
+        if matches!(kind, Kind::Message(ref m) if m.full_name() != "google.protobuf.Timestamp") { " " } else { ": " };
     out.text.push(format!("{name}{sep}{t}"));
     if f.supports_presence() || !is_default(&c, &kind) {
         out.canonical.push((name.to_string(), c));
@@ -451,7 +457,8 @@ fn check_random(protoc: &Path, dir: &Path, file: &str, type_name: &str, n: usize
 /// A Python with Google's protobuf runtime (Debian's python3-protobuf), for the JSON mapping.
 fn google_python() -> Option<PathBuf> {
     for py in ["python3", "/usr/bin/python3"] {
-        let ok = Command::new(py).args(["-c", "import google.protobuf.json_format"]).output().map(|o| o.status.success());
+        let ok =
+            Command::new(py).args(["-c", "import google.protobuf.json_format"]).output().map(|o| o.status.success());
         if ok.unwrap_or(false) {
             return Some(PathBuf::from(py));
         }
@@ -513,8 +520,16 @@ fn random_messages_are_byte_identical_with_protoc() {
     let Some(protoc) = protoc() else { return };
     let dir = schema_dir("random");
     let sets = [
-        ("telemetry.proto", "wb.Reading", check_random(&protoc, &dir, "telemetry.proto", "wb.Reading", 300, 0x9e37_79b9_7f4a_7c15)),
-        ("telemetry.proto", "wb.Reading.Nested", check_random(&protoc, &dir, "telemetry.proto", "wb.Reading.Nested", 50, 7)),
+        (
+            "telemetry.proto",
+            "wb.Reading",
+            check_random(&protoc, &dir, "telemetry.proto", "wb.Reading", 300, 0x9e37_79b9_7f4a_7c15),
+        ),
+        (
+            "telemetry.proto",
+            "wb.Reading.Nested",
+            check_random(&protoc, &dir, "telemetry.proto", "wb.Reading.Nested", 50, 7),
+        ),
         ("legacy.proto", "wb.legacy.Legacy", check_random(&protoc, &dir, "legacy.proto", "wb.legacy.Legacy", 100, 11)),
     ];
     for (_, t, msgs) in &sets {
@@ -522,7 +537,8 @@ fn random_messages_are_byte_identical_with_protoc() {
     }
     // The JSON mapping as Google's own parser reads the same JSON: the same bytes.
     let Some(py) = google_python() else {
-        let why = "no Python with google.protobuf (apt-get install python3-protobuf): JSON mapping not checked against it";
+        let why =
+            "no Python with google.protobuf (apt-get install python3-protobuf): JSON mapping not checked against it";
         if std::env::var("WIREBENCH_ORACLES").as_deref() == Ok("require") {
             panic!("{why}, and WIREBENCH_ORACLES=require");
         }
@@ -548,7 +564,10 @@ fn implicit_presence_camel_case_and_refusals() {
     let codec = wirebench_codecs::find("protobuf").unwrap();
     let enc = |json: &str| -> Result<Vec<u8>, String> {
         let mut out = Vec::new();
-        codec.encode(&Value::from_json_str(json).unwrap(), Some(&schema), &mut out).map(|_| out).map_err(|e| e.to_string())
+        codec
+            .encode(&Value::from_json_str(json).unwrap(), Some(&schema), &mut out)
+            .map(|_| out)
+            .map_err(|e| e.to_string())
     };
     // Implicit presence: the issue's example, and defaults are not written.
     assert_eq!(enc(r#"{"id":1}"#).unwrap(), [0x08, 0x01]);
@@ -572,7 +591,10 @@ fn implicit_presence_camel_case_and_refusals() {
     assert!(e.starts_with("2:") && e.contains("oneof"), "{e}");
     assert!(dynamic::encode_json_text(r#"{"nope":1,"id":1}"#, &desc, true).is_ok());
     // The shared model: implicit fields may be absent, optional ones are optional.
-    assert!(schema.check(&Value::from_json_str(r#"{"id":1}"#).unwrap()).is_ok() || schema.proto.as_ref().unwrap().model_error.is_some());
+    assert!(
+        schema.check(&Value::from_json_str(r#"{"id":1}"#).unwrap()).is_ok()
+            || schema.proto.as_ref().unwrap().model_error.is_some()
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -585,7 +607,10 @@ fn flat_model_and_its_refusals_name_the_line() {
     let why = schema.proto.as_ref().unwrap().model_error.clone().unwrap();
     assert!(why.contains("telemetry.proto:"), "{why}");
     let avro = wirebench_codecs::find("avro").unwrap();
-    let e = avro.encode(&Value::from_json_str(r#"{"id":1}"#).unwrap(), Some(&schema), &mut Vec::new()).unwrap_err().to_string();
+    let e = avro
+        .encode(&Value::from_json_str(r#"{"id":1}"#).unwrap(), Some(&schema), &mut Vec::new())
+        .unwrap_err()
+        .to_string();
     assert_eq!(e, why);
     // Position has a flat model: implicit presence for lat/lon, optional alt.
     let pos = read(&dir, "telemetry.proto", "wb.common.Position");
@@ -597,7 +622,10 @@ fn flat_model_and_its_refusals_name_the_line() {
     // proto2: Legacy.next is a Legacy.
     let legacy = read(&dir, "legacy.proto", "Legacy");
     let why = legacy.proto.as_ref().unwrap().model_error.clone().unwrap();
-    assert!(why.starts_with(&format!("{}:", dir.join("main/legacy.proto").display())) && why.contains("contains itself"), "{why}");
+    assert!(
+        why.starts_with(&format!("{}:", dir.join("main/legacy.proto").display())) && why.contains("contains itself"),
+        "{why}"
+    );
     // An import that is not on the include path: one line naming the importing file and line.
     let e = read_schema_file_with(&dir.join("main/telemetry.proto"), None, &[]).unwrap_err();
     assert!(e.contains("telemetry.proto:4:") && e.contains("common/units.proto") && !e.contains('\n'), "{e}");
@@ -627,7 +655,8 @@ fn map_entries_in_key_order() {
     assert_eq!(hex(&ours[..24]), format!("82010d0a0010{}01820105 0a016110 00", "ff".repeat(9)).replace(' ', ""));
     let entries = |b: &[u8]| -> Vec<String> {
         let text = protoc_run(&protoc, &dir, "telemetry.proto", "--decode=wb.Reading", b).unwrap();
-        let mut lines: Vec<String> = String::from_utf8(text).unwrap().split("counts {").map(|l| l.split_whitespace().collect()).collect();
+        let mut lines: Vec<String> =
+            String::from_utf8(text).unwrap().split("counts {").map(|l| l.split_whitespace().collect()).collect();
         lines.sort();
         lines
     };

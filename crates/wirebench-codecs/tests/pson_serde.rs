@@ -11,10 +11,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use pson::serde::{self as pson_serde, from_slice, to_vec, to_writer, Error, ErrorCode};
 use serde::de::{DeserializeOwned, IgnoredAny, Visitor};
 use serde::ser::{SerializeSeq, SerializeStruct};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use pson::serde::{self as pson_serde, from_slice, to_vec, to_writer, Error, ErrorCode};
 use wirebench_core::Value;
 
 // ---------------------------------------------------------------------------------------------
@@ -738,8 +738,14 @@ fn serializer_errors() {
     }
     assert_eq!(to_vec(&Seq { declared: None, written: 1 }), Err(Error::unknown_length()));
     assert_eq!(hex(&to_vec(&Seq { declared: Some(2), written: 2 }).unwrap()), "e20001");
-    assert!(matches!(to_vec(&Seq { declared: Some(2), written: 3 }).map_err(|e| e.code().clone()), Err(ErrorCode::Message { .. })));
-    assert!(matches!(to_vec(&Seq { declared: Some(2), written: 1 }).map_err(|e| e.code().clone()), Err(ErrorCode::Message { .. })));
+    assert!(matches!(
+        to_vec(&Seq { declared: Some(2), written: 3 }).map_err(|e| e.code().clone()),
+        Err(ErrorCode::Message { .. })
+    ));
+    assert!(matches!(
+        to_vec(&Seq { declared: Some(2), written: 1 }).map_err(|e| e.code().clone()),
+        Err(ErrorCode::Message { .. })
+    ));
 
     struct LyingStruct;
     impl Serialize for LyingStruct {
@@ -787,7 +793,9 @@ fn decode_all_types(bytes: &[u8], seed: u64) {
     fn one<T: DeserializeOwned>(bytes: &[u8], seed: u64, what: &str) {
         let r = catch_unwind(AssertUnwindSafe(|| from_slice::<T>(bytes).err()));
         match r {
-            Ok(Some(e)) => assert!(e.offset().is_some(), "seed {seed}: {what} error without offset: {e} ({})", hex(bytes)),
+            Ok(Some(e)) => {
+                assert!(e.offset().is_some(), "seed {seed}: {what} error without offset: {e} ({})", hex(bytes))
+            }
             Ok(None) => {}
             Err(_) => panic!("seed {seed}: {what} panicked on {}", hex(bytes)),
         }
@@ -847,7 +855,6 @@ fn mutated_encodings_never_panic() {
     }
 }
 
-
 /// The typed reader (with its inline fast path) accepts exactly what the dynamic codec (on
 /// `pson::Decoder`) accepts, reads the same values, and fails at the same byte.
 fn same_as_dynamic(bytes: &[u8], seed: u64) {
@@ -874,11 +881,38 @@ fn typed_reader_agrees_with_the_dynamic_decoder() {
     // Hand-picked edge forms: escapes everywhere, long varints, signed zero, i64::MIN,
     // overflow, bad floats/discretes, truncations, bad UTF-8 in keys and values.
     let cases = [
-        "1f05", "1f8000", "1fffffffffffffffffff01", "1fffffffffffffffffff7f", "1fffffffffffffffffffff01",
-        "20", "3f80808080808080808001", "3f81808080808080808001", "5f00 0000c03f", "5f01 6666666666660240",
-        "42", "63", "7f00", "7f02", "7f03", "9f04 74657374", "bf02 0102", "df01 81 61 01", "ff01 01",
-        "c1 81 ff 01", "c1 9f01 61 01", "c1 01 01", "82 c3", "82 61ff", "e2 01", "c3 81 61 01",
-        "e1 e1 e1 e0", "", "62 62", "c1 81 61 41 000000000000f87f", "40 0000c0", "a5 0102",
+        "1f05",
+        "1f8000",
+        "1fffffffffffffffffff01",
+        "1fffffffffffffffffff7f",
+        "1fffffffffffffffffffff01",
+        "20",
+        "3f80808080808080808001",
+        "3f81808080808080808001",
+        "5f00 0000c03f",
+        "5f01 6666666666660240",
+        "42",
+        "63",
+        "7f00",
+        "7f02",
+        "7f03",
+        "9f04 74657374",
+        "bf02 0102",
+        "df01 81 61 01",
+        "ff01 01",
+        "c1 81 ff 01",
+        "c1 9f01 61 01",
+        "c1 01 01",
+        "82 c3",
+        "82 61ff",
+        "e2 01",
+        "c3 81 61 01",
+        "e1 e1 e1 e0",
+        "",
+        "62 62",
+        "c1 81 61 41 000000000000f87f",
+        "40 0000c0",
+        "a5 0102",
     ];
     for (i, c) in cases.iter().enumerate() {
         same_as_dynamic(&unhex(c), i as u64);
@@ -919,11 +953,7 @@ fn field_names_and_keys() {
     let bytes = roundtrip_any(&m);
     assert_eq!(&bytes[1..14], b"\x8ctemp\xc3\xa9rature");
     let e = from_slice::<Test06>(&unhex("c1 83 6eff67 01")).unwrap_err();
-    assert_eq!(
-        (e.offset(), e.to_string()),
-        (Some(3), "invalid UTF-8 in string at byte 3".to_string()),
-        "{e:?}"
-    );
+    assert_eq!((e.offset(), e.to_string()), (Some(3), "invalid UTF-8 in string at byte 3".to_string()), "{e:?}");
     let e = from_slice::<Test06>(&unhex("c1 81 ff 01")).unwrap_err();
     assert_eq!(e.offset(), Some(2), "{e}");
     // Unknown fields are skipped; deny_unknown_fields reports the key's offset.
@@ -965,7 +995,14 @@ fn field_names_at_the_length_boundaries_match_the_pson_encoder() {
     let bytes = roundtrip_any(&v);
     let mut e = pson::Encoder::new(Vec::new());
     e.header(pson::wire_type::MAP, 6).unwrap();
-    for name in ["", "a", "fifteen_bytes__", "sixteen_bytes___", "thirty_bytes__________________", "thirty_one_bytes_______________"] {
+    for name in [
+        "",
+        "a",
+        "fifteen_bytes__",
+        "sixteen_bytes___",
+        "thirty_bytes__________________",
+        "thirty_one_bytes_______________",
+    ] {
         e.str(name).unwrap().u64(name.len() as u64).unwrap();
     }
     assert_eq!(hex(&bytes), hex(&e.into_inner()));
@@ -1001,15 +1038,59 @@ fn numbers_and_lengths_match_the_pson_encoder() {
     }
     // Floats: edge values and pseudo-random bit patterns, as f64 and as f32.
     let mut floats = vec![
-        0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.3, 1.03, 48.75, 1e15, -1e15, 1e300, -1e-300, 4294967296.0,
-        9_223_372_036_854_775_808.0, -9_223_372_036_854_775_808.0, 9_223_372_036_854_774_784.0,
-        -9_223_372_036_854_777_856.0, 18_446_744_073_709_551_616.0, 4_503_599_627_370_496.5,
-        4_503_599_627_370_497.0, f64::MAX, f64::MIN, f64::MIN_POSITIVE, f64::EPSILON, f64::INFINITY,
-        f64::NEG_INFINITY, f64::NAN, -f64::NAN, f64::from_bits(0x7ff0_0000_0000_0001), f64::from_bits(1),
-        f32::MAX as f64, f32::MIN_POSITIVE as f64, 1e-45f32 as f64, 16_777_217.0, 0.1, -0.1,
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        1.5,
+        2.3,
+        1.03,
+        48.75,
+        1e15,
+        -1e15,
+        1e300,
+        -1e-300,
+        4294967296.0,
+        9_223_372_036_854_775_808.0,
+        -9_223_372_036_854_775_808.0,
+        9_223_372_036_854_774_784.0,
+        -9_223_372_036_854_777_856.0,
+        18_446_744_073_709_551_616.0,
+        4_503_599_627_370_496.5,
+        4_503_599_627_370_497.0,
+        f64::MAX,
+        f64::MIN,
+        f64::MIN_POSITIVE,
+        f64::EPSILON,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        -f64::NAN,
+        f64::from_bits(0x7ff0_0000_0000_0001),
+        f64::from_bits(1),
+        f32::MAX as f64,
+        f32::MIN_POSITIVE as f64,
+        1e-45f32 as f64,
+        16_777_217.0,
+        0.1,
+        -0.1,
         // Around the serializer's fast-path bound (2^24) and its rounding test.
-        16_777_216.0, -16_777_216.0, 16_777_215.0, -16_777_215.0, 16_777_215.5, -16_777_215.5,
-        8_388_608.5, 8_388_607.5, 4_194_303.75, 0.25, -0.75, 1e-7, 3.0e7, 2.5e-320,
+        16_777_216.0,
+        -16_777_216.0,
+        16_777_215.0,
+        -16_777_215.0,
+        16_777_215.5,
+        -16_777_215.5,
+        8_388_608.5,
+        8_388_607.5,
+        4_194_303.75,
+        0.25,
+        -0.75,
+        1e-7,
+        3.0e7,
+        2.5e-320,
     ];
     let mut rng = XorShift(0x1234_5678_9abc_def1);
     for _ in 0..20_000 {

@@ -46,7 +46,10 @@ fn includes_are_followed_and_fixed_arrays_stay_fixed() {
     let native = s.native.as_ref().unwrap();
     assert_eq!((native.format.as_str(), native.root.as_str()), ("idl", "sensor_msgs::msg::Imu"));
     let Type::Record { fields, .. } = &s.root else { panic!("{:?}", s.root) };
-    assert_eq!(fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>()[..3], ["header", "orientation", "orientation_covariance"]);
+    assert_eq!(
+        fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>()[..3],
+        ["header", "orientation", "orientation_covariance"]
+    );
     let v = Value::from_json_str(IMU).unwrap();
     // 4 header + 8 stamp + 13 frame_id, 3 padding, 32 + 72 + 2 x (24 + 72): Cyclone's figure.
     let x1 = wirebench_codecs::find("cdr-xcdr1").unwrap().prepare(Some(&s)).unwrap();
@@ -77,7 +80,10 @@ fn a_missing_include_is_one_line_naming_the_file_and_line() {
     let p = dir.join("Top.idl");
     std::fs::write(&p, "// top\n#include \"nope_msgs/msg/Nope.idl\"\nstruct Top { long x; };\n").unwrap();
     let e = read_schema_file(&p, None).unwrap_err();
-    assert!(e.starts_with(&format!("{}:2:1: cannot find included file \"nope_msgs/msg/Nope.idl\" (searched ", p.display())), "{e}");
+    assert!(
+        e.starts_with(&format!("{}:2:1: cannot find included file \"nope_msgs/msg/Nope.idl\" (searched ", p.display())),
+        "{e}"
+    );
     assert!(!e.contains('\n'));
     // An error inside an included file names that file.
     std::fs::create_dir_all(dir.join("inc")).unwrap();
@@ -87,7 +93,11 @@ fn a_missing_include_is_one_line_naming_the_file_and_line() {
     assert!(e.ends_with("inc/Bad.idl:3:1: expected ';', found '}'"), "{e}");
     // A union (from an included file): the CDR codecs write it, the others refuse it in one
     // line naming the file and line of the union.
-    std::fs::write(dir.join("inc/U.idl"), "module m {\n  union U switch (long) { case 1: long a; case 2: double b; };\n};\n").unwrap();
+    std::fs::write(
+        dir.join("inc/U.idl"),
+        "module m {\n  union U switch (long) { case 1: long a; case 2: double b; };\n};\n",
+    )
+    .unwrap();
     std::fs::write(&p, "#include \"inc/U.idl\"\nstruct Top { m::U u; };\n").unwrap();
     let s = read_schema_file(&p, None).unwrap();
     let v = Value::from_json_str(r#"{"u":{"a":5}}"#).unwrap();

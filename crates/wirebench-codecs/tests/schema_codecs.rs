@@ -42,12 +42,7 @@ fn round_trip(id: &str, v: &Value, s: Option<&Schema>) -> (Vec<u8>, Value) {
 fn exact(id: &str, v: &Value, s: &Schema) -> Vec<u8> {
     let (bytes, back) = round_trip(id, v, Some(s));
     let losses = compare(v, &back);
-    assert!(
-        losses.is_empty(),
-        "{id}: {} came back as {}: {losses:?}",
-        v.to_json_string(),
-        back.to_json_string()
-    );
+    assert!(losses.is_empty(), "{id}: {} came back as {}: {losses:?}", v.to_json_string(), back.to_json_string());
     bytes
 }
 
@@ -89,7 +84,7 @@ fn pson_paper_round_trips_exactly_with_inferred_schema() {
     assert_eq!(size("Test07", "avro"), 1); // zigzag(1) = 02
     assert_eq!(size("Test08", "avro"), 8);
     assert_eq!(size("Test09", "avro"), 5); // 08 "test"
-    // "gps" 4 + time 5 (zigzag 2703648240 needs 32 bits → 5 varint bytes) + array 1+16+1.
+                                           // "gps" 4 + time 5 (zigzag 2703648240 needs 32 bits → 5 varint bytes) + array 1+16+1.
     assert_eq!(size("Test01", "avro"), 27);
     // "test" 5 + double 8 + long 5 + pos 1 + neg 1 + bool 1 + array 18.
     assert_eq!(size("Test10", "avro"), 39);
@@ -101,7 +96,7 @@ fn pson_paper_round_trips_exactly_with_inferred_schema() {
     assert_eq!(size("Test07", "thrift"), 3); // 16 02 00
     assert_eq!(size("Test08", "thrift"), 10); // 17 + 8 + 00
     assert_eq!(size("Test09", "thrift"), 7); // 18 04 "test" 00
-    // sensor 1+1+3, time 1+5, data 1 + list header 27 + 16, stop.
+                                             // sensor 1+1+3, time 1+5, data 1 + list header 27 + 16, stop.
     assert_eq!(size("Test01", "thrift"), 30);
     assert_eq!(size("Test10", "thrift"), 45);
 
@@ -228,13 +223,18 @@ fn nested_records_arrays_of_records_bytes_integers_floats() {
         exact(id, &g, &s);
     }
     // Non-finite floats.
-    let nf = map(vec![("a", Value::F64(f64::NAN)), ("b", Value::F64(f64::INFINITY)), ("c", Value::F32(f32::NEG_INFINITY))]);
+    let nf =
+        map(vec![("a", Value::F64(f64::NAN)), ("b", Value::F64(f64::INFINITY)), ("c", Value::F32(f32::NEG_INFINITY))]);
     for id in IDS {
         exact_inferred(id, &nf);
     }
     let x = String::from_utf8(enc("xml", &nf, None).unwrap()).unwrap();
     assert_eq!(x, "<root><a>NaN</a><b>INF</b><c>-INF</c></root>");
-    let x = String::from_utf8(enc("xml", &map(vec![("a", Value::F64(1e300)), ("b", Value::F64(-0.0)), ("c", Value::F32(0.1))]), None).unwrap()).unwrap();
+    let x = String::from_utf8(
+        enc("xml", &map(vec![("a", Value::F64(1e300)), ("b", Value::F64(-0.0)), ("c", Value::F32(0.1))]), None)
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(x, "<root><a>1e300</a><b>-0</b><c>0.1</c></root>");
     // A top-level array, nested arrays and an array of one.
     let arr = j(r#"[[1,2],[3],[]]"#);
@@ -282,7 +282,9 @@ fn unsupported_values() {
     for id in ["avro", "thrift"] {
         let mut out = b"keep".to_vec();
         match codec(id).encode(&big, Some(&s), &mut out) {
-            Err(CodecError::Unsupported(m)) => assert!(m.contains("18446744073709551615") && m.contains("$.big"), "{id}: {m}"),
+            Err(CodecError::Unsupported(m)) => {
+                assert!(m.contains("18446744073709551615") && m.contains("$.big"), "{id}: {m}")
+            }
             other => panic!("{id}: {other:?}"),
         }
         assert_eq!(out, b"keep", "{id}: a failed encode must leave the buffer as it was");
@@ -368,7 +370,9 @@ fn samples() -> Vec<(Value, Schema)> {
             (p.value, s)
         })
         .collect();
-    let rich = j(r#"{"id":7,"name":"n","tags":["a","bc"],"r":[{"t":-1,"b":{"$bytes":"ff00"}},{"t":2,"b":{"$bytes":""}}],"o":{"p":{"q":true}},"f":false,"x":-0.25}"#);
+    let rich = j(
+        r#"{"id":7,"name":"n","tags":["a","bc"],"r":[{"t":-1,"b":{"$bytes":"ff00"}},{"t":2,"b":{"$bytes":""}}],"o":{"p":{"q":true}},"f":false,"x":-0.25}"#,
+    );
     let other = j(r#"{"id":8,"tags":[],"r":[],"o":{"p":{"q":false}},"f":true,"x":1e10}"#);
     let s = Schema::infer([&rich, &other]);
     out.push((rich, s.clone()));
@@ -440,7 +444,8 @@ fn random_and_mutated_bytes_never_panic() {
         let mut bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
         // Some rounds look like XML, so the XML parser gets past the first byte.
         if round % 4 == 0 {
-            let words: [&[u8]; 8] = [b"<root>", b"</root>", b"<a>", b"</a>", b"<item/>", b"&amp;", b" nil=\"true\"", b"1"];
+            let words: [&[u8]; 8] =
+                [b"<root>", b"</root>", b"<a>", b"</a>", b"<item/>", b"&amp;", b" nil=\"true\"", b"1"];
             bytes = (0..len / 4).flat_map(|_| words[(rng.next() % 8) as usize].to_vec()).collect();
         }
         let (_, s) = &samples[round % samples.len()];

@@ -98,7 +98,10 @@ fn widths_floats_bytes_nested_optional() {
         tag: "wirebench-schema/1".into(),
         root: Type::Record {
             name: "Root".into(),
-            fields: fields.into_iter().map(|(n, ty, optional)| Field { name: n.into(), ty, optional, proto: None, null_branch: None }).collect(),
+            fields: fields
+                .into_iter()
+                .map(|(n, ty, optional)| Field { name: n.into(), ty, optional, proto: None, null_branch: None })
+                .collect(),
         },
         native: None,
         proto: None,
@@ -119,8 +122,20 @@ fn widths_floats_bytes_nested_optional() {
             Type::Record {
                 name: "Gps".into(),
                 fields: vec![
-                    Field { name: "lat".into(), ty: Type::Float { bits: 64 }, optional: false, proto: None, null_branch: None },
-                    Field { name: "tags".into(), ty: Type::Array { items: Box::new(Type::String) }, optional: false, proto: None, null_branch: None },
+                    Field {
+                        name: "lat".into(),
+                        ty: Type::Float { bits: 64 },
+                        optional: false,
+                        proto: None,
+                        null_branch: None,
+                    },
+                    Field {
+                        name: "tags".into(),
+                        ty: Type::Array { items: Box::new(Type::String) },
+                        optional: false,
+                        proto: None,
+                        null_branch: None,
+                    },
                 ],
             },
             false,

@@ -80,7 +80,8 @@ fn main() {
     for cold in [false, true] {
         let mut evict = cold.then(|| vec![0u8; 64 << 20]);
         for reordered in [false, true] {
-            let (small, big) = ((map(5_000, false), map(5_000, reordered)), (map(20_000, false), map(20_000, reordered)));
+            let (small, big) =
+                ((map(5_000, false), map(5_000, reordered)), (map(20_000, false), map(20_000, reordered)));
             // Alternate the two sizes so that a host slowing down hits both alike.
             let (mut ts, mut tb) = (Vec::new(), Vec::new());
             for _ in 0..5 {

@@ -232,7 +232,10 @@ mod tests {
 
     #[test]
     fn same_shape_and_classes_give_the_same_pairs() {
-        assert_eq!(set(r#"{"a":1,"b":"node-1","c":[1.5,2.25],"d":{"e":true}}"#), set(r#"{"a":7,"b":"node-9","c":[3.5],"d":{"e":false}}"#));
+        assert_eq!(
+            set(r#"{"a":1,"b":"node-1","c":[1.5,2.25],"d":{"e":true}}"#),
+            set(r#"{"a":7,"b":"node-9","c":[3.5],"d":{"e":false}}"#)
+        );
         // Array length steps, not lengths.
         assert_eq!(set("[1,2,3]"), set("[4,5,6,7,8]"));
     }
@@ -244,8 +247,8 @@ mod tests {
             r#"{"n":9007199254740993,"x":1.5,"s":"abc"}"#, // past 2^53
             r#"{"n":-5,"x":1.5,"s":"abc"}"#,
             r#"{"n":300,"x":1.5,"s":"abc"}"#,
-            r#"{"n":5,"x":0.1,"s":"abc"}"#, // not exact in float32
-            r#"{"n":5,"x":2.0,"s":"abc"}"#, // integral
+            r#"{"n":5,"x":0.1,"s":"abc"}"#,   // not exact in float32
+            r#"{"n":5,"x":2.0,"s":"abc"}"#,   // integral
             r#"{"n":5,"x":1e300,"s":"abc"}"#, // outside float32
             r#"{"n":5,"x":-0.0,"s":"abc"}"#,
             r#"{"n":5,"x":1.5,"s":"a\u0001c"}"#,

@@ -38,8 +38,14 @@ impl BuiltinCorpus {
 /// printed there. Test03 prints `2.30`; as a value that is 2.3.
 const PSON_PAPER: &[(&str, &str)] = &[
     ("Test01", r#"{"sensor":"gps","time":1351824120,"data":[48.75,2.3]}"#),
-    ("Test02", r#"{"sensor":"This is a very long string. This is a very long string. This is a very long string. This is a very long string. This is a very long string. ","time":1351824120,"data":[48.75,2.3]}"#),
-    ("Test03", r#"{"sensor":"This contains a lot of keys.","sensor2":"This contains a lot of keys.","sensor3":"This contains a lot of keys.","sensor4":"This contains a lot of keys.","sensor5":"This contains a lot of keys.","sensor6":"This contains a lot of keys.","sensor7":"This contains a lot of keys.","time":1351824120,"data":[48.75,2.30]}"#),
+    (
+        "Test02",
+        r#"{"sensor":"This is a very long string. This is a very long string. This is a very long string. This is a very long string. This is a very long string. ","time":1351824120,"data":[48.75,2.3]}"#,
+    ),
+    (
+        "Test03",
+        r#"{"sensor":"This contains a lot of keys.","sensor2":"This contains a lot of keys.","sensor3":"This contains a lot of keys.","sensor4":"This contains a lot of keys.","sensor5":"This contains a lot of keys.","sensor6":"This contains a lot of keys.","sensor7":"This contains a lot of keys.","time":1351824120,"data":[48.75,2.30]}"#,
+    ),
     ("Test04", r#"{"data":[48.75,2.3,3.01,5.4,6.7,4.3,10.01,10.01]}"#),
     ("Test05", r#"{"bool":true}"#),
     ("Test06", r#"{"neg":-2}"#),
@@ -212,9 +218,7 @@ impl SampleStream {
                     match reader.read_until(b'\n', &mut buf) {
                         Ok(0) => break,
                         Ok(_) => {}
-                        Err(e) => {
-                            return Some(Err(SampleError::Io { path: path.display().to_string(), source: e }))
-                        }
+                        Err(e) => return Some(Err(SampleError::Io { path: path.display().to_string(), source: e })),
                     }
                     *lineno += 1;
                     if buf.last() == Some(&b'\n') {

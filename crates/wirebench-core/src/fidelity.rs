@@ -491,13 +491,39 @@ mod tests {
     #[test]
     fn the_fast_pass_agrees_with_the_walk() {
         let mut vals = vec![
-            Value::Null, Value::Bool(true), Value::Bool(false), Value::Int(5), Value::UInt(5), Value::Int(-5),
-            Value::F64(5.0), Value::F32(5.0), Value::F64(2.3), Value::F32(2.3), Value::F64(2.3000001),
-            Value::F64(0.0), Value::F64(-0.0), Value::F32(-0.0), Value::F64(f64::NAN), Value::F32(f32::NAN),
-            Value::String("x".into()), Value::String(String::new()), Value::Bytes(vec![1]), Value::Bytes(vec![]),
+            Value::Null,
+            Value::Bool(true),
+            Value::Bool(false),
+            Value::Int(5),
+            Value::UInt(5),
+            Value::Int(-5),
+            Value::F64(5.0),
+            Value::F32(5.0),
+            Value::F64(2.3),
+            Value::F32(2.3),
+            Value::F64(2.3000001),
+            Value::F64(0.0),
+            Value::F64(-0.0),
+            Value::F32(-0.0),
+            Value::F64(f64::NAN),
+            Value::F32(f32::NAN),
+            Value::String("x".into()),
+            Value::String(String::new()),
+            Value::Bytes(vec![1]),
+            Value::Bytes(vec![]),
         ];
-        for t in [r#"[1,2]"#, r#"[1,2.0]"#, r#"[1]"#, r#"[]"#, r#"{"a":1,"b":2}"#, r#"{"b":2,"a":1}"#, r#"{"a":1}"#,
-            r#"{"a":[1,{"b":null}]}"#, r#"{"a":[1,{"b":false}]}"#, r#"{}"#] {
+        for t in [
+            r#"[1,2]"#,
+            r#"[1,2.0]"#,
+            r#"[1]"#,
+            r#"[]"#,
+            r#"{"a":1,"b":2}"#,
+            r#"{"b":2,"a":1}"#,
+            r#"{"a":1}"#,
+            r#"{"a":[1,{"b":null}]}"#,
+            r#"{"a":[1,{"b":false}]}"#,
+            r#"{}"#,
+        ] {
             vals.push(j(t));
         }
         vals.push(map(&[("a", 1), ("a", 2)]));
@@ -525,7 +551,10 @@ mod tests {
         // The second pair lost: named, not hidden behind the first.
         assert_eq!(compare(&v, &map(&[("a", 1), ("a", 1)])), vec!["$.a: integer 2 became 1"]);
         assert_eq!(compare(&v, &map(&[("a", 1)])), vec!["$.a: key dropped"]);
-        assert_eq!(compare(&map(&[("a", 1), ("b", 2), ("a", 3)]), &map(&[("b", 2), ("a", 1), ("a", 3)])), vec!["$: key order changed"]);
+        assert_eq!(
+            compare(&map(&[("a", 1), ("b", 2), ("a", 3)]), &map(&[("b", 2), ("a", 1), ("a", 3)])),
+            vec!["$: key order changed"]
+        );
         assert_eq!(compare(&map(&[("a", 1)]), &map(&[("b", 1), ("a", 1)])), vec!["$: key \"b\" added"]);
     }
 
@@ -547,7 +576,11 @@ mod tests {
         let got = compare(&a, &Value::Map(ys));
         assert_eq!(
             got,
-            vec![format!("$.{dropped}: key dropped"), format!("$.{}: integer 2989 became 0", keys[2989]), "$: key \"extra\" added".to_string()]
+            vec![
+                format!("$.{dropped}: key dropped"),
+                format!("$.{}: integer 2989 became 0", keys[2989]),
+                "$: key \"extra\" added".to_string()
+            ]
         );
         // A key present once in ys but twice in xs: the second is dropped.
         let twice = map(&[("x", 1), ("y", 2), ("x", 1)]);

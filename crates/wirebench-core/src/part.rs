@@ -6,7 +6,8 @@
 /// Every part, in run order, which is also the order of the report's sections: the one list
 /// the study runner, the CLI and the report follow (their tests check that they cover it, in
 /// this order).
-pub const NAMES: &[&str] = &["size", "speed", "link", "mqtt", "http", "tcp", "dds", "device", "energy", "micropython", "fleet"];
+pub const NAMES: &[&str] =
+    &["size", "speed", "link", "mqtt", "http", "tcp", "dds", "device", "energy", "micropython", "fleet"];
 
 /// Why a part could not be checked or run.
 #[derive(Debug, thiserror::Error)]

@@ -333,7 +333,8 @@ impl SizeAggregate {
     /// The mean size and the ratio to JSON, from the totals.
     fn derive_means(&mut self) {
         self.bytes_mean = Some(self.bytes_total as f64 / self.encoded as f64);
-        self.ratio_to_json = (self.json_bytes_total > 0).then(|| self.bytes_total as f64 / self.json_bytes_total as f64);
+        self.ratio_to_json =
+            (self.json_bytes_total > 0).then(|| self.bytes_total as f64 / self.json_bytes_total as f64);
     }
 
     /// Fold in the aggregate of the records that came after this one's (e.g. another thread's
@@ -374,11 +375,13 @@ impl SizeAggregate {
         let at = |q: f64| {
             let rank = ((n as f64) * q).ceil().max(1.0) as u64;
             let mut seen = 0;
-            self.sizes.iter().find(|(_, &c)| {
-                seen += c;
-                seen >= rank
-            })
-            .map(|(&b, _)| b)
+            self.sizes
+                .iter()
+                .find(|(_, &c)| {
+                    seen += c;
+                    seen >= rank
+                })
+                .map(|(&b, _)| b)
         };
         self.bytes_p50 = at(0.5);
         self.bytes_p90 = at(0.9);
@@ -683,24 +686,35 @@ pub struct Calibration {
 /// Peak resident set size of this process in KiB (Linux only).
 pub fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
+    status.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()
 }
 
 impl Results {
     pub fn new(provenance: Provenance, config: serde_json::Value) -> Results {
-        Results { schema: RESULTS_SCHEMA.into(), provenance, config, answer: None, size: None, speed: None, dds: None, device: None, energy: None, fleet: None, http: None, link: None, micropython: None, mqtt: None, tcp: None, failed_parts: Vec::new(), other: Default::default() }
+        Results {
+            schema: RESULTS_SCHEMA.into(),
+            provenance,
+            config,
+            answer: None,
+            size: None,
+            speed: None,
+            dds: None,
+            device: None,
+            energy: None,
+            fleet: None,
+            http: None,
+            link: None,
+            micropython: None,
+            mqtt: None,
+            tcp: None,
+            failed_parts: Vec::new(),
+            other: Default::default(),
+        }
     }
 
     /// Read a results file, checking its schema tag.
     pub fn read(path: &Path) -> Result<Results, ResultsError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ResultsError::Io(path.display().to_string(), e))?;
+        let text = std::fs::read_to_string(path).map_err(|e| ResultsError::Io(path.display().to_string(), e))?;
         let r: Results = serde_json::from_str(&text).map_err(|e| ResultsError::Parse {
             path: path.display().to_string(),
             line: e.line(),
@@ -796,7 +810,8 @@ impl OutputSet {
             .into_owned();
         let parent = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         std::fs::create_dir_all(parent)?;
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
         let staging = parent.join(format!(".{name}.new-{}-{nanos}", std::process::id()));
         // create_dir fails on anything already there, a symbolic link included.
         std::fs::create_dir(&staging)?;
@@ -846,7 +861,8 @@ fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
     let ca = std::ffi::CString::new(a.as_os_str().as_bytes())?;
     let cb = std::ffi::CString::new(b.as_os_str().as_bytes())?;
     // SAFETY: two valid NUL-terminated paths, relative to the working directory.
-    let rc = unsafe { libc::renameat2(libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE) };
+    let rc =
+        unsafe { libc::renameat2(libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE) };
     if rc == 0 {
         return Ok(true);
     }

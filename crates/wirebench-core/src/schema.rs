@@ -13,15 +13,25 @@ pub enum Type {
     Null,
     Bool,
     /// An integer of `bits` (8, 16, 32 or 64) width, signed or not.
-    Int { bits: u8, signed: bool },
+    Int {
+        bits: u8,
+        signed: bool,
+    },
     /// A float of `bits` (32 or 64) width.
-    Float { bits: u8 },
+    Float {
+        bits: u8,
+    },
     String,
     Bytes,
     /// Repeated values of one type.
-    Array { items: Box<Type> },
+    Array {
+        items: Box<Type>,
+    },
     /// A record (struct) with ordered named fields.
-    Record { name: String, fields: Vec<Field> },
+    Record {
+        name: String,
+        fields: Vec<Field>,
+    },
     /// No single type fits (e.g. an array mixing strings and maps).
     Any,
 }
@@ -290,7 +300,13 @@ fn merge(a: Type, b: Type, nullable: &mut bool) -> Type {
                     Some(g) => {
                         let mut null = false;
                         let ty = merge(f.ty, g.ty.clone(), &mut null);
-                        fields.push(Field { name: f.name, optional: f.optional || g.optional || null || ty == Null, ty, proto: f.proto, null_branch: f.null_branch });
+                        fields.push(Field {
+                            name: f.name,
+                            optional: f.optional || g.optional || null || ty == Null,
+                            ty,
+                            proto: f.proto,
+                            null_branch: f.null_branch,
+                        });
                     }
                     None => fields.push(Field { optional: true, ..f }),
                 }
@@ -425,7 +441,9 @@ fn check<'a>(t: &'a Type, v: &'a Value) -> Result<(), Miss<'a>> {
             let mut known = crate::value::Lookup::new(fields);
             for (k, _) in pairs {
                 if known.get(k).is_none() {
-                    return Err(Miss::new("no such field".into(), "a field the schema does not have".into()).at(Seg::Key(k)));
+                    return Err(
+                        Miss::new("no such field".into(), "a field the schema does not have".into()).at(Seg::Key(k))
+                    );
                 }
             }
             let mut given = crate::value::pairs_lookup(pairs);

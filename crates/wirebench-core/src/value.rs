@@ -462,9 +462,7 @@ impl<'de> Visitor<'de> for ValueSeed {
         Ok(Value::UInt(v))
     }
     fn visit_u128<E: de::Error>(self, v: u128) -> Result<Value, E> {
-        u64::try_from(v)
-            .map(Value::UInt)
-            .map_err(|_| E::custom(format!("integer {v} does not fit in 64 bits")))
+        u64::try_from(v).map(Value::UInt).map_err(|_| E::custom(format!("integer {v} does not fit in 64 bits")))
     }
     fn visit_f32<E>(self, v: f32) -> Result<Value, E> {
         Ok(Value::F32(v))
@@ -507,8 +505,7 @@ impl<'de> Visitor<'de> for ValueSeed {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let inner = self.inner()?;
-        let mut pairs: Vec<(String, Value)> =
-            Vec::with_capacity(map.size_hint().unwrap_or(0).min(4096));
+        let mut pairs: Vec<(String, Value)> = Vec::with_capacity(map.size_hint().unwrap_or(0).min(4096));
         // In JSON text (the user's input), a key named twice is an input error: keeping either
         // value silently would lose the other, and the schema-directed codecs would make two
         // fields of one name. Binary formats keep what their specs say (PSON: both pairs are
@@ -539,7 +536,9 @@ fn read_marker<E: de::Error>((k, v): &(String, Value)) -> Result<Option<Value>, 
             "NaN" => Ok(Some(Value::F32(f32::NAN))),
             "Infinity" => Ok(Some(Value::F32(f32::INFINITY))),
             "-Infinity" => Ok(Some(Value::F32(f32::NEG_INFINITY))),
-            other => Err(E::custom(format!("\"$f32\" marker must be a number, NaN, Infinity or -Infinity, not {other:?}"))),
+            other => {
+                Err(E::custom(format!("\"$f32\" marker must be a number, NaN, Infinity or -Infinity, not {other:?}")))
+            }
         },
         ("$f32", n) if n.as_float().is_some() || n.as_i128().is_some() => {
             let x = n.as_float().unwrap_or_else(|| n.as_i128().unwrap_or(0) as f64);
@@ -553,9 +552,7 @@ fn read_marker<E: de::Error>((k, v): &(String, Value)) -> Result<Option<Value>, 
             "NaN" => Ok(Some(Value::F64(f64::NAN))),
             "Infinity" => Ok(Some(Value::F64(f64::INFINITY))),
             "-Infinity" => Ok(Some(Value::F64(f64::NEG_INFINITY))),
-            other => Err(E::custom(format!(
-                "\"$f64\" marker must be NaN, Infinity or -Infinity, not {other:?}"
-            ))),
+            other => Err(E::custom(format!("\"$f64\" marker must be NaN, Infinity or -Infinity, not {other:?}"))),
         },
         _ => Ok(None),
     }
@@ -602,7 +599,10 @@ mod tests {
 
     #[test]
     fn duplicate_keys_are_refused_in_small_and_large_maps() {
-        assert!(Value::from_json_str(r#"{"a":1,"b":2,"a":3}"#).unwrap_err().to_string().contains("duplicate key \"a\""));
+        assert!(Value::from_json_str(r#"{"a":1,"b":2,"a":3}"#)
+            .unwrap_err()
+            .to_string()
+            .contains("duplicate key \"a\""));
         let mut big: Vec<String> = (0..40).map(|i| format!("\"k{i}\":{i}")).collect();
         assert!(Value::from_json_str(&format!("{{{}}}", big.join(","))).is_ok());
         big.push("\"k3\":0".into());
@@ -612,8 +612,7 @@ mod tests {
 
     #[test]
     fn json_keeps_order_and_kinds() {
-        let v = Value::from_json_str(r#"{"z":1,"a":-2,"f":1.0,"n":null,"b":{"$bytes":"00ff"}}"#)
-            .unwrap();
+        let v = Value::from_json_str(r#"{"z":1,"a":-2,"f":1.0,"n":null,"b":{"$bytes":"00ff"}}"#).unwrap();
         assert_eq!(
             v,
             Value::Map(vec![
@@ -624,10 +623,7 @@ mod tests {
                 ("b".into(), Value::Bytes(vec![0, 255])),
             ])
         );
-        assert_eq!(
-            v.to_json_string(),
-            r#"{"z":1,"a":-2,"f":1.0,"n":null,"b":{"$bytes":"00ff"}}"#
-        );
+        assert_eq!(v.to_json_string(), r#"{"z":1,"a":-2,"f":1.0,"n":null,"b":{"$bytes":"00ff"}}"#);
     }
 
     #[test]
@@ -644,7 +640,10 @@ mod tests {
         let text = v.to_json_string();
         assert_eq!(text, r#"[{"$f32":21.3},{"$f32":9.223372e+18},{"$f32":"NaN"},21.3]"#);
         let back = Value::from_json_str(&text).unwrap();
-        assert!(matches!(&back, Value::Array(a) if a[0] == Value::F32(21.3) && a[1] == Value::F32(9.223372e18) && matches!(a[2], Value::F32(f) if f.is_nan()) && a[3] == Value::F64(21.3)), "{back:?}");
+        assert!(
+            matches!(&back, Value::Array(a) if a[0] == Value::F32(21.3) && a[1] == Value::F32(9.223372e18) && matches!(a[2], Value::F32(f) if f.is_nan()) && a[3] == Value::F64(21.3)),
+            "{back:?}"
+        );
         assert!(Value::from_json_str(r#"{"$f32":1e39}"#).unwrap_err().to_string().contains("beyond float32"));
         assert!(Value::from_json_str(r#"{"$f32":"x"}"#).unwrap_err().to_string().contains("\"$f32\" marker must be"));
     }
@@ -653,14 +652,8 @@ mod tests {
     fn negative_zero_and_big_numbers() {
         assert_eq!(Value::from_json_str("-0.0").unwrap(), Value::F64(-0.0));
         assert!(Value::from_json_str("-0.0").unwrap().as_float().unwrap().is_sign_negative());
-        assert_eq!(
-            Value::from_json_str("18446744073709551615").unwrap(),
-            Value::UInt(u64::MAX)
-        );
-        assert_eq!(
-            Value::from_json_str("-9223372036854775808").unwrap(),
-            Value::Int(i64::MIN)
-        );
+        assert_eq!(Value::from_json_str("18446744073709551615").unwrap(), Value::UInt(u64::MAX));
+        assert_eq!(Value::from_json_str("-9223372036854775808").unwrap(), Value::Int(i64::MIN));
     }
 
     #[test]
@@ -671,7 +664,10 @@ mod tests {
         let e = Value::from_json_str("[-9223372036854775809]").unwrap_err();
         assert_eq!((e.line(), e.column()), (1, 2), "{e}");
         // Floats of that size written as floats stay floats.
-        assert_eq!(Value::from_json_str("[1e20, 18446744073709551616.0]").unwrap(), Value::Array(vec![Value::F64(1e20), Value::F64(18446744073709551616.0)]));
+        assert_eq!(
+            Value::from_json_str("[1e20, 18446744073709551616.0]").unwrap(),
+            Value::Array(vec![Value::F64(1e20), Value::F64(18446744073709551616.0)])
+        );
     }
 
     #[test]
@@ -777,7 +773,8 @@ mod lookup_tests {
         };
         for size in [0usize, 1, 5, 12, 13, 40] {
             for shuffle in 0..20 {
-                let mut pairs: Vec<(String, Value)> = (0..size).map(|i| (format!("k{i}"), Value::UInt(i as u64))).collect();
+                let mut pairs: Vec<(String, Value)> =
+                    (0..size).map(|i| (format!("k{i}"), Value::UInt(i as u64))).collect();
                 if shuffle % 3 == 1 && size > 1 {
                     // A repeated key (binary formats allow it).
                     let j = next(size);

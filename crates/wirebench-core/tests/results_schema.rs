@@ -81,7 +81,8 @@ fn object(name: &str, def: &Value, out: &mut String) {
         out.push_str(&format!("Type: {}\n", type_of(def)));
         return;
     };
-    let required: Vec<&str> = def["required"].as_array().map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+    let required: Vec<&str> =
+        def["required"].as_array().map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
     out.push_str("| field | type | required | description |\n| --- | --- | --- | --- |\n");
     for (k, t) in props {
         let req = if required.contains(&k.as_str()) { "yes" } else { "no" };
@@ -115,7 +116,9 @@ fn type_of(t: &Value) -> String {
                 Value::Null => "array".into(),
                 item => format!("array of {}", type_of(item)),
             },
-            "object" if t["additionalProperties"].is_object() => format!("map of {}", type_of(&t["additionalProperties"])),
+            "object" if t["additionalProperties"].is_object() => {
+                format!("map of {}", type_of(&t["additionalProperties"]))
+            }
             other => other.into(),
         }
     };

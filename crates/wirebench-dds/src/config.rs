@@ -113,7 +113,10 @@ mod tests {
             assert!(e.contains("WIREBENCH_DDS_MAX_MESSAGE") && e.contains("1344 to 65000"), "{e}");
         }
         let x = loopback_xml_with(Some(32000));
-        assert!(x.contains("<AllowMulticast>false</AllowMulticast><MaxMessageSize>32000B</MaxMessageSize></General>"), "{x}");
+        assert!(
+            x.contains("<AllowMulticast>false</AllowMulticast><MaxMessageSize>32000B</MaxMessageSize></General>"),
+            "{x}"
+        );
         assert!(!loopback_xml_with(None).contains("MaxMessageSize"));
     }
 

@@ -24,7 +24,9 @@ pub fn on_cpu<R>(cpu: Option<u32>, f: impl FnOnce() -> R) -> Result<R, DdsError>
 
 /// The number of CPUs this process may run on.
 pub fn usable() -> usize {
-    current().map(|s| (0..libc::CPU_SETSIZE as usize).filter(|&c| unsafe { libc::CPU_ISSET(c, &s) }).count()).unwrap_or(1)
+    current()
+        .map(|s| (0..libc::CPU_SETSIZE as usize).filter(|&c| unsafe { libc::CPU_ISSET(c, &s) }).count())
+        .unwrap_or(1)
 }
 
 /// Whether this process may run on `cpu`.
@@ -73,7 +75,8 @@ mod tests {
         let before = usable();
         let seen = on_cpu(Some(0), || {
             // A process started here inherits the set.
-            let out = std::process::Command::new("grep").args(["Cpus_allowed_list", "/proc/self/status"]).output().unwrap();
+            let out =
+                std::process::Command::new("grep").args(["Cpus_allowed_list", "/proc/self/status"]).output().unwrap();
             (usable(), String::from_utf8_lossy(&out.stdout).trim().to_string())
         })
         .unwrap();

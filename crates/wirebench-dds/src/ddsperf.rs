@@ -18,9 +18,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::config::ConfigFile;
-use wirebench_measure::stats::median_nearest_rank as median;
 use crate::{DdsError, KEYEDSEQ_FIXED};
 use wirebench_core::sections::dds::payload_mb;
+use wirebench_measure::stats::median_nearest_rank as median;
 
 /// The program (override with `WIREBENCH_DDSPERF`).
 pub fn program() -> String {
@@ -75,7 +75,8 @@ pub fn parse_sub_line(line: &str) -> Option<SubWindow> {
     if !toks.first()?.starts_with('[') || !toks.contains(&"total") || !toks.contains(&"rate") {
         return None;
     }
-    let mbit = toks.iter().position(|t| *t == "Mb/s").and_then(|i| i.checked_sub(1)).and_then(|i| toks[i].parse().ok())?;
+    let mbit =
+        toks.iter().position(|t| *t == "Mb/s").and_then(|i| i.checked_sub(1)).and_then(|i| toks[i].parse().ok())?;
     let rate_unit = toks.iter().position(|t| *t == "rate").and_then(|i| toks.get(i + 2)).copied()?;
     let rate: f64 = after(&toks, "rate")?.parse().ok()?;
     let ksps = match rate_unit {
@@ -122,11 +123,8 @@ pub fn summarize_ping(size: usize, windows: Vec<PingWindow>) -> Result<DdsperfLa
 /// and the last when there are at least five.
 pub fn summarize_sub(size: usize, windows: Vec<SubWindow>) -> Result<DdsperfThroughput, DdsError> {
     let with_data: Vec<&SubWindow> = windows.iter().filter(|w| w.delta > 0).collect();
-    let used: Vec<&SubWindow> = if with_data.len() >= 5 {
-        with_data[2..with_data.len() - 1].to_vec()
-    } else {
-        with_data.clone()
-    };
+    let used: Vec<&SubWindow> =
+        if with_data.len() >= 5 { with_data[2..with_data.len() - 1].to_vec() } else { with_data.clone() };
     if used.is_empty() {
         return Err(DdsError::Ddsperf(format!("sub at size {size} received nothing")));
     }
@@ -286,7 +284,10 @@ mod tests {
     fn parses_a_ping_window() {
         let w = parse_ping_line(PING).unwrap();
         assert_eq!(w.size, 2048);
-        assert_eq!((w.t, w.mean, w.min, w.p50, w.p90, w.p99, w.max, w.cnt), (2.0, 10.418, 7.601, 8.151, 10.205, 23.795, 2632.614, 47722));
+        assert_eq!(
+            (w.t, w.mean, w.min, w.p50, w.p90, w.p99, w.max, w.cnt),
+            (2.0, 10.418, 7.601, 8.151, 10.205, 23.795, 2632.614, 47722)
+        );
         assert!(parse_ping_line("[13786] participant vm:13769: new").is_none());
         assert!(parse_ping_line("[13786] 3.000  rss:8.1MB vcsw:29990 ivcsw:25861 recvUC:15%+33%").is_none());
         assert!(parse_ping_line("").is_none());
@@ -323,14 +324,30 @@ mod tests {
 
     #[test]
     fn summaries_drop_partial_windows() {
-        let mk = |t: f64, p50: f64, cnt: u64| PingWindow { t, size: 2048, mean: p50, min: p50, p50, p90: p50, p99: p50, max: p50, cnt };
-        let s = summarize_ping(2048, vec![mk(1.0, 100.0, 10), mk(2.0, 8.0, 100), mk(3.0, 9.0, 300), mk(4.0, 10.0, 100)]).unwrap();
+        let mk = |t: f64, p50: f64, cnt: u64| PingWindow {
+            t,
+            size: 2048,
+            mean: p50,
+            min: p50,
+            p50,
+            p90: p50,
+            p99: p50,
+            max: p50,
+            cnt,
+        };
+        let s =
+            summarize_ping(2048, vec![mk(1.0, 100.0, 10), mk(2.0, 8.0, 100), mk(3.0, 9.0, 300), mk(4.0, 10.0, 100)])
+                .unwrap();
         assert_eq!((s.windows_used, s.round_trips, s.p50, s.max), (3, 500, 9.0, 10.0));
         assert!((s.mean - (800.0 + 2700.0 + 1000.0) / 500.0).abs() < 1e-9);
         assert!(summarize_ping(2048, vec![]).is_err());
 
         let w = |t: f64, ksps: f64| SubWindow { t, size: 2048, total: 0, lost: 0, delta: 1, ksps, mbit_per_s: 0.0 };
-        let s = summarize_sub(2048, vec![w(1.0, 1.0), w(2.0, 2.0), w(3.0, 300.0), w(4.0, 100.0), w(5.0, 200.0), w(6.0, 5.0)]).unwrap();
+        let s = summarize_sub(
+            2048,
+            vec![w(1.0, 1.0), w(2.0, 2.0), w(3.0, 300.0), w(4.0, 100.0), w(5.0, 200.0), w(6.0, 5.0)],
+        )
+        .unwrap();
         assert_eq!((s.windows_used, s.samples_per_s), (3, 200_000.0));
         assert!((s.mb_per_s - 409.6).abs() < 1e-9);
         assert!(summarize_sub(2048, vec![]).is_err());

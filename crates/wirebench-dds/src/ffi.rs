@@ -353,7 +353,8 @@ impl Taker {
                 // &mut self, so not while `f` borrows them.
                 unsafe { std::slice::from_raw_parts(raw.data, raw.len as usize) }
             };
-            f(Sample { seq: raw.seq, keyval: raw.keyval, baggage, source_ts: raw.source_ts }).map_err(TakeError::Callback)?;
+            f(Sample { seq: raw.seq, keyval: raw.keyval, baggage, source_ts: raw.source_ts })
+                .map_err(TakeError::Callback)?;
         }
         Ok(n)
     }

@@ -23,16 +23,24 @@ pub fn complete(d: &mut DdsSection) {
 }
 
 fn figures_at(d: &DdsSection, size: usize, marshals: &[Marshal]) -> SizeFigures {
-    let lat = |m: Marshal| median_finite(d.latency.iter().filter(|r| r.size == size && r.marshal == m).map(|r| r.half_rtt_us.p50));
+    let lat = |m: Marshal| {
+        median_finite(d.latency.iter().filter(|r| r.size == size && r.marshal == m).map(|r| r.half_rtt_us.p50))
+    };
     let thr = |m: Marshal, f: &dyn Fn(&ThroughputResult) -> Option<f64>| {
         median_finite(d.throughput.iter().filter(|r| r.size == size && r.marshal == m).filter_map(f))
     };
     let sps = |m: Marshal| thr(m, &|r| r.steady_samples_per_s).or_else(|| thr(m, &|r| Some(r.samples_per_s)));
     let ours: Vec<OursFigures> = marshals
         .iter()
-        .map(|&m| OursFigures { marshal: m, latency_p50_us: lat(m), mb_per_s: thr(m, &|r| Some(r.mb_per_s)), samples_per_s: sps(m) })
+        .map(|&m| OursFigures {
+            marshal: m,
+            latency_p50_us: lat(m),
+            mb_per_s: thr(m, &|r| Some(r.mb_per_s)),
+            samples_per_s: sps(m),
+        })
         .collect();
-    let native_sps = median_finite(d.ddsperf_throughput.iter().filter(|r| r.payload_size() == size).map(|r| r.samples_per_s));
+    let native_sps =
+        median_finite(d.ddsperf_throughput.iter().filter(|r| r.payload_size() == size).map(|r| r.samples_per_s));
     let ddsperf = DdsperfFigures {
         latency_p50_us: median_finite(d.ddsperf_latency.iter().filter(|r| r.payload_size() == size).map(|r| r.p50)),
         samples_per_s: native_sps,
@@ -42,10 +50,12 @@ fn figures_at(d: &DdsSection, size: usize, marshals: &[Marshal]) -> SizeFigures 
     // ratio is the median of the rounds' ratios, not a ratio of two medians (a host that
     // switches between latency modes would pair a fast run with a slow one).
     let (lat_pairs, thr_pairs) = paired_ratios(d, size, Marshal::Cdr);
-    let ddsperf_steady =
-        median_finite(d.ddsperf_throughput.iter().filter(|r| r.payload_size() == size).map(crate::ddsperf::steady_samples_per_s));
+    let ddsperf_steady = median_finite(
+        d.ddsperf_throughput.iter().filter(|r| r.payload_size() == size).map(crate::ddsperf::steady_samples_per_s),
+    );
     let cdr_over_ddsperf = Relative {
-        latency_p50: median_finite(lat_pairs.iter().copied()).or_else(|| ratio(lat(Marshal::Cdr), ddsperf.latency_p50_us)),
+        latency_p50: median_finite(lat_pairs.iter().copied())
+            .or_else(|| ratio(lat(Marshal::Cdr), ddsperf.latency_p50_us)),
         throughput: median_finite(thr_pairs.iter().copied()).or_else(|| ratio(sps(Marshal::Cdr), ddsperf_steady)),
     };
     let seed = SeedFigures {
@@ -63,11 +73,26 @@ fn figures_at(d: &DdsSection, size: usize, marshals: &[Marshal]) -> SizeFigures 
         throughput: ratio(seed_mb(SEED_JSON), seed_mb(SEED_CDR)),
     };
     let interval = |v: &[f64]| {
-        median_ci(v).map(|(_, lo, hi, coverage)| Interval { coverage, hi, lo, n: v.iter().filter(|x| x.is_finite()).count() })
+        median_ci(v).map(|(_, lo, hi, coverage)| Interval {
+            coverage,
+            hi,
+            lo,
+            n: v.iter().filter(|x| x.is_finite()).count(),
+        })
     };
-    let cdr_over_ddsperf_interval = Some(RelativeInterval { latency_p50: interval(&lat_pairs), throughput: interval(&thr_pairs) })
-        .filter(|i| i.latency_p50.is_some() || i.throughput.is_some());
-    SizeFigures { size, ours, ddsperf, cdr_over_ddsperf, cdr_over_ddsperf_interval, seed, seed_cdr_over_native, seed_json_over_cdr }
+    let cdr_over_ddsperf_interval =
+        Some(RelativeInterval { latency_p50: interval(&lat_pairs), throughput: interval(&thr_pairs) })
+            .filter(|i| i.latency_p50.is_some() || i.throughput.is_some());
+    SizeFigures {
+        size,
+        ours,
+        ddsperf,
+        cdr_over_ddsperf,
+        cdr_over_ddsperf_interval,
+        seed,
+        seed_cdr_over_native,
+        seed_json_over_cdr,
+    }
 }
 
 /// Ours with `marshal` ÷ ddsperf per round at one payload size, for the rounds that ran both,
@@ -86,7 +111,8 @@ pub fn paired_ratios(d: &DdsSection, size: usize, marshal: Marshal) -> (Vec<f64>
     let thr = rounds.iter().filter_map(|&r| {
         let ours = d.throughput.iter().find(|x| x.size == size && x.marshal == marshal && x.round == r)?;
         let theirs = d.ddsperf_throughput.iter().find(|x| x.payload_size() == size && x.round == r)?;
-        Some(ours.steady_samples_per_s.unwrap_or(ours.samples_per_s) / crate::ddsperf::steady_samples_per_s(theirs)).filter(|x| x.is_finite())
+        Some(ours.steady_samples_per_s.unwrap_or(ours.samples_per_s) / crate::ddsperf::steady_samples_per_s(theirs))
+            .filter(|x| x.is_finite())
     });
     (lat.collect(), thr.collect())
 }
@@ -179,7 +205,11 @@ mod tests {
     #[test]
     fn figures_per_size_match_ddsperf_by_payload() {
         let s = DdsSection {
-            latency: vec![lat(1, 2048, Marshal::Cdr, 20.0), lat(2, 2048, Marshal::Cdr, 30.0), lat(1, 2048, Marshal::Json, 60.0)],
+            latency: vec![
+                lat(1, 2048, Marshal::Cdr, 20.0),
+                lat(2, 2048, Marshal::Cdr, 30.0),
+                lat(1, 2048, Marshal::Json, 60.0),
+            ],
             ddsperf_throughput: vec![ddsperf_thr(1, 2060, 100_000.0)],
             published: Published {
                 throughput: vec![PublishedThroughput {
@@ -236,7 +266,11 @@ mod tests {
     #[test]
     fn the_ddsperf_ratio_pairs_the_rounds() {
         let s = DdsSection {
-            latency: vec![lat(1, 2048, Marshal::Cdr, 11.0), lat(2, 2048, Marshal::Cdr, 110.0), lat(3, 2048, Marshal::Cdr, 11.0)],
+            latency: vec![
+                lat(1, 2048, Marshal::Cdr, 11.0),
+                lat(2, 2048, Marshal::Cdr, 110.0),
+                lat(3, 2048, Marshal::Cdr, 11.0),
+            ],
             ddsperf_latency: vec![ddsperf_lat(1, 2060, 10.0), ddsperf_lat(2, 2060, 100.0), ddsperf_lat(3, 2060, 100.0)],
             ..Default::default()
         };
@@ -250,7 +284,11 @@ mod tests {
     #[test]
     fn paired_ratios_and_their_interval() {
         let s = DdsSection {
-            latency: vec![lat(1, 2048, Marshal::Cdr, 11.0), lat(2, 2048, Marshal::Cdr, 110.0), lat(3, 2048, Marshal::Cdr, 11.0)],
+            latency: vec![
+                lat(1, 2048, Marshal::Cdr, 11.0),
+                lat(2, 2048, Marshal::Cdr, 110.0),
+                lat(3, 2048, Marshal::Cdr, 11.0),
+            ],
             ddsperf_latency: vec![ddsperf_lat(1, 2060, 10.0), ddsperf_lat(2, 2060, 100.0), ddsperf_lat(3, 2060, 100.0)],
             ..Default::default()
         };
@@ -322,10 +360,21 @@ mod tests {
 
     #[test]
     fn every_object_is_written_with_sorted_keys() {
-        let window = PingWindow { cnt: 1, max: 1.0, mean: 1.0, min: 1.0, p50: 1.0, p90: 1.0, p99: 1.0, size: 2060, t: 1.0 };
+        let window =
+            PingWindow { cnt: 1, max: 1.0, mean: 1.0, min: 1.0, p50: 1.0, p90: 1.0, p99: 1.0, size: 2060, t: 1.0 };
         let sub = SubWindow { delta: 1, ksps: 1.0, lost: 0, mbit_per_s: 1.0, size: 2060, t: 1.0, total: 1 };
         let mut s = DdsSection {
-            checks: vec![Check { ddsperf: 1.0, limit: 2.0, name: "c".into(), ours: 1.0, pass: true, ratio: 1.0, round: 1, size: 2048, unit: "us".into() }],
+            checks: vec![Check {
+                ddsperf: 1.0,
+                limit: 2.0,
+                name: "c".into(),
+                ours: 1.0,
+                pass: true,
+                ratio: 1.0,
+                round: 1,
+                size: 2048,
+                unit: "us".into(),
+            }],
             ddsperf_latency: vec![DdsperfLatency {
                 max: 1.0,
                 mean: 1.0,
@@ -340,8 +389,19 @@ mod tests {
                 windows: vec![window],
                 windows_used: 1,
             }],
-            ddsperf_throughput: vec![DdsperfThroughput { payload: Some(2048), payload_mb_per_s: Some(1.0), windows: vec![sub], ..ddsperf_thr(1, 2060, 1.0) }],
-            failures: vec![Failure { error: "e".into(), marshal: Some(Marshal::Cdr), round: 1, size: 2048, what: "latency".into() }],
+            ddsperf_throughput: vec![DdsperfThroughput {
+                payload: Some(2048),
+                payload_mb_per_s: Some(1.0),
+                windows: vec![sub],
+                ..ddsperf_thr(1, 2060, 1.0)
+            }],
+            failures: vec![Failure {
+                error: "e".into(),
+                marshal: Some(Marshal::Cdr),
+                round: 1,
+                size: 2048,
+                what: "latency".into(),
+            }],
             latency: vec![LatencyResult { cdf: vec![(1.0, 1.0)], ..lat(1, 2048, Marshal::Cdr, 1.0) }],
             marshal: vec![MarshalBench {
                 bytes: 1,

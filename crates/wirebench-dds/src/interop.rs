@@ -80,7 +80,11 @@ pub fn run(domain: u32, size: &str, count: u64) -> Result<Interop, PartError> {
 fn both_ways(domain: u32, size: usize, count: u64) -> Result<Interop, DdsError> {
     let cfg = ConfigFile::create()?;
     // ddsperf pub -> our reader.
-    let publ = Proc::spawn(&cfg, domain, &["-D20".into(), "pub".into(), "1000Hz".into(), "size".into(), (size + crate::KEYEDSEQ_FIXED).to_string()])?;
+    let publ = Proc::spawn(
+        &cfg,
+        domain,
+        &["-D20".into(), "pub".into(), "1000Hz".into(), "size".into(), (size + crate::KEYEDSEQ_FIXED).to_string()],
+    )?;
     let received = throughput::receive_any(domain, FROM_DDSPERF, Duration::from_secs(20))?;
     drop(publ);
     // Our writer -> ddsperf sub (told how many keys we use: it aborts on keys >= its -n).
@@ -100,7 +104,9 @@ mod tests {
 
     #[test]
     fn bad_options_are_bad_input() {
-        for (domain, size, count, want) in [(500, "2k", 1, "domain 500"), (59, "2q", 1, "bad size"), (59, "2k", 0, "count must be at least 1")] {
+        for (domain, size, count, want) in
+            [(500, "2k", 1, "domain 500"), (59, "2q", 1, "bad size"), (59, "2k", 0, "count must be at least 1")]
+        {
             match run(domain, size, count) {
                 Err(PartError::BadInput(m)) => assert!(m.contains(want), "{m}"),
                 other => panic!("{other:?}"),

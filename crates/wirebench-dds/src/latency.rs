@@ -22,9 +22,9 @@ use serde::{Deserialize, Serialize};
 use crate::config::loopback_xml;
 use crate::marshal::{Codec, KeyedOctets, Marshal};
 use crate::peer::{Peer, PeerMode, PeerOpts, PeerReport, Role};
+use crate::{DdsError, Participant, Taker, Writer, KEYEDSEQ_FIXED, PING_TOPIC, PONG_TOPIC};
 use wirebench_core::sections::dds::PooledSummary;
 use wirebench_measure::stats::{cdf_points, percentile_nearest_rank};
-use crate::{DdsError, Participant, Taker, Writer, KEYEDSEQ_FIXED, PING_TOPIC, PONG_TOPIC};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LatencyOpts {
@@ -359,7 +359,6 @@ pub fn summarize(values: &mut [f64]) -> PooledSummary {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -375,5 +374,4 @@ mod tests {
         assert!(s.p50 <= s.p90 && s.p90 <= s.p99 && s.p99 <= s.max);
         assert_eq!(summarize(&mut []).count, 0);
     }
-
 }

@@ -19,8 +19,8 @@ pub mod bench;
 pub mod config;
 pub mod cpu;
 pub mod ddsperf;
-pub mod figures;
 mod ffi;
+pub mod figures;
 pub mod interop;
 pub mod latency;
 pub mod marshal;
@@ -30,7 +30,10 @@ pub use wirebench_core::published::seed004 as published;
 pub mod study;
 pub mod throughput;
 
-pub use ffi::{cyclone_version, retcode_text, set_batch, ListenedReader, Participant, Reader, Sample, TakeError, Taker, Writer, MAX_TAKE};
+pub use ffi::{
+    cyclone_version, retcode_text, set_batch, ListenedReader, Participant, Reader, Sample, TakeError, Taker, Writer,
+    MAX_TAKE,
+};
 pub use marshal::{Codec, KeyedOctets, Marshal};
 
 /// Whether this build can use DDS: `Err` says why not and what to install. The crate always

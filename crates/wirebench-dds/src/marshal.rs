@@ -351,7 +351,12 @@ mod tests {
                 let (cap_key, cap_value) = (out.key_field.capacity(), out.value_field.capacity());
                 m.decode_into(&b, &mut out).unwrap();
                 assert_eq!(out, m.decode(&b).unwrap(), "{} key {key}, {n} octets", m.name());
-                assert_eq!((out.key_field.capacity(), out.value_field.capacity()), (cap_key, cap_value), "{}", m.name());
+                assert_eq!(
+                    (out.key_field.capacity(), out.value_field.capacity()),
+                    (cap_key, cap_value),
+                    "{}",
+                    m.name()
+                );
             }
         }
         let mut out = KeyedOctets::new(8, 1);

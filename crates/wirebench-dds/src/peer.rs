@@ -192,7 +192,9 @@ pub fn serve(opts: &PeerOpts, ctl: &Receiver<Ctl>, events: &mut dyn FnMut(Event)
                     failure = Some(e);
                 }
             };
-            let allocs = if opts.count_allocs { wirebench_measure::alloc::measure(1, &mut body) } else {
+            let allocs = if opts.count_allocs {
+                wirebench_measure::alloc::measure(1, &mut body)
+            } else {
                 body();
                 None
             };

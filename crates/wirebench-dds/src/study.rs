@@ -179,7 +179,8 @@ pub fn sizes(list: &str) -> Result<Vec<usize>, PartError> {
 pub fn marshals(list: &[String]) -> Result<Vec<Marshal>, PartError> {
     let mut v = Vec::new();
     for s in list {
-        let m = Marshal::parse(s).ok_or_else(|| PartError::bad(format!("bad marshalling {:?} (cdr, json, raw)", s.trim())))?;
+        let m = Marshal::parse(s)
+            .ok_or_else(|| PartError::bad(format!("bad marshalling {:?} (cdr, json, raw)", s.trim())))?;
         if !v.contains(&m) {
             v.push(m);
         }
@@ -193,7 +194,9 @@ pub fn marshals(list: &[String]) -> Result<Vec<Marshal>, PartError> {
 /// The first domain id of a run (it uses the next 40).
 pub fn check_domain(d: u32) -> Result<(), PartError> {
     if d > 190 {
-        return Err(PartError::bad(format!("domain {d} too large: runs use domain .. domain+40, and Cyclone allows up to 230")));
+        return Err(PartError::bad(format!(
+            "domain {d} too large: runs use domain .. domain+40, and Cyclone allows up to 230"
+        )));
     }
     Ok(())
 }
@@ -226,7 +229,10 @@ pub fn check_plan(p: &Plan) -> Result<(), PartError> {
     crate::config::max_message_size().map_err(PartError::bad)?;
     if let Some(cpu) = p.latency_cpu {
         if !crate::cpu::allowed(cpu) {
-            return Err(PartError::bad(format!("latency_cpu: CPU {cpu} is not one this process may run on ({} usable)", crate::cpu::usable())));
+            return Err(PartError::bad(format!(
+                "latency_cpu: CPU {cpu} is not one this process may run on ({} usable)",
+                crate::cpu::usable()
+            )));
         }
     }
     for (name, v) in [("min_throughput_secs", p.min_throughput_secs), ("min_latency_secs", p.min_latency_secs)] {
@@ -253,7 +259,9 @@ pub fn check_plan(p: &Plan) -> Result<(), PartError> {
         positive("samples", u64::from(c.samples))?;
         positive("iterations", u64::from(c.iterations))?;
         positive("throughput samples", c.throughput_samples)?;
-        if c.throughput_samples > MAX_THROUGHPUT_SAMPLES || c.json_throughput_samples.unwrap_or(1) > MAX_THROUGHPUT_SAMPLES {
+        if c.throughput_samples > MAX_THROUGHPUT_SAMPLES
+            || c.json_throughput_samples.unwrap_or(1) > MAX_THROUGHPUT_SAMPLES
+        {
             return Err(PartError::bad(format!("throughput samples: at most {MAX_THROUGHPUT_SAMPLES}")));
         }
         if let Some(j) = c.json_throughput_samples {
@@ -299,7 +307,9 @@ pub fn plan_of(o: &StudyOpts) -> Result<Plan, PartError> {
         });
     }
     if cases.is_empty() {
-        return Err(PartError::bad("add at least one [[dds.cases]] with sizes, instances, samples, throughput_samples"));
+        return Err(PartError::bad(
+            "add at least one [[dds.cases]] with sizes, instances, samples, throughput_samples",
+        ));
     }
     let plan = Plan {
         cases,
@@ -415,7 +425,10 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
         }
         let left = wirebench_measure::progress::time_left(started, step, total_steps);
         step += 1;
-        progress(&format!("[{step}/{total_steps}{}] {msg}", if left.is_empty() { String::new() } else { format!(", {left}") }));
+        progress(&format!(
+            "[{step}/{total_steps}{}] {msg}",
+            if left.is_empty() { String::new() } else { format!(", {left}") }
+        ));
     };
     for round in 1..=max_rounds {
         for case in plan.cases.iter().filter(|c| round <= plan.rounds_of(c)) {
@@ -430,9 +443,14 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
                             if have_ddsperf {
                                 say(&format!("round {round}: latency {label} ddsperf"), true);
                                 let max_key = case.instances.saturating_sub(1);
-                                let run = || ddsperf::latency(domain(), ddsperf_wire(plan, size, max_key), plan.ddsperf_secs);
+                                let run =
+                                    || ddsperf::latency(domain(), ddsperf_wire(plan, size, max_key), plan.ddsperf_secs);
                                 match crate::cpu::on_cpu(plan.latency_cpu, run).and_then(|r| r) {
-                                    Ok(r) => c.ddsperf_latency.push(ddsperf::DdsperfLatency { round, payload: Some(size), ..r }),
+                                    Ok(r) => c.ddsperf_latency.push(ddsperf::DdsperfLatency {
+                                        round,
+                                        payload: Some(size),
+                                        ..r
+                                    }),
                                     Err(e) => c.failures.push(fail(round, "ddsperf latency", size, None, e)),
                                 }
                             }
@@ -446,7 +464,8 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
                                 o.warmup = plan.warmup;
                                 o.min_secs = plan.min_latency_secs.unwrap_or(0.0);
                                 o.count_allocs = plan.count_allocs;
-                                match crate::cpu::on_cpu(plan.latency_cpu, || latency::run(&o, peer())).and_then(|r| r) {
+                                match crate::cpu::on_cpu(plan.latency_cpu, || latency::run(&o, peer())).and_then(|r| r)
+                                {
                                     Ok(r) => c.latency.push(latency::LatencyResult { round, ..r }),
                                     Err(e) => c.failures.push(fail(round, "latency", size, Some(m), e)),
                                 }
@@ -481,7 +500,13 @@ pub fn run(plan: &Plan, peer: &dyn Fn() -> PeerMode, progress: &mut dyn FnMut(&s
                                 o.instances = 1; // the seed's throughput runs name no instance count; ddsperf pub uses one key
                                 o.batch = plan.batch;
                                 o.count_allocs = plan.count_allocs;
-                                match long_enough(&mut o, min_throughput_secs, &mut || peer(), &mut |msg| say(msg, false), &mut domain) {
+                                match long_enough(
+                                    &mut o,
+                                    min_throughput_secs,
+                                    &mut || peer(),
+                                    &mut |msg| say(msg, false),
+                                    &mut domain,
+                                ) {
                                     Ok(r) => c.throughput.push(throughput::ThroughputResult { round, ..r }),
                                     Err(e) => c.failures.push(fail(round, "throughput", size, Some(m), e)),
                                 }
@@ -554,7 +579,11 @@ fn long_enough(
             Some((lo, hi)) => format!(" (95 % CI {lo:.0}–{hi:.0} over {} batches)", stats.batches),
             None => String::new(),
         };
-        let short = if r.secs < MIN_THROUGHPUT_SECS { format!("; shorter than {MIN_THROUGHPUT_SECS} s, little to go by") } else { String::new() };
+        let short = if r.secs < MIN_THROUGHPUT_SECS {
+            format!("; shorter than {MIN_THROUGHPUT_SECS} s, little to go by")
+        } else {
+            String::new()
+        };
         note(&format!("{} samples in {:.2} s: {steady:.0} samples/s steady{ci}{short}", r.received, r.secs));
         match longer_count(o.samples, r.secs, min_secs, MAX_THROUGHPUT_SAMPLES) {
             Some(n) if attempt < THROUGHPUT_ATTEMPTS && !r.stalled => {
@@ -674,7 +703,9 @@ fn ratios(c: &Collected) -> Vec<Ratio> {
     for size in sizes {
         let mb = |m: Marshal| c.marshal.iter().find(|b| b.size == size && b.marshal == m);
         let lat = |m: Marshal| {
-            rounds_median(c.latency.iter().filter(|l| l.size == size && l.marshal == m).map(|l| l.half_rtt_us.p50).collect())
+            rounds_median(
+                c.latency.iter().filter(|l| l.size == size && l.marshal == m).map(|l| l.half_rtt_us.p50).collect(),
+            )
         };
         let thr = |m: Marshal| {
             rounds_median(
@@ -869,12 +900,33 @@ mod tests {
             size: 2048,
             wire_bytes: 2076,
         };
-        let ping = |p50: f64| PingWindow { t: 1.0, size: 2060, mean: p50, min: p50, p50, p90: p50, p99: p50, max: p50, cnt: 10 };
+        let ping = |p50: f64| PingWindow {
+            t: 1.0,
+            size: 2060,
+            mean: p50,
+            min: p50,
+            p50,
+            p90: p50,
+            p99: p50,
+            max: p50,
+            cnt: 10,
+        };
         let sub = |ksps: f64| SubWindow { t: 1.0, size: 2060, total: 1, lost: 0, delta: 1, ksps, mbit_per_s: 1.0 };
         let c = Collected {
-            latency: vec![lat(Marshal::Cdr, 30.0, 1), lat(Marshal::Json, 90.0, 1), lat(Marshal::Cdr, 10.0, 2), lat(Marshal::Json, 50.0, 2)],
-            ddsperf_latency: vec![ddsperf::DdsperfLatency { round: 1, ..summarize_ping(2060, vec![ping(10.0)]).unwrap() }],
-            ddsperf_throughput: vec![ddsperf::DdsperfThroughput { round: 1, ..summarize_sub(2060, vec![sub(100.0)]).unwrap() }],
+            latency: vec![
+                lat(Marshal::Cdr, 30.0, 1),
+                lat(Marshal::Json, 90.0, 1),
+                lat(Marshal::Cdr, 10.0, 2),
+                lat(Marshal::Json, 50.0, 2),
+            ],
+            ddsperf_latency: vec![ddsperf::DdsperfLatency {
+                round: 1,
+                ..summarize_ping(2060, vec![ping(10.0)]).unwrap()
+            }],
+            ddsperf_throughput: vec![ddsperf::DdsperfThroughput {
+                round: 1,
+                ..summarize_sub(2060, vec![sub(100.0)]).unwrap()
+            }],
             ..Default::default()
         };
         let checks = checks(&c);
@@ -897,7 +949,11 @@ mod tests {
         let wire = 2048 + 16 + KEYEDSEQ_FIXED;
         let c = Collected {
             latency: vec![lat(Marshal::Cdr, 30.0, 1)],
-            ddsperf_latency: vec![ddsperf::DdsperfLatency { round: 1, payload: Some(2048), ..summarize_ping(wire, vec![ping(10.0)]).unwrap() }],
+            ddsperf_latency: vec![ddsperf::DdsperfLatency {
+                round: 1,
+                payload: Some(2048),
+                ..summarize_ping(wire, vec![ping(10.0)]).unwrap()
+            }],
             ..Default::default()
         };
         let found = super::checks(&c);

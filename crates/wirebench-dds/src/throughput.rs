@@ -35,7 +35,16 @@ pub struct ThroughputOpts {
 
 impl ThroughputOpts {
     pub fn new(domain: u32, size: usize, marshal: Marshal, samples: u64) -> ThroughputOpts {
-        ThroughputOpts { domain, size, marshal, samples, instances: 1, batch: true, stall_secs: 10.0, count_allocs: false }
+        ThroughputOpts {
+            domain,
+            size,
+            marshal,
+            samples,
+            instances: 1,
+            batch: true,
+            stall_secs: 10.0,
+            count_allocs: false,
+        }
     }
 
     /// The publishing peer of this run.
@@ -113,7 +122,8 @@ pub fn rate_ci(batches: &[(u64, f64)], seed: u64) -> Option<(f64, f64)> {
     let mean_n = batches.iter().map(|b| b.0 as f64).sum::<f64>() / batches.len() as f64;
     // Per batch: seconds it would take for the mean batch size at its own rate.
     let per: Vec<f64> = batches.iter().map(|&(n, t)| t / n as f64 * mean_n).collect();
-    let (lo, hi) = wirebench_measure::stats::bootstrap_ci(&per, |x| mean_n * x.len() as f64 / x.iter().sum::<f64>(), seed);
+    let (lo, hi) =
+        wirebench_measure::stats::bootstrap_ci(&per, |x| mean_n * x.len() as f64 / x.iter().sum::<f64>(), seed);
     Some((lo, hi))
 }
 
@@ -190,7 +200,11 @@ pub fn run_with_stats(opts: &ThroughputOpts, mode: PeerMode) -> Result<(Throughp
         let r = t.drain(|s| {
             marshal.decode_into(s.baggage, &mut st.sample)?;
             if st.sample.value_field.len() != size {
-                return Err(DdsError::Marshal(format!("sample {}: {} octets, expected {size}", s.seq, st.sample.value_field.len())));
+                return Err(DdsError::Marshal(format!(
+                    "sample {}: {} octets, expected {size}",
+                    s.seq,
+                    st.sample.value_field.len()
+                )));
             }
             st.baggage_bytes = s.baggage.len();
             st.d.note(s.seq);
@@ -275,12 +289,10 @@ pub fn run_with_stats(opts: &ThroughputOpts, mode: PeerMode) -> Result<(Throughp
     let n = d.received.max(1) as f64;
     let ours = allocs.map(|a| (a.allocs_per_op / n, a.bytes_per_op / n));
     let (allocs_per_sample, alloc_bytes_per_sample) = match ours {
-        Some((a, b)) if count_in_peer => {
-            match (peer_report.allocs_per_sample, peer_report.alloc_bytes_per_sample) {
-                (Some(pa), Some(pb)) => (Some(a + pa), Some(b + pb)),
-                _ => (None, None),
-            }
-        }
+        Some((a, b)) if count_in_peer => match (peer_report.allocs_per_sample, peer_report.alloc_bytes_per_sample) {
+            (Some(pa), Some(pb)) => (Some(a + pa), Some(b + pb)),
+            _ => (None, None),
+        },
         // Thread mode: both ends were counted in this process already.
         Some((a, b)) => (Some(a), Some(b)),
         None => (None, None),

@@ -14,10 +14,7 @@ fn domain(k: u32) -> u32 {
 }
 
 fn need_ddsperf() {
-    assert!(
-        ddsperf::available(),
-        "ddsperf not found: apt-get install cyclonedds-tools (or set WIREBENCH_DDSPERF)"
-    );
+    assert!(ddsperf::available(), "ddsperf not found: apt-get install cyclonedds-tools (or set WIREBENCH_DDSPERF)");
 }
 
 #[test]
@@ -30,7 +27,8 @@ fn ddsperf_pub_reaches_our_reader() {
     let d = domain(0);
     let cfg = ConfigFile::create().unwrap();
     // 1 kHz for up to 20 s; size 1036 = 12 fixed + 1024 baggage.
-    let publ = Proc::spawn(&cfg, d, &["-D20".into(), "pub".into(), "1000Hz".into(), "size".into(), "1036".into()]).unwrap();
+    let publ =
+        Proc::spawn(&cfg, d, &["-D20".into(), "pub".into(), "1000Hz".into(), "size".into(), "1036".into()]).unwrap();
     let got = throughput::receive_any(d, 500, Duration::from_secs(20)).unwrap();
     drop(publ);
     assert!(got.samples >= 500, "received {} samples from ddsperf pub", got.samples);

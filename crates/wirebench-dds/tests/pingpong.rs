@@ -68,7 +68,9 @@ fn pub_sub_delivers_every_sample_in_order() {
         eprintln!("skipped: {why}");
         return;
     }
-    for (marshal, batch, process) in [(Marshal::Cdr, true, true), (Marshal::Json, false, true), (Marshal::Cdr, true, false)] {
+    for (marshal, batch, process) in
+        [(Marshal::Cdr, true, true), (Marshal::Json, false, true), (Marshal::Cdr, true, false)]
+    {
         let mut o = ThroughputOpts::new(domain(1), 8192, marshal, 3000);
         o.instances = 10;
         o.batch = batch;

@@ -16,19 +16,40 @@ fn main() {
         let p = c.prepare(Some(&schema)).unwrap();
         let mut encs = Vec::with_capacity(vals.len());
         let t = Instant::now();
-        for v in &vals { buf.clear(); let _ = p.encode(v, &mut buf); encs.push(buf.len()); }
+        for v in &vals {
+            buf.clear();
+            let _ = p.encode(v, &mut buf);
+            encs.push(buf.len());
+        }
         let e = t.elapsed().as_nanos() as f64 / n;
         let mut bytes = Vec::new();
-        for v in &vals { let mut b = Vec::new(); let _ = p.encode(v, &mut b); bytes.push(b); }
+        for v in &vals {
+            let mut b = Vec::new();
+            let _ = p.encode(v, &mut b);
+            bytes.push(b);
+        }
         let t = Instant::now();
         let decoded: Vec<_> = bytes.iter().map(|b| p.decode(b).ok()).collect();
         let d = t.elapsed().as_nanos() as f64 / n;
         let t = Instant::now();
         let mut lossy = 0;
-        for (v, b) in vals.iter().zip(&decoded) { if let Some(b) = b { lossy += !wirebench_core::fidelity::compare(v, b).is_empty() as usize; } }
+        for (v, b) in vals.iter().zip(&decoded) {
+            if let Some(b) = b {
+                lossy += !wirebench_core::fidelity::compare(v, b).is_empty() as usize;
+            }
+        }
         let cmp = t.elapsed().as_nanos() as f64 / n;
-        te += e; td += d; tc += cmp;
-        println!("{:14} encode {:7.0}  decode {:7.0}  compare {:6.0} ns/msg  ({} lossy)", c.info().id, e, d, cmp, lossy);
+        te += e;
+        td += d;
+        tc += cmp;
+        println!(
+            "{:14} encode {:7.0}  decode {:7.0}  compare {:6.0} ns/msg  ({} lossy)",
+            c.info().id,
+            e,
+            d,
+            cmp,
+            lossy
+        );
     }
     println!("{:14} encode {:7.0}  decode {:7.0}  compare {:6.0} ns/msg", "total", te, td, tc);
 }

@@ -38,10 +38,7 @@ impl Compressors {
         self.deflate_buf.clear();
         self.deflate_buf.reserve(bytes.len() + bytes.len() / 8 + 64);
         loop {
-            let status = self
-                .deflate
-                .compress_vec(bytes, &mut self.deflate_buf, flate2::FlushCompress::Finish)
-                .ok()?;
+            let status = self.deflate.compress_vec(bytes, &mut self.deflate_buf, flate2::FlushCompress::Finish).ok()?;
             if status == flate2::Status::StreamEnd {
                 return Some(self.deflate_buf.len() as u64);
             }

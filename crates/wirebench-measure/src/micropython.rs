@@ -59,7 +59,8 @@ struct CostDoc {
 }
 
 fn parse(text: &str) -> Result<MicroPythonSection, String> {
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("cost.sh printed no JSON document: {e}"))?;
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("cost.sh printed no JSON document: {e}"))?;
     let mpy_cross = v.get("mpy_cross").and_then(|x| x.as_str()).unwrap_or_default().to_string();
     let mut builds = Vec::new();
     for name in ["f32", "f64", "f32_32bit"] {
@@ -104,7 +105,10 @@ impl Part for MicroPythonPart {
     fn validate(opts: &MicroPythonOpts) -> Result<(), PartError> {
         if let Some(d) = &opts.python_dir {
             if !d.join("cost.sh").is_file() {
-                return Err(PartError::bad(format!("{}: no cost.sh here (--python-dir names a checkout's python/ folder)", d.display())));
+                return Err(PartError::bad(format!(
+                    "{}: no cost.sh here (--python-dir names a checkout's python/ folder)",
+                    d.display()
+                )));
             }
         }
         let missing: Vec<&str> =

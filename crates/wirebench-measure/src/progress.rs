@@ -18,12 +18,26 @@ pub struct Progress {
 impl Progress {
     /// Rounds of a measurement (`3/30 rounds, 16 cases ~12 s left`).
     pub fn new(label: &str, _total: usize, what: &str) -> Progress {
-        Progress { on: std::io::stderr().is_terminal(), quarters: 0, label: label.into(), what: format!(", {what}"), unit: "rounds".into(), started: Instant::now() }
+        Progress {
+            on: std::io::stderr().is_terminal(),
+            quarters: 0,
+            label: label.into(),
+            what: format!(", {what}"),
+            unit: "rounds".into(),
+            started: Instant::now(),
+        }
     }
 
     /// Items of some unit (`120/270 firmwares ~20 s left`).
     pub fn items(label: &str, unit: &str) -> Progress {
-        Progress { on: std::io::stderr().is_terminal(), quarters: 0, label: label.into(), what: String::new(), unit: unit.into(), started: Instant::now() }
+        Progress {
+            on: std::io::stderr().is_terminal(),
+            quarters: 0,
+            label: label.into(),
+            what: String::new(),
+            unit: unit.into(),
+            started: Instant::now(),
+        }
     }
 
     pub fn update(&mut self, done: usize, total: usize) {

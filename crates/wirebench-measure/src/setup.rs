@@ -12,7 +12,8 @@ use serde::Deserialize;
 pub const SETUP_TOML: &str = include_str!("../data/setup.toml");
 
 /// The requirements files `pip = "requirements:PATH"` names, compiled in.
-const REQUIREMENTS: &[(&str, &str)] = &[("c/lab/arm/requirements.txt", include_str!("../../../c/lab/arm/requirements.txt"))];
+const REQUIREMENTS: &[(&str, &str)] =
+    &[("c/lab/arm/requirements.txt", include_str!("../../../c/lab/arm/requirements.txt"))];
 
 /// One optional part and what it needs.
 #[derive(Clone, Debug, Deserialize)]
@@ -185,7 +186,14 @@ pub fn check(names: &[String]) -> Result<Vec<Status>, String> {
                 missing.push(n);
             }
         }
-        out.push(Status { part: name.clone(), about: p.about.clone(), present, missing, rebuild: p.rebuild, root: p.root });
+        out.push(Status {
+            part: name.clone(),
+            about: p.about.clone(),
+            present,
+            missing,
+            rebuild: p.rebuild,
+            root: p.root,
+        });
     }
     Ok(out)
 }
@@ -210,7 +218,8 @@ pub fn install_commands(statuses: &[Status], req_dir: &Path) -> Result<Vec<Vec<S
     let mut cmds = Vec::new();
     if !debian.is_empty() {
         cmds.push(vec!["apt-get".into(), "update".into(), "-qq".into()]);
-        let mut c: Vec<String> = ["apt-get", "install", "-y", "-qq", "--no-install-recommends"].map(String::from).to_vec();
+        let mut c: Vec<String> =
+            ["apt-get", "install", "-y", "-qq", "--no-install-recommends"].map(String::from).to_vec();
         c.extend(debian);
         cmds.push(c);
     }
@@ -265,7 +274,9 @@ mod tests {
     #[test]
     fn the_list_parses_and_every_need_has_one_check_and_a_source() {
         let all = parts();
-        for name in ["device", "energy", "dds", "mosquitto", "lab", "wrk", "valgrind", "micropython", "codec-sizes", "tests"] {
+        for name in
+            ["device", "energy", "dds", "mosquitto", "lab", "wrk", "valgrind", "micropython", "codec-sizes", "tests"]
+        {
             assert!(all.contains_key(name), "{name}");
         }
         for (name, p) in &all {

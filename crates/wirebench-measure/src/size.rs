@@ -183,7 +183,20 @@ impl Worker {
         };
         for (codec, bound) in codecs.iter().zip(prepared) {
             let comp = sampled.compress.then_some(&mut self.compressors);
-            let mut row = measure_one(*codec, bound.as_deref(), fitted, payload, schema, json_bytes, &mut self.buf, comp, sampled.roundtrip, keep, timing, clock);
+            let mut row = measure_one(
+                *codec,
+                bound.as_deref(),
+                fitted,
+                payload,
+                schema,
+                json_bytes,
+                &mut self.buf,
+                comp,
+                sampled.roundtrip,
+                keep,
+                timing,
+                clock,
+            );
             if !keep && !matches!(row.fidelity, Fidelity::Exact | Fidelity::Unchecked) {
                 row.payload = payload.name.clone();
             }
@@ -351,8 +364,11 @@ impl SizeMeter {
         } else {
             std::thread::scope(|scope| {
                 let parse = &parse;
-                let handles: Vec<_> =
-                    batch.chunks(per).enumerate().map(|(c, chunk)| scope.spawn(move || parse(chunk, c * per))).collect();
+                let handles: Vec<_> = batch
+                    .chunks(per)
+                    .enumerate()
+                    .map(|(c, chunk)| scope.spawn(move || parse(chunk, c * per)))
+                    .collect();
                 for h in handles {
                     parsed.push(h.join().expect("size parse worker panicked"));
                 }
@@ -398,10 +414,15 @@ impl SizeMeter {
         // does not depend on batches or threads.
         let (first, every, rt_every) = (self.records, self.compress_every, self.roundtrip_every);
         let pick = |k: u64, i: usize| k > 0 && (first + i as u64) % k == 0;
-        let sampled =
-            move |i: usize| Sampled { compress: pick(every, i), roundtrip: pick(rt_every, i) || novel.get(i) == Some(&true) };
-        let timing =
-            move |i: usize| Timing { all: pick(TIME_EVERY, i), compress: every > 1, roundtrip: rt_every != 1 || !novel.is_empty() };
+        let sampled = move |i: usize| Sampled {
+            compress: pick(every, i),
+            roundtrip: pick(rt_every, i) || novel.get(i) == Some(&true),
+        };
+        let timing = move |i: usize| Timing {
+            all: pick(TIME_EVERY, i),
+            compress: every > 1,
+            roundtrip: rt_every != 1 || !novel.is_empty(),
+        };
         // A chunk's rows (kept ones) and its aggregates per codec, how many payloads they
         // cover, and the error that stopped it. Rows that are not kept are folded on the
         // worker: only the aggregates come back.
@@ -420,7 +441,17 @@ impl SizeMeter {
                     clock.record(PARSE, t);
                 }
                 match parsed {
-                    Ok(p) => worker.measure(codecs, schema, prepared, &p, sampled(offset + i), timing, keep, &mut rows, &mut clock),
+                    Ok(p) => worker.measure(
+                        codecs,
+                        schema,
+                        prepared,
+                        &p,
+                        sampled(offset + i),
+                        timing,
+                        keep,
+                        &mut rows,
+                        &mut clock,
+                    ),
                     Err(e) => {
                         clock.add_cpu(cpu);
                         return (rows, aggs, i as u64, Some(e), clock);
@@ -587,7 +618,8 @@ mod tests {
             m.add(&p);
         }
         let s = m.finish("pson-paper");
-        let sizes = |c: &str| -> Vec<u64> { s.rows.iter().filter(|r| r.codec == c).map(|r| r.bytes.unwrap()).collect() };
+        let sizes =
+            |c: &str| -> Vec<u64> { s.rows.iter().filter(|r| r.codec == c).map(|r| r.bytes.unwrap()).collect() };
         assert_eq!(sizes("pson"), [43, 182, 290, 75, 7, 6, 6, 17, 13, 77]);
         assert_eq!(sizes("json"), [53, 190, 324, 49, 13, 10, 9, 15, 17, 98]);
         assert_eq!(sizes("protoson"), [42, 181, 296, 49, 8, 8, 7, 14, 15, 73]);
@@ -606,8 +638,13 @@ mod tests {
         let payloads: Vec<Payload> = (0..500)
             .map(|i| Payload {
                 name: format!("p{i}"),
-                value: wirebench_core::Value::from_json_str(&format!(r#"{{"i":{i},"t":{}.25,"f":{}.1,"s":"x{}"}}"#, i % 7, i % 5, "y".repeat(i % 13)))
-                    .unwrap(),
+                value: wirebench_core::Value::from_json_str(&format!(
+                    r#"{{"i":{i},"t":{}.25,"f":{}.1,"s":"x{}"}}"#,
+                    i % 7,
+                    i % 5,
+                    "y".repeat(i % 13)
+                ))
+                .unwrap(),
             })
             .collect();
         let schema = Schema::infer(payloads.iter().map(|p| &p.value));
@@ -619,15 +656,24 @@ mod tests {
         batched.workers.push(Worker::new()); // at least two threads, whatever the machine
         batched.add_batch(&payloads);
         let (a, b) = (one.finish("t"), batched.finish("t"));
-        let key = |r: &SizeRow| (r.payload.clone(), r.codec.clone(), r.bytes, r.zstd_bytes, r.deflate_bytes, r.fidelity.label());
+        let key = |r: &SizeRow| {
+            (r.payload.clone(), r.codec.clone(), r.bytes, r.zstd_bytes, r.deflate_bytes, r.fidelity.label())
+        };
         assert_eq!(a.rows.iter().map(key).collect::<Vec<_>>(), b.rows.iter().map(key).collect::<Vec<_>>());
         for (x, y) in a.aggregates.iter().zip(&b.aggregates) {
-            assert_eq!((x.records, x.bytes_total, x.zstd_bytes_total, x.exact), (y.records, y.bytes_total, y.zstd_bytes_total, y.exact));
+            assert_eq!(
+                (x.records, x.bytes_total, x.zstd_bytes_total, x.exact),
+                (y.records, y.bytes_total, y.zstd_bytes_total, y.exact)
+            );
         }
         assert_eq!(b.aggregates[0].records, 500);
         // Rows not kept are folded on the workers and the chunks' aggregates merged in order:
         // every aggregate field (first issue, percentiles, min and max) as one by one.
-        let mut folded = SizeMeter::new(wirebench_codecs::registry().to_vec(), SchemaSource::Fixed(Schema::infer(payloads.iter().map(|p| &p.value))), false);
+        let mut folded = SizeMeter::new(
+            wirebench_codecs::registry().to_vec(),
+            SchemaSource::Fixed(Schema::infer(payloads.iter().map(|p| &p.value))),
+            false,
+        );
         folded.workers.push(Worker::new());
         folded.workers.push(Worker::new());
         folded.add_batch(&payloads);
@@ -657,7 +703,11 @@ mod tests {
         let payloads: Vec<Payload> = (0..300)
             .map(|i| Payload {
                 name: format!("p{i}"),
-                value: if i == 7 { wirebench_core::Value::UInt(i) } else { wirebench_core::Value::from_json_str(&format!(r#"{{"i":{i},"f":2.3}}"#)).unwrap() },
+                value: if i == 7 {
+                    wirebench_core::Value::UInt(i)
+                } else {
+                    wirebench_core::Value::from_json_str(&format!(r#"{{"i":{i},"f":2.3}}"#)).unwrap()
+                },
             })
             .collect();
         let schema = Schema::infer(payloads.iter().skip(8).map(|p| &p.value));
@@ -687,14 +737,34 @@ mod tests {
         // The stage clock: every stage of every 16th message timed, the sampled round trip
         // whenever it runs; compression (every message here) on the timed messages only.
         let c = &some_clock;
-        assert_eq!(c.ran, [300, 300 * 4, 300 * 3 - 1, 30 * 3], "parse, encode (3 codecs + JSON), compress (not BSON's refusal), round trip");
+        assert_eq!(
+            c.ran,
+            [300, 300 * 4, 300 * 3 - 1, 30 * 3],
+            "parse, encode (3 codecs + JSON), compress (not BSON's refusal), round trip"
+        );
         assert_eq!(c.timed, [19, 19 * 4, 19 * 3, 30 * 3]);
         let est = some.run.cpu_seconds.as_ref().unwrap();
         assert!(est.encode > 0.0 && est.compress > 0.0 && est.roundtrip > 0.0, "{est:?}");
         let est = none.run.cpu_seconds.as_ref().unwrap();
         assert_eq!(est.roundtrip, 0.0);
         let rows: Vec<_> = some.rows.iter().filter(|r| r.codec == "pson").map(|r| r.fidelity.label()).collect();
-        assert_eq!(rows[..12], ["exact", "unchecked", "unchecked", "unchecked", "unchecked", "unchecked", "unchecked", "unchecked", "unchecked", "unchecked", "exact", "unchecked"]);
+        assert_eq!(
+            rows[..12],
+            [
+                "exact",
+                "unchecked",
+                "unchecked",
+                "unchecked",
+                "unchecked",
+                "unchecked",
+                "unchecked",
+                "unchecked",
+                "unchecked",
+                "unchecked",
+                "exact",
+                "unchecked"
+            ]
+        );
     }
     /// A sampled round trip also checks every message that brings a value class not checked
     /// before: one float that float32 cannot hold among 4,000 that it can is found, whatever
@@ -704,13 +774,17 @@ mod tests {
         let codecs: Vec<_> = ["pson", "protoson"].iter().map(|c| wirebench_codecs::find(c).unwrap()).collect();
         let text = |i: usize| format!(r#"{{"i":{i},"f":{}}}"#, if i == 2501 { "2.3" } else { "1.5" });
         let path: std::sync::Arc<std::path::Path> = std::path::Path::new("s.ndjson").into();
-        let raws: Vec<RawSample> = (0..4000).map(|i| RawSample { path: path.clone(), line: Some(i + 1), text: text(i) }).collect();
+        let raws: Vec<RawSample> =
+            (0..4000).map(|i| RawSample { path: path.clone(), line: Some(i + 1), text: text(i) }).collect();
         let payloads: Vec<Payload> = raws.iter().map(|r| r.parse().unwrap()).collect();
         let schema = Schema::infer(payloads.iter().map(|p| &p.value));
         let meter = || {
-            SizeMeter::new(codecs.clone(), SchemaSource::Fixed(schema.clone()), true).roundtrip_every(1000).roundtrip_new_classes(true)
+            SizeMeter::new(codecs.clone(), SchemaSource::Fixed(schema.clone()), true)
+                .roundtrip_every(1000)
+                .roundtrip_new_classes(true)
         };
-        let (mut parsed, mut raw_one, mut raw_many, mut plain) = (meter(), meter(), meter(), meter().roundtrip_new_classes(false));
+        let (mut parsed, mut raw_one, mut raw_many, mut plain) =
+            (meter(), meter(), meter(), meter().roundtrip_new_classes(false));
         parsed.add_batch(&payloads);
         raw_one.add_raw_batch(&raws).unwrap();
         for chunk in raws.chunks(700) {
@@ -721,9 +795,15 @@ mod tests {
         // New classes: i reaches 8 bits at 128 and 9 at 256; message 2501's float.
         assert_eq!((parsed.novel_checked(), raw_one.novel_checked(), raw_many.novel_checked()), (3, 3, 3));
         let checked = |s: &SizeSection| -> Vec<usize> {
-            s.rows.iter().enumerate().filter(|(_, r)| r.codec == "pson" && r.fidelity.label() != "unchecked").map(|(i, _)| i / 2).collect()
+            s.rows
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.codec == "pson" && r.fidelity.label() != "unchecked")
+                .map(|(i, _)| i / 2)
+                .collect()
         };
-        let (parsed, raw_one, raw_many, plain) = (parsed.finish("t"), raw_one.finish("t"), raw_many.finish("t"), plain.finish("t"));
+        let (parsed, raw_one, raw_many, plain) =
+            (parsed.finish("t"), raw_one.finish("t"), raw_many.finish("t"), plain.finish("t"));
         assert_eq!(checked(&parsed), [0, 128, 256, 1000, 2000, 2501, 3000]);
         assert_eq!(checked(&raw_one), checked(&parsed));
         assert_eq!(checked(&raw_many), checked(&parsed));
@@ -743,7 +823,8 @@ mod tests {
     /// the wall clock (preempted) does not add time the threads did not spend on the CPU.
     #[test]
     fn stage_seconds_share_out_the_cpu_time() {
-        let c = StageClock { ns: [0, 9_000, 1_000, 0], timed: [0, 10, 10, 0], ran: [0, 160, 160, 0], cpu_ns: 2_000_000 };
+        let c =
+            StageClock { ns: [0, 9_000, 1_000, 0], timed: [0, 10, 10, 0], ran: [0, 160, 160, 0], cpu_ns: 2_000_000 };
         assert_eq!(c.wall_estimate(ENCODE), 144_000.0);
         assert!((c.seconds(ENCODE) - 1.8e-3).abs() < 1e-12, "{}", c.seconds(ENCODE));
         assert!((c.seconds(COMPRESS) - 0.2e-3).abs() < 1e-12);

@@ -187,7 +187,8 @@ pub fn measure(
     rounds(time, &all, &cal, &mut samples, plan.samples, &mut rng, progress);
     let mut recalibrations = vec![0u32; cases];
     for _ in 0..MAX_RECALIBRATIONS {
-        let short: Vec<usize> = all.iter().copied().filter(|&i| fill(cal[i].iters, &samples[i], target) < MIN_FILL).collect();
+        let short: Vec<usize> =
+            all.iter().copied().filter(|&i| fill(cal[i].iters, &samples[i], target) < MIN_FILL).collect();
         if short.is_empty() {
             break;
         }
@@ -363,8 +364,12 @@ pub fn run(
     for i in 0..out.len() {
         let base = out
             .iter()
-            .position(|b| b.codec == cfg.baseline && b.payload == out[i].payload && b.op == out[i].op && b.path == out[i].path)
-            .or_else(|| out.iter().position(|b| b.codec == cfg.baseline && b.payload == out[i].payload && b.op == out[i].op));
+            .position(|b| {
+                b.codec == cfg.baseline && b.payload == out[i].payload && b.op == out[i].op && b.path == out[i].path
+            })
+            .or_else(|| {
+                out.iter().position(|b| b.codec == cfg.baseline && b.payload == out[i].payload && b.op == out[i].op)
+            });
         if let Some(b) = base {
             let r = out[i].ns_per_op.median / out[b].ns_per_op.median;
             let ci = ratio_ci(&samples[i], &samples[b], cfg.seed.wrapping_add(i as u64));
@@ -374,7 +379,8 @@ pub fn run(
     }
     let mut warnings = Vec::new();
     if timer.precision_ns > 100.0 {
-        warnings.push(format!("coarse clock: {:.0} ns steps; samples were lengthened to compensate", timer.precision_ns));
+        warnings
+            .push(format!("coarse clock: {:.0} ns steps; samples were lengthened to compensate", timer.precision_ns));
     }
     let noisy = out.iter().filter(|c| robust_cv(&c.ns_per_op) > NOISY_CV).count();
     if noisy * 10 > out.len() {
@@ -384,7 +390,8 @@ pub fn run(
             NOISY_CV * 100.0
         ));
     }
-    let short: Vec<String> = out.iter().filter(|c| c.short).map(|c| format!("{} / {} / {}", c.payload, c.codec, c.op)).collect();
+    let short: Vec<String> =
+        out.iter().filter(|c| c.short).map(|c| format!("{} / {} / {}", c.payload, c.codec, c.op)).collect();
     if !short.is_empty() {
         warnings.push(format!(
             "{} of {} cases ran short (iterations x median below half the target sample) even after re-calibrating: marked ! in the tables, unreliable, not judged by compare: {}{}",
@@ -501,13 +508,22 @@ mod tests {
             for at in 0..=quiet.calls {
                 let mut noisy = FakeClock::new(per_op, 10e6, &[at]);
                 let got = calibrate(&mut |n| noisy.time(n), target);
-                assert_eq!(got.iters, want.iters, "per_op {per_op}, long timing #{at}: {got:?} (asked {:?})", noisy.asked);
+                assert_eq!(
+                    got.iters, want.iters,
+                    "per_op {per_op}, long timing #{at}: {got:?} (asked {:?})",
+                    noisy.asked
+                );
                 assert_eq!(got.per_op_ns, per_op, "per_op {per_op}, long timing #{at}");
             }
             // Two long timings in a row do not either (three would: that is the rule's limit).
             for at in 0..quiet.calls {
                 let mut noisy = FakeClock::new(per_op, 10e6, &[at, at + 1]);
-                assert_eq!(calibrate(&mut |n| noisy.time(n), target).iters, want.iters, "per_op {per_op}, #{at}, #{}", at + 1);
+                assert_eq!(
+                    calibrate(&mut |n| noisy.time(n), target).iters,
+                    want.iters,
+                    "per_op {per_op}, #{at}, #{}",
+                    at + 1
+                );
             }
         }
     }
@@ -601,7 +617,8 @@ mod tests {
             bytes: 1,
             run: Box::new(spin(work)),
         };
-        let cfg = SpeedConfig { samples: 30, target_sample_ns: 200_000.0, warmup_ms: 1.0, seed: 3, baseline: "a".into() };
+        let cfg =
+            SpeedConfig { samples: 30, target_sample_ns: 200_000.0, warmup_ms: 1.0, seed: 3, baseline: "a".into() };
         let timer = crate::timer::measure_timer();
         let s = run(vec![case("a", 200), case("b", 800)], &cfg, timer, "t", &mut |_, _| {});
         assert_eq!(s.cases.len(), 2);

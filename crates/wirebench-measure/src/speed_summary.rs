@@ -43,7 +43,9 @@ pub fn per_codec(s: &SpeedSection) -> Vec<CodecSpeed> {
     }
     keys.into_iter()
         .map(|(c, path)| {
-            let of = move |op: &'static str| s.cases.iter().filter(move |x| x.codec == c && x.op == op && base_path(&x.path) == path);
+            let of = move |op: &'static str| {
+                s.cases.iter().filter(move |x| x.codec == c && x.op == op && base_path(&x.path) == path)
+            };
             CodecSpeed {
                 codec: c.to_string(),
                 path: of("encode").next().map(|x| x.path.clone()).unwrap_or_else(|| path.to_string()),
@@ -56,8 +58,16 @@ pub fn per_codec(s: &SpeedSection) -> Vec<CodecSpeed> {
 
 /// The case of `codec` and the baseline's case of the same payload and op on the same path,
 /// the typed path first: a ratio never divides a typed time by a dynamic one.
-pub fn same_path_pair<'a>(s: &'a SpeedSection, payload: &str, codec: &str, base: &str, op: &str) -> Option<(&'a SpeedCase, &'a SpeedCase)> {
-    let of = |c: &str, path: &str| s.cases.iter().find(|x| x.payload == payload && x.codec == c && x.op == op && base_path(&x.path) == path);
+pub fn same_path_pair<'a>(
+    s: &'a SpeedSection,
+    payload: &str,
+    codec: &str,
+    base: &str,
+    op: &str,
+) -> Option<(&'a SpeedCase, &'a SpeedCase)> {
+    let of = |c: &str, path: &str| {
+        s.cases.iter().find(|x| x.payload == payload && x.codec == c && x.op == op && base_path(&x.path) == path)
+    };
     ["typed", "dynamic"].iter().find_map(|p| of(codec, p).zip(of(base, p)))
 }
 
@@ -75,7 +85,8 @@ pub fn seed001(s: &SpeedSection) -> Vec<Seed001Row> {
                 .payloads
                 .iter()
                 .map(|payload| {
-                    let ours = same_path_pair(s, payload, codec, "json", op).map(|(a, b)| a.ns_per_op.median / b.ns_per_op.median);
+                    let ours = same_path_pair(s, payload, codec, "json", op)
+                        .map(|(a, b)| a.ns_per_op.median / b.ns_per_op.median);
                     let theirs = p.get(codec, op, payload).zip(p.get("json", op, payload)).map(|(a, b)| a / b);
                     (ours, theirs)
                 })

@@ -5,8 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rumqttc::{
-    AsyncClient, ConnectReturnCode, Event, EventLoop, MqttOptions, NetworkOptions, Packet,
-    TlsConfiguration, Transport,
+    AsyncClient, ConnectReturnCode, Event, EventLoop, MqttOptions, NetworkOptions, Packet, TlsConfiguration, Transport,
 };
 use serde::{Deserialize, Serialize};
 
@@ -113,37 +112,19 @@ impl ClientSettings {
     }
 
     /// Connect (TCP + CONNECT/CONNACK) within the connect timeout.
-    pub async fn connect(
-        &self,
-        ep: &Endpoint,
-        client_id: &str,
-    ) -> Result<(AsyncClient, EventLoop), MqttError> {
+    pub async fn connect(&self, ep: &Endpoint, client_id: &str) -> Result<(AsyncClient, EventLoop), MqttError> {
         let (c, mut el) = self.client(ep, client_id);
         let ms = self.connect_timeout.as_millis() as u64;
         match tokio::time::timeout(self.connect_timeout, el.poll()).await {
-            Err(_) => Err(MqttError::Timeout {
-                what: "connect".into(),
-                url: ep.url.clone(),
-                ms,
-            }),
-            Ok(Err(rumqttc::ConnectionError::NetworkTimeout)) => Err(MqttError::Timeout {
-                what: "connect".into(),
-                url: ep.url.clone(),
-                ms,
-            }),
-            Ok(Err(e)) => Err(MqttError::Connect {
-                url: ep.url.clone(),
-                reason: describe_conn(&e),
-            }),
-            Ok(Ok(Event::Incoming(Packet::ConnAck(ack))))
-                if ack.code == ConnectReturnCode::Success =>
-            {
-                Ok((c, el))
+            Err(_) => Err(MqttError::Timeout { what: "connect".into(), url: ep.url.clone(), ms }),
+            Ok(Err(rumqttc::ConnectionError::NetworkTimeout)) => {
+                Err(MqttError::Timeout { what: "connect".into(), url: ep.url.clone(), ms })
             }
-            Ok(Ok(Event::Incoming(Packet::ConnAck(ack)))) => Err(MqttError::Connect {
-                url: ep.url.clone(),
-                reason: describe_refusal(ack.code),
-            }),
+            Ok(Err(e)) => Err(MqttError::Connect { url: ep.url.clone(), reason: describe_conn(&e) }),
+            Ok(Ok(Event::Incoming(Packet::ConnAck(ack)))) if ack.code == ConnectReturnCode::Success => Ok((c, el)),
+            Ok(Ok(Event::Incoming(Packet::ConnAck(ack)))) => {
+                Err(MqttError::Connect { url: ep.url.clone(), reason: describe_refusal(ack.code) })
+            }
             Ok(Ok(other)) => Err(MqttError::Connect {
                 url: ep.url.clone(),
                 reason: format!("expected CONNACK, got {}", packet_name(&other)),
@@ -161,63 +142,37 @@ impl ClientSettings {
         qos: Qos,
     ) -> Result<(), MqttError> {
         let ms = self.connect_timeout.as_millis() as u64;
-        let timeout = || MqttError::Timeout {
-            what: format!("subscribe to {topic:?}"),
-            url: ep.url.clone(),
-            ms,
-        };
+        let timeout = || MqttError::Timeout { what: format!("subscribe to {topic:?}"), url: ep.url.clone(), ms };
         let wait = async {
-            client
-                .subscribe(topic, qos.rumqttc())
-                .await
-                .map_err(|e| MqttError::InvalidTopic {
-                    topic: topic.to_string(),
-                    reason: format!("rumqttc rejected the subscription: {e}"),
-                })?;
+            client.subscribe(topic, qos.rumqttc()).await.map_err(|e| MqttError::InvalidTopic {
+                topic: topic.to_string(),
+                reason: format!("rumqttc rejected the subscription: {e}"),
+            })?;
             loop {
                 match el.poll().await {
                     Ok(Event::Incoming(Packet::SubAck(ack))) => {
-                        return if ack
-                            .return_codes
-                            .iter()
-                            .any(|c| matches!(c, rumqttc::SubscribeReasonCode::Failure))
-                        {
-                            Err(MqttError::SubscribeRefused {
-                                url: ep.url.clone(),
-                                topic: topic.to_string(),
-                            })
+                        return if ack.return_codes.iter().any(|c| matches!(c, rumqttc::SubscribeReasonCode::Failure)) {
+                            Err(MqttError::SubscribeRefused { url: ep.url.clone(), topic: topic.to_string() })
                         } else {
                             Ok(())
                         };
                     }
                     Ok(_) => {}
-                    Err(e) => {
-                        return Err(MqttError::Connect {
-                            url: ep.url.clone(),
-                            reason: describe_conn(&e),
-                        })
-                    }
+                    Err(e) => return Err(MqttError::Connect { url: ep.url.clone(), reason: describe_conn(&e) }),
                 }
             }
         };
-        tokio::time::timeout(self.connect_timeout, wait)
-            .await
-            .map_err(|_| timeout())?
+        tokio::time::timeout(self.connect_timeout, wait).await.map_err(|_| timeout())?
     }
 }
 
 /// 8 hex digits, different for every run in every process (client ids and default topics).
 pub(crate) fn run_id() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
     let mut x = nanos
         ^ ((std::process::id() as u64) << 32)
-        ^ COUNTER
-            .fetch_add(1, Ordering::Relaxed)
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        ^ COUNTER.fetch_add(1, Ordering::Relaxed).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     // splitmix64 finaliser
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -270,10 +225,7 @@ mod tests {
     fn qos_serde_and_ids() {
         assert_eq!(serde_json::to_string(&Qos::AtLeastOnce).unwrap(), "1");
         assert_eq!(serde_json::from_str::<Qos>("0").unwrap(), Qos::AtMostOnce);
-        assert!(serde_json::from_str::<Qos>("2")
-            .unwrap_err()
-            .to_string()
-            .contains("QoS 2"));
+        assert!(serde_json::from_str::<Qos>("2").unwrap_err().to_string().contains("QoS 2"));
         assert_ne!(run_id(), run_id());
         assert_eq!(run_id().len(), 8);
     }

@@ -83,7 +83,8 @@ pub fn compare_throughput(
     cfg: &ThroughputConfig,
     reps: usize,
 ) -> Result<ThroughputComparison, MqttError> {
-    let (ours, bare) = interleave(reps, || throughput(broker, payloads, cfg), || baseline_throughput(broker, payloads, cfg))?;
+    let (ours, bare) =
+        interleave(reps, || throughput(broker, payloads, cfg), || baseline_throughput(broker, payloads, cfg))?;
     let o: Vec<f64> = ours.iter().map(|r| r.subscriber.msgs_per_s).collect();
     let b: Vec<f64> = bare.iter().map(|r| r.subscriber.msgs_per_s).collect();
     let ratios = ratios(&o, &b);
@@ -94,14 +95,8 @@ pub fn compare_throughput(
         ratio,
         ratio_min: ratios.iter().copied().fold(f64::INFINITY, f64::min),
         ratio_max: ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        ours_delivery_min: ours
-            .iter()
-            .map(|r| r.delivery.delivery_ratio)
-            .fold(1.0, f64::min),
-        bare_delivery_min: bare
-            .iter()
-            .map(|r| r.delivery.delivery_ratio)
-            .fold(1.0, f64::min),
+        ours_delivery_min: ours.iter().map(|r| r.delivery.delivery_ratio).fold(1.0, f64::min),
+        bare_delivery_min: bare.iter().map(|r| r.delivery.delivery_ratio).fold(1.0, f64::min),
         meets_goal: ratio >= THROUGHPUT_RATIO_GOAL,
         ours,
         bare,

@@ -52,9 +52,7 @@ impl ThreadClocks {
     /// Each registered thread's CPU time now (threads that have exited are left out).
     fn snapshot(&self) -> Vec<(libc::clockid_t, u64)> {
         let v = self.0.lock().map(|v| v.clone()).unwrap_or_default();
-        v.iter()
-            .filter_map(|&c| clock_ns(c).map(|ns| (c, ns)))
-            .collect()
+        v.iter().filter_map(|&c| clock_ns(c).map(|ns| (c, ns))).collect()
     }
 }
 
@@ -76,20 +74,14 @@ impl CpuStart {
 
     pub(crate) fn finish(&self, clocks: &ThreadClocks) -> CpuUsage {
         let wall = self.wall.elapsed().as_secs_f64();
-        let process = clock_ns(libc::CLOCK_PROCESS_CPUTIME_ID)
-            .unwrap_or(0)
-            .saturating_sub(self.process_ns) as f64
-            / 1e9;
+        let process =
+            clock_ns(libc::CLOCK_PROCESS_CPUTIME_ID).unwrap_or(0).saturating_sub(self.process_ns) as f64 / 1e9;
         // Per thread: CPU since the start snapshot (threads started later count from zero).
         let harness_ns: u64 = clocks
             .snapshot()
             .iter()
             .map(|&(c, ns)| {
-                let before = self
-                    .harness
-                    .iter()
-                    .find(|(c0, _)| *c0 == c)
-                    .map_or(0, |&(_, n)| n);
+                let before = self.harness.iter().find(|(c0, _)| *c0 == c).map_or(0, |&(_, n)| n);
                 ns.saturating_sub(before)
             })
             .sum();
@@ -101,22 +93,16 @@ impl CpuStart {
             harness_cpu_seconds: harness,
             harness_cores: per(harness),
             process_cores: per(process),
-            machine_cores: std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1),
+            machine_cores: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
             harness_bound: per(harness) >= HARNESS_BOUND_CORES,
         }
     }
 }
 
 /// The runtime every measurement (ours and the bare baselines alike) runs its clients on.
-pub(crate) fn runtime(
-    workers: usize,
-) -> Result<(tokio::runtime::Runtime, ThreadClocks), MqttError> {
+pub(crate) fn runtime(workers: usize) -> Result<(tokio::runtime::Runtime, ThreadClocks), MqttError> {
     if workers == 0 {
-        return Err(MqttError::Config(
-            "worker_threads must be at least 1".into(),
-        ));
+        return Err(MqttError::Config("worker_threads must be at least 1".into()));
     }
     let clocks = ThreadClocks::default();
     let c = clocks.clone();

@@ -12,8 +12,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
 use crate::client::{
-    check_common, publish_packet_len, run_id, ClientSettings, EndReason, Harness, Qos,
-    MAX_DEADLINE_MS, MAX_TIMEOUT_MS,
+    check_common, publish_packet_len, run_id, ClientSettings, EndReason, Harness, Qos, MAX_DEADLINE_MS, MAX_TIMEOUT_MS,
 };
 use crate::cpu::{self, CpuStart, CpuUsage, ThreadClocks};
 use crate::endpoint::{Endpoint, MqttBroker};
@@ -124,12 +123,8 @@ impl EchoConfig {
     fn topics(&self) -> (String, String) {
         let id = run_id();
         (
-            self.req_topic
-                .clone()
-                .unwrap_or_else(|| format!("wirebench/{id}/req")),
-            self.resp_topic
-                .clone()
-                .unwrap_or_else(|| format!("wirebench/{id}/resp")),
+            self.req_topic.clone().unwrap_or_else(|| format!("wirebench/{id}/req")),
+            self.resp_topic.clone().unwrap_or_else(|| format!("wirebench/{id}/resp")),
         )
     }
 
@@ -147,9 +142,7 @@ impl EchoConfig {
         validate_topic(req)?;
         validate_topic(resp)?;
         if req == resp {
-            return Err(MqttError::Config(format!(
-                "req and resp topics must differ (both {req:?})"
-            )));
+            return Err(MqttError::Config(format!("req and resp topics must differ (both {req:?})")));
         }
         check_common(
             self.channel_capacity,
@@ -160,9 +153,7 @@ impl EchoConfig {
         )?;
         let total = self.messages.saturating_add(self.warmup);
         if self.messages == 0 || total > 10_000_000 {
-            return Err(MqttError::Config(
-                "messages must be ≥ 1 and messages + warmup ≤ 1e7".into(),
-            ));
+            return Err(MqttError::Config("messages must be ≥ 1 and messages + warmup ≤ 1e7".into()));
         }
         if let Some(r) = self.rate {
             if !(r.is_finite() && r > 0.0 && r <= 1e7 && total as f64 / r <= MAX_DEADLINE_MS as f64 / 1e3) {
@@ -172,14 +163,9 @@ impl EchoConfig {
             }
         }
         if self.reply_timeout_ms == 0 || self.reply_timeout_ms > MAX_TIMEOUT_MS {
-            return Err(MqttError::Config(
-                "reply_timeout_ms must be in 1..=3600000".into(),
-            ));
+            return Err(MqttError::Config("reply_timeout_ms must be in 1..=3600000".into()));
         }
-        let need = publish_packet_len(
-            if req.len() >= resp.len() { req } else { resp },
-            HEADER_LEN + payload.len(),
-        );
+        let need = publish_packet_len(if req.len() >= resp.len() { req } else { resp }, HEADER_LEN + payload.len());
         if need > self.max_packet_size {
             return Err(MqttError::Config(format!(
                 "a {}-byte payload makes a {need}-byte PUBLISH packet, above max_packet_size {}",
@@ -195,11 +181,7 @@ impl EchoConfig {
 /// header before `payload`; replies are matched by sequence number, so duplicates, late and
 /// lost replies are told apart. Bounded by `connect_timeout_ms`, `reply_timeout_ms` per request
 /// and `deadline_ms` overall.
-pub fn echo_rtt(
-    broker: &impl MqttBroker,
-    payload: &[u8],
-    cfg: &EchoConfig,
-) -> Result<EchoResult, MqttError> {
+pub fn echo_rtt(broker: &impl MqttBroker, payload: &[u8], cfg: &EchoConfig) -> Result<EchoResult, MqttError> {
     let ep = broker.endpoint();
     let (req, resp) = cfg.topics();
     cfg.validate(payload, &req, &resp)?;
@@ -213,11 +195,7 @@ pub fn echo_rtt(
 /// polls until a reply arrives (or `reply_timeout_ms` passes) and takes `Instant::elapsed()`;
 /// an echo loop that republishes what it receives. Same runtime, socket options and message
 /// size. `rate` is ignored (the bare pair is closed-loop only; a warning says so).
-pub fn baseline_echo_rtt(
-    broker: &impl MqttBroker,
-    payload: &[u8],
-    cfg: &EchoConfig,
-) -> Result<EchoResult, MqttError> {
+pub fn baseline_echo_rtt(broker: &impl MqttBroker, payload: &[u8], cfg: &EchoConfig) -> Result<EchoResult, MqttError> {
     let ep = broker.endpoint();
     let (req, resp) = cfg.topics();
     cfg.validate(payload, &req, &resp)?;
@@ -304,15 +282,8 @@ async fn pinger(
     let mut pending: VecDeque<u64> = VecDeque::new(); // due, not yet accepted by the client
     let mut fifo: VecDeque<(u64, Instant)> = VecDeque::new(); // outstanding, with expiry
     let mut o = PingOut {
-        d: EchoDelivery {
-            duplicates: Some(0),
-            ..Default::default()
-        },
-        samples: Vec::with_capacity(if cfg.keep_samples {
-            cfg.messages.min(1 << 20) as usize
-        } else {
-            0
-        }),
+        d: EchoDelivery { duplicates: Some(0), ..Default::default() },
+        samples: Vec::with_capacity(if cfg.keep_samples { cfg.messages.min(1 << 20) as usize } else { 0 }),
         hist: new_histogram(),
         first_send: None,
         last_reply: None,
@@ -349,10 +320,7 @@ async fn pinger(
         }
         // 2. Hand them to the client (never blocking our own event loop).
         while let Some(&seq) = pending.front() {
-            if client
-                .try_publish(req.as_str(), q, false, frame(seq, &payload))
-                .is_err()
-            {
+            if client.try_publish(req.as_str(), q, false, frame(seq, &payload)).is_err() {
                 break; // channel full: the event loop drains it below
             }
             pending.pop_front();
@@ -442,11 +410,7 @@ async fn pinger(
             o.d.lost += 1;
         }
     }
-    o.d.delivery_ratio = if o.d.sent == 0 {
-        0.0
-    } else {
-        o.d.received as f64 / o.d.sent as f64
-    };
+    o.d.delivery_ratio = if o.d.sent == 0 { 0.0 } else { o.d.received as f64 / o.d.sent as f64 };
     o
 }
 
@@ -461,37 +425,22 @@ async fn ours(
     let s = cfg.settings();
     let id = run_id();
     let (echo_c, mut echo_el) = s.connect(&ep, &format!("wb{id}-echo")).await?;
-    s.subscribe(&ep, &echo_c, &mut echo_el, &req, cfg.qos)
-        .await?;
+    s.subscribe(&ep, &echo_c, &mut echo_el, &req, cfg.qos).await?;
     let (ping_c, mut ping_el) = s.connect(&ep, &format!("wb{id}-ping")).await?;
-    s.subscribe(&ep, &ping_c, &mut ping_el, &resp, cfg.qos)
-        .await?;
+    s.subscribe(&ep, &ping_c, &mut ping_el, &resp, cfg.qos).await?;
 
     let (stop, stop_rx) = oneshot::channel();
     let cpu0 = CpuStart::take(&clocks);
     let t0 = Instant::now();
     let deadline = t0 + Duration::from_millis(cfg.deadline_ms);
     let echo = tokio::spawn(echo_loop(echo_c, echo_el, resp.clone(), cfg.qos, stop_rx));
-    let ping = tokio::spawn(pinger(
-        ping_c,
-        ping_el,
-        req.clone(),
-        payload.clone(),
-        cfg.clone(),
-        deadline,
-    ));
+    let ping = tokio::spawn(pinger(ping_c, ping_el, req.clone(), payload.clone(), cfg.clone(), deadline));
     let mut errors = Vec::new();
-    let p = ping
-        .await
-        .map_err(|e| MqttError::Config(format!("pinger task failed: {e}")))?;
+    let p = ping.await.map_err(|e| MqttError::Config(format!("pinger task failed: {e}")))?;
     let end_at = Instant::now();
     let cpu = cpu0.finish(&clocks);
     let _ = stop.send(());
-    let e = tokio::time::timeout(Duration::from_millis(500), echo)
-        .await
-        .ok()
-        .and_then(Result::ok)
-        .unwrap_or_default();
+    let e = tokio::time::timeout(Duration::from_millis(500), echo).await.ok().and_then(Result::ok).unwrap_or_default();
     let mut ended_by = p.end;
     for err in [&p.error, &e.error].into_iter().flatten() {
         errors.push(err.clone());
@@ -518,18 +467,9 @@ async fn ours(
         req_topic: req,
         resp_topic: resp,
         payload_bytes: payload.len(),
-        mode: if cfg.rate.is_some() {
-            "open-loop"
-        } else {
-            "closed-loop"
-        }
-        .into(),
+        mode: if cfg.rate.is_some() { "open-loop" } else { "closed-loop" }.into(),
         rtt: latency_of_histogram(&p.hist),
-        achieved_rate: if measured > 0.0 {
-            p.d.received as f64 / measured
-        } else {
-            0.0
-        },
+        achieved_rate: if measured > 0.0 { p.d.received as f64 / measured } else { 0.0 },
         delivery: p.d,
         stall,
         elapsed_seconds: end_at.duration_since(t0).as_secs_f64(),
@@ -579,17 +519,11 @@ async fn bare(
     echo_c
         .subscribe(req.as_str(), q)
         .await
-        .map_err(|e| MqttError::InvalidTopic {
-            topic: req.clone(),
-            reason: e.to_string(),
-        })?;
+        .map_err(|e| MqttError::InvalidTopic { topic: req.clone(), reason: e.to_string() })?;
     ping_c
         .subscribe(resp.as_str(), q)
         .await
-        .map_err(|e| MqttError::InvalidTopic {
-            topic: resp.clone(),
-            reason: e.to_string(),
-        })?;
+        .map_err(|e| MqttError::InvalidTopic { topic: resp.clone(), reason: e.to_string() })?;
     wait_suback(&ep, &mut echo_el, &s).await?;
     wait_suback(&ep, &mut ping_el, &s).await?;
 
@@ -616,11 +550,7 @@ async fn bare(
             let (mut sent, mut lost, mut error) = (0u64, 0u64, None);
             'outer: for i in 0..total {
                 let t = Instant::now();
-                if ping_c
-                    .publish(req.as_str(), q, false, msg.clone())
-                    .await
-                    .is_err()
-                {
+                if ping_c.publish(req.as_str(), q, false, msg.clone()).await.is_err() {
                     break;
                 }
                 sent += (i >= warm) as u64;
@@ -689,66 +619,42 @@ async fn bare(
             late: 0,
             duplicates: None,
             unexpected: 0,
-            delivery_ratio: if sent == 0 {
-                0.0
-            } else {
-                received as f64 / sent as f64
-            },
+            delivery_ratio: if sent == 0 { 0.0 } else { received as f64 / sent as f64 },
         },
         rtt: latency_stats(&samples),
-        achieved_rate: if elapsed > 0.0 {
-            received as f64 / elapsed
-        } else {
-            0.0
-        },
+        achieved_rate: if elapsed > 0.0 { received as f64 / elapsed } else { 0.0 },
         stall: detect_nagle_stall(&samples),
         elapsed_seconds: elapsed,
         cpu,
         ended_by,
         errors,
         warnings: Vec::new(),
-        samples_ns: if cfg.keep_samples {
-            samples
-        } else {
-            Vec::new()
-        },
+        samples_ns: if cfg.keep_samples { samples } else { Vec::new() },
         config: cfg,
     };
     if r.config.rate.is_some() {
-        r.warnings
-            .push("the bare baseline is closed-loop only: `rate` was ignored".into());
+        r.warnings.push("the bare baseline is closed-loop only: `rate` was ignored".into());
     }
     add_warnings(&mut r);
     Ok(r)
 }
 
-async fn wait_suback(
-    ep: &Endpoint,
-    el: &mut EventLoop,
-    s: &ClientSettings,
-) -> Result<(), MqttError> {
+async fn wait_suback(ep: &Endpoint, el: &mut EventLoop, s: &ClientSettings) -> Result<(), MqttError> {
     let ms = s.connect_timeout.as_millis() as u64;
     let fut = async {
         loop {
             match el.poll().await {
                 Ok(Event::Incoming(Packet::SubAck(_))) => return Ok(()),
                 Ok(_) => {}
-                Err(e) => {
-                    return Err(MqttError::Connect {
-                        url: ep.url.clone(),
-                        reason: describe_conn(&e),
-                    })
-                }
+                Err(e) => return Err(MqttError::Connect { url: ep.url.clone(), reason: describe_conn(&e) }),
             }
         }
     };
-    tokio::time::timeout(s.connect_timeout, fut)
-        .await
-        .map_err(|_| MqttError::Timeout {
-            what: "connect/subscribe".into(),
-            url: ep.url.clone(),
-            ms,
-        })?
+    tokio::time::timeout(s.connect_timeout, fut).await.map_err(|_| MqttError::Timeout {
+        what: "connect/subscribe".into(),
+        url: ep.url.clone(),
+        ms,
+    })?
 }
 
 fn add_warnings(r: &mut EchoResult) {
@@ -757,10 +663,8 @@ fn add_warnings(r: &mut EchoResult) {
     }
     let d = &r.delivery;
     if d.lost > 0 {
-        r.warnings.push(format!(
-            "{} of {} requests got no reply within {} ms",
-            d.lost, d.sent, r.config.reply_timeout_ms
-        ));
+        r.warnings
+            .push(format!("{} of {} requests got no reply within {} ms", d.lost, d.sent, r.config.reply_timeout_ms));
     }
     if r.cpu.harness_bound {
         r.warnings.push(format!(

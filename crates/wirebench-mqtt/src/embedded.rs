@@ -87,10 +87,7 @@ impl EmbeddedBroker {
                 config.max_segment_size, config.max_segment_count
             )));
         }
-        if config.max_payload_size == 0
-            || config.max_inflight_count == 0
-            || config.max_connections < 2
-        {
+        if config.max_payload_size == 0 || config.max_inflight_count == 0 || config.max_connections < 2 {
             return Err(MqttError::Config(
                 "embedded broker: max_payload_size and max_inflight_count must be > 0 and max_connections ≥ 2".into(),
             ));
@@ -110,17 +107,11 @@ impl EmbeddedBroker {
                     }
                 })
                 .map_err(|e| MqttError::io("spawning the broker thread", e))?;
-            let deadline =
-                Instant::now() + Duration::from_millis(config.start_timeout_ms.min(3_600_000));
+            let deadline = Instant::now() + Duration::from_millis(config.start_timeout_ms.min(3_600_000));
             loop {
-                if let Some(l) = sockfd::sockets_bound_to(addr)
-                    .into_iter()
-                    .find(|s| s.listening)
-                {
+                if let Some(l) = sockfd::sockets_bound_to(addr).into_iter().find(|s| s.listening) {
                     if config.tcp_nodelay && !sockfd::set_nodelay(l.fd, true) {
-                        return Err(MqttError::Embedded(format!(
-                            "cannot set TCP_NODELAY on the listener at {addr}"
-                        )));
+                        return Err(MqttError::Embedded(format!("cannot set TCP_NODELAY on the listener at {addr}")));
                     }
                     // The listeners on the extra addresses, each with TCP_NODELAY too.
                     for ip in &config.extra_addresses {
@@ -130,20 +121,20 @@ impl EmbeddedBroker {
                                 break l;
                             }
                             if Instant::now() >= deadline {
-                                return Err(MqttError::Embedded(format!("rumqttd did not listen on {extra} within {} ms", config.start_timeout_ms)));
+                                return Err(MqttError::Embedded(format!(
+                                    "rumqttd did not listen on {extra} within {} ms",
+                                    config.start_timeout_ms
+                                )));
                             }
                             std::thread::sleep(Duration::from_millis(2));
                         };
                         if config.tcp_nodelay && !sockfd::set_nodelay(listener.fd, true) {
-                            return Err(MqttError::Embedded(format!("cannot set TCP_NODELAY on the listener at {extra}")));
+                            return Err(MqttError::Embedded(format!(
+                                "cannot set TCP_NODELAY on the listener at {extra}"
+                            )));
                         }
                     }
-                    return Ok(EmbeddedBroker {
-                        addr,
-                        config,
-                        thread: Some(thread),
-                        stopped: false,
-                    });
+                    return Ok(EmbeddedBroker { addr, config, thread: Some(thread), stopped: false });
                 }
                 if thread.is_finished() {
                     last = format!("rumqttd could not listen on {addr} (port taken?)");
@@ -208,11 +199,7 @@ impl Drop for EmbeddedBroker {
 
 impl MqttBroker for EmbeddedBroker {
     fn endpoint(&self) -> Endpoint {
-        Endpoint::new(
-            &self.addr.ip().to_string(),
-            self.addr.port(),
-            BrokerKind::EmbeddedRumqttd,
-        )
+        Endpoint::new(&self.addr.ip().to_string(), self.addr.port(), BrokerKind::EmbeddedRumqttd)
     }
 }
 

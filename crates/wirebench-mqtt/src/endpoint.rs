@@ -88,10 +88,7 @@ impl Eq for Security {}
 
 impl std::fmt::Debug for Security {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Security")
-            .field("password", &self.password)
-            .field("tls", &self.tls.is_some())
-            .finish()
+        f.debug_struct("Security").field("password", &self.password).field("tls", &self.tls.is_some()).finish()
     }
 }
 
@@ -225,17 +222,12 @@ impl ExternalBroker {
             (a, b) => a.or_else(|| b.clone()).or_else(|| c.env_password.clone()),
         };
         if password.is_some() && username.is_none() {
-            return opt(
-                "a password needs a user name (--username, or user:password@ in --broker)".into(),
-            );
+            return opt("a password needs a user name (--username, or user:password@ in --broker)".into());
         }
         let tls = match (u.tls, c.tls.any()) {
             (true, _) => Some(tls::client_config(&c.tls)?),
             (false, true) => {
-                return opt(
-                    "--ca-file, --client-cert and --client-key need a TLS broker URL (mqtts://host:port)"
-                        .into(),
-                )
+                return opt("--ca-file, --client-cert and --client-key need a TLS broker URL (mqtts://host:port)".into())
             }
             (false, false) => None,
         };
@@ -318,28 +310,15 @@ fn percent_decode(s: &str) -> Result<String, String> {
 /// with a clear reason when it is not one. Error messages show the URL with its password as
 /// `***`.
 pub fn parse_broker_url(url: &str) -> Result<BrokerUrl, MqttError> {
-    let bad = |reason: String| {
-        Err(MqttError::InvalidUrl {
-            url: redact_url(url),
-            reason,
-        })
-    };
+    let bad = |reason: String| Err(MqttError::InvalidUrl { url: redact_url(url), reason });
     let Some((scheme, rest)) = url.split_once("://") else {
         return bad("expected mqtt://host:port or mqtts://host:port".into());
     };
     let tls = match scheme.to_ascii_lowercase().as_str() {
         "mqtt" | "tcp" => false,
         "mqtts" | "ssl" | "tls" => true,
-        "ws" | "wss" => {
-            return bad(format!(
-                "websockets ({scheme}://) are not supported; use mqtt://"
-            ))
-        }
-        _ => {
-            return bad(format!(
-                "unsupported scheme {scheme:?}; expected mqtt://host:port or mqtts://host:port"
-            ))
-        }
+        "ws" | "wss" => return bad(format!("websockets ({scheme}://) are not supported; use mqtt://")),
+        _ => return bad(format!("unsupported scheme {scheme:?}; expected mqtt://host:port or mqtts://host:port")),
     };
     let (username, password, authority) = match rest.rsplit_once('@') {
         None => (None, None, rest),
@@ -362,10 +341,7 @@ pub fn parse_broker_url(url: &str) -> Result<BrokerUrl, MqttError> {
     };
     let authority = authority.strip_suffix('/').unwrap_or(authority);
     if let Some(i) = authority.find(['/', '?', '#']) {
-        return bad(format!(
-            "unexpected {:?} after the host and port",
-            &authority[i..]
-        ));
+        return bad(format!("unexpected {:?} after the host and port", &authority[i..]));
     }
     let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
         let Some((h, after)) = v6.split_once(']') else {
@@ -405,22 +381,14 @@ pub fn parse_broker_url(url: &str) -> Result<BrokerUrl, MqttError> {
             Err(_) => return bad(format!("port {p:?} is not a number in 1..=65535")),
         },
     };
-    Ok(BrokerUrl {
-        tls,
-        host,
-        port,
-        username,
-        password,
-    })
+    Ok(BrokerUrl { tls, host, port, username, password })
 }
 
 fn check_dns_name(host: &str) -> Result<(), String> {
     if host.len() > 253 {
         return Err("longer than 253 characters".into());
     }
-    let looks_numeric = host
-        .split('.')
-        .all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit()));
+    let looks_numeric = host.split('.').all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit()));
     if looks_numeric {
         return Err("not a valid IPv4 address".into());
     }
@@ -431,10 +399,7 @@ fn check_dns_name(host: &str) -> Result<(), String> {
         if label.len() > 63 {
             return Err(format!("label {label:?} is longer than 63 characters"));
         }
-        if let Some(c) = label
-            .chars()
-            .find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
-        {
+        if let Some(c) = label.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_')) {
             return Err(format!("character {c:?} is not allowed"));
         }
         if label.starts_with('-') || label.ends_with('-') {
@@ -457,30 +422,12 @@ mod tests {
 
     #[test]
     fn good_urls() {
-        assert_eq!(
-            parse_url("mqtt://127.0.0.1:1883").unwrap(),
-            ("127.0.0.1".into(), 1883)
-        );
-        assert_eq!(
-            parse_url("mqtt://broker.local").unwrap(),
-            ("broker.local".into(), 1883)
-        );
-        assert_eq!(
-            parse_url("MQTT://localhost:1/").unwrap(),
-            ("localhost".into(), 1)
-        );
-        assert_eq!(
-            parse_url("mqtt://[::1]:8883").unwrap(),
-            ("::1".into(), 8883)
-        );
-        assert_eq!(
-            parse_url("tcp://10.0.0.2:1884").unwrap(),
-            ("10.0.0.2".into(), 1884)
-        );
-        assert_eq!(
-            ExternalBroker::new("mqtt://[::1]:8883").unwrap().url(),
-            "mqtt://[::1]:8883"
-        );
+        assert_eq!(parse_url("mqtt://127.0.0.1:1883").unwrap(), ("127.0.0.1".into(), 1883));
+        assert_eq!(parse_url("mqtt://broker.local").unwrap(), ("broker.local".into(), 1883));
+        assert_eq!(parse_url("MQTT://localhost:1/").unwrap(), ("localhost".into(), 1));
+        assert_eq!(parse_url("mqtt://[::1]:8883").unwrap(), ("::1".into(), 8883));
+        assert_eq!(parse_url("tcp://10.0.0.2:1884").unwrap(), ("10.0.0.2".into(), 1884));
+        assert_eq!(ExternalBroker::new("mqtt://[::1]:8883").unwrap().url(), "mqtt://[::1]:8883");
     }
 
     #[test]
@@ -499,7 +446,10 @@ mod tests {
 
         let b = ExternalBroker::new("mqtt://alice:pw@127.0.0.1:1884").unwrap();
         let ep = b.endpoint();
-        assert_eq!((ep.url.as_str(), ep.username.as_deref(), ep.password()), ("mqtt://127.0.0.1:1884", Some("alice"), Some("pw")));
+        assert_eq!(
+            (ep.url.as_str(), ep.username.as_deref(), ep.password()),
+            ("mqtt://127.0.0.1:1884", Some("alice"), Some("pw"))
+        );
         let text = format!("{ep:?} {}", serde_json::to_string(&ep).unwrap());
         assert!(!text.contains("pw"), "{text}");
 
@@ -513,13 +463,18 @@ mod tests {
         assert!(opt("mqtt://h", pw.clone()).starts_with("a password needs a user name"));
         assert!(opt("mqtt://a:y@h", pw).contains("--password"));
         assert!(opt("mqtts://h", Credentials::default()).contains("--ca-file"));
-        let ca = Credentials { tls: TlsFiles { ca_file: Some("ca.pem".into()), ..TlsFiles::default() }, ..Credentials::default() };
+        let ca = Credentials {
+            tls: TlsFiles { ca_file: Some("ca.pem".into()), ..TlsFiles::default() },
+            ..Credentials::default()
+        };
         assert!(opt("mqtt://h", ca).contains("need a TLS broker URL"));
         // The environment's password is used only when nothing else gives one.
         let env = Credentials { env_password: Some(Password::new("env")), ..user("u") };
         let ep = ExternalBroker::with_credentials("mqtt://h", &env).unwrap().endpoint();
         assert_eq!(ep.password(), Some("env"));
-        let ep = ExternalBroker::with_credentials("mqtt://u:url@h", &Credentials { username: None, ..env }).unwrap().endpoint();
+        let ep = ExternalBroker::with_credentials("mqtt://u:url@h", &Credentials { username: None, ..env })
+            .unwrap()
+            .endpoint();
         assert_eq!(ep.password(), Some("url"));
     }
 

@@ -47,10 +47,7 @@ pub enum MqttError {
 
 impl MqttError {
     pub(crate) fn io(context: impl Into<String>, source: io::Error) -> MqttError {
-        MqttError::Io {
-            context: context.into(),
-            source,
-        }
+        MqttError::Io { context: context.into(), source }
     }
 }
 
@@ -100,9 +97,7 @@ pub(crate) fn describe_conn(e: &rumqttc::ConnectionError) -> String {
             crate::tls::describe(io).unwrap_or_else(|| format!("TLS handshake failed: {}", describe_io(io)))
         }
         C::Tls(rumqttc::TlsError::TLS(e)) => format!("TLS handshake failed: {e}"),
-        C::Tls(rumqttc::TlsError::DNSName(_)) => {
-            "TLS: the host of --broker is not a valid server name".into()
-        }
+        C::Tls(rumqttc::TlsError::DNSName(_)) => "TLS: the host of --broker is not a valid server name".into(),
         C::Tls(other) => format!("TLS handshake failed: {other}"),
         C::ConnectionRefused(code) => describe_refusal(*code),
         C::NetworkTimeout => "network timeout".into(),
@@ -111,9 +106,7 @@ pub(crate) fn describe_conn(e: &rumqttc::ConnectionError) -> String {
         | C::MqttState(rumqttc::StateError::Deserialization(rumqttc::Error::Io(io))) => {
             crate::tls::describe(io).unwrap_or_else(|| describe_io(io))
         }
-        C::MqttState(rumqttc::StateError::ConnectionAborted) => {
-            "connection closed by the broker".into()
-        }
+        C::MqttState(rumqttc::StateError::ConnectionAborted) => "connection closed by the broker".into(),
         C::MqttState(s) => format!("protocol state: {s}"),
         C::NotConnAck(p) => format!("expected CONNACK, got {p:?}"),
         C::RequestsDone => "client dropped".into(),

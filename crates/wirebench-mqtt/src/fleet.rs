@@ -30,8 +30,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
 use wirebench_core::sections::fleet::{
-    ClockProbe, ConnectStats, FdLimit, FleetCpu, FleetDelivery, FleetRun, Hist, PayloadStats, Traffic,
-    TCP_IP_OVERHEAD,
+    ClockProbe, ConnectStats, FdLimit, FleetCpu, FleetDelivery, FleetRun, Hist, PayloadStats, Traffic, TCP_IP_OVERHEAD,
 };
 
 use crate::client::{ClientSettings, Qos};
@@ -139,7 +138,10 @@ impl FleetConfig {
         if self.connect_timeout_ms == 0 || self.connect_timeout_ms > 3_600_000 {
             return bad("connect timeout: expected 1 ms ..= 1 hour".into());
         }
-        if self.run_id.is_empty() || self.run_id.len() > 64 || !self.run_id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.') {
+        if self.run_id.is_empty()
+            || self.run_id.len() > 64
+            || !self.run_id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+        {
             return bad(format!("--run-id {:?}: expected 1 to 64 letters, digits, '-', '_' or '.'", self.run_id));
         }
         Ok(())
@@ -171,7 +173,8 @@ pub fn schedule(cfg: &FleetConfig, d: u64) -> impl Iterator<Item = u64> {
         if now >= duration {
             return None;
         }
-        let u = unit(mix(seed ^ d.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ k.wrapping_mul(0xD1B5_4A32_D192_ED03))) * 2.0 - 1.0;
+        let u =
+            unit(mix(seed ^ d.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ k.wrapping_mul(0xD1B5_4A32_D192_ED03))) * 2.0 - 1.0;
         t += period * (1.0 + jitter * u);
         k += 1;
         Some(now)
@@ -243,7 +246,9 @@ impl FleetBroker {
                 })?,
                 addresses,
             )),
-            other => Err(MqttError::Option(format!("--broker {other:?}: expected embedded, mosquitto or mqtt://host[:port]"))),
+            other => Err(MqttError::Option(format!(
+                "--broker {other:?}: expected embedded, mosquitto or mqtt://host[:port]"
+            ))),
         }
     }
 
@@ -319,10 +324,16 @@ impl ChildBroker {
         use std::os::unix::process::CommandExt;
         use std::process::{Command, Stdio};
         let mut cmd = Command::new(exe);
-        cmd.args([BROKER_CHILD_COMMAND, "--max-connections", &connections.to_string(), "--addresses", &addresses.to_string()])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+        cmd.args([
+            BROKER_CHILD_COMMAND,
+            "--max-connections",
+            &connections.to_string(),
+            "--addresses",
+            &addresses.to_string(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
         // SAFETY: prctl is async-signal-safe; it runs in the child between fork and exec.
         unsafe {
             cmd.pre_exec(|| {
@@ -330,7 +341,8 @@ impl ChildBroker {
                 Ok(())
             });
         }
-        let mut child = cmd.spawn().map_err(|e| MqttError::io(format!("starting the broker process {}", exe.display()), e))?;
+        let mut child =
+            cmd.spawn().map_err(|e| MqttError::io(format!("starting the broker process {}", exe.display()), e))?;
         let pid = child.id();
         let out = child.stdout.take().ok_or_else(|| MqttError::Embedded("the broker process has no stdout".into()))?;
         // Its first line is the address it listens on (or nothing, when it failed: its error is
@@ -417,7 +429,8 @@ pub fn raise_fd_limit(needed: u64) -> Result<FdLimit, MqttError> {
     if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } != 0 {
         return Err(MqttError::io("reading the open-file limit", std::io::Error::last_os_error()));
     }
-    let mut lim = FdLimit { needed, soft_before: r.rlim_cur, hard_before: r.rlim_max, soft: r.rlim_cur, hard: r.rlim_max };
+    let mut lim =
+        FdLimit { needed, soft_before: r.rlim_cur, hard_before: r.rlim_max, soft: r.rlim_cur, hard: r.rlim_max };
     if r.rlim_cur >= needed {
         return Ok(lim);
     }
@@ -487,8 +500,11 @@ impl Rec {
     }
 
     fn hist(&self) -> Hist {
-        let buckets: Vec<[u64; 2]> =
-            self.h.iter_recorded().map(|b| [self.h.highest_equivalent(b.value_iterated_to()), b.count_at_value()]).collect();
+        let buckets: Vec<[u64; 2]> = self
+            .h
+            .iter_recorded()
+            .map(|b| [self.h.highest_equivalent(b.value_iterated_to()), b.count_at_value()])
+            .collect();
         Hist::from_buckets(buckets, self.min, self.max, self.sum)
     }
 }
@@ -645,8 +661,13 @@ pub fn run(
             tokio::time::sleep_until(next).await;
             next += gap;
             let permit = Arc::clone(&sem).acquire_owned().await.expect("semaphore open");
-            let (settings, ep, setup, first_errors, failed) =
-                (settings.clone(), broker.device_endpoint(d), Arc::clone(&setup), Arc::clone(&first_errors), Arc::clone(&failed));
+            let (settings, ep, setup, first_errors, failed) = (
+                settings.clone(),
+                broker.device_endpoint(d),
+                Arc::clone(&setup),
+                Arc::clone(&first_errors),
+                Arc::clone(&failed),
+            );
             let id = format!("wb-{}-{}-{d}", cfg.run_id, short(format));
             let retries = Arc::clone(&retries);
             handles.push(tokio::spawn(async move {
@@ -718,7 +739,16 @@ pub fn run(
         scheduled += due[(d - range.start) as usize];
         let topic = format!("{topic_root}/{}/{d}", d % cfg.subscribers as u64);
         rt.spawn(drive(el, Arc::clone(&shared), d));
-        device_tasks.push(rt.spawn(device(client, topic, d, cfg.clone(), t0, t0_tokio, Arc::clone(&items), Arc::clone(&shared))));
+        device_tasks.push(rt.spawn(device(
+            client,
+            topic,
+            d,
+            cfg.clone(),
+            t0,
+            t0_tokio,
+            Arc::clone(&items),
+            Arc::clone(&shared),
+        )));
     }
     // Wait out the schedule, then drain.
     std::thread::sleep((t0 + Duration::from_millis(cfg.duration_ms)).saturating_duration_since(Instant::now()));
@@ -843,7 +873,8 @@ pub fn run(
     let mut warnings = Vec::new();
     let sf = shared.send_failed.load(Ordering::Relaxed);
     if sf > 0 {
-        warnings.push(format!("{sf} messages could not be handed to their client (its request queue was full or closed)"));
+        warnings
+            .push(format!("{sf} messages could not be handed to their client (its request queue was full or closed)"));
     }
     let dis = shared.disconnected.load(Ordering::Relaxed);
     if dis > 0 {
@@ -1016,12 +1047,7 @@ async fn drive(mut el: EventLoop, s: Arc<Shared>, d: u64) {
     }
 }
 
-async fn subscriber(
-    mut el: EventLoop,
-    s: Arc<Shared>,
-    range: std::ops::Range<u64>,
-    probes: ProbeLog,
-) -> SubResult {
+async fn subscriber(mut el: EventLoop, s: Arc<Shared>, range: std::ops::Range<u64>, probes: ProbeLog) -> SubResult {
     let mut devices = vec![DeviceRx::default(); (range.end - range.start) as usize];
     let mut latency = Rec::new();
     loop {
@@ -1057,7 +1083,8 @@ async fn subscriber(
                 if devices[(d - range.start) as usize].add(seq) {
                     s.received.fetch_add(1, Ordering::Relaxed);
                     if let Some(t0) = s.t0.get() {
-                        latency.record(now.saturating_duration_since(*t0 + Duration::from_nanos(at)).as_micros() as u64);
+                        latency
+                            .record(now.saturating_duration_since(*t0 + Duration::from_nanos(at)).as_micros() as u64);
                     }
                 }
             }
@@ -1189,7 +1216,11 @@ mod tests {
             c.check().unwrap_err().to_string()
         };
         assert!(c(|c| c.devices = 0).contains("--devices"));
-        assert!(c(|c| { c.shard_index = 4; c.shard_count = 4 }).contains("--shard 4/4"));
+        assert!(c(|c| {
+            c.shard_index = 4;
+            c.shard_count = 4
+        })
+        .contains("--shard 4/4"));
         assert!(c(|c| c.jitter = 1.5).contains("--jitter"));
         assert!(c(|c| c.run_id = "a/b".into()).contains("--run-id"));
     }

@@ -41,9 +41,7 @@ pub struct Payloads {
 impl Payloads {
     /// Every message carries this payload.
     pub fn fixed(payload: impl Into<Vec<u8>>) -> Payloads {
-        Payloads {
-            items: vec![payload.into()],
-        }
+        Payloads { items: vec![payload.into()] }
     }
 
     /// Cycle through these payloads (at least one).
@@ -80,10 +78,7 @@ impl Payloads {
         let k = self.items.len() as u64;
         let full = count / k;
         let sum_all: u64 = self.items.iter().map(|p| p.len() as u64).sum();
-        let rest: u64 = self.items[..(count % k) as usize]
-            .iter()
-            .map(|p| p.len() as u64)
-            .sum();
+        let rest: u64 = self.items[..(count % k) as usize].iter().map(|p| p.len() as u64).sum();
         full * sum_all + rest
     }
 

@@ -30,11 +30,11 @@ mod client;
 mod compare;
 mod cpu;
 mod echo;
-pub mod fleet;
 #[cfg(feature = "embedded-broker")]
 mod embedded;
 mod endpoint;
 mod error;
+pub mod fleet;
 pub mod framing;
 mod mosquitto;
 pub mod opcua;
@@ -48,28 +48,24 @@ mod topic;
 
 pub use client::{EndReason, Harness, Qos};
 pub use compare::{
-    compare_echo_rtt, compare_throughput, EchoComparison, ThroughputComparison,
-    ECHO_P50_RATIO_GOAL, THROUGHPUT_RATIO_GOAL,
+    compare_echo_rtt, compare_throughput, EchoComparison, ThroughputComparison, ECHO_P50_RATIO_GOAL,
+    THROUGHPUT_RATIO_GOAL,
 };
 pub use cpu::{CpuUsage, HARNESS_BOUND_CORES};
 pub use echo::{baseline_echo_rtt, echo_rtt, EchoConfig, EchoDelivery, EchoResult};
 #[cfg(feature = "embedded-broker")]
 pub use embedded::{BrokerConfig, EmbeddedBroker};
 pub use endpoint::{
-    parse_broker_url, parse_url, redact_url, BrokerKind, BrokerUrl, Credentials, Endpoint, ExternalBroker,
-    MqttBroker, Password, DEFAULT_PORT, DEFAULT_TLS_PORT, REDACTED,
+    parse_broker_url, parse_url, redact_url, BrokerKind, BrokerUrl, Credentials, Endpoint, ExternalBroker, MqttBroker,
+    Password, DEFAULT_PORT, DEFAULT_TLS_PORT, REDACTED,
 };
-pub use tls::TlsFiles;
 pub use error::{MqttError, Result};
 pub use framing::{PayloadInfo, Payloads, HEADER_LEN};
 pub use mosquitto::{Mosquitto, MosquittoOptions};
-pub use stall::{
-    detect_nagle_stall, StallWarning, STALL_MIN_FRACTION, STALL_MODES_MS, STALL_WINDOW_MS,
-};
+pub use stall::{detect_nagle_stall, StallWarning, STALL_MIN_FRACTION, STALL_MODES_MS, STALL_WINDOW_MS};
 pub use stats::{cdf_us, latency_stats, LatencyStats};
-pub use throughput::{
-    baseline_throughput, throughput, Delivery, Rate, ThroughputConfig, ThroughputResult,
-};
+pub use throughput::{baseline_throughput, throughput, Delivery, Rate, ThroughputConfig, ThroughputResult};
+pub use tls::TlsFiles;
 pub use topic::{validate_topic, MAX_TOPIC_BYTES};
 
 /// Versions of the MQTT libraries this crate measures with (for results' provenance).

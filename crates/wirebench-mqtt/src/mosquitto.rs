@@ -69,20 +69,16 @@ impl Mosquitto {
             return if p.is_file() {
                 Ok(p)
             } else {
-                Err(MqttError::Mosquitto(format!(
-                    "WIREBENCH_MOSQUITTO={} is not a file",
-                    p.display()
-                )))
+                Err(MqttError::Mosquitto(format!("WIREBENCH_MOSQUITTO={} is not a file", p.display())))
             };
         }
-        wirebench_measure::programs::which("mosquitto")
-            .ok_or_else(|| {
-                MqttError::Mosquitto(
-                    "mosquitto not found (looked at $WIREBENCH_MOSQUITTO, PATH, the sbin and bin folders): \
+        wirebench_measure::programs::which("mosquitto").ok_or_else(|| {
+            MqttError::Mosquitto(
+                "mosquitto not found (looked at $WIREBENCH_MOSQUITTO, PATH, the sbin and bin folders): \
                      install it with `apt-get install -y mosquitto`"
-                        .into(),
-                )
-            })
+                    .into(),
+            )
+        })
     }
 
     pub fn start_with(opts: &MosquittoOptions) -> Result<Mosquitto, MqttError> {
@@ -155,11 +151,7 @@ impl Drop for Mosquitto {
 
 impl MqttBroker for Mosquitto {
     fn endpoint(&self) -> Endpoint {
-        Endpoint::new(
-            &self.addr.ip().to_string(),
-            self.addr.port(),
-            BrokerKind::Mosquitto,
-        )
+        Endpoint::new(&self.addr.ip().to_string(), self.addr.port(), BrokerKind::Mosquitto)
     }
 }
 
@@ -168,12 +160,7 @@ enum Retry {
     Fatal(MqttError),
 }
 
-fn start_once(
-    bin: &Path,
-    dir: &Path,
-    port: u16,
-    opts: &MosquittoOptions,
-) -> Result<Mosquitto, Retry> {
+fn start_once(bin: &Path, dir: &Path, port: u16, opts: &MosquittoOptions) -> Result<Mosquitto, Retry> {
     let conf = dir.join("mosquitto.conf");
     let mut text = format!(
         "# written by wirebench-mqtt\nlistener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n\
@@ -201,11 +188,7 @@ fn start_once(
     let log_path = dir.join("mosquitto.log");
     let log = File::create_new(&log_path).map_err(|e| fatal_io("creating mosquitto.log", e))?;
     let mut cmd = Command::new(bin);
-    cmd.arg("-c")
-        .arg(&conf)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(log);
+    cmd.arg("-c").arg(&conf).stdin(Stdio::null()).stdout(Stdio::null()).stderr(log);
     // SAFETY: prctl is async-signal-safe; it runs in the child between fork and exec.
     unsafe {
         cmd.pre_exec(|| {
@@ -213,9 +196,7 @@ fn start_once(
             Ok(())
         });
     }
-    let child = cmd
-        .spawn()
-        .map_err(|e| Retry::Fatal(MqttError::io(format!("starting {}", bin.display()), e)))?;
+    let child = cmd.spawn().map_err(|e| Retry::Fatal(MqttError::io(format!("starting {}", bin.display()), e)))?;
     let addr = SocketAddrV4::new(Ipv4Addr::LOCALHOST, port);
     let m = Mosquitto {
         child: Mutex::new(child),
@@ -234,16 +215,10 @@ fn start_once(
         // Ready = mosquitto says it is running (so the listener is *its* socket, not another
         // process's on a reused port) and it accepts a connection.
         let running = std::fs::read_to_string(&log_path).is_ok_and(|l| l.contains(" running"));
-        if running
-            && TcpStream::connect_timeout(&SocketAddr::V4(addr), Duration::from_millis(200)).is_ok()
-        {
+        if running && TcpStream::connect_timeout(&SocketAddr::V4(addr), Duration::from_millis(200)).is_ok() {
             break;
         }
-        let exited = m
-            .child
-            .lock()
-            .ok()
-            .and_then(|mut c| c.try_wait().ok().flatten());
+        let exited = m.child.lock().ok().and_then(|mut c| c.try_wait().ok().flatten());
         if let Some(status) = exited {
             let log = std::fs::read_to_string(&log_path).unwrap_or_default();
             let why = format!("mosquitto exited ({status}) on port {port}: {}", log.trim());
@@ -258,9 +233,7 @@ fn start_once(
             return Err(Retry::Fatal(MqttError::Mosquitto(format!(
                 "mosquitto did not accept connections on {addr} within {} ms; log: {}",
                 opts.start_timeout_ms,
-                std::fs::read_to_string(&log_path)
-                    .unwrap_or_default()
-                    .trim()
+                std::fs::read_to_string(&log_path).unwrap_or_default().trim()
             ))));
         }
         std::thread::sleep(Duration::from_millis(10));
@@ -269,12 +242,7 @@ fn start_once(
         .arg("-h")
         .output()
         .ok()
-        .and_then(|o| {
-            String::from_utf8_lossy(&o.stdout)
-                .lines()
-                .next()
-                .map(|l| l.trim().to_string())
-        })
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).lines().next().map(|l| l.trim().to_string()))
         .unwrap_or_default();
     let mut m = m;
     m.version = version;

@@ -20,9 +20,8 @@
 
 use uadp::json::{from_json, to_json, JsonDecodeOptions, JsonForm, JsonOptions};
 use uadp::{
-    decode_exact, to_vec, BuiltInType, DataSetMessage, DataSetMetaData, DataValue, DateTime,
-    DecodeOptions, Field, FieldEncoding, FieldMetaData, Guid, NetworkMessage, Payload,
-    PublisherId, Scalar, Variant,
+    decode_exact, to_vec, BuiltInType, DataSetMessage, DataSetMetaData, DataValue, DateTime, DecodeOptions, Field,
+    FieldEncoding, FieldMetaData, Guid, NetworkMessage, Payload, PublisherId, Scalar, Variant,
 };
 
 /// The field counts of the thesis's size table.
@@ -88,9 +87,7 @@ pub fn seed_message(n: usize) -> NetworkMessage {
         publisher_id: Some(PublisherId::String(PUBLISHER_ID.into())),
         data_set_class_id: Guid::parse(DATA_SET_CLASS_ID),
         data_set_writer_ids: Some(vec![WRITER_ID]),
-        messages: vec![DataSetMessage::variant_key_frame(
-            field_values(n).into_iter().map(Variant::Scalar),
-        )],
+        messages: vec![DataSetMessage::variant_key_frame(field_values(n).into_iter().map(Variant::Scalar))],
         ..NetworkMessage::default()
     }
 }
@@ -100,9 +97,7 @@ pub fn smallest_message(n: usize) -> NetworkMessage {
     NetworkMessage {
         publisher_id: Some(PublisherId::Byte(MIN_PUBLISHER_ID)),
         data_set_writer_ids: Some(vec![WRITER_ID]),
-        messages: vec![DataSetMessage::variant_key_frame(
-            field_values(n).into_iter().map(Variant::Scalar),
-        )],
+        messages: vec![DataSetMessage::variant_key_frame(field_values(n).into_iter().map(Variant::Scalar))],
         ..NetworkMessage::default()
     }
 }
@@ -190,18 +185,13 @@ impl StudyFormat {
     }
 
     pub fn is_json(self) -> bool {
-        matches!(
-            self,
-            StudyFormat::UadpJsonRev | StudyFormat::UadpJson | StudyFormat::UadpJsonDv
-        )
+        matches!(self, StudyFormat::UadpJsonRev | StudyFormat::UadpJson | StudyFormat::UadpJsonDv)
     }
 
     /// The NetworkMessage this format encodes for N fields.
     pub fn message(self, n: usize) -> NetworkMessage {
         match self {
-            StudyFormat::Uadp | StudyFormat::UadpJsonRev | StudyFormat::UadpJson => {
-                seed_message(n)
-            }
+            StudyFormat::Uadp | StudyFormat::UadpJsonRev | StudyFormat::UadpJson => seed_message(n),
             StudyFormat::UadpMin => smallest_message(n),
             StudyFormat::UadpRaw => raw_message(n),
             StudyFormat::UadpJsonDv => data_value_message(n),
@@ -214,11 +204,7 @@ impl StudyFormat {
     }
 
     /// Encode `msg` in this format (JSON forms take field names from `meta`).
-    pub fn encode_message(
-        self,
-        msg: &NetworkMessage,
-        meta: &DataSetMetaData,
-    ) -> Result<Vec<u8>, String> {
+    pub fn encode_message(self, msg: &NetworkMessage, meta: &DataSetMetaData) -> Result<Vec<u8>, String> {
         let json = |form| {
             to_json(
                 msg,
@@ -248,10 +234,7 @@ impl StudyFormat {
         let want = self.message(n);
         let got = self.decode(bytes, &meta)?;
         if got != want {
-            return Err(format!(
-                "{}: decoded message differs from the one encoded",
-                self.id()
-            ));
+            return Err(format!("{}: decoded message differs from the one encoded", self.id()));
         }
         Ok(got)
     }
@@ -259,8 +242,8 @@ impl StudyFormat {
     /// Decode `bytes` as this format (RawData and untyped JSON values take types from `meta`).
     pub fn decode(self, bytes: &[u8], meta: &DataSetMetaData) -> Result<NetworkMessage, String> {
         if self.is_json() {
-            let text = core::str::from_utf8(bytes)
-                .map_err(|e| format!("not UTF-8 text (at byte {})", e.valid_up_to()))?;
+            let text =
+                core::str::from_utf8(bytes).map_err(|e| format!("not UTF-8 text (at byte {})", e.valid_up_to()))?;
             let m = from_json(
                 text,
                 &JsonDecodeOptions {
@@ -273,10 +256,7 @@ impl StudyFormat {
         } else {
             decode_exact(
                 bytes,
-                &DecodeOptions {
-                    raw_metadata: core::slice::from_ref(meta),
-                    ..DecodeOptions::default()
-                },
+                &DecodeOptions { raw_metadata: core::slice::from_ref(meta), ..DecodeOptions::default() },
             )
             .map_err(|e| format!("UADP NetworkMessage: {e}"))
         }
@@ -318,10 +298,7 @@ mod tests {
     fn seed_layout_is_39_plus_5n() {
         let header: usize = seed_layout().iter().map(|p| p.bytes).sum();
         assert_eq!(header, 39);
-        let sizes: Vec<usize> = FIELD_COUNTS
-            .iter()
-            .map(|&n| StudyFormat::Uadp.encode(n).unwrap().len())
-            .collect();
+        let sizes: Vec<usize> = FIELD_COUNTS.iter().map(|&n| StudyFormat::Uadp.encode(n).unwrap().len()).collect();
         assert_eq!(sizes, [44, 54, 64, 89]);
         for &n in &FIELD_COUNTS {
             assert_eq!(StudyFormat::UadpMin.encode(n).unwrap().len(), 8 + 5 * n);
@@ -345,10 +322,7 @@ mod tests {
             }
         }
         let j = String::from_utf8(StudyFormat::UadpJsonDv.encode(1).unwrap()).unwrap();
-        assert!(
-            j.contains(r#""Val_F32_A":{"Value":25.5,"SourceTimestamp":"2000-01-01T00:00:15Z"}"#),
-            "{j}"
-        );
+        assert!(j.contains(r#""Val_F32_A":{"Value":25.5,"SourceTimestamp":"2000-01-01T00:00:15Z"}"#), "{j}");
         assert_eq!(StudyFormat::parse("uadp-json"), Some(StudyFormat::UadpJson));
         assert_eq!(StudyFormat::parse("xml"), None);
     }
@@ -357,14 +331,10 @@ mod tests {
     fn reversible_json_uadp_json_is_lossless() {
         for &n in &FIELD_COUNTS {
             let j = StudyFormat::UadpJsonRev.encode(n).unwrap();
-            let m = StudyFormat::UadpJsonRev
-                .decode(&j, &DataSetMetaData::default())
-                .unwrap();
+            let m = StudyFormat::UadpJsonRev.decode(&j, &DataSetMetaData::default()).unwrap();
             let u = to_vec(&m).unwrap();
             let back = StudyFormat::Uadp.decode(&u, &DataSetMetaData::default()).unwrap();
-            let j2 = StudyFormat::UadpJsonRev
-                .encode_message(&back, &metadata(n))
-                .unwrap();
+            let j2 = StudyFormat::UadpJsonRev.encode_message(&back, &metadata(n)).unwrap();
             assert_eq!(j, j2);
         }
     }

@@ -21,11 +21,7 @@ pub(crate) fn sockets_bound_to(addr: SocketAddrV4) -> Vec<OwnSocket> {
     };
     let mut out = Vec::new();
     for entry in dir.flatten() {
-        let Some(fd) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<RawFd>().ok())
-        else {
+        let Some(fd) = entry.file_name().to_str().and_then(|s| s.parse::<RawFd>().ok()) else {
             continue;
         };
         let Ok(target) = std::fs::read_link(entry.path()) else {
@@ -34,9 +30,7 @@ pub(crate) fn sockets_bound_to(addr: SocketAddrV4) -> Vec<OwnSocket> {
         if !target.to_string_lossy().starts_with("socket:") {
             continue;
         }
-        if local_v4(fd) != Some(addr)
-            || sockopt(fd, libc::SOL_SOCKET, libc::SO_TYPE) != Some(libc::SOCK_STREAM)
-        {
+        if local_v4(fd) != Some(addr) || sockopt(fd, libc::SOL_SOCKET, libc::SO_TYPE) != Some(libc::SOCK_STREAM) {
             continue;
         }
         let listening = sockopt(fd, libc::SOL_SOCKET, libc::SO_ACCEPTCONN) == Some(1);
@@ -53,25 +47,14 @@ fn local_v4(fd: RawFd) -> Option<SocketAddrV4> {
     if rc != 0 || sa.sin_family != libc::AF_INET as libc::sa_family_t {
         return None;
     }
-    Some(SocketAddrV4::new(
-        u32::from_be(sa.sin_addr.s_addr).into(),
-        u16::from_be(sa.sin_port),
-    ))
+    Some(SocketAddrV4::new(u32::from_be(sa.sin_addr.s_addr).into(), u16::from_be(sa.sin_port)))
 }
 
 pub(crate) fn sockopt(fd: RawFd, level: libc::c_int, name: libc::c_int) -> Option<libc::c_int> {
     let mut v: libc::c_int = 0;
     let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
     // SAFETY: v and len are valid out-pointers of the sizes given.
-    let rc = unsafe {
-        libc::getsockopt(
-            fd,
-            level,
-            name,
-            &mut v as *mut _ as *mut libc::c_void,
-            &mut len,
-        )
-    };
+    let rc = unsafe { libc::getsockopt(fd, level, name, &mut v as *mut _ as *mut libc::c_void, &mut len) };
     (rc == 0).then_some(v)
 }
 
@@ -111,24 +94,18 @@ pub(crate) fn retire_listener(fd: RawFd) -> bool {
     // SAFETY: plain socket syscalls on fds we create; dup3 targets `fd`, which we have just
     // identified as a listening TCP socket of this process.
     unsafe {
-        let d = libc::socket(
-            libc::AF_INET,
-            libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
-            0,
-        );
+        let d = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC, 0);
         if d < 0 {
             return false;
         }
         let mut sa: libc::sockaddr_in = std::mem::zeroed();
         sa.sin_family = libc::AF_INET as libc::sa_family_t;
         sa.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
-        let ok = libc::bind(
-            d,
-            &sa as *const _ as *const libc::sockaddr,
-            std::mem::size_of::<libc::sockaddr_in>() as u32,
-        ) == 0
-            && libc::listen(d, 1) == 0
-            && libc::dup3(d, fd, libc::O_CLOEXEC) >= 0;
+        let ok =
+            libc::bind(d, &sa as *const _ as *const libc::sockaddr, std::mem::size_of::<libc::sockaddr_in>() as u32)
+                == 0
+                && libc::listen(d, 1) == 0
+                && libc::dup3(d, fd, libc::O_CLOEXEC) >= 0;
         libc::close(d);
         ok
     }

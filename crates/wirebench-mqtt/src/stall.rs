@@ -41,16 +41,8 @@ pub fn detect_nagle_stall(samples_ns: &[u64]) -> Option<StallWarning> {
         return None;
     }
     let ms: Vec<f64> = samples_ns.iter().map(|&s| s as f64 / 1e6).collect();
-    let in_window = |m: f64| -> Vec<f64> {
-        ms.iter()
-            .copied()
-            .filter(|x| (x - m).abs() <= STALL_WINDOW_MS)
-            .collect()
-    };
-    let (best, hits) = STALL_MODES_MS
-        .iter()
-        .map(|&m| (m, in_window(m)))
-        .max_by_key(|(_, v)| v.len())?;
+    let in_window = |m: f64| -> Vec<f64> { ms.iter().copied().filter(|x| (x - m).abs() <= STALL_WINDOW_MS).collect() };
+    let (best, hits) = STALL_MODES_MS.iter().map(|&m| (m, in_window(m))).max_by_key(|(_, v)| v.len())?;
     let fraction = hits.len() as f64 / ms.len() as f64;
     if hits.is_empty() || fraction < STALL_MIN_FRACTION {
         return None;
@@ -106,25 +98,15 @@ mod tests {
         let s: Vec<u64> = (0..100).map(|i| ms(44.0 + (i % 5) as f64 * 0.01)).collect();
         let w = detect_nagle_stall(&s).unwrap();
         assert_eq!(w.mode_ms, 44.0);
-        assert!(
-            w.message.starts_with("RTT mode near 44 ms"),
-            "{}",
-            w.message
-        );
-        assert!(w
-            .message
-            .contains("Nagle + delayed ACK on a socket without TCP_NODELAY"));
+        assert!(w.message.starts_with("RTT mode near 44 ms"), "{}", w.message);
+        assert!(w.message.contains("Nagle + delayed ACK on a socket without TCP_NODELAY"));
 
-        let s: Vec<u64> = (0..100)
-            .map(|i| if i < 10 { ms(88.1) } else { ms(0.2) })
-            .collect();
+        let s: Vec<u64> = (0..100).map(|i| if i < 10 { ms(88.1) } else { ms(0.2) }).collect();
         let w = detect_nagle_stall(&s).unwrap();
         assert_eq!((w.mode_ms, w.samples_in_window), (88.0, 10));
         assert!(w.message.contains("two Nagle + delayed-ACK stalls"));
 
-        let s: Vec<u64> = (0..100)
-            .map(|i| if i < 6 { ms(40.3) } else { ms(0.15) })
-            .collect();
+        let s: Vec<u64> = (0..100).map(|i| if i < 6 { ms(40.3) } else { ms(0.15) }).collect();
         assert_eq!(detect_nagle_stall(&s).unwrap().mode_ms, 40.0);
     }
 
@@ -133,9 +115,7 @@ mod tests {
         let fast: Vec<u64> = (0..1000).map(|i| 100_000 + i * 100).collect();
         assert_eq!(detect_nagle_stall(&fast), None);
         // 4 % in the window: below the threshold.
-        let rare: Vec<u64> = (0..100)
-            .map(|i| if i < 4 { ms(44.0) } else { ms(0.2) })
-            .collect();
+        let rare: Vec<u64> = (0..100).map(|i| if i < 4 { ms(44.0) } else { ms(0.2) }).collect();
         assert_eq!(detect_nagle_stall(&rare), None);
         // A genuine 60 ms link (e.g. a WAN) is not a stall.
         let wan: Vec<u64> = (0..100).map(|i| ms(60.0 + (i % 7) as f64)).collect();

@@ -28,8 +28,8 @@ use serde::{Deserialize, Serialize};
 use wirebench_core::part::{Part, PartError};
 use wirebench_core::sections::mqtt::{
     BrokerInfo, CodecCost, ComparisonRow, FormatInfo, Layout, LayoutPart, MeanMinMax, MessageSize, MqttSection,
-    Published, PublishedFootprint, PublishedMemory, PublishedRtt, PublishedSize, PublishedSizes,
-    PublishedThroughput, RttRow, RttSide, ThroughputRow, ThroughputSide,
+    Published, PublishedFootprint, PublishedMemory, PublishedRtt, PublishedSize, PublishedSizes, PublishedThroughput,
+    RttRow, RttSide, ThroughputRow, ThroughputSide,
 };
 use wirebench_measure::stats::median;
 
@@ -130,7 +130,10 @@ impl StudyOpts {
         Credentials {
             username: self.username.clone(),
             password: None,
-            env_password: std::env::var(PASSWORD_ENV).ok().filter(|p| !p.is_empty()).map(crate::endpoint::Password::new),
+            env_password: std::env::var(PASSWORD_ENV)
+                .ok()
+                .filter(|p| !p.is_empty())
+                .map(crate::endpoint::Password::new),
             tls: crate::TlsFiles {
                 ca_file: self.ca_file.clone(),
                 client_cert: self.client_cert.clone(),
@@ -218,7 +221,10 @@ fn plan(opts: &StudyOpts) -> Result<Plan, PartError> {
         return Err(PartError::bad(format!("[mqtt] rtt_reps = {}: expected 0 (= reps) or 1..=100", opts.rtt_reps)));
     }
     if opts.max_reps != 0 && !(opts.reps..=100).contains(&opts.max_reps) {
-        return Err(PartError::bad(format!("[mqtt] max_reps = {}: expected 0 or reps..=100 ({}..=100)", opts.max_reps, opts.reps)));
+        return Err(PartError::bad(format!(
+            "[mqtt] max_reps = {}: expected 0 or reps..=100 ({}..=100)",
+            opts.max_reps, opts.reps
+        )));
     }
     if !(opts.ci_target.is_finite() && (0.0..1.0).contains(&opts.ci_target)) {
         return Err(PartError::bad(format!("[mqtt] ci_target = {}: expected a fraction in [0, 1)", opts.ci_target)));
@@ -451,9 +457,7 @@ impl TransportOpts {
         let qos = match self.qos.as_str() {
             "0" => Qos::AtMostOnce,
             "1" => Qos::AtLeastOnce,
-            other => {
-                return Err(PartError::bad(format!("--qos {other:?}: expected 0 or 1 (QoS 2 is not measured)")))
-            }
+            other => return Err(PartError::bad(format!("--qos {other:?}: expected 0 or 1 (QoS 2 is not measured)"))),
         };
         Ok(TransportPlan { opts: self.clone(), payload, qos })
     }
@@ -549,10 +553,9 @@ pub fn check_fields(fields: &[usize]) -> Result<(), PartError> {
 /// failed TLS handshake, a timeout, a socket error) is a failure (exit 1).
 fn mqtt_err(e: MqttError) -> PartError {
     match e {
-        MqttError::InvalidUrl { .. }
-        | MqttError::InvalidTopic { .. }
-        | MqttError::Option(_)
-        | MqttError::Config(_) => PartError::bad(e.to_string()),
+        MqttError::InvalidUrl { .. } | MqttError::InvalidTopic { .. } | MqttError::Option(_) | MqttError::Config(_) => {
+            PartError::bad(e.to_string())
+        }
         MqttError::Connect { .. }
         | MqttError::SubscribeRefused { .. }
         | MqttError::Timeout { .. }
@@ -591,9 +594,9 @@ impl Broker {
         Broker::check(spec, c)?;
         match spec {
             #[cfg(feature = "embedded-broker")]
-            "embedded" => Ok(Broker::Embedded(
-                crate::EmbeddedBroker::start(crate::BrokerConfig::default()).map_err(mqtt_err)?,
-            )),
+            "embedded" => {
+                Ok(Broker::Embedded(crate::EmbeddedBroker::start(crate::BrokerConfig::default()).map_err(mqtt_err)?))
+            }
             #[cfg(not(feature = "embedded-broker"))]
             "embedded" => Err(PartError::bad(
                 "--broker embedded: this build has no embedded broker (cargo feature embedded-broker)",
@@ -693,7 +696,13 @@ impl PayloadSpec {
         check_fields(&[fields])?;
         let bytes = f.encode(fields).map_err(PartError::bad)?;
         f.decode_check(&bytes, fields).map_err(PartError::failed)?;
-        Ok(PayloadSpec { label: format!("{format}, {fields} fields"), format: f.id().into(), fields: Some(fields), items: vec![bytes.clone()], bytes })
+        Ok(PayloadSpec {
+            label: format!("{format}, {fields} fields"),
+            format: f.id().into(),
+            fields: Some(fields),
+            items: vec![bytes.clone()],
+            bytes,
+        })
     }
 
     /// A NetworkMessage file: JSON when its first non-blank byte is `{` or `[`, else UADP; it
@@ -724,7 +733,8 @@ impl PayloadSpec {
     pub fn encoded(format: &str, source: &str, items: Vec<Vec<u8>>) -> Result<PayloadSpec, PartError> {
         let mut sizes: Vec<(usize, usize)> = items.iter().enumerate().map(|(i, b)| (b.len(), i)).collect();
         sizes.sort_unstable();
-        let &(median, at) = sizes.get(sizes.len() / 2).ok_or_else(|| PartError::bad(format!("{source}: no message to send")))?;
+        let &(median, at) =
+            sizes.get(sizes.len() / 2).ok_or_else(|| PartError::bad(format!("{source}: no message to send")))?;
         let (lo, hi) = (sizes[0].0, sizes[sizes.len() - 1].0);
         Ok(PayloadSpec {
             label: format!("{format}: {} {source} messages, {lo}–{hi} B (median {median} B)", items.len()),
@@ -1119,7 +1129,15 @@ fn throughput_rounds(
     let mut cs: Vec<Case> = Vec::with_capacity(cases.len());
     for (broker, payload, cfg) in cases {
         let payloads = Payloads::cycle(payload.items.clone()).map_err(mqtt_err)?;
-        cs.push(Case { broker, payload, payloads, cfg: cfg.clone(), ours: Vec::new(), bare: Vec::new(), bare_error: None });
+        cs.push(Case {
+            broker,
+            payload,
+            payloads,
+            cfg: cfg.clone(),
+            ours: Vec::new(),
+            bare: Vec::new(),
+            bare_error: None,
+        });
     }
     if let Some(min_s) = rounds.min_run_s {
         for c in &mut cs {
@@ -1143,7 +1161,12 @@ fn throughput_rounds(
                 }
             }
             if progress {
-                eprintln!("  throughput {} qos {}: {} messages per repetition", c.payload.label, c.cfg.qos.level(), c.cfg.messages);
+                eprintln!(
+                    "  throughput {} qos {}: {} messages per repetition",
+                    c.payload.label,
+                    c.cfg.qos.level(),
+                    c.cfg.messages
+                );
             }
         }
     }
@@ -1474,7 +1497,12 @@ fn comparison(s: &MqttSection) -> Vec<ComparisonRow> {
                 thesis::THROUGHPUT_JSON_MSGS_PER_S,
                 r.ours.msgs_per_s,
                 thesis::THROUGHPUT_SOURCE,
-                format!("{}; {}; delivery {:.1} %", run(r), ci_text(r.ours.msgs_per_s_ci95, r.reps), 100.0 * r.ours.delivery_ratio),
+                format!(
+                    "{}; {}; delivery {:.1} %",
+                    run(r),
+                    ci_text(r.ours.msgs_per_s_ci95, r.reps),
+                    100.0 * r.ours.delivery_ratio
+                ),
             )
         });
     }
@@ -1489,7 +1517,9 @@ fn comparison(s: &MqttSection) -> Vec<ComparisonRow> {
                     thesis::THROUGHPUT_UADP_MSGS_PER_S / thesis::THROUGHPUT_JSON_MSGS_PER_S,
                     Some(m),
                     thesis::THROUGHPUT_SOURCE,
-                    format!("on a PC the encoding costs little next to the broker; on the ESP32 it dominated. Ours: {how}"),
+                    format!(
+                        "on a PC the encoding costs little next to the broker; on the ESP32 it dominated. Ours: {how}"
+                    ),
                 )
             });
         }
@@ -1503,7 +1533,12 @@ fn comparison(s: &MqttSection) -> Vec<ComparisonRow> {
                 t.0,
                 Some(r.ours.rtt.mean_us / 1e3),
                 thesis::RTT_SOURCE,
-                format!("thesis: 30 samples over Wi-Fi; ours: {} samples on loopback (p50 {:.3} ms, max {:.3} ms)", r.ours.rtt.count, r.ours.rtt.p50_us / 1e3, r.ours.rtt.max_us / 1e3),
+                format!(
+                    "thesis: 30 samples over Wi-Fi; ours: {} samples on loopback (p50 {:.3} ms, max {:.3} ms)",
+                    r.ours.rtt.count,
+                    r.ours.rtt.p50_us / 1e3,
+                    r.ours.rtt.max_us / 1e3
+                ),
             ));
         }
     }
@@ -1517,7 +1552,10 @@ fn comparison(s: &MqttSection) -> Vec<ComparisonRow> {
                 ours: r.encode_alloc_bytes.map(Into::into),
                 ours_ci95: None,
                 source: thesis::MEMORY_SOURCE.into(),
-                note: format!("thesis: MicroPython heap; ours: bytes requested per encode in Rust ({} allocations)", r.encode_allocs.map_or("-".into(), |a| format!("{a:.1}"))),
+                note: format!(
+                    "thesis: MicroPython heap; ours: bytes requested per encode in Rust ({} allocations)",
+                    r.encode_allocs.map_or("-".into(), |a| format!("{a:.1}"))
+                ),
             });
         }
     }
@@ -1580,9 +1618,15 @@ mod tests {
         assert!(!r.more(10, 10.0, 1.0, false), "max_reps");
         let fixed = Rounds { ci_target: None, ..r.clone() };
         assert!(!fixed.more(6, 0.0, 0.0, false), "no target: exactly reps");
-        assert_eq!(r.describe(), "6–10 rounds until each 95 % interval is within ±5 %, each repetition ≥ 0.5 s, rounds beyond 6 within 60 s");
+        assert_eq!(
+            r.describe(),
+            "6–10 rounds until each 95 % interval is within ±5 %, each repetition ≥ 0.5 s, rounds beyond 6 within 60 s"
+        );
         let o = StudyOpts { reps: 3, ..StudyOpts::default() };
-        assert_eq!(Rounds::of_study(&o), Rounds { reps: 3, max_reps: 3, min_run_s: None, ci_target: None, budget_s: None });
+        assert_eq!(
+            Rounds::of_study(&o),
+            Rounds { reps: 3, max_reps: 3, min_run_s: None, ci_target: None, budget_s: None }
+        );
         assert_eq!(Rounds::of_study(&o).describe(), "3 rounds");
         assert_eq!(fmt_pct(0.025), "2.5");
     }
@@ -1682,7 +1726,15 @@ mod tests {
         assert_eq!(m, "[mqtt] ci_target = 1: expected a fraction in [0, 1)");
         let m = bad(MqttPart::validate(&StudyOpts { budget_s: f64::INFINITY, ..ok.clone() }));
         assert_eq!(m, "[mqtt] budget_s = inf: expected seconds in [0, 86400]");
-        assert!(MqttPart::validate(&StudyOpts { reps: 6, max_reps: 12, min_run_s: 0.5, ci_target: 0.05, budget_s: 60.0, ..ok.clone() }).is_ok());
+        assert!(MqttPart::validate(&StudyOpts {
+            reps: 6,
+            max_reps: 12,
+            min_run_s: 0.5,
+            ci_target: 0.05,
+            budget_s: 60.0,
+            ..ok.clone()
+        })
+        .is_ok());
         let m = bad(MqttPart::validate(&StudyOpts { timeout_s: f64::NAN, ..ok.clone() }));
         assert!(m.starts_with("[mqtt] timeout_s = NaN"), "{m}");
         let m = bad(MqttPart::validate(&StudyOpts { qos: vec![2], ..ok.clone() }));
@@ -1701,7 +1753,10 @@ mod tests {
         }
         // Credentials and TLS files need a broker given by URL; the TLS files must exist.
         let m = bad(MqttPart::validate(&StudyOpts { username: Some("u".into()), ..ok.clone() }));
-        assert!(m.starts_with("[mqtt] username, ca_file, client_cert and client_key apply to brokers given by URL"), "{m}");
+        assert!(
+            m.starts_with("[mqtt] username, ca_file, client_cert and client_key apply to brokers given by URL"),
+            "{m}"
+        );
         let url = StudyOpts { brokers: vec!["embedded".into(), "mqtts://127.0.0.1:8883".into()], ..ok.clone() };
         let m = bad(MqttPart::validate(&StudyOpts { ca_file: Some("/nonexistent/ca.pem".into()), ..url.clone() }));
         assert!(m.starts_with("[mqtt] brokers: ") && m.contains("/nonexistent/ca.pem"), "{m}");
@@ -1718,10 +1773,16 @@ mod tests {
         )
         .unwrap();
         assert_eq!((o.username.as_deref(), o.drain_s), (Some("meter"), 5.0));
-        assert_eq!(o.credentials_for("mqtts://broker.example:8883").tls.client_key.as_deref(), Some(Path::new("k.pem")));
+        assert_eq!(
+            o.credentials_for("mqtts://broker.example:8883").tls.client_key.as_deref(),
+            Some(Path::new("k.pem"))
+        );
         assert!(!o.credentials_for("embedded").any());
         // A password is not a study key (it would be shared with the file).
-        assert!(toml::from_str::<StudyOpts>("password = \"x\"").unwrap_err().to_string().contains("unknown field `password`"));
+        assert!(toml::from_str::<StudyOpts>("password = \"x\"")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown field `password`"));
     }
 
     #[test]
@@ -1743,13 +1804,21 @@ mod tests {
             payloads: None,
         };
         let plan = ok.plan().unwrap();
-        assert_eq!((plan.payload.label.as_str(), plan.payload.bytes.len(), plan.qos), ("uadp, 3 fields", 54, Qos::AtLeastOnce));
+        assert_eq!(
+            (plan.payload.label.as_str(), plan.payload.bytes.len(), plan.qos),
+            ("uadp, 3 fields", 54, Qos::AtLeastOnce)
+        );
         let synthetic = TransportOpts { format: "bytes:50".into(), ..ok.clone() }.plan().unwrap();
-        assert_eq!((synthetic.payload.format.as_str(), synthetic.payload.fields, synthetic.payload.bytes.len()), ("synthetic", None, 50));
+        assert_eq!(
+            (synthetic.payload.format.as_str(), synthetic.payload.fields, synthetic.payload.bytes.len()),
+            ("synthetic", None, 50)
+        );
         assert!(bad(TransportOpts { qos: "2".into(), ..ok.clone() }.plan()).starts_with("--qos \"2\""));
         assert!(bad(TransportOpts { timeout_s: 0.0, ..ok.clone() }.plan()).starts_with("--timeout 0"));
         assert!(bad(TransportOpts { reps: 101, ..ok.clone() }.plan()).starts_with("--reps 101"));
-        assert!(bad(TransportOpts { topic: Some("a/#".into()), ..ok.clone() }.plan()).starts_with("invalid topic \"a/#\""));
+        assert!(
+            bad(TransportOpts { topic: Some("a/#".into()), ..ok.clone() }.plan()).starts_with("invalid topic \"a/#\"")
+        );
         let missing = std::env::temp_dir().join(format!("wb-mqtt-missing-{}.uadp", std::process::id()));
         assert!(bad(TransportOpts { message: Some(missing), ..ok.clone() }.plan()).contains("wb-mqtt-missing-"));
         for drain in [-1.0, f64::NAN, f64::INFINITY, 3600.5] {
@@ -1757,15 +1826,25 @@ mod tests {
         }
         assert!(TransportOpts { drain_s: 0.0, ..ok.clone() }.plan().is_ok());
         // Credentials and TLS files are checked before connecting, and name the option.
-        let creds = |c: Credentials, broker: &str| TransportOpts { credentials: c, broker: broker.into(), ..ok.clone() }.plan();
+        let creds =
+            |c: Credentials, broker: &str| TransportOpts { credentials: c, broker: broker.into(), ..ok.clone() }.plan();
         let user = Credentials { username: Some("u".into()), ..Credentials::default() };
         assert!(bad(creds(user.clone(), "embedded")).contains("need a broker URL"));
         assert!(bad(creds(user.clone(), "mqtt://a@127.0.0.1:1")).contains("either in --broker or with --username"));
         assert!(bad(creds(Credentials::default(), "mqtts://127.0.0.1:1")).contains("--ca-file"));
         let m = bad(creds(Credentials::default(), "mqtt://u:s3cret@127.0.0.1:x"));
-        assert!(m.starts_with("--broker: invalid broker URL \"mqtt://u:***@127.0.0.1:x\"") && !m.contains("s3cret"), "{m}");
-        let missing = Credentials { tls: crate::TlsFiles { ca_file: Some("/nonexistent/ca.pem".into()), ..Default::default() }, ..Default::default() };
-        assert_eq!(bad(creds(missing, "mqtts://127.0.0.1:1")), "--ca-file /nonexistent/ca.pem: no such file or directory");
+        assert!(
+            m.starts_with("--broker: invalid broker URL \"mqtt://u:***@127.0.0.1:x\"") && !m.contains("s3cret"),
+            "{m}"
+        );
+        let missing = Credentials {
+            tls: crate::TlsFiles { ca_file: Some("/nonexistent/ca.pem".into()), ..Default::default() },
+            ..Default::default()
+        };
+        assert_eq!(
+            bad(creds(missing, "mqtts://127.0.0.1:1")),
+            "--ca-file /nonexistent/ca.pem: no such file or directory"
+        );
         // Connecting is the run's business (exit 1, not bad input); nothing listens on port 1.
         match plan.run() {
             Err(PartError::Failed(m)) => assert!(m.starts_with("cannot connect to mqtt://127.0.0.1:1"), "{m}"),
@@ -1776,19 +1855,33 @@ mod tests {
     #[test]
     fn sizes_beside_the_thesis() {
         let s = sizes_section(&["uadp".into(), "uadp-json-dv".into()], &[3, 5], false).unwrap();
-        assert_eq!(s.sizes.iter().map(|r| (r.format.as_str(), r.fields, r.bytes)).filter(|r| r.0 == "uadp").collect::<Vec<_>>(), vec![("uadp", 3, 54), ("uadp", 5, 64)]);
+        assert_eq!(
+            s.sizes
+                .iter()
+                .map(|r| (r.format.as_str(), r.fields, r.bytes))
+                .filter(|r| r.0 == "uadp")
+                .collect::<Vec<_>>(),
+            vec![("uadp", 3, 54), ("uadp", 5, 64)]
+        );
         assert!(s.codec.is_empty() && s.layout.is_some());
         assert!(s.sizes.iter().all(|r| r.round_trip && r.hex.is_some() == (r.format == "uadp")));
         let row = |what: &str| s.comparison.iter().find(|r| r.what == what).unwrap_or_else(|| panic!("no {what}"));
         // Counts stay counts; a field count not measured has no figure of ours.
-        assert_eq!((row("UADP size, 3 fields").thesis, row("UADP size, 3 fields").ours), (Figure::Count(48), Some(Figure::Count(54))));
+        assert_eq!(
+            (row("UADP size, 3 fields").thesis, row("UADP size, 3 fields").ours),
+            (Figure::Count(48), Some(Figure::Count(54)))
+        );
         assert_eq!(row("UADP size, 1 field").ours, None);
         assert_eq!(row("UADP bytes/message, 3 fields (throughput table)").ours, Some(Figure::Count(54)));
         assert_eq!(s.published.as_ref().map(|p| p.sizes.rows.len()), Some(4));
         // Written as results files have it: keys sorted, counts as integers, absent as null
         // (an interval that does not exist is left out, as in files written before them).
         let v = serde_json::to_string(&s.comparison[0]).unwrap();
-        assert!(v.contains(r#","ours":null,"source":"#) && v.ends_with(r#","thesis":38,"unit":"B","what":"UADP size, 1 field"}"#), "{v}");
+        assert!(
+            v.contains(r#","ours":null,"source":"#)
+                && v.ends_with(r#","thesis":38,"unit":"B","what":"UADP size, 1 field"}"#),
+            "{v}"
+        );
         assert!(bad(sizes_section(&["xml".into()], &[3], false)).contains("unknown format"));
         assert_eq!(bad(sizes_section(&[], &[0], false)), "fields: 0 is out of range (1..=1000)");
     }
@@ -1804,7 +1897,13 @@ mod tests {
             broker: Endpoint::new("127.0.0.1", 1883, BrokerKind::External),
             config: ThroughputConfig::default(),
             topic: "t".into(),
-            payloads: PayloadInfo { distinct: 1, min_bytes: 1, max_bytes: 1, mean_bytes: 1.0, header_bytes: HEADER_LEN },
+            payloads: PayloadInfo {
+                distinct: 1,
+                min_bytes: 1,
+                max_bytes: 1,
+                mean_bytes: 1.0,
+                header_bytes: HEADER_LEN,
+            },
             delivery: Delivery {
                 sent,
                 received,
@@ -1826,7 +1925,11 @@ mod tests {
 
     #[test]
     fn throughput_sides_take_medians_and_sum_deliveries() {
-        let s = throughput_side(&[(run(100.0, 10, 10), Some(3.0)), (run(300.0, 10, 9), None), (run(200.0, 10, 10), Some(5.0))]);
+        let s = throughput_side(&[
+            (run(100.0, 10, 10), Some(3.0)),
+            (run(300.0, 10, 9), None),
+            (run(200.0, 10, 10), Some(5.0)),
+        ]);
         assert_eq!((s.msgs_per_s, s.publisher_msgs_per_s, s.mb_per_s), (Some(200.0), Some(400.0), Some(0.5)));
         assert_eq!(s.per_rep_msgs_per_s, vec![100.0, 300.0, 200.0]);
         assert_eq!((s.sent, s.received, s.lost, s.duplicates, s.reordered), (30, 29, 1, Some(0), Some(3)));
@@ -1844,7 +1947,10 @@ mod tests {
         let none = throughput_side(&[]);
         assert_eq!((none.msgs_per_s, none.allocs_per_msg, none.delivery_ratio), (None, None, 1.0));
         let text = serde_json::to_string(&none).unwrap();
-        assert!(text.contains(r#""mb_per_s":null,"msgs_per_s":null,"per_rep_msgs_per_s":[],"publisher_msgs_per_s":null,"#), "{text}");
+        assert!(
+            text.contains(r#""mb_per_s":null,"msgs_per_s":null,"per_rep_msgs_per_s":[],"publisher_msgs_per_s":null,"#),
+            "{text}"
+        );
         assert!(!text.contains("ci95"), "{text}");
         assert_eq!(serde_json::from_str::<ThroughputSide>(&text).unwrap(), none);
         let with = serde_json::to_string(&s).unwrap();

@@ -10,8 +10,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{oneshot, Notify};
 
 use crate::client::{
-    check_common, publish_packet_len, run_id, ClientSettings, EndReason, Harness, Qos,
-    MAX_TIMEOUT_MS,
+    check_common, publish_packet_len, run_id, ClientSettings, EndReason, Harness, Qos, MAX_TIMEOUT_MS,
 };
 use crate::cpu::{self, CpuStart, CpuUsage, ThreadClocks};
 use crate::endpoint::{Endpoint, MqttBroker};
@@ -110,12 +109,7 @@ pub struct Rate {
 impl Rate {
     fn new(messages: u64, bytes: u64, seconds: f64) -> Rate {
         let per = |x: f64| if seconds > 0.0 { x / seconds } else { 0.0 };
-        Rate {
-            messages,
-            seconds,
-            msgs_per_s: per(messages as f64),
-            mb_per_s: per(bytes as f64) / 1e6,
-        }
+        Rate { messages, seconds, msgs_per_s: per(messages as f64), mb_per_s: per(bytes as f64) / 1e6 }
     }
 }
 
@@ -142,9 +136,7 @@ pub struct ThroughputResult {
 
 impl ThroughputConfig {
     fn topic_or_default(&self) -> String {
-        self.topic
-            .clone()
-            .unwrap_or_else(|| format!("wirebench/{}/thr", run_id()))
+        self.topic.clone().unwrap_or_else(|| format!("wirebench/{}/thr", run_id()))
     }
 
     fn settings(&self) -> ClientSettings {
@@ -167,15 +159,10 @@ impl ThroughputConfig {
             self.connect_timeout_ms,
         )?;
         if self.drain_timeout_ms > MAX_TIMEOUT_MS {
-            return Err(MqttError::Config(format!(
-                "drain_timeout_ms must be ≤ {MAX_TIMEOUT_MS}"
-            )));
+            return Err(MqttError::Config(format!("drain_timeout_ms must be ≤ {MAX_TIMEOUT_MS}")));
         }
         if self.messages == 0 || self.messages > 1_000_000_000 {
-            return Err(MqttError::Config(format!(
-                "messages must be in 1..=1e9, not {}",
-                self.messages
-            )));
+            return Err(MqttError::Config(format!("messages must be in 1..=1e9, not {}", self.messages)));
         }
         let need = publish_packet_len(topic, HEADER_LEN + payloads.max_len());
         if need > self.max_packet_size {
@@ -257,9 +244,8 @@ async fn publisher_eventloop(
     mut stop: oneshot::Receiver<()>,
 ) -> PelOut {
     let mut o = PelOut::default();
-    let complete = |c: u64, sh: &Shared| {
-        c == n || (sh.pub_done.load(Ordering::Acquire) && c >= sh.sent.load(Ordering::Acquire))
-    };
+    let complete =
+        |c: u64, sh: &Shared| c == n || (sh.pub_done.load(Ordering::Acquire) && c >= sh.sent.load(Ordering::Acquire));
     loop {
         tokio::select! {
             biased;
@@ -332,8 +318,7 @@ async fn publish_loop(
         }
     }
     sh.sent.store(o.sent, Ordering::Release);
-    sh.pub_done_ns
-        .store(t0.elapsed().as_nanos() as u64, Ordering::Release);
+    sh.pub_done_ns.store(t0.elapsed().as_nanos() as u64, Ordering::Release);
     sh.pub_done.store(true, Ordering::Release);
     o
 }
@@ -439,8 +424,7 @@ async fn ours(
     let s = cfg.settings();
     let id = run_id();
     let (sub_c, mut sub_el) = s.connect(&ep, &format!("wb{id}-sub")).await?;
-    s.subscribe(&ep, &sub_c, &mut sub_el, &topic, cfg.qos)
-        .await?;
+    s.subscribe(&ep, &sub_c, &mut sub_el, &topic, cfg.qos).await?;
     let (pub_c, pub_el) = s.connect(&ep, &format!("wb{id}-pub")).await?;
 
     let n = cfg.messages;
@@ -449,21 +433,9 @@ async fn ours(
     let t0 = Instant::now();
     let deadline = t0 + Duration::from_millis(cfg.deadline_ms);
     let (stop_pel, pel_stop_rx) = oneshot::channel();
-    let pel = tokio::spawn(publisher_eventloop(
-        pub_el,
-        cfg.qos,
-        n,
-        sh.clone(),
-        pel_stop_rx,
-    ));
-    let sub = tokio::spawn(subscribe_loop(
-        sub_el,
-        n,
-        sh.clone(),
-        t0,
-        deadline,
-        Duration::from_millis(cfg.drain_timeout_ms),
-    ));
+    let pel = tokio::spawn(publisher_eventloop(pub_el, cfg.qos, n, sh.clone(), pel_stop_rx));
+    let sub =
+        tokio::spawn(subscribe_loop(sub_el, n, sh.clone(), t0, deadline, Duration::from_millis(cfg.drain_timeout_ms)));
     let publ = tokio::spawn(publish_loop(
         pub_c,
         topic.clone(),
@@ -500,9 +472,7 @@ async fn ours(
         // delivery may have overtaken the PUBACK), never past the deadline + drain.
         let drain = Duration::from_millis(cfg.drain_timeout_ms);
         let pub_end = t0 + Duration::from_nanos(sh.pub_done_ns.load(Ordering::Acquire));
-        let until = (pub_end + drain)
-            .max(sub_end + drain.min(Duration::from_secs(1)))
-            .min(deadline + drain);
+        let until = (pub_end + drain).max(sub_end + drain.min(Duration::from_secs(1))).min(deadline + drain);
         let left = until.saturating_duration_since(Instant::now());
         let _ = tokio::time::timeout(left, sh.pel_done.notified()).await;
     }
@@ -510,14 +480,10 @@ async fn ours(
     // Stopping the publisher's event loop drops it, which also ends a publisher still blocked
     // on a full request channel (after a lost subscriber or the deadline).
     let _ = stop_pel.send(());
-    let pub_out = publ.await.unwrap_or_else(|e| PubOut {
-        sent: 0,
-        error: Some(format!("publisher task failed: {e}")),
-    });
-    let pel_out = pel.await.unwrap_or_else(|e| PelOut {
-        error: Some(format!("publisher task failed: {e}")),
-        ..Default::default()
-    });
+    let pub_out = publ.await.unwrap_or_else(|e| PubOut { sent: 0, error: Some(format!("publisher task failed: {e}")) });
+    let pel_out = pel
+        .await
+        .unwrap_or_else(|e| PelOut { error: Some(format!("publisher task failed: {e}")), ..Default::default() });
     drop(sub_c);
 
     let mut ended_by = sub_out.end;
@@ -526,9 +492,7 @@ async fn ours(
         ended_by = EndReason::ConnectionLost;
     }
     if let Some(e) = pub_out.error {
-        if matches!(ended_by, EndReason::Complete | EndReason::DrainTimeout)
-            && e.starts_with("deadline")
-        {
+        if matches!(ended_by, EndReason::Complete | EndReason::DrainTimeout) && e.starts_with("deadline") {
             ended_by = EndReason::Deadline;
         }
         errors.push(e);
@@ -536,10 +500,7 @@ async fn ours(
     let sent = pub_out.sent;
     let qos1 = cfg.qos == Qos::AtLeastOnce;
     if qos1 && pel_out.acked > sent {
-        errors.push(format!(
-            "accounting: {} PUBACKs for {sent} messages sent",
-            pel_out.acked
-        ));
+        errors.push(format!("accounting: {} PUBACKs for {sent} messages sent", pel_out.acked));
     }
     let delivery = Delivery {
         attempted: n,
@@ -554,21 +515,9 @@ async fn ours(
         unexpected: sub_out.unexpected,
         delivery_ratio: ratio(sub_out.received, sent),
     };
-    let pub_count = if cfg.qos == Qos::AtMostOnce {
-        pel_out.written
-    } else {
-        pel_out.acked
-    };
-    let pub_secs = pel_out
-        .done_at
-        .unwrap_or(end_at)
-        .duration_since(t0)
-        .as_secs_f64();
-    let sub_secs = sub_out
-        .last_at
-        .unwrap_or(end_at)
-        .duration_since(t0)
-        .as_secs_f64();
+    let pub_count = if cfg.qos == Qos::AtMostOnce { pel_out.written } else { pel_out.acked };
+    let pub_secs = pel_out.done_at.unwrap_or(end_at).duration_since(t0).as_secs_f64();
+    let sub_secs = sub_out.last_at.unwrap_or(end_at).duration_since(t0).as_secs_f64();
     let mut r = ThroughputResult {
         harness: Harness::Wirebench,
         broker: ep,
@@ -600,19 +549,14 @@ async fn bare(
     let n = cfg.messages;
     let qos = cfg.qos.rumqttc();
     // Same sizes as ours: 8 bytes where our header goes, then the payload.
-    let msgs: Vec<Vec<u8>> = (0..payloads.len() as u64)
-        .map(|i| frame(0, payloads.get(i)))
-        .collect();
+    let msgs: Vec<Vec<u8>> = (0..payloads.len() as u64).map(|i| frame(0, payloads.get(i))).collect();
 
     // --- the bare pair: what a user would write ---------------------------------------------
     let (sub, mut sub_el) = s.client(&ep, &format!("wb{id}-bsub"));
     let (publ, mut pub_el) = s.client(&ep, &format!("wb{id}-bpub"));
     sub.subscribe(topic.as_str(), qos)
         .await
-        .map_err(|e| MqttError::InvalidTopic {
-            topic: topic.clone(),
-            reason: e.to_string(),
-        })?;
+        .map_err(|e| MqttError::InvalidTopic { topic: topic.clone(), reason: e.to_string() })?;
     wait_for(&ep, &mut sub_el, &s, |p| matches!(p, Packet::SubAck(_))).await?;
     wait_for(&ep, &mut pub_el, &s, |p| matches!(p, Packet::ConnAck(_))).await?;
 
@@ -743,11 +687,7 @@ async fn bare(
             payloads.total_bytes(pub_count),
             pel_done.unwrap_or(end_at).duration_since(t0).as_secs_f64(),
         ),
-        subscriber: Rate::new(
-            rec,
-            bytes,
-            last.unwrap_or(end_at).duration_since(t0).as_secs_f64(),
-        ),
+        subscriber: Rate::new(rec, bytes, last.unwrap_or(end_at).duration_since(t0).as_secs_f64()),
         elapsed_seconds: end_at.duration_since(t0).as_secs_f64(),
         config: cfg,
         cpu,
@@ -772,22 +712,15 @@ async fn wait_for(
             match el.poll().await {
                 Ok(Event::Incoming(p)) if want(&p) => return Ok(()),
                 Ok(_) => {}
-                Err(e) => {
-                    return Err(MqttError::Connect {
-                        url: ep.url.clone(),
-                        reason: describe_conn(&e),
-                    })
-                }
+                Err(e) => return Err(MqttError::Connect { url: ep.url.clone(), reason: describe_conn(&e) }),
             }
         }
     };
-    tokio::time::timeout(s.connect_timeout, fut)
-        .await
-        .map_err(|_| MqttError::Timeout {
-            what: "connect/subscribe".into(),
-            url: ep.url.clone(),
-            ms,
-        })?
+    tokio::time::timeout(s.connect_timeout, fut).await.map_err(|_| MqttError::Timeout {
+        what: "connect/subscribe".into(),
+        url: ep.url.clone(),
+        ms,
+    })?
 }
 
 fn ratio(a: u64, b: u64) -> f64 {

@@ -67,9 +67,7 @@ pub(crate) fn client_config(files: &TlsFiles) -> Result<Arc<ClientConfig>, MqttE
     };
     let mut roots = RootCertStore::empty();
     for c in certificates("--ca-file", ca_file)? {
-        roots
-            .add(c)
-            .map_err(|e| opt_err("--ca-file", ca_file, format!("not a usable CA certificate: {e}")))?;
+        roots.add(c).map_err(|e| opt_err("--ca-file", ca_file, format!("not a usable CA certificate: {e}")))?;
     }
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = ClientConfig::builder_with_provider(provider)
@@ -81,9 +79,8 @@ pub(crate) fn client_config(files: &TlsFiles) -> Result<Arc<ClientConfig>, MqttE
         (Some(cert), Some(key)) => {
             let chain = certificates("--client-cert", cert)?;
             let pem = read("--client-key", key)?;
-            let der = PrivateKeyDer::from_pem_slice(&pem).map_err(|e| {
-                opt_err("--client-key", key, format!("no PEM private key in it ({e})"))
-            })?;
+            let der = PrivateKeyDer::from_pem_slice(&pem)
+                .map_err(|e| opt_err("--client-key", key, format!("no PEM private key in it ({e})")))?;
             builder
                 .with_client_auth_cert(chain, der)
                 .map_err(|e| opt_err("--client-key", key, format!("not usable with --client-cert: {e}")))?
@@ -110,8 +107,10 @@ pub(crate) fn describe(e: &std::io::Error) -> Option<String> {
             "the broker's certificate has expired".to_string()
         }
         E::InvalidCertificate(c) => format!("the broker's certificate was rejected ({c:?})"),
-        E::AlertReceived(A::CertificateRequired) | E::AlertReceived(A::HandshakeFailure)
-        | E::AlertReceived(A::BadCertificate) | E::AlertReceived(A::UnknownCA) => {
+        E::AlertReceived(A::CertificateRequired)
+        | E::AlertReceived(A::HandshakeFailure)
+        | E::AlertReceived(A::BadCertificate)
+        | E::AlertReceived(A::UnknownCA) => {
             format!("the broker refused the handshake ({inner}): does it require a client certificate (--client-cert/--client-key)?")
         }
         E::InvalidMessage(_) => format!("{inner} (is the broker's port a TLS port?)"),

@@ -9,20 +9,12 @@ pub const MAX_TOPIC_BYTES: usize = 65_535;
 /// or `#` (wildcards are for subscriptions), no NUL character. Our subscribers subscribe to
 /// the very same topic, so this is the one rule for both sides.
 pub fn validate_topic(topic: &str) -> Result<(), MqttError> {
-    let bad = |reason: String| {
-        Err(MqttError::InvalidTopic {
-            topic: shorten(topic),
-            reason,
-        })
-    };
+    let bad = |reason: String| Err(MqttError::InvalidTopic { topic: shorten(topic), reason });
     if topic.is_empty() {
         return bad("a topic must be at least one character long".into());
     }
     if topic.len() > MAX_TOPIC_BYTES {
-        return bad(format!(
-            "{} bytes of UTF-8; MQTT allows at most {MAX_TOPIC_BYTES}",
-            topic.len()
-        ));
+        return bad(format!("{} bytes of UTF-8; MQTT allows at most {MAX_TOPIC_BYTES}", topic.len()));
     }
     if let Some(i) = topic.find(['+', '#']) {
         let c = &topic[i..i + 1];
@@ -31,9 +23,7 @@ pub fn validate_topic(topic: &str) -> Result<(), MqttError> {
         ));
     }
     if let Some(i) = topic.find('\0') {
-        return bad(format!(
-            "NUL character at byte {i}: MQTT forbids U+0000 in topics"
-        ));
+        return bad(format!("NUL character at byte {i}: MQTT forbids U+0000 in topics"));
     }
     Ok(())
 }
@@ -60,22 +50,10 @@ mod tests {
         assert!(validate_topic("opcua/uadp/data").is_ok());
         assert!(validate_topic("/").is_ok());
         let e = validate_topic("a/+/b").unwrap_err().to_string();
-        assert!(
-            e.contains("a/+/b") && e.contains("wildcard \"+\" at byte 2"),
-            "{e}"
-        );
-        assert!(validate_topic("a/#")
-            .unwrap_err()
-            .to_string()
-            .contains("wildcard \"#\""));
-        assert!(validate_topic("")
-            .unwrap_err()
-            .to_string()
-            .contains("at least one"));
-        assert!(validate_topic("a\0b")
-            .unwrap_err()
-            .to_string()
-            .contains("NUL character at byte 1"));
+        assert!(e.contains("a/+/b") && e.contains("wildcard \"+\" at byte 2"), "{e}");
+        assert!(validate_topic("a/#").unwrap_err().to_string().contains("wildcard \"#\""));
+        assert!(validate_topic("").unwrap_err().to_string().contains("at least one"));
+        assert!(validate_topic("a\0b").unwrap_err().to_string().contains("NUL character at byte 1"));
         let long = "x".repeat(MAX_TOPIC_BYTES + 1);
         let e = validate_topic(&long).unwrap_err().to_string();
         assert!(e.contains("65536 bytes") && e.len() < 200, "{e}");

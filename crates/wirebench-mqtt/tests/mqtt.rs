@@ -10,23 +10,11 @@ use std::time::{Duration, Instant};
 use wirebench_mqtt::*;
 
 fn thr(messages: u64, qos: Qos) -> ThroughputConfig {
-    ThroughputConfig {
-        messages,
-        qos,
-        deadline_ms: 20_000,
-        drain_timeout_ms: 1_000,
-        ..Default::default()
-    }
+    ThroughputConfig { messages, qos, deadline_ms: 20_000, drain_timeout_ms: 1_000, ..Default::default() }
 }
 
 fn echo(messages: u64, warmup: u64, qos: Qos) -> EchoConfig {
-    EchoConfig {
-        messages,
-        warmup,
-        qos,
-        deadline_ms: 20_000,
-        ..Default::default()
-    }
+    EchoConfig { messages, warmup, qos, deadline_ms: 20_000, ..Default::default() }
 }
 
 #[cfg(feature = "embedded-broker")]
@@ -39,24 +27,12 @@ fn exact(r: &ThroughputResult) {
         Qos::AtLeastOnce => assert_eq!((d.acked, d.unacked), (Some(d.sent), Some(0)), "{d:?}"),
         Qos::AtMostOnce => assert_eq!((d.acked, d.unacked), (None, None), "{d:?}"),
     }
-    assert_eq!(
-        (d.lost, d.duplicates, d.unexpected),
-        (0, Some(0), 0),
-        "{d:?} {:?}",
-        r.errors
-    );
+    assert_eq!((d.lost, d.duplicates, d.unexpected), (0, Some(0), 0), "{d:?} {:?}", r.errors);
     assert_eq!(r.ended_by, EndReason::Complete, "{:?}", r.errors);
     assert!(r.errors.is_empty(), "{:?}", r.errors);
     assert_eq!(d.delivery_ratio, 1.0);
-    assert!(
-        r.subscriber.msgs_per_s > 0.0 && r.publisher.msgs_per_s > 0.0,
-        "{r:?}"
-    );
-    assert!(
-        r.cpu.wall_seconds > 0.0 && r.cpu.harness_cpu_seconds > 0.0,
-        "{:?}",
-        r.cpu
-    );
+    assert!(r.subscriber.msgs_per_s > 0.0 && r.publisher.msgs_per_s > 0.0, "{r:?}");
+    assert!(r.cpu.wall_seconds > 0.0 && r.cpu.harness_cpu_seconds > 0.0, "{:?}", r.cpu);
 }
 
 #[test]
@@ -76,11 +52,7 @@ fn embedded_throughput_qos0_and_qos1_account_exactly() {
     let corpus = Payloads::cycle(vec![vec![1; 10], vec![2; 300]]).unwrap();
     let r = throughput(&broker, &corpus, &thr(1_000, Qos::AtLeastOnce)).unwrap();
     exact(&r);
-    assert!(
-        (r.subscriber.mb_per_s * 1e6 * r.subscriber.seconds - 155_000.0).abs() < 1.0,
-        "{:?}",
-        r.subscriber
-    );
+    assert!((r.subscriber.mb_per_s * 1e6 * r.subscriber.seconds - 155_000.0).abs() < 1.0, "{:?}", r.subscriber);
     // The result is serde data with the config echoed.
     let json = serde_json::to_value(&r).unwrap();
     assert_eq!(json["config"]["qos"], 1);
@@ -107,26 +79,14 @@ fn embedded_broker_sets_nodelay_and_shuts_down() {
     // The port is released and nobody answers on it any more.
     std::net::TcpListener::bind(addr).expect("port released after shutdown");
     drop(conn);
-    let err = throughput(&broker, &Payloads::synthetic(8), &thr(10, Qos::AtMostOnce))
-        .unwrap_err()
-        .to_string();
-    assert_eq!(
-        err,
-        format!("cannot connect to mqtt://{addr}: connection refused")
-    );
+    let err = throughput(&broker, &Payloads::synthetic(8), &thr(10, Qos::AtMostOnce)).unwrap_err().to_string();
+    assert_eq!(err, format!("cannot connect to mqtt://{addr}: connection refused"));
 
-    let bad = BrokerConfig {
-        max_segment_size: 100,
-        ..Default::default()
-    };
+    let bad = BrokerConfig { max_segment_size: 100, ..Default::default() };
     let e = EmbeddedBroker::start(bad).err().unwrap().to_string();
     assert!(e.contains("max_segment_size"), "{e}");
 
-    let plain = EmbeddedBroker::start(BrokerConfig {
-        tcp_nodelay: false,
-        ..Default::default()
-    })
-    .unwrap();
+    let plain = EmbeddedBroker::start(BrokerConfig { tcp_nodelay: false, ..Default::default() }).unwrap();
     let _c = std::net::TcpStream::connect(plain.addr()).unwrap();
     let t = Instant::now();
     while plain.connection_nodelay().is_empty() && t.elapsed() < Duration::from_secs(2) {
@@ -139,69 +99,34 @@ fn embedded_broker_sets_nodelay_and_shuts_down() {
 fn unreachable_broker_and_bad_inputs_are_errors_not_panics() {
     let dead = ExternalBroker::new("mqtt://127.0.0.1:1").unwrap();
     let e = throughput(&dead, &Payloads::synthetic(50), &thr(10, Qos::AtMostOnce)).unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        "cannot connect to mqtt://127.0.0.1:1: connection refused"
-    );
+    assert_eq!(e.to_string(), "cannot connect to mqtt://127.0.0.1:1: connection refused");
     let e = echo_rtt(&dead, b"x", &echo(10, 0, Qos::AtLeastOnce)).unwrap_err();
     assert!(matches!(e, MqttError::Connect { .. }), "{e}");
-    let e = baseline_throughput(&dead, &Payloads::synthetic(50), &thr(10, Qos::AtMostOnce))
-        .unwrap_err();
+    let e = baseline_throughput(&dead, &Payloads::synthetic(50), &thr(10, Qos::AtMostOnce)).unwrap_err();
     assert!(e.to_string().contains("connection refused"), "{e}");
 
-    assert!(ExternalBroker::new("http://127.0.0.1:1883")
-        .unwrap_err()
-        .to_string()
-        .contains("unsupported scheme"));
-    assert!(ExternalBroker::new("mqtt://127.0.0.1:99999")
-        .unwrap_err()
-        .to_string()
-        .contains("out of range"));
+    assert!(ExternalBroker::new("http://127.0.0.1:1883").unwrap_err().to_string().contains("unsupported scheme"));
+    assert!(ExternalBroker::new("mqtt://127.0.0.1:99999").unwrap_err().to_string().contains("out of range"));
 
     // Invalid topics are rejected before anything connects.
-    let cfg = ThroughputConfig {
-        topic: Some("plant/+/temp".into()),
-        ..thr(10, Qos::AtMostOnce)
-    };
+    let cfg = ThroughputConfig { topic: Some("plant/+/temp".into()), ..thr(10, Qos::AtMostOnce) };
     let e = throughput(&dead, &Payloads::synthetic(50), &cfg).unwrap_err();
     assert!(matches!(e, MqttError::InvalidTopic { .. }));
-    assert!(
-        e.to_string()
-            .starts_with("invalid topic \"plant/+/temp\": wildcard \"+\" at byte 6"),
-        "{e}"
-    );
-    let cfg = EchoConfig {
-        req_topic: Some("a\0b".into()),
-        ..echo(10, 0, Qos::AtMostOnce)
-    };
-    assert!(echo_rtt(&dead, b"x", &cfg)
-        .unwrap_err()
-        .to_string()
-        .contains("NUL"));
+    assert!(e.to_string().starts_with("invalid topic \"plant/+/temp\": wildcard \"+\" at byte 6"), "{e}");
+    let cfg = EchoConfig { req_topic: Some("a\0b".into()), ..echo(10, 0, Qos::AtMostOnce) };
+    assert!(echo_rtt(&dead, b"x", &cfg).unwrap_err().to_string().contains("NUL"));
     // Out-of-range numbers are configuration errors, not overflow panics.
-    let cfg = ThroughputConfig {
-        deadline_ms: u64::MAX,
-        ..thr(10, Qos::AtMostOnce)
-    };
+    let cfg = ThroughputConfig { deadline_ms: u64::MAX, ..thr(10, Qos::AtMostOnce) };
     let e = throughput(&dead, &Payloads::synthetic(8), &cfg).unwrap_err();
     assert!(matches!(e, MqttError::Config(_)), "{e}");
     for rate in [0.0, -1.0, f64::NAN, 1e-300] {
-        let cfg = EchoConfig {
-            rate: Some(rate),
-            ..echo(10, 0, Qos::AtMostOnce)
-        };
+        let cfg = EchoConfig { rate: Some(rate), ..echo(10, 0, Qos::AtMostOnce) };
         let e = echo_rtt(&dead, b"x", &cfg).unwrap_err();
         assert!(e.to_string().contains("rate must be"), "{e}");
     }
     // A payload that does not fit the packet limit.
-    let cfg = ThroughputConfig {
-        max_packet_size: 100,
-        ..thr(10, Qos::AtMostOnce)
-    };
-    assert!(throughput(&dead, &Payloads::synthetic(200), &cfg)
-        .unwrap_err()
-        .to_string()
-        .contains("max_packet_size"));
+    let cfg = ThroughputConfig { max_packet_size: 100, ..thr(10, Qos::AtMostOnce) };
+    assert!(throughput(&dead, &Payloads::synthetic(200), &cfg).unwrap_err().to_string().contains("max_packet_size"));
 }
 
 #[test]
@@ -217,12 +142,7 @@ fn mosquitto_throughput_and_echo() {
     assert_eq!(r.broker.kind, BrokerKind::Mosquitto);
 
     let e = echo_rtt(&m, &[7u8; 50], &echo(200, 20, Qos::AtLeastOnce)).unwrap();
-    assert_eq!(
-        e.delivery.received + e.delivery.lost,
-        e.delivery.sent,
-        "{:?}",
-        e.delivery
-    );
+    assert_eq!(e.delivery.received + e.delivery.lost, e.delivery.sent, "{:?}", e.delivery);
     assert_eq!(e.delivery.received, 200, "{:?} {:?}", e.delivery, e.errors);
     assert_eq!(e.rtt.count, 200);
     assert_eq!(e.samples_ns.len(), 200);
@@ -232,19 +152,12 @@ fn mosquitto_throughput_and_echo() {
     assert!(e.rtt.p50_us <= e.rtt.p99_us && e.rtt.p99_us <= e.rtt.max_us);
 
     // Open loop at 2,000 requests/s: latency from the scheduled send times.
-    let cfg = EchoConfig {
-        rate: Some(2_000.0),
-        ..echo(400, 40, Qos::AtMostOnce)
-    };
+    let cfg = EchoConfig { rate: Some(2_000.0), ..echo(400, 40, Qos::AtMostOnce) };
     let o = echo_rtt(&m, &[1u8; 50], &cfg).unwrap();
     assert_eq!(o.mode, "open-loop");
     assert_eq!(o.delivery.received + o.delivery.lost, o.delivery.sent);
     assert!(o.delivery.received >= 390, "{:?}", o.delivery);
-    assert!(
-        o.elapsed_seconds >= 0.2 - 0.01,
-        "paced: {}",
-        o.elapsed_seconds
-    );
+    assert!(o.elapsed_seconds >= 0.2 - 0.01, "paced: {}", o.elapsed_seconds);
 }
 
 #[test]
@@ -284,53 +197,23 @@ fn broker_killed_mid_run_ends_within_timeout_with_losses() {
         });
         echo_rtt(&m, b"ping", &echo(1_000_000, 0, Qos::AtLeastOnce)).unwrap()
     });
-    assert!(
-        t.elapsed() < Duration::from_secs(8),
-        "took {:?}",
-        t.elapsed()
-    );
+    assert!(t.elapsed() < Duration::from_secs(8), "took {:?}", t.elapsed());
     assert_eq!(e.ended_by, EndReason::ConnectionLost, "{:?}", e.errors);
-    assert!(
-        e.delivery.received > 0 && e.delivery.sent < 1_000_000,
-        "{:?}",
-        e.delivery
-    );
+    assert!(e.delivery.received > 0 && e.delivery.sent < 1_000_000, "{:?}", e.delivery);
 }
 
 #[test]
 #[cfg(feature = "embedded-broker")]
 fn stall_detector_fires_on_a_real_nagle_path() {
     // rumqttd without NODELAY on its sockets, clients without NODELAY: QoS 1 echo stalls.
-    let plain = EmbeddedBroker::start(BrokerConfig {
-        tcp_nodelay: false,
-        ..Default::default()
-    })
-    .unwrap();
-    let cfg = EchoConfig {
-        tcp_nodelay: false,
-        reply_timeout_ms: 2_000,
-        ..echo(25, 2, Qos::AtLeastOnce)
-    };
+    let plain = EmbeddedBroker::start(BrokerConfig { tcp_nodelay: false, ..Default::default() }).unwrap();
+    let cfg = EchoConfig { tcp_nodelay: false, reply_timeout_ms: 2_000, ..echo(25, 2, Qos::AtLeastOnce) };
     let r = echo_rtt(&plain, &[0u8; 50], &cfg).unwrap();
-    let w = r
-        .stall
-        .as_ref()
-        .unwrap_or_else(|| panic!("no stall flagged: {:?}", r.rtt));
-    assert!(
-        w.mode_ms == 44.0 || w.mode_ms == 88.0 || w.mode_ms == 40.0,
-        "{w:?}"
-    );
+    let w = r.stall.as_ref().unwrap_or_else(|| panic!("no stall flagged: {:?}", r.rtt));
+    assert!(w.mode_ms == 44.0 || w.mode_ms == 88.0 || w.mode_ms == 40.0, "{w:?}");
     assert!(w.message.contains("TCP_NODELAY"), "{}", w.message);
-    assert!(
-        r.warnings.iter().any(|m| m.starts_with("RTT mode near")),
-        "{:?}",
-        r.warnings
-    );
-    eprintln!(
-        "no NODELAY anywhere: p50 {:.1} ms → {}",
-        r.rtt.p50_us / 1e3,
-        w.message
-    );
+    assert!(r.warnings.iter().any(|m| m.starts_with("RTT mode near")), "{:?}", r.warnings);
+    eprintln!("no NODELAY anywhere: p50 {:.1} ms → {}", r.rtt.p50_us / 1e3, w.message);
 
     // The same path with NODELAY everywhere: quiet.
     let fast = EmbeddedBroker::start(BrokerConfig::default()).unwrap();
@@ -348,43 +231,21 @@ fn side_by_side_ours_vs_bare() {
     let embedded = EmbeddedBroker::start(BrokerConfig::default()).unwrap();
     let mosq = Mosquitto::start().unwrap();
     let payloads = Payloads::synthetic(50);
-    let reps: usize = std::env::var("WB_MQTT_REPS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3);
+    let reps: usize = std::env::var("WB_MQTT_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
     let load = || std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!("\nload average at start: {}", load().trim());
     println!("wirebench-mqtt vs bare rumqttc, 50-byte payloads, 1 publisher + 1 subscriber, medians of {reps} interleaved pairs");
     println!(
         "{:<22} {:>4} {:>9} {:>12} {:>12} {:>7} {:>11} {:>10} {:>10} {:>8}",
-        "broker",
-        "qos",
-        "messages",
-        "ours msg/s",
-        "bare msg/s",
-        "ratio",
-        "range",
-        "ours dlv",
-        "bare dlv",
-        "harness"
+        "broker", "qos", "messages", "ours msg/s", "bare msg/s", "ratio", "range", "ours dlv", "bare dlv", "harness"
     );
-    let brokers: [(&str, &dyn Fn() -> Endpoint); 2] = [
-        ("rumqttd 0.20 embedded", &|| embedded.endpoint()),
-        (mosq.version(), &|| mosq.endpoint()),
-    ];
+    let brokers: [(&str, &dyn Fn() -> Endpoint); 2] =
+        [("rumqttd 0.20 embedded", &|| embedded.endpoint()), (mosq.version(), &|| mosq.endpoint())];
     for (name, ep) in &brokers {
         for (qos, n) in [(Qos::AtMostOnce, 200_000u64), (Qos::AtLeastOnce, 100_000)] {
-            let cfg = ThroughputConfig {
-                messages: n,
-                qos,
-                ..Default::default()
-            };
+            let cfg = ThroughputConfig { messages: n, qos, ..Default::default() };
             let c = compare_throughput(&ep(), &payloads, &cfg, reps).unwrap();
-            let hb = c
-                .ours
-                .iter()
-                .map(|r| r.cpu.harness_cores)
-                .fold(0.0, f64::max);
+            let hb = c.ours.iter().map(|r| r.cpu.harness_cores).fold(0.0, f64::max);
             println!(
                 "{:<22} {:>4} {:>9} {:>12.0} {:>12.0} {:>7.2} {:>11} {:>9.2}% {:>9.2}% {:>6.2}c",
                 name,
@@ -407,16 +268,9 @@ fn side_by_side_ours_vs_bare() {
     );
     for (name, ep) in &brokers {
         for qos in [Qos::AtMostOnce, Qos::AtLeastOnce] {
-            let cfg = EchoConfig {
-                messages: 2_000,
-                warmup: 200,
-                qos,
-                ..Default::default()
-            };
+            let cfg = EchoConfig { messages: 2_000, warmup: 200, qos, ..Default::default() };
             let c = compare_echo_rtt(&ep(), &[0u8; 50], &cfg, reps).unwrap();
-            let p99 = |v: &Vec<EchoResult>| {
-                wirebench_mqtt_median(v.iter().map(|r| r.rtt.p99_us).collect())
-            };
+            let p99 = |v: &Vec<EchoResult>| wirebench_mqtt_median(v.iter().map(|r| r.rtt.p99_us).collect());
             println!(
                 "{:<22} {:>4} {:>12.1} {:>12.1} {:>7.2} {:>12.1} {:>12.1}",
                 name,
@@ -430,16 +284,8 @@ fn side_by_side_ours_vs_bare() {
         }
     }
     println!("\nNagle/delayed-ACK stalls, QoS 1 echo, 50 B, 100 samples (closed loop)");
-    let plain = EmbeddedBroker::start(BrokerConfig {
-        tcp_nodelay: false,
-        ..Default::default()
-    })
-    .unwrap();
-    let mosq_plain = Mosquitto::start_with(&MosquittoOptions {
-        tcp_nodelay: false,
-        ..Default::default()
-    })
-    .unwrap();
+    let plain = EmbeddedBroker::start(BrokerConfig { tcp_nodelay: false, ..Default::default() }).unwrap();
+    let mosq_plain = Mosquitto::start_with(&MosquittoOptions { tcp_nodelay: false, ..Default::default() }).unwrap();
     let cases: [(&str, &dyn MqttBroker, bool); 5] = [
         ("rumqttd, no NODELAY anywhere", &plain, false),
         ("rumqttd, client NODELAY only", &plain, true),
@@ -448,13 +294,8 @@ fn side_by_side_ours_vs_bare() {
         ("mosquitto defaults, client on", &mosq_plain, true),
     ];
     for (name, b, nodelay) in cases {
-        let cfg = EchoConfig {
-            messages: 100,
-            warmup: 5,
-            qos: Qos::AtLeastOnce,
-            tcp_nodelay: nodelay,
-            ..Default::default()
-        };
+        let cfg =
+            EchoConfig { messages: 100, warmup: 5, qos: Qos::AtLeastOnce, tcp_nodelay: nodelay, ..Default::default() };
         let r = echo_rtt(&b.endpoint(), &[0u8; 50], &cfg).unwrap();
         println!(
             "{:<34} p50 {:>9.1} µs  p99 {:>9.1} µs  stall: {}",

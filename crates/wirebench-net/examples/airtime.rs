@@ -12,10 +12,7 @@ fn main() {
     let mut json = Vec::new();
     find("json").unwrap().encode(&ev, None, &mut json).unwrap();
     let mut pb = Vec::new();
-    find("protobuf")
-        .unwrap()
-        .encode(&ev, Some(&ev_schema()), &mut pb)
-        .unwrap();
+    find("protobuf").unwrap().encode(&ev, Some(&ev_schema()), &mut pb).unwrap();
     let sizes = [
         (0, "0 B".to_string()),
         (12, "12 B".into()),
@@ -25,9 +22,7 @@ fn main() {
         (pb.len(), format!("EV protobuf {} B", pb.len())),
         (json.len(), format!("EV JSON {} B", json.len())),
     ];
-    println!(
-        "| link | payload | frames | bytes on air | airtime ms | msgs/day | fair use/day | fits |"
-    );
+    println!("| link | payload | frames | bytes on air | airtime ms | msgs/day | fair use/day | fits |");
     println!("|---|---|---|---|---|---|---|---|");
     for name in RADIO_NAMES {
         let r = Radio::parse(name).unwrap();
@@ -39,8 +34,7 @@ fn main() {
                 a.bytes_on_air,
                 a.seconds * 1e3,
                 a.msgs_per_day,
-                a.msgs_per_day_fair_use
-                    .map_or("-".into(), |f| format!("{f:.0}")),
+                a.msgs_per_day_fair_use.map_or("-".into(), |f| format!("{f:.0}")),
                 if a.fits { "yes" } else { "no" }
             );
         }

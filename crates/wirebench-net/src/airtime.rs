@@ -122,11 +122,7 @@ impl Radio {
             "ble" => Radio::Ble { dle: false },
             "ble-dle" => Radio::Ble { dle: true },
             "802.15.4" | "ieee802154" | "zigbee" => Radio::Ieee802154,
-            _ => match n
-                .strip_prefix("lora-sf")
-                .or_else(|| n.strip_prefix("sf"))
-                .and_then(|s| s.parse::<u8>().ok())
-            {
+            _ => match n.strip_prefix("lora-sf").or_else(|| n.strip_prefix("sf")).and_then(|s| s.parse::<u8>().ok()) {
                 Some(sf @ 7..=12) => Radio::LoRa { sf },
                 _ => {
                     return Err(NetError::UnknownProfile {
@@ -158,11 +154,7 @@ impl Radio {
         match *self {
             Radio::LoRa { sf } => Some(lorawan_max_payload(sf)),
             Radio::Sigfox => Some(SIGFOX_MAX_PAYLOAD),
-            Radio::Ble { dle } => Some(if dle {
-                BLE_DLE_CHUNK
-            } else {
-                BLE_DEFAULT_CHUNK
-            }),
+            Radio::Ble { dle } => Some(if dle { BLE_DLE_CHUNK } else { BLE_DEFAULT_CHUNK }),
             Radio::Ieee802154 => Some(IEEE802154_MAX_PAYLOAD),
             Radio::NbIot1 | Radio::NbIot2 | Radio::LteM1 => None,
         }
@@ -241,10 +233,7 @@ pub fn airtime(radio: &Radio, payload_bytes: usize) -> Airtime {
         Radio::LoRa { sf } => {
             let n = lorawan_max_payload(sf);
             let frames = split(payload_bytes, n);
-            let seconds: f64 = frames
-                .iter()
-                .map(|&p| lora_frame_seconds(sf, p + LORAWAN_MAC_OVERHEAD))
-                .sum();
+            let seconds: f64 = frames.iter().map(|&p| lora_frame_seconds(sf, p + LORAWAN_MAC_OVERHEAD)).sum();
             let fits = frames.len() == 1;
             Airtime {
                 profile: name,
@@ -281,27 +270,15 @@ pub fn airtime(radio: &Radio, payload_bytes: usize) -> Airtime {
                 note: if fits {
                     "Sigfox RC1: ~6 s per uplink (3 repetitions at 100 bit/s = 75 B on air), 140 uplinks/day".into()
                 } else {
-                    format!(
-                        "{payload_bytes} B exceeds Sigfox's 12 B uplink: {} uplinks of the 140/day",
-                        frames.len()
-                    )
+                    format!("{payload_bytes} B exceeds Sigfox's 12 B uplink: {} uplinks of the 140/day", frames.len())
                 },
             }
         }
         Radio::NbIot1 | Radio::NbIot2 | Radio::LteM1 => {
             let (bps, what) = match radio {
-                Radio::NbIot1 => (
-                    NBIOT_NB1_UPLINK_BPS,
-                    "NB-IoT Cat-NB1 ~62 kbit/s uplink peak; latency 1.6-10 s",
-                ),
-                Radio::NbIot2 => (
-                    NBIOT_NB2_UPLINK_BPS,
-                    "NB-IoT Cat-NB2 159 kbit/s uplink peak; latency 1.6-10 s",
-                ),
-                _ => (
-                    LTEM_M1_UPLINK_BPS,
-                    "LTE-M Cat-M1 ~1 Mbit/s peak; latency 10-15 ms",
-                ),
+                Radio::NbIot1 => (NBIOT_NB1_UPLINK_BPS, "NB-IoT Cat-NB1 ~62 kbit/s uplink peak; latency 1.6-10 s"),
+                Radio::NbIot2 => (NBIOT_NB2_UPLINK_BPS, "NB-IoT Cat-NB2 159 kbit/s uplink peak; latency 1.6-10 s"),
+                _ => (LTEM_M1_UPLINK_BPS, "LTE-M Cat-M1 ~1 Mbit/s peak; latency 10-15 ms"),
             };
             let bytes = payload_bytes + UDP_IPV4_OVERHEAD;
             let seconds = bytes as f64 * 8.0 / bps;
@@ -321,11 +298,7 @@ pub fn airtime(radio: &Radio, payload_bytes: usize) -> Airtime {
             }
         }
         Radio::Ble { dle } => {
-            let chunk = if dle {
-                BLE_DLE_CHUNK
-            } else {
-                BLE_DEFAULT_CHUNK
-            };
+            let chunk = if dle { BLE_DLE_CHUNK } else { BLE_DEFAULT_CHUNK };
             let frames = split(payload_bytes, chunk);
             let bytes = payload_bytes + frames.len() * BLE_PACKET_OVERHEAD;
             let seconds = bytes as f64 * 8.0 / BLE_1M_BPS;
@@ -346,8 +319,7 @@ pub fn airtime(radio: &Radio, payload_bytes: usize) -> Airtime {
         }
         Radio::Ieee802154 => {
             let frames = split(payload_bytes, IEEE802154_MAX_PAYLOAD);
-            let bytes =
-                payload_bytes + frames.len() * (IEEE802154_PHY_OVERHEAD + IEEE802154_MAC_OVERHEAD);
+            let bytes = payload_bytes + frames.len() * (IEEE802154_PHY_OVERHEAD + IEEE802154_MAC_OVERHEAD);
             let seconds = bytes as f64 * 8.0 / IEEE802154_BPS;
             Airtime {
                 profile: name,
@@ -368,17 +340,10 @@ pub fn airtime(radio: &Radio, payload_bytes: usize) -> Airtime {
 
 /// Airtime of a payload wrapped in an application protocol first (e.g. CoAP or MQTT-SN over a
 /// LoRa or NB-IoT link): the protocol's bytes are added to the payload.
-pub fn airtime_with(
-    radio: &Radio,
-    protocol: &crate::wire::Protocol,
-    payload_bytes: usize,
-) -> Airtime {
+pub fn airtime_with(radio: &Radio, protocol: &crate::wire::Protocol, payload_bytes: usize) -> Airtime {
     let mut a = airtime(radio, payload_bytes + protocol.overhead(payload_bytes));
-    a.note = format!(
-        "{} (payload {payload_bytes} B + {} B protocol overhead)",
-        a.note,
-        protocol.overhead(payload_bytes)
-    );
+    a.note =
+        format!("{} (payload {payload_bytes} B + {} B protocol overhead)", a.note, protocol.overhead(payload_bytes));
     a
 }
 
@@ -419,22 +384,10 @@ mod tests {
             let a = airtime(&Radio::LoRa { sf }, p);
             assert!(a.fits, "{p} B at SF{sf}");
             let close = |got: f64, want: f64| (got / want - 1.0).abs() <= 0.01;
-            assert!(
-                close(a.seconds * 1e3, ms),
-                "SF{sf} {p} B: {} ms vs {ms}",
-                a.seconds * 1e3
-            );
-            assert!(
-                close(a.msgs_per_day, day),
-                "SF{sf} {p} B: {} /day vs {day}",
-                a.msgs_per_day
-            );
+            assert!(close(a.seconds * 1e3, ms), "SF{sf} {p} B: {} ms vs {ms}", a.seconds * 1e3);
+            assert!(close(a.msgs_per_day, day), "SF{sf} {p} B: {} /day vs {day}", a.msgs_per_day);
             // The table rounds to whole messages.
-            assert_eq!(
-                a.msgs_per_day_fair_use.unwrap().round(),
-                ttn,
-                "SF{sf} {p} B fair use"
-            );
+            assert_eq!(a.msgs_per_day_fair_use.unwrap().round(), ttn, "SF{sf} {p} B fair use");
         }
     }
 
@@ -461,9 +414,6 @@ mod tests {
             assert_eq!(&Radio::parse(name).unwrap().name(), name);
         }
         assert!(Radio::parse("lora-sf6").is_err());
-        assert!(Radio::parse("5g")
-            .unwrap_err()
-            .to_string()
-            .contains("lora-sf7"));
+        assert!(Radio::parse("5g").unwrap_err().to_string().contains("lora-sf7"));
     }
 }

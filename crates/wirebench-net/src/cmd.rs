@@ -27,11 +27,7 @@ pub fn require(program: &'static str, hint: &'static str) -> Result<PathBuf, Net
 
 /// Run `program args…`, killing it after `timeout`. Output is read on helper threads so a
 /// chatty program cannot block on a full pipe.
-pub fn run(
-    program: &std::path::Path,
-    args: &[String],
-    timeout: Duration,
-) -> Result<Finished, NetError> {
+pub fn run(program: &std::path::Path, args: &[String], timeout: Duration) -> Result<Finished, NetError> {
     let shown = format!("{} {}", program.display(), args.join(" "));
     let mut child = Command::new(program)
         .args(args)
@@ -72,32 +68,18 @@ pub fn run(
         }
     };
     // A grandchild that outlived the group kill could hold the pipes open: do not wait long.
-    let stdout = rx_out
-        .recv_timeout(Duration::from_secs(2))
-        .unwrap_or_default();
-    let stderr = rx_err
-        .recv_timeout(Duration::from_secs(2))
-        .unwrap_or_default();
+    let stdout = rx_out.recv_timeout(Duration::from_secs(2)).unwrap_or_default();
+    let stderr = rx_err.recv_timeout(Duration::from_secs(2)).unwrap_or_default();
     match status {
-        None => Err(NetError::Timeout {
-            what: format!("`{shown}`"),
-            after: timeout,
-        }),
-        Some(st) => Ok(Finished {
-            success: st.success(),
-            status: st.to_string(),
-            stdout,
-            stderr: stderr.trim().to_string(),
-        }),
+        None => Err(NetError::Timeout { what: format!("`{shown}`"), after: timeout }),
+        Some(st) => {
+            Ok(Finished { success: st.success(), status: st.to_string(), stdout, stderr: stderr.trim().to_string() })
+        }
     }
 }
 
 /// Run and require success.
-pub fn run_ok(
-    program: &std::path::Path,
-    args: &[String],
-    timeout: Duration,
-) -> Result<Finished, NetError> {
+pub fn run_ok(program: &std::path::Path, args: &[String], timeout: Duration) -> Result<Finished, NetError> {
     let f = run(program, args, timeout)?;
     if f.success {
         Ok(f)
@@ -117,22 +99,12 @@ mod tests {
     #[test]
     fn timeout_kills_and_output_is_read() {
         let sh = which("sh").unwrap();
-        let f = run(
-            &sh,
-            &["-c".into(), "echo hi; echo oops >&2; exit 3".into()],
-            Duration::from_secs(5),
-        )
-        .unwrap();
+        let f = run(&sh, &["-c".into(), "echo hi; echo oops >&2; exit 3".into()], Duration::from_secs(5)).unwrap();
         assert!(!f.success);
         assert_eq!(f.stdout.trim(), "hi");
         assert_eq!(f.stderr, "oops");
         let t0 = Instant::now();
-        let e = run(
-            &sh,
-            &["-c".into(), "sleep 5".into()],
-            Duration::from_millis(100),
-        )
-        .unwrap_err();
+        let e = run(&sh, &["-c".into(), "sleep 5".into()], Duration::from_millis(100)).unwrap_err();
         assert!(matches!(e, NetError::Timeout { .. }), "{e}");
         assert!(t0.elapsed() < Duration::from_secs(2));
         assert!(require("surely-not-a-program-xyz", "hint").is_err());

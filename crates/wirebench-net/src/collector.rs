@@ -123,9 +123,7 @@ impl State {
         let lower = content_type.to_ascii_lowercase();
         let mut parts = lower.split(';').map(str::trim);
         let media = parts.next().unwrap_or("");
-        let codec_param = parts
-            .find_map(|p| p.strip_prefix("codec="))
-            .map(|v| v.trim_matches('"').to_string());
+        let codec_param = parts.find_map(|p| p.strip_prefix("codec=")).map(|v| v.trim_matches('"').to_string());
         if let Some(id) = codec_param {
             let id = wirebench_codecs::find(&id)?.info().id;
             return self.entries.iter().find(|e| e.id == id);
@@ -166,10 +164,7 @@ impl State {
             return Ok(());
         }
         let Some(p) = &e.prepared else {
-            return Err(e
-                .prepare_error
-                .clone()
-                .unwrap_or_else(|| "codec unavailable".into()));
+            return Err(e.prepare_error.clone().unwrap_or_else(|| "codec unavailable".into()));
         };
         let v = p.decode(body).map_err(|err| err.to_string())?;
         if let Some(schema) = &self.schema {
@@ -189,14 +184,9 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Fu
     if req.method() == Method::GET {
         return Ok(match req.uri().path() {
             "/stats" => {
-                let mut r = reply(
-                    StatusCode::OK,
-                    serde_json::to_vec(&state.snapshot()).unwrap_or_default(),
-                );
-                r.headers_mut().insert(
-                    hyper::header::CONTENT_TYPE,
-                    hyper::header::HeaderValue::from_static("application/json"),
-                );
+                let mut r = reply(StatusCode::OK, serde_json::to_vec(&state.snapshot()).unwrap_or_default());
+                r.headers_mut()
+                    .insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("application/json"));
                 r
             }
             "/health" => reply(StatusCode::OK, "ok\n"),
@@ -207,12 +197,7 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Fu
         return Ok(reply(StatusCode::METHOD_NOT_ALLOWED, "POST a body\n"));
     }
     state.requests.fetch_add(1, Ordering::Relaxed);
-    let ct = req
-        .headers()
-        .get(hyper::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_string();
+    let ct = req.headers().get(hyper::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
     let hint = req
         .headers()
         .get(hyper::header::CONTENT_LENGTH)
@@ -231,26 +216,15 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Fu
         Ok(b) => b,
         Err(BodyError::TooLarge) => {
             state.too_large.fetch_add(1, Ordering::Relaxed);
-            return Ok(reply(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!("body over {} B\n", state.max_body),
-            ));
+            return Ok(reply(StatusCode::PAYLOAD_TOO_LARGE, format!("body over {} B\n", state.max_body)));
         }
-        Err(BodyError::Io(e)) => {
-            return Ok(reply(
-                StatusCode::BAD_REQUEST,
-                format!("reading body: {e}\n"),
-            ))
-        }
+        Err(BodyError::Io(e)) => return Ok(reply(StatusCode::BAD_REQUEST, format!("reading body: {e}\n"))),
     };
     let Some(entry) = state.lookup(&ct) else {
         state.unsupported.fetch_add(1, Ordering::Relaxed);
         return Ok(reply(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            format!(
-                "no codec for Content-Type {ct:?}; codecs: {}\n",
-                wirebench_codecs::ids()
-            ),
+            format!("no codec for Content-Type {ct:?}; codecs: {}\n", wirebench_codecs::ids()),
         ));
     };
     entry.requests.fetch_add(1, Ordering::Relaxed);
@@ -267,10 +241,7 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Fu
             if let Ok(mut g) = entry.first_error.lock() {
                 g.get_or_insert_with(|| reason.clone());
             }
-            Ok(reply(
-                StatusCode::BAD_REQUEST,
-                format!("invalid {} body: {reason}\n", entry.id),
-            ))
+            Ok(reply(StatusCode::BAD_REQUEST, format!("invalid {} body: {reason}\n", entry.id)))
         }
     }
 }
@@ -293,10 +264,7 @@ impl Collector {
     /// Bind and start serving; returns once the socket is listening.
     pub fn start(cfg: CollectorConfig) -> Result<Collector, NetError> {
         if cfg.workers == 0 || cfg.workers > 64 {
-            return Err(NetError::invalid(
-                "workers",
-                format!("{} (use 1-64)", cfg.workers),
-            ));
+            return Err(NetError::invalid("workers", format!("{} (use 1-64)", cfg.workers)));
         }
         let state = Arc::new(State::new(&cfg));
         let stop = Arc::new(AtomicBool::new(false));
@@ -304,69 +272,54 @@ impl Collector {
         let (st, sp) = (state.clone(), stop.clone());
         let listen = cfg.listen;
         let workers = cfg.workers;
-        let thread = spawn_in(
-            cfg.netns.as_deref(),
-            "wb-collector",
-            move || -> Result<(), NetError> {
-                let bound = std::net::TcpListener::bind(listen)
-                    .and_then(|l| l.set_nonblocking(true).map(|_| l))
-                    .map_err(|e| NetError::io(format!("binding the collector on {listen}"), e));
-                let listener = match bound {
+        let thread = spawn_in(cfg.netns.as_deref(), "wb-collector", move || -> Result<(), NetError> {
+            let bound = std::net::TcpListener::bind(listen)
+                .and_then(|l| l.set_nonblocking(true).map(|_| l))
+                .map_err(|e| NetError::io(format!("binding the collector on {listen}"), e));
+            let listener = match bound {
+                Ok(l) => l,
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    return Ok(());
+                }
+            };
+            let rt = if workers == 1 {
+                tokio::runtime::Builder::new_current_thread().enable_all().build()
+            } else {
+                tokio::runtime::Builder::new_multi_thread().worker_threads(workers).enable_all().build()
+            }
+            .map_err(|e| NetError::io("starting the collector runtime", e))?;
+            let addr = listener.local_addr().map_err(|e| NetError::io("collector address", e))?;
+            rt.block_on(async move {
+                let listener = match tokio::net::TcpListener::from_std(listener) {
                     Ok(l) => l,
                     Err(e) => {
-                        let _ = tx.send(Err(e));
-                        return Ok(());
+                        let _ = tx.send(Err(NetError::io("collector listener", e)));
+                        return;
                     }
                 };
-                let rt = if workers == 1 {
-                    tokio::runtime::Builder::new_current_thread()
-                        .enable_all()
-                        .build()
-                } else {
-                    tokio::runtime::Builder::new_multi_thread()
-                        .worker_threads(workers)
-                        .enable_all()
-                        .build()
-                }
-                .map_err(|e| NetError::io("starting the collector runtime", e))?;
-                let addr = listener
-                    .local_addr()
-                    .map_err(|e| NetError::io("collector address", e))?;
-                rt.block_on(async move {
-                    let listener = match tokio::net::TcpListener::from_std(listener) {
-                        Ok(l) => l,
-                        Err(e) => {
-                            let _ = tx.send(Err(NetError::io("collector listener", e)));
-                            return;
-                        }
+                let _ = tx.send(Ok(addr));
+                let mut http = hyper::server::conn::http1::Builder::new();
+                http.keep_alive(true);
+                while !sp.load(Ordering::Relaxed) {
+                    let accepted = tokio::time::timeout(Duration::from_millis(50), listener.accept()).await;
+                    let Ok(Ok((stream, _))) = accepted else {
+                        continue;
                     };
-                    let _ = tx.send(Ok(addr));
-                    let mut http = hyper::server::conn::http1::Builder::new();
-                    http.keep_alive(true);
-                    while !sp.load(Ordering::Relaxed) {
-                        let accepted =
-                            tokio::time::timeout(Duration::from_millis(50), listener.accept())
-                                .await;
-                        let Ok(Ok((stream, _))) = accepted else {
-                            continue;
-                        };
-                        let _ = stream.set_nodelay(true);
-                        st.connections.fetch_add(1, Ordering::Relaxed);
-                        let st2 = st.clone();
-                        let conn = http.serve_connection(
-                            Io(stream),
-                            hyper::service::service_fn(move |req| handle(st2.clone(), req)),
-                        );
-                        tokio::spawn(async move {
-                            let _ = conn.await;
-                        });
-                    }
-                });
-                // Dropping the runtime cancels every connection task.
-                rt.shutdown_timeout(Duration::from_millis(200));
-                Ok(())
-            },
-        )?;
+                    let _ = stream.set_nodelay(true);
+                    st.connections.fetch_add(1, Ordering::Relaxed);
+                    let st2 = st.clone();
+                    let conn = http
+                        .serve_connection(Io(stream), hyper::service::service_fn(move |req| handle(st2.clone(), req)));
+                    tokio::spawn(async move {
+                        let _ = conn.await;
+                    });
+                }
+            });
+            // Dropping the runtime cancels every connection task.
+            rt.shutdown_timeout(Duration::from_millis(200));
+            Ok(())
+        })?;
         let addr = match rx.recv_timeout(Duration::from_secs(10)) {
             Ok(Ok(a)) => a,
             Ok(Err(e)) => {
@@ -377,19 +330,11 @@ impl Collector {
                 // The thread ended without reporting (setns failed, or it panicked).
                 return Err(match thread.join() {
                     Ok(Err(e)) | Err(e) => e,
-                    Ok(Ok(())) => NetError::Timeout {
-                        what: "collector start".into(),
-                        after: Duration::from_secs(10),
-                    },
+                    Ok(Ok(())) => NetError::Timeout { what: "collector start".into(), after: Duration::from_secs(10) },
                 });
             }
         };
-        Ok(Collector {
-            addr,
-            state,
-            stop,
-            thread: Some(thread),
-        })
+        Ok(Collector { addr, state, stop, thread: Some(thread) })
     }
 
     pub fn addr(&self) -> SocketAddr {

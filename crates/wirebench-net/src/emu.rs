@@ -38,8 +38,8 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::profile::check_rate;
-use wirebench_measure::rng::SplitMix64;
 use crate::NetError;
+use wirebench_measure::rng::SplitMix64;
 
 /// Per-packet bytes a TCP/IPv4 segment carries on a veth besides its payload (spec §1.7).
 pub const TCP_OVERHEAD: usize = 66;
@@ -79,10 +79,7 @@ impl Default for LinkParams {
 impl LinkParams {
     /// A link of `rate_bps`, nothing else.
     pub fn rate(rate_bps: u64) -> LinkParams {
-        LinkParams {
-            rate_bps: Some(rate_bps),
-            ..Default::default()
-        }
+        LinkParams { rate_bps: Some(rate_bps), ..Default::default() }
     }
 
     fn check(&self, dir: &str) -> Result<(), NetError> {
@@ -90,22 +87,13 @@ impl LinkParams {
             check_rate(r as f64, &format!("{r} bit/s ({dir})"))?;
         }
         if !(0.0..=1.0).contains(&self.loss) || self.loss.is_nan() {
-            return Err(NetError::invalid(
-                "loss",
-                format!("{} ({dir}) is not a probability in 0..=1", self.loss),
-            ));
+            return Err(NetError::invalid("loss", format!("{} ({dir}) is not a probability in 0..=1", self.loss)));
         }
         if self.mtu < 128 || self.mtu > 65_535 {
-            return Err(NetError::invalid(
-                "mtu",
-                format!("{} ({dir}) is outside 128..=65535", self.mtu),
-            ));
+            return Err(NetError::invalid("mtu", format!("{} ({dir}) is outside 128..=65535", self.mtu)));
         }
         if self.delay > Duration::from_secs(60) || self.jitter > Duration::from_secs(60) {
-            return Err(NetError::invalid(
-                "delay",
-                format!("delay/jitter above 60 s ({dir})"),
-            ));
+            return Err(NetError::invalid("delay", format!("delay/jitter above 60 s ({dir})")));
         }
         Ok(())
     }
@@ -113,9 +101,7 @@ impl LinkParams {
     /// Serialization time of `wire_bytes` (payload + overhead) at this rate.
     pub fn serialization(&self, wire_bytes: usize) -> Duration {
         match self.rate_bps {
-            Some(r) => {
-                Duration::from_nanos((wire_bytes as u128 * 8 * 1_000_000_000 / r as u128) as u64)
-            }
+            Some(r) => Duration::from_nanos((wire_bytes as u128 * 8 * 1_000_000_000 / r as u128) as u64),
             None => Duration::ZERO,
         }
     }
@@ -157,11 +143,7 @@ impl Default for EmuConfig {
 impl EmuConfig {
     /// The same parameters both ways.
     pub fn symmetric(p: LinkParams) -> EmuConfig {
-        EmuConfig {
-            up: p.clone(),
-            down: p,
-            ..Default::default()
-        }
+        EmuConfig { up: p.clone(), down: p, ..Default::default() }
     }
 }
 
@@ -210,28 +192,17 @@ impl Direction {
         Direction {
             overhead: params.overhead_bytes.unwrap_or(default_overhead),
             params,
-            state: Mutex::new(DirState {
-                link_free_at: now,
-                last_delivery: now,
-                rng: SplitMix64::new(seed),
-            }),
+            state: Mutex::new(DirState { link_free_at: now, last_delivery: now, rng: SplitMix64::new(seed) }),
             counters: DirCounters::default(),
         }
     }
 
     /// Schedule `packets` wire packets (sizes in payload bytes) that arrived at `arrival`;
     /// returns the delivery time of the last one, or `None` when loss hit one of them.
-    fn schedule(
-        &self,
-        arrival: Instant,
-        payload_sizes: &[usize],
-        lossy: bool,
-    ) -> Option<Vec<Instant>> {
+    fn schedule(&self, arrival: Instant, payload_sizes: &[usize], lossy: bool) -> Option<Vec<Instant>> {
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let p = &self.params;
-        self.counters
-            .packets_in
-            .fetch_add(payload_sizes.len() as u64, Ordering::Relaxed);
+        self.counters.packets_in.fetch_add(payload_sizes.len() as u64, Ordering::Relaxed);
         if lossy && p.loss > 0.0 {
             let mut lost = false;
             for _ in payload_sizes {
@@ -252,8 +223,7 @@ impl Direction {
             if !p.jitter.is_zero() {
                 prop += st.rng.symmetric() * p.jitter.as_nanos() as f64;
             }
-            let deliver = (st.link_free_at + Duration::from_nanos(prop.max(0.0) as u64))
-                .max(st.last_delivery);
+            let deliver = (st.link_free_at + Duration::from_nanos(prop.max(0.0) as u64)).max(st.last_delivery);
             st.last_delivery = deliver;
             out.push(deliver);
         }
@@ -335,11 +305,7 @@ impl Emulator {
     }
 
     /// A TCP proxy on `listen` (port 0 = any) forwarding to `upstream` through the link.
-    pub fn tcp(
-        listen: SocketAddr,
-        upstream: SocketAddr,
-        cfg: EmuConfig,
-    ) -> Result<Emulator, NetError> {
+    pub fn tcp(listen: SocketAddr, upstream: SocketAddr, cfg: EmuConfig) -> Result<Emulator, NetError> {
         cfg.up.check("up")?;
         cfg.down.check("down")?;
         if cfg.up.loss > 0.0 || cfg.down.loss > 0.0 {
@@ -348,21 +314,12 @@ impl Emulator {
                 "a TCP proxy cannot emulate loss (TCP would retransmit what the link drops); use the UDP proxy or the lab's nftables loss",
             ));
         }
-        let listener = TcpListener::bind(listen)
-            .map_err(|e| NetError::io(format!("binding the emulator on {listen}"), e))?;
-        listener
-            .set_nonblocking(true)
-            .map_err(|e| NetError::io("listener nonblocking", e))?;
-        let local = listener
-            .local_addr()
-            .map_err(|e| NetError::io("listener address", e))?;
+        let listener =
+            TcpListener::bind(listen).map_err(|e| NetError::io(format!("binding the emulator on {listen}"), e))?;
+        listener.set_nonblocking(true).map_err(|e| NetError::io("listener nonblocking", e))?;
+        let local = listener.local_addr().map_err(|e| NetError::io("listener address", e))?;
         let emu = Emulator::parts(local, &cfg, TCP_OVERHEAD, "tcp");
-        let (stop, threads, up, down) = (
-            emu.stop.clone(),
-            emu.threads.clone(),
-            emu.up.clone(),
-            emu.down.clone(),
-        );
+        let (stop, threads, up, down) = (emu.stop.clone(), emu.threads.clone(), emu.up.clone(), emu.down.clone());
         let (conns, refused) = (emu.connections.clone(), emu.refused.clone());
         let live = Arc::new(AtomicUsize::new(0));
         let accept = std::thread::Builder::new()
@@ -375,14 +332,13 @@ impl Emulator {
                                 refused.fetch_add(1, Ordering::Relaxed);
                                 continue; // dropping `client` closes it
                             }
-                            let server =
-                                match TcpStream::connect_timeout(&upstream, cfg.connect_timeout) {
-                                    Ok(s) => s,
-                                    Err(_) => {
-                                        refused.fetch_add(1, Ordering::Relaxed);
-                                        continue;
-                                    }
-                                };
+                            let server = match TcpStream::connect_timeout(&upstream, cfg.connect_timeout) {
+                                Ok(s) => s,
+                                Err(_) => {
+                                    refused.fetch_add(1, Ordering::Relaxed);
+                                    continue;
+                                }
+                            };
                             conns.fetch_add(1, Ordering::Relaxed);
                             live.fetch_add(1, Ordering::Relaxed);
                             let hs = tcp_connection(client, server, &up, &down, &stop, &cfg, &live);
@@ -399,51 +355,30 @@ impl Emulator {
                 }
             })
             .map_err(|e| NetError::io("spawning the emulator", e))?;
-        emu.threads
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(accept);
+        emu.threads.lock().unwrap_or_else(|e| e.into_inner()).push(accept);
         Ok(emu)
     }
 
     /// A UDP proxy on `listen` forwarding datagrams to `upstream` and replies back.
-    pub fn udp(
-        listen: SocketAddr,
-        upstream: SocketAddr,
-        cfg: EmuConfig,
-    ) -> Result<Emulator, NetError> {
+    pub fn udp(listen: SocketAddr, upstream: SocketAddr, cfg: EmuConfig) -> Result<Emulator, NetError> {
         cfg.up.check("up")?;
         cfg.down.check("down")?;
-        let front = UdpSocket::bind(listen)
-            .map_err(|e| NetError::io(format!("binding the emulator on {listen}"), e))?;
-        front
-            .set_read_timeout(Some(POLL))
-            .map_err(|e| NetError::io("udp timeout", e))?;
+        let front =
+            UdpSocket::bind(listen).map_err(|e| NetError::io(format!("binding the emulator on {listen}"), e))?;
+        front.set_read_timeout(Some(POLL)).map_err(|e| NetError::io("udp timeout", e))?;
         set_buffers(&front);
-        let local = front
-            .local_addr()
-            .map_err(|e| NetError::io("udp address", e))?;
+        let local = front.local_addr().map_err(|e| NetError::io("udp address", e))?;
         let front = Arc::new(front);
         let emu = Emulator::parts(local, &cfg, UDP_OVERHEAD, "udp");
-        let (stop, threads, up, down) = (
-            emu.stop.clone(),
-            emu.threads.clone(),
-            emu.up.clone(),
-            emu.down.clone(),
-        );
+        let (stop, threads, up, down) = (emu.stop.clone(), emu.threads.clone(), emu.up.clone(), emu.down.clone());
         let conns = emu.connections.clone();
         let refused = emu.refused.clone();
 
         // Writers: one per direction, each fed by a bounded queue in delivery order.
-        let (up_tx, up_rx) =
-            mpsc::sync_channel::<(Instant, Arc<UdpSocket>, Vec<u8>)>(cfg.queue_limit);
-        let (down_tx, down_rx) =
-            mpsc::sync_channel::<(Instant, SocketAddr, Vec<u8>)>(cfg.queue_limit);
+        let (up_tx, up_rx) = mpsc::sync_channel::<(Instant, Arc<UdpSocket>, Vec<u8>)>(cfg.queue_limit);
+        let (down_tx, down_rx) = mpsc::sync_channel::<(Instant, SocketAddr, Vec<u8>)>(cfg.queue_limit);
         let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| {
-            std::thread::Builder::new()
-                .name(name.into())
-                .spawn(f)
-                .map_err(|e| NetError::io("spawning the emulator", e))
+            std::thread::Builder::new().name(name.into()).spawn(f).map_err(|e| NetError::io("spawning the emulator", e))
         };
         {
             let (stop, up) = (stop.clone(), up.clone());
@@ -457,9 +392,7 @@ impl Emulator {
                                 sleep_until(at);
                                 if sock.send(&data).is_ok() {
                                     up.counters.delivered.fetch_add(1, Ordering::Relaxed);
-                                    up.counters
-                                        .payload
-                                        .fetch_add(data.len() as u64, Ordering::Relaxed);
+                                    up.counters.payload.fetch_add(data.len() as u64, Ordering::Relaxed);
                                 }
                             }
                             Err(RecvTimeoutError::Timeout) => {}
@@ -482,9 +415,7 @@ impl Emulator {
                                 sleep_until(at);
                                 if front.send_to(&data, to).is_ok() {
                                     down.counters.delivered.fetch_add(1, Ordering::Relaxed);
-                                    down.counters
-                                        .payload
-                                        .fetch_add(data.len() as u64, Ordering::Relaxed);
+                                    down.counters.payload.fetch_add(data.len() as u64, Ordering::Relaxed);
                                 }
                             }
                             Err(RecvTimeoutError::Timeout) => {}
@@ -516,19 +447,12 @@ impl Emulator {
                                 refused.fetch_add(1, Ordering::Relaxed);
                                 continue;
                             }
-                            let bind: SocketAddr = if upstream.is_ipv4() {
-                                "0.0.0.0:0"
-                            } else {
-                                "[::]:0"
-                            }
-                            .parse()
-                            .unwrap();
+                            let bind: SocketAddr =
+                                if upstream.is_ipv4() { "0.0.0.0:0" } else { "[::]:0" }.parse().unwrap();
                             let Ok(s) = UdpSocket::bind(bind) else {
                                 continue;
                             };
-                            if s.connect(upstream).is_err()
-                                || s.set_read_timeout(Some(POLL)).is_err()
-                            {
+                            if s.connect(upstream).is_err() || s.set_read_timeout(Some(POLL)).is_err() {
                                 continue;
                             }
                             set_buffers(&s);
@@ -536,30 +460,24 @@ impl Emulator {
                             conns.fetch_add(1, Ordering::Relaxed);
                             flows.push((from, s.clone()));
                             // Back reader: upstream replies → down link → this client.
-                            let (stop, down, down_tx, s2) =
-                                (stop.clone(), down.clone(), down_tx.clone(), s.clone());
+                            let (stop, down, down_tx, s2) = (stop.clone(), down.clone(), down_tx.clone(), s.clone());
                             let dfrag = cfg.down.mtu - 28;
-                            if let Ok(h) = std::thread::Builder::new()
-                                .name("wb-emu-udp-back".into())
-                                .spawn(move || {
-                                    let mut buf = vec![0u8; 65_536];
-                                    while !stop.load(Ordering::Relaxed) {
-                                        let Ok(n) = s2.recv(&mut buf) else { continue };
-                                        let arrival = Instant::now();
-                                        let sizes = fragments(n, dfrag);
-                                        if let Some(at) = down.schedule(arrival, &sizes, true) {
-                                            let at = *at.last().unwrap_or(&arrival);
-                                            if let Err(TrySendError::Full(_)) =
-                                                down_tx.try_send((at, from, buf[..n].to_vec()))
-                                            {
-                                                down.counters
-                                                    .dropped_queue
-                                                    .fetch_add(1, Ordering::Relaxed);
-                                            }
+                            if let Ok(h) = std::thread::Builder::new().name("wb-emu-udp-back".into()).spawn(move || {
+                                let mut buf = vec![0u8; 65_536];
+                                while !stop.load(Ordering::Relaxed) {
+                                    let Ok(n) = s2.recv(&mut buf) else { continue };
+                                    let arrival = Instant::now();
+                                    let sizes = fragments(n, dfrag);
+                                    if let Some(at) = down.schedule(arrival, &sizes, true) {
+                                        let at = *at.last().unwrap_or(&arrival);
+                                        if let Err(TrySendError::Full(_)) =
+                                            down_tx.try_send((at, from, buf[..n].to_vec()))
+                                        {
+                                            down.counters.dropped_queue.fetch_add(1, Ordering::Relaxed);
                                         }
                                     }
-                                })
-                            {
+                                }
+                            }) {
                                 threads2.lock().unwrap_or_else(|e| e.into_inner()).push(h);
                             }
                             s
@@ -568,9 +486,7 @@ impl Emulator {
                     let sizes = fragments(n, frag);
                     if let Some(at) = up.schedule(arrival, &sizes, true) {
                         let at = *at.last().unwrap_or(&arrival);
-                        if let Err(TrySendError::Full(_)) =
-                            up_tx.try_send((at, back, buf[..n].to_vec()))
-                        {
+                        if let Err(TrySendError::Full(_)) = up_tx.try_send((at, back, buf[..n].to_vec())) {
                             up.counters.dropped_queue.fetch_add(1, Ordering::Relaxed);
                         }
                     }
@@ -587,11 +503,7 @@ impl Emulator {
             stop: Arc::new(AtomicBool::new(false)),
             threads: Arc::new(Mutex::new(Vec::new())),
             up: Arc::new(Direction::new(cfg.up.clone(), overhead, cfg.seed)),
-            down: Arc::new(Direction::new(
-                cfg.down.clone(),
-                overhead,
-                cfg.seed ^ 0x5EED_D0E5_u64,
-            )),
+            down: Arc::new(Direction::new(cfg.down.clone(), overhead, cfg.seed ^ 0x5EED_D0E5_u64)),
             connections: Arc::new(AtomicU64::new(0)),
             refused: Arc::new(AtomicU64::new(0)),
             kind,
@@ -668,18 +580,8 @@ fn tcp_connection(
         let _ = s.set_read_timeout(Some(POLL));
     }
     let pairs = [
-        (
-            client.try_clone(),
-            server.try_clone(),
-            up.clone(),
-            cfg.up.mtu,
-        ),
-        (
-            server.try_clone(),
-            client.try_clone(),
-            down.clone(),
-            cfg.down.mtu,
-        ),
+        (client.try_clone(), server.try_clone(), up.clone(), cfg.up.mtu),
+        (server.try_clone(), client.try_clone(), down.clone(), cfg.down.mtu),
     ];
     let done = Arc::new(AtomicUsize::new(0));
     for (i, (from, to, dir, mtu)) in pairs.into_iter().enumerate() {
@@ -690,85 +592,68 @@ fn tcp_connection(
         let (stop_r, stop_w) = (stop.clone(), stop.clone());
         let dir_r = dir.clone();
         let mss = mtu - 52;
-        let name = if i == 0 {
-            "wb-emu-tcp-up"
-        } else {
-            "wb-emu-tcp-down"
-        };
-        let reader = std::thread::Builder::new()
-            .name(format!("{name}-r"))
-            .spawn(move || {
-                let mut buf = vec![0u8; 65_536];
-                loop {
-                    if stop_r.load(Ordering::Relaxed) {
+        let name = if i == 0 { "wb-emu-tcp-up" } else { "wb-emu-tcp-down" };
+        let reader = std::thread::Builder::new().name(format!("{name}-r")).spawn(move || {
+            let mut buf = vec![0u8; 65_536];
+            loop {
+                if stop_r.load(Ordering::Relaxed) {
+                    return;
+                }
+                match from.read(&mut buf) {
+                    Ok(0) => {
+                        let _ = tx.send(Chunk::Eof);
                         return;
                     }
-                    match from.read(&mut buf) {
-                        Ok(0) => {
-                            let _ = tx.send(Chunk::Eof);
-                            return;
-                        }
-                        Ok(n) => {
-                            let arrival = Instant::now();
-                            let sizes: Vec<usize> = buf[..n].chunks(mss).map(|c| c.len()).collect();
-                            let times = dir_r.schedule(arrival, &sizes, false).unwrap_or_default();
-                            let mut off = 0;
-                            for (len, at) in sizes.into_iter().zip(times) {
-                                if tx
-                                    .send(Chunk::Data(at, buf[off..off + len].to_vec()))
-                                    .is_err()
-                                {
-                                    return;
-                                }
-                                off += len;
+                    Ok(n) => {
+                        let arrival = Instant::now();
+                        let sizes: Vec<usize> = buf[..n].chunks(mss).map(|c| c.len()).collect();
+                        let times = dir_r.schedule(arrival, &sizes, false).unwrap_or_default();
+                        let mut off = 0;
+                        for (len, at) in sizes.into_iter().zip(times) {
+                            if tx.send(Chunk::Data(at, buf[off..off + len].to_vec())).is_err() {
+                                return;
                             }
+                            off += len;
                         }
-                        Err(e)
-                            if matches!(
-                                e.kind(),
-                                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                            ) => {}
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                        Err(_) => {
-                            let _ = tx.send(Chunk::Eof);
-                            return;
-                        }
+                    }
+                    Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => {
+                        let _ = tx.send(Chunk::Eof);
+                        return;
                     }
                 }
-            });
+            }
+        });
         let (done_w, live_w) = (done.clone(), live.clone());
-        let writer = std::thread::Builder::new()
-            .name(format!("{name}-w"))
-            .spawn(move || {
-                precise_timers();
-                loop {
-                    if stop_w.load(Ordering::Relaxed) {
-                        let _ = to.shutdown(Shutdown::Both);
-                        break;
-                    }
-                    match rx.recv_timeout(POLL) {
-                        Ok(Chunk::Data(at, data)) => {
-                            sleep_until(at);
-                            if to.write_all(&data).is_err() {
-                                let _ = to.shutdown(Shutdown::Both);
-                                break;
-                            }
-                            dir.counters.delivered.fetch_add(1, Ordering::Relaxed);
-                            dir.counters
-                                .payload
-                                .fetch_add(data.len() as u64, Ordering::Relaxed);
-                        }
-                        Ok(Chunk::Eof) | Err(RecvTimeoutError::Disconnected) => {
-                            let _ = to.shutdown(Shutdown::Write);
+        let writer = std::thread::Builder::new().name(format!("{name}-w")).spawn(move || {
+            precise_timers();
+            loop {
+                if stop_w.load(Ordering::Relaxed) {
+                    let _ = to.shutdown(Shutdown::Both);
+                    break;
+                }
+                match rx.recv_timeout(POLL) {
+                    Ok(Chunk::Data(at, data)) => {
+                        sleep_until(at);
+                        if to.write_all(&data).is_err() {
+                            let _ = to.shutdown(Shutdown::Both);
                             break;
                         }
-                        Err(RecvTimeoutError::Timeout) => {}
+                        dir.counters.delivered.fetch_add(1, Ordering::Relaxed);
+                        dir.counters.payload.fetch_add(data.len() as u64, Ordering::Relaxed);
                     }
+                    Ok(Chunk::Eof) | Err(RecvTimeoutError::Disconnected) => {
+                        let _ = to.shutdown(Shutdown::Write);
+                        break;
+                    }
+                    Err(RecvTimeoutError::Timeout) => {}
                 }
-                if done_w.fetch_add(1, Ordering::Relaxed) == 1 {
-                    live_w.fetch_sub(1, Ordering::Relaxed);
-                }
-            });
+            }
+            if done_w.fetch_add(1, Ordering::Relaxed) == 1 {
+                live_w.fetch_sub(1, Ordering::Relaxed);
+            }
+        });
         hs.extend(reader);
         hs.extend(writer);
     }
@@ -803,17 +688,11 @@ mod tests {
     fn bad_settings_are_refused() {
         let lo: SocketAddr = "127.0.0.1:0".parse().unwrap();
         let mut c = EmuConfig::symmetric(LinkParams::rate(0));
-        assert!(matches!(
-            Emulator::tcp(lo, lo, c.clone()),
-            Err(NetError::RateOutOfRange { .. })
-        ));
+        assert!(matches!(Emulator::tcp(lo, lo, c.clone()), Err(NetError::RateOutOfRange { .. })));
         c.up.rate_bps = Some(1_000_000);
         c.down.rate_bps = None;
         c.up.loss = 0.1;
-        assert!(Emulator::tcp(lo, lo, c.clone())
-            .unwrap_err()
-            .to_string()
-            .contains("cannot emulate loss"));
+        assert!(Emulator::tcp(lo, lo, c.clone()).unwrap_err().to_string().contains("cannot emulate loss"));
         c.up.loss = 1.5;
         assert!(Emulator::udp(lo, lo, c).is_err());
     }

@@ -131,7 +131,8 @@ impl EnergyData {
     }
 
     fn merge(&mut self, text: &str, origin: &str, user: bool) -> Result<(), String> {
-        let table: toml::Table = toml::from_str(text).map_err(|e| format!("{origin}: {}", e.to_string().replace('\n', " ")))?;
+        let table: toml::Table =
+            toml::from_str(text).map_err(|e| format!("{origin}: {}", e.to_string().replace('\n', " ")))?;
         for (part, entry) in table {
             let toml::Value::Table(entry) = entry else {
                 return Err(format!("{origin}: `{part}` is not a table"));
@@ -149,7 +150,9 @@ impl EnergyData {
                         let fig = figure(&f, &full, origin, user)?;
                         self.figures.insert(full, fig);
                     }
-                    (_, _) => return Err(format!("{origin}: `{part}.{key}` is neither a figure table nor name / lab_target")),
+                    (_, _) => {
+                        return Err(format!("{origin}: `{part}.{key}` is neither a figure table nor name / lab_target"))
+                    }
                 }
             }
         }
@@ -158,9 +161,8 @@ impl EnergyData {
 
     /// Apply `--set key=value` (the figure must exist; its unit stays).
     pub fn set(&mut self, assignment: &str) -> Result<(), String> {
-        let (key, value) = assignment
-            .split_once('=')
-            .ok_or_else(|| format!("--set {assignment:?}: expected part.figure=value"))?;
+        let (key, value) =
+            assignment.split_once('=').ok_or_else(|| format!("--set {assignment:?}: expected part.figure=value"))?;
         let key = key.trim();
         let value: f64 = value
             .trim()
@@ -282,7 +284,8 @@ pub enum EnergyRadio {
 }
 
 /// The names `--radio` takes.
-pub const ENERGY_RADIOS: &[&str] = &["lora-sf7", "lora-sf8", "lora-sf9", "lora-sf10", "lora-sf11", "lora-sf12", "nb-iot", "ble"];
+pub const ENERGY_RADIOS: &[&str] =
+    &["lora-sf7", "lora-sf8", "lora-sf9", "lora-sf10", "lora-sf11", "lora-sf12", "nb-iot", "ble"];
 
 impl EnergyRadio {
     pub fn parse(name: &str) -> Option<EnergyRadio> {
@@ -482,7 +485,9 @@ pub fn message(
             let per_frame = symbols * (t_sym(sf as f64) + t_sym(sf2));
             (air.frames as f64 * per_frame, data.need("sx1276.rx_ma", &mut missing))
         }
-        EnergyRadio::NbIot => (data.need("nbiot.connected_s", &mut missing), data.need("nbiot.connected_ma", &mut missing)),
+        EnergyRadio::NbIot => {
+            (data.need("nbiot.connected_s", &mut missing), data.need("nbiot.connected_ma", &mut missing))
+        }
         EnergyRadio::Ble => (data.need("ble.rx_s", &mut missing), data.need("ble.rx_ma", &mut missing)),
     };
     let radio_j = air.seconds * i_tx * v_radio + rx_s * i_rx * v_radio;
@@ -601,31 +606,50 @@ impl EnergyOpts {
         if mcus.is_empty() {
             mcus = data.lab_targets.values().cloned().collect();
         }
-        let names: Vec<String> = if self.radio.is_empty() { DEFAULT_RADIOS.iter().map(|s| s.to_string()).collect() } else { self.radio.clone() };
+        let names: Vec<String> = if self.radio.is_empty() {
+            DEFAULT_RADIOS.iter().map(|s| s.to_string()).collect()
+        } else {
+            self.radio.clone()
+        };
         let radios = names
             .iter()
             .map(|r| {
-                EnergyRadio::parse(r)
-                    .ok_or_else(|| PartError::bad(format!("--radio {r:?}: unknown radio (known: {})", ENERGY_RADIOS.join(", "))))
+                EnergyRadio::parse(r).ok_or_else(|| {
+                    PartError::bad(format!("--radio {r:?}: unknown radio (known: {})", ENERGY_RADIOS.join(", ")))
+                })
             })
             .collect::<Result<Vec<_>, _>>()?;
         let every_s = parse_duration(self.every.as_deref().unwrap_or(DEFAULT_EVERY)).map_err(PartError::bad)?;
-        let (battery_mah, battery_v) = parse_battery(self.battery.as_deref().unwrap_or(DEFAULT_BATTERY), 3.6).map_err(PartError::bad)?;
-        Ok(Plan { mcus, radios, libs: self.libs.clone(), payloads: self.payloads.clone(), every_s, battery_mah, battery_v })
+        let (battery_mah, battery_v) =
+            parse_battery(self.battery.as_deref().unwrap_or(DEFAULT_BATTERY), 3.6).map_err(PartError::bad)?;
+        Ok(Plan {
+            mcus,
+            radios,
+            libs: self.libs.clone(),
+            payloads: self.payloads.clone(),
+            every_s,
+            battery_mah,
+            battery_v,
+        })
     }
 }
 
 /// The lab figures: from `--device-results`, or a lab run on the pson-paper corpus.
 pub fn lab_figures(opts: &EnergyOpts, plan: &Plan, data: &EnergyData) -> Result<(LabSection, String), PartError> {
     if let Some(p) = &opts.device_results {
-        let r = wirebench_core::results::Results::read(p).map_err(|e| PartError::bad(format!("--device-results {}: {e}", p.display())))?;
+        let r = wirebench_core::results::Results::read(p)
+            .map_err(|e| PartError::bad(format!("--device-results {}: {e}", p.display())))?;
         let lab = r
             .device
             .and_then(|d| d.lab)
             .ok_or_else(|| PartError::bad(format!("--device-results {}: no device.lab section", p.display())))?;
         for t in &lab.targets {
-            in_physical_range(&format!("--device-results {}: target {} clock", p.display(), t.name), t.clock_hz as f64, "Hz")
-                .map_err(PartError::bad)?;
+            in_physical_range(
+                &format!("--device-results {}: target {} clock", p.display(), t.name),
+                t.clock_hz as f64,
+                "Hz",
+            )
+            .map_err(PartError::bad)?;
         }
         return Ok((lab, format!("results file {}", p.display())));
     }
@@ -639,7 +663,8 @@ pub fn lab_figures(opts: &EnergyOpts, plan: &Plan, data: &EnergyData) -> Result<
         .into_iter()
         .flatten()
         .collect();
-    let libs = if opts.libs.is_empty() { device::parse_libs("all")? } else { device::parse_libs(&opts.libs.join(","))? };
+    let libs =
+        if opts.libs.is_empty() { device::parse_libs("all")? } else { device::parse_libs(&opts.libs.join(","))? };
     let payloads = device::part::payloads(&device::part::DeviceOpts {
         corpus: opts.corpus.clone(),
         samples: opts.samples.clone(),
@@ -647,8 +672,9 @@ pub fn lab_figures(opts: &EnergyOpts, plan: &Plan, data: &EnergyData) -> Result<
         ..Default::default()
     })?;
     let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    let lab = device::run_lab(&device::LabOptions { targets, libs, payloads, root: None, jobs })
-        .map_err(|e| PartError::failed(format!("the device lab failed: {}", e.to_string().lines().next().unwrap_or(""))))?;
+    let lab = device::run_lab(&device::LabOptions { targets, libs, payloads, root: None, jobs }).map_err(|e| {
+        PartError::failed(format!("the device lab failed: {}", e.to_string().lines().next().unwrap_or("")))
+    })?;
     let what = if opts.samples.is_empty() {
         format!("{} corpus", opts.corpus.as_deref().unwrap_or("pson-paper"))
     } else {
@@ -837,7 +863,13 @@ mod tests {
                     encode_cycles: Some(12_000),
                     ..Default::default()
                 },
-                LabRow { target: "cortex-m0plus".into(), lib: "pson".into(), payload: "Test02".into(), status: "does not fit".into(), ..Default::default() },
+                LabRow {
+                    target: "cortex-m0plus".into(),
+                    lib: "pson".into(),
+                    payload: "Test02".into(),
+                    status: "does not fit".into(),
+                    ..Default::default()
+                },
             ],
         }
     }

@@ -15,34 +15,19 @@ pub enum NetError {
 
     /// An external program the lab or a baseline needs is not installed.
     #[error("`{program}` is not installed: {hint}")]
-    ProgramMissing {
-        program: &'static str,
-        hint: &'static str,
-    },
+    ProgramMissing { program: &'static str, hint: &'static str },
 
     /// An external command ran and failed.
     #[error("`{command}` failed ({status}): {stderr}")]
-    Command {
-        command: String,
-        status: String,
-        stderr: String,
-    },
+    Command { command: String, status: String, stderr: String },
 
     /// A rate outside what the lab or emulator accepts.
     #[error("rate {given} is out of range: must be between {min} and {max}")]
-    RateOutOfRange {
-        given: String,
-        min: &'static str,
-        max: &'static str,
-    },
+    RateOutOfRange { given: String, min: &'static str, max: &'static str },
 
     /// A profile name (lab or radio) nobody knows.
     #[error("{}", unknown(&format!("{kind} profile"), name, known))]
-    UnknownProfile {
-        kind: &'static str,
-        name: String,
-        known: String,
-    },
+    UnknownProfile { kind: &'static str, name: String, known: String },
 
     /// A setting that cannot work (with the reason).
     #[error("invalid {what}: {reason}")]
@@ -58,17 +43,11 @@ pub enum NetError {
 
     /// A socket operation failed; `context` says which and on what.
     #[error("{context}: {source}")]
-    Io {
-        context: String,
-        source: std::io::Error,
-    },
+    Io { context: String, source: std::io::Error },
 
     /// Nobody is listening where we were told to send.
     #[error("cannot connect to {addr}: {source} (is the collector/server running there?)")]
-    Connect {
-        addr: String,
-        source: std::io::Error,
-    },
+    Connect { addr: String, source: std::io::Error },
 
     /// A step did not finish within its deadline.
     #[error("{what} did not finish within {after:?}")]
@@ -97,17 +76,11 @@ pub enum NetError {
 
 impl NetError {
     pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> NetError {
-        NetError::Io {
-            context: context.into(),
-            source,
-        }
+        NetError::Io { context: context.into(), source }
     }
 
     pub(crate) fn invalid(what: &'static str, reason: impl Into<String>) -> NetError {
-        NetError::Invalid {
-            what,
-            reason: reason.into(),
-        }
+        NetError::Invalid { what, reason: reason.into() }
     }
 }
 

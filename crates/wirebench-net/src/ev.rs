@@ -94,27 +94,15 @@ mod tests {
             find("json").unwrap().encode(m, None, &mut out).unwrap();
             json += out.len();
             out.clear();
-            find("protobuf")
-                .unwrap()
-                .encode(m, Some(&schema), &mut out)
-                .unwrap();
+            find("protobuf").unwrap().encode(m, Some(&schema), &mut out).unwrap();
             pb += out.len();
-            let back = find("protobuf")
-                .unwrap()
-                .decode(&out, Some(&schema))
-                .unwrap();
+            let back = find("protobuf").unwrap().decode(&out, Some(&schema)).unwrap();
             assert_eq!(&back, m, "protobuf round trip");
         }
         let (json, pb) = (json as f64 / 100.0, pb as f64 / 100.0);
         eprintln!("EV telemetry: JSON {json} B, Protobuf {pb} B (mean of 100)");
-        assert!(
-            (950.0..=1050.0).contains(&json),
-            "JSON mean {json} B (seed: 995)"
-        );
-        assert!(
-            (250.0..=310.0).contains(&pb),
-            "Protobuf mean {pb} B (seed: 277)"
-        );
+        assert!((950.0..=1050.0).contains(&json), "JSON mean {json} B (seed: 995)");
+        assert!((250.0..=310.0).contains(&pb), "Protobuf mean {pb} B (seed: 277)");
         // Reproducible and varied.
         assert_eq!(ev_series(3, 7), ev_series(3, 7));
         assert_ne!(series[0], series[1]);

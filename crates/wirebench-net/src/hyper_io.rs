@@ -35,11 +35,7 @@ impl<T: AsyncRead + Unpin> hyper::rt::Read for Io<T> {
 }
 
 impl<T: AsyncWrite + Unpin> hyper::rt::Write for Io<T> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
         Pin::new(&mut self.0).poll_write(cx, buf)
     }
 
@@ -82,10 +78,7 @@ impl Body for Full {
     type Data = Bytes;
     type Error = Infallible;
 
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        _cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+    fn poll_frame(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         Poll::Ready(self.0.take().map(|b| Ok(Frame::data(b))))
     }
 

@@ -62,10 +62,7 @@ fn tc() -> Result<PathBuf, NetError> {
 }
 
 fn nft() -> Result<PathBuf, NetError> {
-    cmd::require(
-        "nft",
-        "loss emulation uses nftables: apt-get install nftables",
-    )
+    cmd::require("nft", "loss emulation uses nftables: apt-get install nftables")
 }
 
 fn args(a: &[&str]) -> Vec<String> {
@@ -85,18 +82,9 @@ pub fn check_privileges() -> Result<(), NetError> {
     let has = |bit: u32| cap_eff & (1u64 << bit) != 0;
     match (has(CAP_SYS_ADMIN), has(CAP_NET_ADMIN)) {
         (true, true) => Ok(()),
-        (false, false) => Err(NetError::NotPermitted {
-            capability: "CAP_SYS_ADMIN and CAP_NET_ADMIN",
-            uid,
-        }),
-        (false, true) => Err(NetError::NotPermitted {
-            capability: "CAP_SYS_ADMIN (network namespaces)",
-            uid,
-        }),
-        (true, false) => Err(NetError::NotPermitted {
-            capability: "CAP_NET_ADMIN (veth, tc, nftables)",
-            uid,
-        }),
+        (false, false) => Err(NetError::NotPermitted { capability: "CAP_SYS_ADMIN and CAP_NET_ADMIN", uid }),
+        (false, true) => Err(NetError::NotPermitted { capability: "CAP_SYS_ADMIN (network namespaces)", uid }),
+        (true, false) => Err(NetError::NotPermitted { capability: "CAP_NET_ADMIN (veth, tc, nftables)", uid }),
     }
 }
 
@@ -111,8 +99,7 @@ pub fn available() -> Result<(), NetError> {
 /// A lab id made unique per process and call: `t` + base-36 digits (≤ 6 characters).
 pub fn unique_id() -> String {
     static COUNTER: AtomicU32 = AtomicU32::new(0);
-    let n = (std::process::id() as u64 % 1_000_000) * 64
-        + (COUNTER.fetch_add(1, Ordering::Relaxed) % 64) as u64;
+    let n = (std::process::id() as u64 % 1_000_000) * 64 + (COUNTER.fetch_add(1, Ordering::Relaxed) % 64) as u64;
     let mut s = String::new();
     let mut v = n % 36u64.pow(5);
     for _ in 0..5 {
@@ -123,12 +110,7 @@ pub fn unique_id() -> String {
 }
 
 fn check_id(id: &str) -> Result<(), NetError> {
-    if id.is_empty()
-        || id.len() > 6
-        || !id
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-    {
+    if id.is_empty() || id.len() > 6 || !id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()) {
         return Err(NetError::LabId(id.to_string()));
     }
     Ok(())
@@ -238,28 +220,19 @@ impl Lab {
         if ns_exists(&names.ns_a) || ns_exists(&names.ns_b) {
             return Err(NetError::invalid(
                 "lab id",
-                format!(
-                    "lab {id:?} is already up (namespace {} exists); take it down first",
-                    names.ns_a
-                ),
+                format!("lab {id:?} is already up (namespace {} exists); take it down first", names.ns_a),
             ));
         }
         register(&names);
         record_owner(&names.id);
-        let mut lab = Lab {
-            names,
-            profile: LabProfile::unshaped(),
-            armed: true,
-        };
+        let mut lab = Lab { names, profile: LabProfile::unshaped(), armed: true };
         let n = lab.names.clone();
         let a = format!("{ADDR_A}/24");
         let b = format!("{ADDR_B}/24");
         let steps: Vec<Vec<&str>> = vec![
             vec!["netns", "add", &n.ns_a],
             vec!["netns", "add", &n.ns_b],
-            vec![
-                "link", "add", &n.veth_a, "type", "veth", "peer", "name", &n.veth_b,
-            ],
+            vec!["link", "add", &n.veth_a, "type", "veth", "peer", "name", &n.veth_b],
             vec!["link", "set", &n.veth_a, "netns", &n.ns_a],
             vec!["link", "set", &n.veth_b, "netns", &n.ns_b],
             vec!["-n", &n.ns_a, "addr", "add", &a, "dev", &n.veth_a],
@@ -283,11 +256,7 @@ impl Lab {
         if !(ns_exists(&names.ns_a) && ns_exists(&names.ns_b)) {
             return Err(NetError::LabNotUp(id.to_string()));
         }
-        Ok(Lab {
-            names,
-            profile: LabProfile::unshaped(),
-            armed: false,
-        })
+        Ok(Lab { names, profile: LabProfile::unshaped(), armed: false })
     }
 
     /// Change shaping and loss in place (no new namespaces): used to walk a rate ladder.
@@ -386,32 +355,21 @@ fn shape(ns: &str, dev: &str, s: &Shape, p: &LabProfile) -> Result<(), NetError>
             // One class that everything goes to; the bucket as for TBF. A root that is not
             // HTB yet (tbf or the default) is replaced first.
             let burst = crate::profile::burst_bytes(p.burst, rate);
-            let have_htb = cmd::run(
-                &tc,
-                &args(&["-n", ns, "qdisc", "show", "dev", dev, "root"]),
-                CMD_TIMEOUT,
-            )
-            .map(|f| f.stdout.contains("htb 1:"))
-            .unwrap_or(false);
+            let have_htb = cmd::run(&tc, &args(&["-n", ns, "qdisc", "show", "dev", dev, "root"]), CMD_TIMEOUT)
+                .map(|f| f.stdout.contains("htb 1:"))
+                .unwrap_or(false);
             if !have_htb {
-                run(&[
-                    "-n", ns, "qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb",
-                    "default", "10",
-                ])?;
+                run(&["-n", ns, "qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb", "default", "10"])?;
             }
             let (r, b) = (format!("{rate}bit"), format!("{burst}b"));
             run(&[
-                "-n", ns, "class", "replace", "dev", dev, "parent", "1:", "classid", "1:10", "htb",
-                "rate", &r, "ceil", &r, "burst", &b, "cburst", &b,
+                "-n", ns, "class", "replace", "dev", dev, "parent", "1:", "classid", "1:10", "htb", "rate", &r, "ceil",
+                &r, "burst", &b, "cburst", &b,
             ])?;
         }
         (None, _) => {
             // Back to the default qdisc; "no qdisc to delete" is fine.
-            let _ = cmd::run(
-                &tc,
-                &args(&["-n", ns, "qdisc", "del", "dev", dev, "root"]),
-                CMD_TIMEOUT,
-            );
+            let _ = cmd::run(&tc, &args(&["-n", ns, "qdisc", "del", "dev", dev, "root"]), CMD_TIMEOUT);
         }
     }
     Ok(())
@@ -424,14 +382,7 @@ fn set_loss(ns: &str, dev: &str, loss_pct: f64) -> Result<(), NetError> {
             let ip = ip()?;
             let _ = cmd::run(
                 &ip,
-                &args(&[
-                    "netns",
-                    "exec",
-                    ns,
-                    nft.to_str().unwrap_or("nft"),
-                    "flush",
-                    "ruleset",
-                ]),
+                &args(&["netns", "exec", ns, nft.to_str().unwrap_or("nft"), "flush", "ruleset"]),
                 CMD_TIMEOUT,
             );
         }
@@ -449,12 +400,11 @@ fn set_loss(ns: &str, dev: &str, loss_pct: f64) -> Result<(), NetError> {
     run(&["flush", "ruleset"])?;
     run(&["add", "table", "inet", "wb"])?;
     run(&[
-        "add", "chain", "inet", "wb", "in", "{", "type", "filter", "hook", "input", "priority",
-        "0", ";", "policy", "accept", ";", "}",
+        "add", "chain", "inet", "wb", "in", "{", "type", "filter", "hook", "input", "priority", "0", ";", "policy",
+        "accept", ";", "}",
     ])?;
     run(&[
-        "add", "rule", "inet", "wb", "in", "iifname", dev, "numgen", "random", "mod", "10000", "<",
-        &threshold, "drop",
+        "add", "rule", "inet", "wb", "in", "iifname", dev, "numgen", "random", "mod", "10000", "<", &threshold, "drop",
     ])?;
     Ok(())
 }
@@ -483,16 +433,9 @@ impl Counters {
 /// Read `dev`'s counters in `ns` (`ip -s -j link show`).
 pub fn counters(ns: &str, dev: &str) -> Result<Counters, NetError> {
     let ip = ip()?;
-    let f = cmd::run_ok(
-        &ip,
-        &args(&["-n", ns, "-s", "-j", "link", "show", "dev", dev]),
-        CMD_TIMEOUT,
-    )?;
+    let f = cmd::run_ok(&ip, &args(&["-n", ns, "-s", "-j", "link", "show", "dev", dev]), CMD_TIMEOUT)?;
     let v: serde_json::Value = serde_json::from_str(&f.stdout).map_err(|e| {
-        NetError::invalid(
-            "ip -j output",
-            format!("{e}: {}", f.stdout.chars().take(200).collect::<String>()),
-        )
+        NetError::invalid("ip -j output", format!("{e}: {}", f.stdout.chars().take(200).collect::<String>()))
     })?;
     let s = &v[0]["stats64"];
     let g = |dir: &str, k: &str| s[dir][k].as_u64().unwrap_or(0);
@@ -531,39 +474,22 @@ pub fn status(id: &str) -> Result<LabStatus, NetError> {
     let ip = ip()?;
     let tc = tc()?;
     let q = |ns: &str, dev: &str| {
-        cmd::run(
-            &tc,
-            &args(&["-n", ns, "qdisc", "show", "dev", dev]),
-            CMD_TIMEOUT,
-        )
-        .map(|f| f.stdout.trim().to_string())
-        .unwrap_or_default()
+        cmd::run(&tc, &args(&["-n", ns, "qdisc", "show", "dev", dev]), CMD_TIMEOUT)
+            .map(|f| f.stdout.trim().to_string())
+            .unwrap_or_default()
     };
     let nftl = |ns: &str| match cmd::which("nft") {
-        Some(nft) => cmd::run(
-            &ip,
-            &args(&[
-                "netns",
-                "exec",
-                ns,
-                nft.to_str().unwrap_or("nft"),
-                "list",
-                "ruleset",
-            ]),
-            CMD_TIMEOUT,
-        )
-        .map(|f| f.stdout.trim().to_string())
-        .unwrap_or_default(),
+        Some(nft) => {
+            cmd::run(&ip, &args(&["netns", "exec", ns, nft.to_str().unwrap_or("nft"), "list", "ruleset"]), CMD_TIMEOUT)
+                .map(|f| f.stdout.trim().to_string())
+                .unwrap_or_default()
+        }
         None => String::new(),
     };
     let addr = |ns: &str, dev: &str| {
-        cmd::run(
-            &ip,
-            &args(&["-n", ns, "-br", "addr", "show", "dev", dev]),
-            CMD_TIMEOUT,
-        )
-        .map(|f| f.stdout.trim().to_string())
-        .unwrap_or_default()
+        cmd::run(&ip, &args(&["-n", ns, "-br", "addr", "show", "dev", dev]), CMD_TIMEOUT)
+            .map(|f| f.stdout.trim().to_string())
+            .unwrap_or_default()
     };
     Ok(LabStatus {
         up,
@@ -584,11 +510,7 @@ pub fn list() -> Result<Vec<String>, NetError> {
         Ok(rd) => rd
             .filter_map(|e| e.ok())
             .filter_map(|e| e.file_name().into_string().ok())
-            .filter_map(|n| {
-                n.strip_prefix(PREFIX)
-                    .and_then(|r| r.strip_suffix("_a"))
-                    .map(str::to_string)
-            })
+            .filter_map(|n| n.strip_prefix(PREFIX).and_then(|r| r.strip_suffix("_a")).map(str::to_string))
             .filter(|id| check_id(id).is_ok())
             .collect(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
@@ -704,9 +626,7 @@ pub struct NsThread<T> {
 impl<T> NsThread<T> {
     /// Wait for the thread; its result, or the setns error, or a panic as an error.
     pub fn join(self) -> Result<T, NetError> {
-        self.handle
-            .join()
-            .map_err(|p| NetError::Worker(self.name, crate::error::panic_message(p)))?
+        self.handle.join().map_err(|p| NetError::Worker(self.name, crate::error::panic_message(p)))?
     }
 
     pub fn is_finished(&self) -> bool {
@@ -730,17 +650,11 @@ pub fn spawn_in<T: Send + 'static>(
             Ok(f())
         })
         .map_err(|e| NetError::io("spawning a thread", e))?;
-    Ok(NsThread {
-        handle,
-        name: name.to_string(),
-    })
+    Ok(NsThread { handle, name: name.to_string() })
 }
 
 /// Run `f` inside namespace `ns` on a dedicated thread and wait for its result.
-pub fn run_in<T: Send + 'static>(
-    ns: &str,
-    f: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, NetError> {
+pub fn run_in<T: Send + 'static>(ns: &str, f: impl FnOnce() -> T + Send + 'static) -> Result<T, NetError> {
     spawn_in(Some(ns), &format!("wb-in-{ns}"), f)?.join()
 }
 
@@ -755,10 +669,7 @@ mod tests {
         assert_ne!(a, b);
         assert!(a.len() <= 6, "{a}");
         let n = LabNames::new(&a).unwrap();
-        assert!(
-            n.veth_a.len() <= 15,
-            "interface names are limited to 15 bytes"
-        );
+        assert!(n.veth_a.len() <= 15, "interface names are limited to 15 bytes");
         assert!(LabNames::new("Bad-Id").is_err());
         assert!(LabNames::new("toolong1").is_err());
         assert!(LabNames::new("").is_err());

@@ -97,9 +97,9 @@ struct Target {
 }
 
 fn parse_url(url: &str) -> Result<Target, NetError> {
-    let rest = url.strip_prefix("http://").ok_or_else(|| {
-        NetError::invalid("url", format!("{url:?}: only http:// URLs are supported"))
-    })?;
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| NetError::invalid("url", format!("{url:?}: only http:// URLs are supported")))?;
     let (host, path) = match rest.find('/') {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, "/"),
@@ -107,11 +107,7 @@ fn parse_url(url: &str) -> Result<Target, NetError> {
     if host.is_empty() {
         return Err(NetError::invalid("url", format!("{url:?} has no host")));
     }
-    let with_port = if host
-        .rsplit_once(':')
-        .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
-        && !host.ends_with(']')
-    {
+    let with_port = if host.rsplit_once(':').is_some_and(|(_, p)| p.parse::<u16>().is_ok()) && !host.ends_with(']') {
         host.to_string()
     } else {
         format!("{host}:80")
@@ -121,11 +117,7 @@ fn parse_url(url: &str) -> Result<Target, NetError> {
         .map_err(|e| NetError::invalid("url", format!("{url:?}: {e}")))?
         .next()
         .ok_or_else(|| NetError::invalid("url", format!("{url:?} resolves to no address")))?;
-    Ok(Target {
-        addr,
-        host: host.to_string(),
-        path: path.to_string(),
-    })
+    Ok(Target { addr, host: host.to_string(), path: path.to_string() })
 }
 
 /// The bytes of one POST request.
@@ -201,14 +193,9 @@ async fn read_response(
                 let mut close = resp.version == Some(0);
                 for h in resp.headers.iter() {
                     if h.name.eq_ignore_ascii_case("content-length") {
-                        length = std::str::from_utf8(h.value)
-                            .ok()
-                            .and_then(|v| v.trim().parse::<usize>().ok());
+                        length = std::str::from_utf8(h.value).ok().and_then(|v| v.trim().parse::<usize>().ok());
                     } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
-                        chunked = h
-                            .value
-                            .windows(7)
-                            .any(|w| w.eq_ignore_ascii_case(b"chunked"));
+                        chunked = h.value.windows(7).any(|w| w.eq_ignore_ascii_case(b"chunked"));
                     } else if h.name.eq_ignore_ascii_case("connection") {
                         let v = h.value.to_ascii_lowercase();
                         close = v.windows(5).any(|w| w == b"close");
@@ -261,11 +248,7 @@ async fn read_response(
     // Keep pipelined leftovers (none expected) at the front.
     buf.copy_within(end..*filled, 0);
     *filled -= end;
-    Ok((
-        status,
-        end,
-        !close && (length.is_some() || chunked || no_body),
-    ))
+    Ok((status, end, !close && (length.is_some() || chunked || no_body)))
 }
 
 /// A Linux `timerfd` registered with tokio: microsecond-precise sleeps inside the runtime.
@@ -277,12 +260,7 @@ impl PreciseTimer {
     fn new() -> std::io::Result<PreciseTimer> {
         use std::os::fd::FromRawFd;
         // SAFETY: timerfd_create has no memory preconditions; the fd is owned from here on.
-        let raw = unsafe {
-            libc::timerfd_create(
-                libc::CLOCK_MONOTONIC,
-                libc::TFD_NONBLOCK | libc::TFD_CLOEXEC,
-            )
-        };
+        let raw = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) };
         if raw < 0 {
             return Err(std::io::Error::last_os_error());
         }
@@ -290,10 +268,8 @@ impl PreciseTimer {
         let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(raw) };
         // SAFETY: the OwnedFd stays open and refers to the same timerfd for as long as the
         // AsyncFd owns it, and `as_raw_fd` always returns that fd.
-        let fd = unsafe {
-            tokio::io::unix::AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE)
-        }
-        .map_err(|e| e.into_parts().1)?;
+        let fd = unsafe { tokio::io::unix::AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE) }
+            .map_err(|e| e.into_parts().1)?;
         Ok(PreciseTimer { fd })
     }
 
@@ -304,19 +280,11 @@ impl PreciseTimer {
             return;
         }
         let spec = libc::itimerspec {
-            it_interval: libc::timespec {
-                tv_sec: 0,
-                tv_nsec: 0,
-            },
-            it_value: libc::timespec {
-                tv_sec: d.as_secs() as libc::time_t,
-                tv_nsec: d.subsec_nanos() as libc::c_long,
-            },
+            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+            it_value: libc::timespec { tv_sec: d.as_secs() as libc::time_t, tv_nsec: d.subsec_nanos() as libc::c_long },
         };
         // SAFETY: valid timerfd and a valid itimerspec; relative, one-shot.
-        if unsafe { libc::timerfd_settime(self.fd.as_raw_fd(), 0, &spec, std::ptr::null_mut()) }
-            != 0
-        {
+        if unsafe { libc::timerfd_settime(self.fd.as_raw_fd(), 0, &spec, std::ptr::null_mut()) } != 0 {
             return tokio::time::sleep_until(at.into()).await;
         }
         loop {
@@ -325,13 +293,7 @@ impl PreciseTimer {
             };
             let mut expirations = 0u64;
             // SAFETY: reading 8 bytes into a u64 from a timerfd.
-            let n = unsafe {
-                libc::read(
-                    self.fd.as_raw_fd(),
-                    &mut expirations as *mut u64 as *mut libc::c_void,
-                    8,
-                )
-            };
+            let n = unsafe { libc::read(self.fd.as_raw_fd(), &mut expirations as *mut u64 as *mut libc::c_void, 8) };
             if n == 8 {
                 return;
             }
@@ -391,10 +353,7 @@ async fn connection(
             LoadMode::Open { .. } => {
                 let i = slot.get();
                 slot.set(i + 1);
-                let at = start
-                    + Duration::from_nanos(
-                        ((i * slot_stride + slot_offset) as f64 * interval_ns) as u64,
-                    );
+                let at = start + Duration::from_nanos(((i * slot_stride + slot_offset) as f64 * interval_ns) as u64);
                 if at >= deadline {
                     return;
                 }
@@ -438,8 +397,7 @@ async fn connection(
                     sh.resp_bytes += resp_len as u64;
                     sh.hist.record_duration(done - scheduled);
                     if matches!(mode, LoadMode::Open { .. }) {
-                        sh.lag
-                            .record_duration(sent.saturating_duration_since(scheduled));
+                        sh.lag.record_duration(sent.saturating_duration_since(scheduled));
                     }
                     if !(200..400).contains(&status) {
                         sh.errors.status += 1;
@@ -486,58 +444,32 @@ impl Drop for StarvedGuard<'_> {
 /// Run a load test and report.
 pub fn run(cfg: &LoadConfig) -> Result<LoadReport, NetError> {
     if cfg.bodies.is_empty() {
-        return Err(NetError::invalid(
-            "bodies",
-            "at least one request body is needed",
-        ));
+        return Err(NetError::invalid("bodies", "at least one request body is needed"));
     }
     if cfg.connections == 0 || cfg.connections > 10_000 {
-        return Err(NetError::invalid(
-            "connections",
-            format!("{} (use 1-10000)", cfg.connections),
-        ));
+        return Err(NetError::invalid("connections", format!("{} (use 1-10000)", cfg.connections)));
     }
     if cfg.threads == 0 || cfg.threads > 64 || cfg.threads > cfg.connections {
-        return Err(NetError::invalid(
-            "threads",
-            format!("{} (use 1-64, at most one per connection)", cfg.threads),
-        ));
+        return Err(NetError::invalid("threads", format!("{} (use 1-64, at most one per connection)", cfg.threads)));
     }
     if cfg.duration.is_zero() || cfg.duration > Duration::from_secs(3600) {
-        return Err(NetError::invalid(
-            "duration",
-            format!("{:?} (use up to 1 h)", cfg.duration),
-        ));
+        return Err(NetError::invalid("duration", format!("{:?} (use up to 1 h)", cfg.duration)));
     }
     if let LoadMode::Open { rate } = cfg.mode {
         if !(rate > 0.0 && rate <= 10_000_000.0) {
-            return Err(NetError::invalid(
-                "rate",
-                format!("{rate} requests/s (use 0 < rate <= 1e7)"),
-            ));
+            return Err(NetError::invalid("rate", format!("{rate} requests/s (use 0 < rate <= 1e7)")));
         }
     }
     let target = parse_url(&cfg.url)?;
-    let reqs: Vec<(Vec<u8>, usize)> = cfg
-        .bodies
-        .iter()
-        .map(|b| {
-            (
-                build_request(&target.host, &target.path, &cfg.content_type, b),
-                b.len(),
-            )
-        })
-        .collect();
+    let reqs: Vec<(Vec<u8>, usize)> =
+        cfg.bodies.iter().map(|b| (build_request(&target.host, &target.path, &cfg.content_type, b), b.len())).collect();
 
     // Reachability first: a clear error instead of a run full of connect errors.
     let addr = target.addr;
     spawn_in(cfg.netns.as_deref(), "wb-load-probe", move || {
         std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(3))
             .map(|_| ())
-            .map_err(|e| NetError::Connect {
-                addr: addr.to_string(),
-                source: e,
-            })
+            .map_err(|e| NetError::Connect { addr: addr.to_string(), source: e })
     })?
     .join()??;
 
@@ -644,21 +576,11 @@ fn report(tool: &str, cfg: &LoadConfig, target: &Target, t: Shared, cpu_s: f64) 
         - 1;
     let link = cfg.link_rate_bps.map(|rate| {
         let ceiling = http_request_ceiling(rate, mean_body.round() as usize, header_bytes);
-        LinkUse {
-            rate_bps: rate,
-            header_bytes,
-            ceiling_rps: ceiling,
-            ratio: rps / ceiling,
-        }
+        LinkUse { rate_bps: rate, header_bytes, ceiling_rps: ceiling, ratio: rps / ceiling }
     });
     let cores = cpu_s / secs;
     let per_thread = cores / cfg.threads as f64;
-    let cpu = CpuUse {
-        generator_cpu_s: cpu_s,
-        wall_s: secs,
-        cores,
-        per_thread,
-    };
+    let cpu = CpuUse { generator_cpu_s: cpu_s, wall_s: secs, cores, per_thread };
     let (bound, bound_detail) = classify(per_thread, link.as_ref().map(|l| l.ratio));
     let mut warnings = Vec::new();
     if t.errors.total() > 0 {
@@ -670,9 +592,7 @@ fn report(tool: &str, cfg: &LoadConfig, target: &Target, t: Shared, cpu_s: f64) 
     let send_lag = matches!(cfg.mode, LoadMode::Open { .. }).then(|| t.lag.summary_us());
     if let (LoadMode::Open { rate }, Some(lag)) = (cfg.mode, &send_lag) {
         if rps < 0.99 * rate {
-            warnings.push(format!(
-                "achieved {rps:.0} of {rate:.0} requests/s scheduled"
-            ));
+            warnings.push(format!("achieved {rps:.0} of {rate:.0} requests/s scheduled"));
         }
         if lag.p99_us.unwrap_or(0.0) > 1_000.0 {
             warnings.push(format!(
@@ -700,9 +620,7 @@ fn report(tool: &str, cfg: &LoadConfig, target: &Target, t: Shared, cpu_s: f64) 
     let p50 = t.hist.quantile(0.5).map(|v| v as f64 / 1e6);
     if let Some(p50) = p50 {
         if [40.0, 44.0, 88.0].iter().any(|m| (p50 - m).abs() < 2.0) {
-            warnings.push(format!(
-                "median latency {p50:.1} ms is near 40/44/88 ms: a Nagle + delayed-ACK stall?"
-            ));
+            warnings.push(format!("median latency {p50:.1} ms is near 40/44/88 ms: a Nagle + delayed-ACK stall?"));
         }
     }
     LoadReport {
@@ -713,11 +631,7 @@ fn report(tool: &str, cfg: &LoadConfig, target: &Target, t: Shared, cpu_s: f64) 
         connections: cfg.connections,
         threads: cfg.threads,
         body_bytes: mean_body,
-        request_bytes: if t.requests > 0 {
-            t.req_bytes as f64 / n
-        } else {
-            mean_body + header_bytes as f64
-        },
+        request_bytes: if t.requests > 0 { t.req_bytes as f64 / n } else { mean_body + header_bytes as f64 },
         duration_s: secs,
         requests: t.requests,
         requests_per_sec: rps,
@@ -780,12 +694,7 @@ mod tests {
     #[test]
     fn request_header_is_wrk_sized() {
         // spec §1.2: wrk's POST header for this URL is 102 B.
-        let r = build_request(
-            "10.250.0.2:8080",
-            "/ingest",
-            "application/json",
-            &[b'x'; 1024],
-        );
+        let r = build_request("10.250.0.2:8080", "/ingest", "application/json", &[b'x'; 1024]);
         assert_eq!(r.len() - 1024, 102);
     }
 
@@ -811,7 +720,11 @@ mod tests {
         t.starved = 90;
         let r = report("wirebench", &cfg, &target, t, 0.1);
         let little = r.warnings.iter().find(|w| w.starts_with("Little's law")).expect("a Little's law warning");
-        assert!(little.contains("100 connections at 10.0 requests/s imply a mean latency of 10.00 s") && little.contains("90 connections completed none"), "{little}");
+        assert!(
+            little.contains("100 connections at 10.0 requests/s imply a mean latency of 10.00 s")
+                && little.contains("90 connections completed none"),
+            "{little}"
+        );
         let all = r.latency_with_timeouts.expect("percentiles with the timeouts");
         assert!(all.p90_us.unwrap() > 4.9e6 && all.count == 190, "{all:?}");
         assert!(r.latency.p50_us.unwrap() < 0.06e6);
@@ -821,10 +734,7 @@ mod tests {
     #[test]
     fn urls() {
         let t = parse_url("http://127.0.0.1:8080/ingest").unwrap();
-        assert_eq!(
-            (t.addr.port(), t.host.as_str(), t.path.as_str()),
-            (8080, "127.0.0.1:8080", "/ingest")
-        );
+        assert_eq!((t.addr.port(), t.host.as_str(), t.path.as_str()), (8080, "127.0.0.1:8080", "/ingest"));
         assert_eq!(parse_url("http://127.0.0.1").unwrap().addr.port(), 80);
         assert!(parse_url("https://x").is_err());
         assert!(parse_url("http:///x").is_err());
@@ -848,11 +758,7 @@ mod tests {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = l.local_addr().unwrap().port();
         drop(l);
-        let mut cfg = LoadConfig::new(
-            &format!("http://127.0.0.1:{port}/ingest"),
-            b"{}".to_vec(),
-            "application/json",
-        );
+        let mut cfg = LoadConfig::new(&format!("http://127.0.0.1:{port}/ingest"), b"{}".to_vec(), "application/json");
         cfg.duration = Duration::from_millis(200);
         let e = run(&cfg).unwrap_err();
         assert!(matches!(e, NetError::Connect { .. }), "{e}");

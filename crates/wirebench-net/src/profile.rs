@@ -67,39 +67,20 @@ pub struct LabProfile {
 /// Named presets: (name, up rate, down rate, description).
 const PRESETS: &[(&str, Option<u64>, Option<u64>, &str)] = &[
     ("unshaped", None, None, "plain veth, no shaping"),
-    (
-        "lte-m1",
-        Some(1_000_000),
-        Some(1_000_000),
-        "LTE-M Cat-M1 peak ~1 Mbit/s each way (spec §4)",
-    ),
-    (
-        "nb-iot",
-        Some(62_000),
-        Some(26_000),
-        "NB-IoT Cat-NB1 peak ~62 kbit/s up, ~26 kbit/s down (spec §4)",
-    ),
-    (
-        "nb-iot2",
-        Some(159_000),
-        Some(127_000),
-        "NB-IoT Cat-NB2 peak 159 kbit/s up, 127 kbit/s down (spec §4)",
-    ),
+    ("lte-m1", Some(1_000_000), Some(1_000_000), "LTE-M Cat-M1 peak ~1 Mbit/s each way (spec §4)"),
+    ("nb-iot", Some(62_000), Some(26_000), "NB-IoT Cat-NB1 peak ~62 kbit/s up, ~26 kbit/s down (spec §4)"),
+    ("nb-iot2", Some(159_000), Some(127_000), "NB-IoT Cat-NB2 peak 159 kbit/s up, 127 kbit/s down (spec §4)"),
 ];
 
 /// The rates the seed (002) swept; each is also a preset name (`"1mbit"` … `"1gbit"`).
-pub const SEED_LADDER: &[&str] = &[
-    "1mbit", "5mbit", "10mbit", "50mbit", "100mbit", "500mbit", "1gbit",
-];
+pub const SEED_LADDER: &[&str] = &["1mbit", "5mbit", "10mbit", "50mbit", "100mbit", "500mbit", "1gbit"];
 
 /// Names for error messages.
 pub fn known_profiles() -> String {
     let mut v: Vec<String> = PRESETS.iter().map(|p| p.0.to_string()).collect();
     v.extend(SEED_LADDER.iter().map(|s| s.to_string()));
     v.push("<rate> (e.g. 2.5mbit)".into());
-    v.push(
-        "up=<rate>,down=<rate>,loss=<pct>,loss_up=..,loss_down=..,burst=sized|seed|<bytes>,shaper=tbf|htb".into(),
-    );
+    v.push("up=<rate>,down=<rate>,loss=<pct>,loss_up=..,loss_down=..,burst=sized|seed|<bytes>,shaper=tbf|htb".into());
     v.join(", ")
 }
 
@@ -107,9 +88,7 @@ pub fn known_profiles() -> String {
 /// `kbps`…, all bits per second). Range 1 kbit/s – 10 Gbit/s.
 pub fn parse_rate(text: &str) -> Result<u64, NetError> {
     let t = text.trim().to_ascii_lowercase();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let unit = unit.trim();
     let unit = unit
@@ -122,16 +101,9 @@ pub fn parse_rate(text: &str) -> Result<u64, NetError> {
         "k" => 1e3,
         "m" => 1e6,
         "g" => 1e9,
-        _ => {
-            return Err(NetError::invalid(
-                "rate",
-                format!("{text:?}: unknown unit (use bit, kbit, mbit or gbit)"),
-            ))
-        }
+        _ => return Err(NetError::invalid("rate", format!("{text:?}: unknown unit (use bit, kbit, mbit or gbit)"))),
     };
-    let v: f64 = num
-        .parse()
-        .map_err(|_| NetError::invalid("rate", format!("{text:?} is not a number with a unit")))?;
+    let v: f64 = num.parse().map_err(|_| NetError::invalid("rate", format!("{text:?} is not a number with a unit")))?;
     let bps = (v * mult).round();
     check_rate(bps, text)
 }
@@ -139,29 +111,17 @@ pub fn parse_rate(text: &str) -> Result<u64, NetError> {
 /// Check a rate in bit/s against the accepted range.
 pub fn check_rate(bps: f64, shown: &str) -> Result<u64, NetError> {
     if !bps.is_finite() || bps < MIN_RATE_BPS as f64 || bps > MAX_RATE_BPS as f64 {
-        return Err(NetError::RateOutOfRange {
-            given: shown.to_string(),
-            min: "1 kbit/s",
-            max: "10 Gbit/s",
-        });
+        return Err(NetError::RateOutOfRange { given: shown.to_string(), min: "1 kbit/s", max: "10 Gbit/s" });
     }
     Ok(bps as u64)
 }
 
 /// A rate for people: `500kbit`, `10mbit`, `1gbit`, `2.5mbit`.
 pub fn format_rate(bps: u64) -> String {
-    for (div, unit) in [
-        (1_000_000_000u64, "gbit"),
-        (1_000_000, "mbit"),
-        (1_000, "kbit"),
-    ] {
+    for (div, unit) in [(1_000_000_000u64, "gbit"), (1_000_000, "mbit"), (1_000, "kbit")] {
         if bps >= div {
             let v = bps as f64 / div as f64;
-            return if bps / div * div == bps {
-                format!("{}{unit}", bps / div)
-            } else {
-                format!("{v}{unit}")
-            };
+            return if bps / div * div == bps { format!("{}{unit}", bps / div) } else { format!("{v}{unit}") };
         }
     }
     format!("{bps}bit")
@@ -185,14 +145,8 @@ impl LabProfile {
         let r = check_rate(rate_bps as f64, &format!("{rate_bps} bit/s"))?;
         Ok(LabProfile {
             name: format_rate(r),
-            up: Shape {
-                rate_bps: Some(r),
-                loss_pct: 0.0,
-            },
-            down: Shape {
-                rate_bps: Some(r),
-                loss_pct: 0.0,
-            },
+            up: Shape { rate_bps: Some(r), loss_pct: 0.0 },
+            down: Shape { rate_bps: Some(r), loss_pct: 0.0 },
             burst: Burst::Sized,
             shaper: Shaper::Tbf,
         })
@@ -215,11 +169,7 @@ impl LabProfile {
         let mut p = LabProfile::unshaped();
         p.name = text.trim().to_string();
         if p.name.is_empty() {
-            return Err(NetError::UnknownProfile {
-                kind: "lab",
-                name: text.into(),
-                known: known_profiles(),
-            });
+            return Err(NetError::UnknownProfile { kind: "lab", name: text.into(), known: known_profiles() });
         }
         for (i, item) in text.split(',').map(str::trim).enumerate() {
             if let Some((k, v)) = item.split_once('=') {
@@ -243,12 +193,7 @@ impl LabProfile {
                         p.shaper = match v.to_ascii_lowercase().as_str() {
                             "tbf" => Shaper::Tbf,
                             "htb" => Shaper::Htb,
-                            _ => {
-                                return Err(NetError::invalid(
-                                    "shaper",
-                                    format!("{v:?}: use tbf or htb"),
-                                ))
-                            }
+                            _ => return Err(NetError::invalid("shaper", format!("{v:?}: use tbf or htb"))),
                         }
                     }
                     "burst" => {
@@ -259,9 +204,7 @@ impl LabProfile {
                                 let n: u64 = b.trim_end_matches('b').parse().map_err(|_| {
                                     NetError::invalid(
                                         "burst",
-                                        format!(
-                                            "{v:?}: use sized, seed or a byte count like 8000b"
-                                        ),
+                                        format!("{v:?}: use sized, seed or a byte count like 8000b"),
                                     )
                                 })?;
                                 if n < 1_600 {
@@ -292,18 +235,10 @@ impl LabProfile {
                     p.up.rate_bps = Some(r);
                     p.down.rate_bps = Some(r);
                 } else {
-                    return Err(NetError::UnknownProfile {
-                        kind: "lab",
-                        name: text.into(),
-                        known: known_profiles(),
-                    });
+                    return Err(NetError::UnknownProfile { kind: "lab", name: text.into(), known: known_profiles() });
                 }
             } else {
-                return Err(NetError::UnknownProfile {
-                    kind: "lab",
-                    name: text.into(),
-                    known: known_profiles(),
-                });
+                return Err(NetError::UnknownProfile { kind: "lab", name: text.into(), known: known_profiles() });
             }
         }
         Ok(p)
@@ -329,14 +264,8 @@ mod tests {
         assert_eq!(parse_rate("2.5Mbit").unwrap(), 2_500_000);
         assert_eq!(parse_rate("1gbit").unwrap(), 1_000_000_000);
         assert_eq!(parse_rate("500kbps").unwrap(), 500_000);
-        assert!(matches!(
-            parse_rate("0mbit"),
-            Err(NetError::RateOutOfRange { .. })
-        ));
-        assert!(matches!(
-            parse_rate("11gbit"),
-            Err(NetError::RateOutOfRange { .. })
-        ));
+        assert!(matches!(parse_rate("0mbit"), Err(NetError::RateOutOfRange { .. })));
+        assert!(matches!(parse_rate("11gbit"), Err(NetError::RateOutOfRange { .. })));
         assert!(parse_rate("fast").is_err());
         assert!(parse_rate("10furlongs").is_err());
         assert_eq!(format_rate(10_000_000), "10mbit");
@@ -346,15 +275,9 @@ mod tests {
     #[test]
     fn burst_sizing_matches_spec() {
         // spec §1.2: 10 Mbit → 5,000 B, 50 → 25,000, 100 → 50,000, 500 → 250,000, 1 Gbit → 500,000.
-        for (mbit, b) in [
-            (1, 4_000),
-            (5, 4_000),
-            (10, 5_000),
-            (50, 25_000),
-            (100, 50_000),
-            (500, 250_000),
-            (1000, 500_000),
-        ] {
+        for (mbit, b) in
+            [(1, 4_000), (5, 4_000), (10, 5_000), (50, 25_000), (100, 50_000), (500, 250_000), (1000, 500_000)]
+        {
             assert_eq!(burst_bytes(Burst::Sized, mbit * 1_000_000), b, "{mbit} Mbit");
         }
         // spec §5 goal 4: warn when burst < rate/HZ.
@@ -366,38 +289,23 @@ mod tests {
     #[test]
     fn profiles_parse() {
         let p = LabProfile::parse("10mbit").unwrap();
-        assert_eq!(
-            (p.up.rate_bps, p.down.rate_bps),
-            (Some(10_000_000), Some(10_000_000))
-        );
+        assert_eq!((p.up.rate_bps, p.down.rate_bps), (Some(10_000_000), Some(10_000_000)));
         let p = LabProfile::parse("up=10mbit, down=2mbit, loss=1.5, burst=seed").unwrap();
         assert_eq!(
             (p.up.rate_bps, p.down.rate_bps, p.up.loss_pct, p.burst),
             (Some(10_000_000), Some(2_000_000), 1.5, Burst::Seed)
         );
         let p = LabProfile::parse("nb-iot,loss_down=5%").unwrap();
-        assert_eq!(
-            (p.up.rate_bps, p.down.loss_pct, p.up.loss_pct),
-            (Some(62_000), 5.0, 0.0)
-        );
+        assert_eq!((p.up.rate_bps, p.down.loss_pct, p.up.loss_pct), (Some(62_000), 5.0, 0.0));
         assert!(LabProfile::parse("unshaped").unwrap().up.rate_bps.is_none());
-        assert_eq!(
-            LabProfile::parse("10mbit,shaper=htb").unwrap().shaper,
-            Shaper::Htb
-        );
+        assert_eq!(LabProfile::parse("10mbit,shaper=htb").unwrap().shaper, Shaper::Htb);
         assert_eq!(LabProfile::parse("10mbit").unwrap().shaper, Shaper::Tbf);
         assert!(LabProfile::parse("10mbit,shaper=cake").is_err());
         let e = LabProfile::parse("warp-drive").unwrap_err().to_string();
-        assert!(
-            e.contains("unknown lab profile") && e.contains("nb-iot"),
-            "{e}"
-        );
+        assert!(e.contains("unknown lab profile") && e.contains("nb-iot"), "{e}");
         assert!(LabProfile::parse("loss=120").is_err());
         assert!(LabProfile::parse("").is_err());
-        assert!(matches!(
-            LabProfile::parse("rate=0"),
-            Err(NetError::RateOutOfRange { .. })
-        ));
+        assert!(matches!(LabProfile::parse("rate=0"), Err(NetError::RateOutOfRange { .. })));
         assert!(LabProfile::symmetric(20_000_000_000).is_err());
     }
 }

@@ -16,13 +16,13 @@
 
 use std::path::PathBuf;
 
+use crate::airtime::{airtime, Radio};
 use serde::Serialize;
 use wirebench_codecs::SchemaUse;
 use wirebench_core::part::PartError;
 use wirebench_core::results::SizeAggregate;
 use wirebench_core::sections::device::LabRow;
 use wirebench_core::sections::recommend::{Excluded, Ranked, Recommendation};
-use crate::airtime::{airtime, Radio};
 
 /// The constraints a recommendation is made for (as given; checked by [`check`]).
 #[derive(Clone, Debug, Default, Serialize)]
@@ -251,7 +251,16 @@ pub fn rank(
                     mcu_text = format!("{}: {l}, measured by the device lab", ev.target);
                     if let Some(ask) = &ev.energy {
                         if let Some(part) = ask.data.mcu_part(&ev.target) {
-                            let e = crate::energy::message(&ask.data, &part, &ev.target, ask.clock_hz, cycles, bytes, ask.radio, &ask.plan);
+                            let e = crate::energy::message(
+                                &ask.data,
+                                &part,
+                                &ev.target,
+                                ask.clock_hz,
+                                cycles,
+                                bytes,
+                                ask.radio,
+                                &ask.plan,
+                            );
                             reasons.push(format!(
                                 "energy per message on {part} + {}: {:.1} µJ ({cycles} encode cycles = {:.1} µJ CPU, {:.1} ms on air + {:.0} ms receive = {:.1} µJ radio, {:.1} µJ sleep; {} dominates) → {}{:.0} days on the battery",
                                 e.radio,
@@ -272,7 +281,8 @@ pub fn rank(
             }
         } else {
             let support = MCU_SUPPORT.iter().find(|(id, _, _)| *id == a.codec);
-            let (min_class, what) = support.map(|(_, c, w)| (*c, *w)).unwrap_or(("linux", "no known microcontroller library"));
+            let (min_class, what) =
+                support.map(|(_, c, w)| (*c, *w)).unwrap_or(("linux", "no known microcontroller library"));
             if let Some(want) = want_class {
                 if class_rank(min_class).unwrap_or(usize::MAX) > want {
                     excluded.push(exclude(format!(
@@ -375,4 +385,3 @@ pub fn rank(
     let constraints = serde_json::to_value(c).expect("constraints serialize");
     Ok(Recommendation { constraints, ranked, excluded, notes })
 }
-

@@ -114,7 +114,11 @@ pub fn nagle_warnings(stats: &RttStats, configured_delay: Duration) -> Vec<Strin
     [40.0, 44.0, 88.0]
         .iter()
         .filter(|m| (p50_ms - *m).abs() < 2.0 && (p50_ms - expected_ms).abs() > 2.0)
-        .map(|m| format!("RTT p50 {p50_ms:.1} ms is near {m} ms: a Nagle + delayed-ACK stall (TCP_NODELAY missing somewhere?)"))
+        .map(|m| {
+            format!(
+                "RTT p50 {p50_ms:.1} ms is near {m} ms: a Nagle + delayed-ACK stall (TCP_NODELAY missing somewhere?)"
+            )
+        })
         .collect()
 }
 
@@ -140,30 +144,19 @@ impl RrServer {
     ) -> Result<RrServer, NetError> {
         let c = wirebench_codecs::find(codec)
             .ok_or_else(|| NetError::UnknownCodec(codec.into(), wirebench_codecs::ids()))?;
-        let prepared: Arc<dyn wirebench_codecs::Prepared> =
-            Arc::from(c.prepare(schema.as_ref()).map_err(|e| NetError::Codec {
-                codec: codec.into(),
-                msg: e.to_string(),
-            })?);
+        let prepared: Arc<dyn wirebench_codecs::Prepared> = Arc::from(
+            c.prepare(schema.as_ref()).map_err(|e| NetError::Codec { codec: codec.into(), msg: e.to_string() })?,
+        );
         let stop = Arc::new(AtomicBool::new(false));
         let threads: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::new(Mutex::new(Vec::new()));
         let (decoded, failed) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
         let (tx, rx) = std::sync::mpsc::channel();
-        let (st, th, dc, fl) = (
-            stop.clone(),
-            threads.clone(),
-            decoded.clone(),
-            failed.clone(),
-        );
+        let (st, th, dc, fl) = (stop.clone(), threads.clone(), decoded.clone(), failed.clone());
         let accept = spawn_in(netns, "wb-rr-accept", move || {
-            let l = match TcpListener::bind(listen).and_then(|l| l.set_nonblocking(true).map(|_| l))
-            {
+            let l = match TcpListener::bind(listen).and_then(|l| l.set_nonblocking(true).map(|_| l)) {
                 Ok(l) => l,
                 Err(e) => {
-                    let _ = tx.send(Err(NetError::io(
-                        format!("binding the rr server on {listen}"),
-                        e,
-                    )));
+                    let _ = tx.send(Err(NetError::io(format!("binding the rr server on {listen}"), e)));
                     return;
                 }
             };
@@ -173,15 +166,10 @@ impl RrServer {
                 match l.accept() {
                     Ok((s, _)) if !room_for_one("rr server", &th, &mut warned) => drop(s),
                     Ok((s, _)) => {
-                        let (st, p, dc, fl) =
-                            (st.clone(), prepared.clone(), dc.clone(), fl.clone());
-                        if let Ok(h) =
-                            std::thread::Builder::new()
-                                .name("wb-rr-conn".into())
-                                .spawn(move || {
-                                    let _ = serve(s, &st, &*p, &dc, &fl);
-                                })
-                        {
+                        let (st, p, dc, fl) = (st.clone(), prepared.clone(), dc.clone(), fl.clone());
+                        if let Ok(h) = std::thread::Builder::new().name("wb-rr-conn".into()).spawn(move || {
+                            let _ = serve(s, &st, &*p, &dc, &fl);
+                        }) {
                             let mut t = th.lock().unwrap_or_else(|e| e.into_inner());
                             t.retain(|h| !h.is_finished());
                             t.push(h);
@@ -193,18 +181,8 @@ impl RrServer {
         })?;
         let addr = rx
             .recv_timeout(Duration::from_secs(10))
-            .map_err(|_| NetError::Timeout {
-                what: "rr server start".into(),
-                after: Duration::from_secs(10),
-            })??;
-        Ok(RrServer {
-            addr,
-            stop,
-            threads,
-            accept: Some(accept),
-            decoded,
-            failed,
-        })
+            .map_err(|_| NetError::Timeout { what: "rr server start".into(), after: Duration::from_secs(10) })??;
+        Ok(RrServer { addr, stop, threads, accept: Some(accept), decoded, failed })
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -213,10 +191,7 @@ impl RrServer {
 
     /// (decoded, failed) so far.
     pub fn counts(&self) -> (u64, u64) {
-        (
-            self.decoded.load(Ordering::Relaxed),
-            self.failed.load(Ordering::Relaxed),
-        )
+        (self.decoded.load(Ordering::Relaxed), self.failed.load(Ordering::Relaxed))
     }
 }
 
@@ -238,10 +213,7 @@ fn read_full(s: &mut TcpStream, buf: &mut [u8], stop: &AtomicBool) -> std::io::R
     let mut got = 0;
     while got < buf.len() {
         if stop.load(Ordering::Relaxed) {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::Interrupted,
-                "stopped",
-            ));
+            return Err(std::io::Error::new(std::io::ErrorKind::Interrupted, "stopped"));
         }
         match s.read(&mut buf[got..]) {
             Ok(0) if got == 0 => return Ok(false),
@@ -250,9 +222,7 @@ fn read_full(s: &mut TcpStream, buf: &mut [u8], stop: &AtomicBool) -> std::io::R
             Err(e)
                 if matches!(
                     e.kind(),
-                    std::io::ErrorKind::WouldBlock
-                        | std::io::ErrorKind::TimedOut
-                        | std::io::ErrorKind::Interrupted
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut | std::io::ErrorKind::Interrupted
                 ) => {}
             Err(e) => return Err(e),
         }
@@ -329,12 +299,7 @@ pub struct RrConfig {
 
 impl RrConfig {
     /// 50 ms cadence, 200 messages + 10 warm-up, 5 s timeout.
-    pub fn new(
-        addr: SocketAddr,
-        codec: &str,
-        schema: Option<Schema>,
-        messages: Vec<Value>,
-    ) -> RrConfig {
+    pub fn new(addr: SocketAddr, codec: &str, schema: Option<Schema>, messages: Vec<Value>) -> RrConfig {
         RrConfig {
             addr,
             codec: codec.into(),
@@ -386,30 +351,19 @@ pub struct RrReport {
 }
 
 fn connect(addr: SocketAddr, timeout: Duration) -> Result<TcpStream, NetError> {
-    let s = TcpStream::connect_timeout(&addr, timeout).map_err(|e| NetError::Connect {
-        addr: addr.to_string(),
-        source: e,
-    })?;
-    s.set_nodelay(true)
-        .map_err(|e| NetError::io("TCP_NODELAY", e))?;
-    s.set_read_timeout(Some(timeout))
-        .map_err(|e| NetError::io("read timeout", e))?;
-    s.set_write_timeout(Some(timeout))
-        .map_err(|e| NetError::io("write timeout", e))?;
+    let s = TcpStream::connect_timeout(&addr, timeout)
+        .map_err(|e| NetError::Connect { addr: addr.to_string(), source: e })?;
+    s.set_nodelay(true).map_err(|e| NetError::io("TCP_NODELAY", e))?;
+    s.set_read_timeout(Some(timeout)).map_err(|e| NetError::io("read timeout", e))?;
+    s.set_write_timeout(Some(timeout)).map_err(|e| NetError::io("write timeout", e))?;
     Ok(s)
 }
 
-fn read_exact_timeout(
-    s: &mut TcpStream,
-    buf: &mut [u8],
-    addr: SocketAddr,
-    timeout: Duration,
-) -> Result<(), NetError> {
+fn read_exact_timeout(s: &mut TcpStream, buf: &mut [u8], addr: SocketAddr, timeout: Duration) -> Result<(), NetError> {
     s.read_exact(buf).map_err(|e| match e.kind() {
-        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => NetError::Timeout {
-            what: format!("reply from {addr}"),
-            after: timeout,
-        },
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
+            NetError::Timeout { what: format!("reply from {addr}"), after: timeout }
+        }
         _ => NetError::io(format!("reading from {addr}"), e),
     })
 }
@@ -417,31 +371,19 @@ fn read_exact_timeout(
 /// Run request/response and report.
 pub fn run(cfg: &RrConfig) -> Result<RrReport, NetError> {
     let cfg = cfg.clone();
-    spawn_in(cfg.netns.clone().as_deref(), "wb-rr-client", move || {
-        run_here(&cfg)
-    })?
-    .join()?
+    spawn_in(cfg.netns.clone().as_deref(), "wb-rr-client", move || run_here(&cfg))?.join()?
 }
 
 fn run_here(cfg: &RrConfig) -> Result<RrReport, NetError> {
     if cfg.messages.is_empty() || cfg.count == 0 {
-        return Err(NetError::invalid(
-            "messages",
-            "need at least one message and count >= 1",
-        ));
+        return Err(NetError::invalid("messages", "need at least one message and count >= 1"));
     }
     if cfg.count + cfg.warmup > 1_000_000 || cfg.cadence > Duration::from_secs(60) {
-        return Err(NetError::invalid(
-            "count/cadence",
-            "at most 1,000,000 messages and 60 s cadence",
-        ));
+        return Err(NetError::invalid("count/cadence", "at most 1,000,000 messages and 60 s cadence"));
     }
     let codec = wirebench_codecs::find(&cfg.codec)
         .ok_or_else(|| NetError::UnknownCodec(cfg.codec.clone(), wirebench_codecs::ids()))?;
-    let cerr = |e: wirebench_codecs::CodecError| NetError::Codec {
-        codec: cfg.codec.clone(),
-        msg: e.to_string(),
-    };
+    let cerr = |e: wirebench_codecs::CodecError| NetError::Codec { codec: cfg.codec.clone(), msg: e.to_string() };
     let p = codec.prepare(cfg.schema.as_ref()).map_err(cerr)?;
     // Round trip before timing.
     let mut buf = Vec::new();
@@ -450,10 +392,7 @@ fn run_here(cfg: &RrConfig) -> Result<RrReport, NetError> {
     let round_trip_exact = back == cfg.messages[0];
     let mut warnings = Vec::new();
     if !round_trip_exact {
-        warnings.push(format!(
-            "{} does not round-trip the message exactly (lossy codec)",
-            cfg.codec
-        ));
+        warnings.push(format!("{} does not round-trip the message exactly (lossy codec)", cfg.codec));
     }
 
     precise_timers();
@@ -470,10 +409,7 @@ fn run_here(cfg: &RrConfig) -> Result<RrReport, NetError> {
             sleep_until(start + cfg.cadence * i as u32);
         }
         if Instant::now() > hard_deadline {
-            return Err(NetError::Timeout {
-                what: "request/response run".into(),
-                after: hard_deadline - start,
-            });
+            return Err(NetError::Timeout { what: "request/response run".into(), after: hard_deadline - start });
         }
         let v = &cfg.messages[i % cfg.messages.len()];
         frame.clear();
@@ -484,8 +420,7 @@ fn run_here(cfg: &RrConfig) -> Result<RrReport, NetError> {
         let len = frame.len() - 4;
         frame[..4].copy_from_slice(&(len as u32).to_be_bytes());
         let sent = Instant::now();
-        s.write_all(&frame)
-            .map_err(|e| NetError::io(format!("sending to {}", cfg.addr), e))?;
+        s.write_all(&frame).map_err(|e| NetError::io(format!("sending to {}", cfg.addr), e))?;
         read_exact_timeout(&mut s, &mut ack, cfg.addr, cfg.timeout)?;
         let rtt = sent.elapsed();
         if u32::from_be_bytes(ack[..4].try_into().unwrap()) as usize != ACK_LEN {
@@ -526,8 +461,7 @@ fn run_here(cfg: &RrConfig) -> Result<RrReport, NetError> {
         media_type: codec.info().media_type.into(),
         count: samples.len(),
         cadence_ms: cfg.cadence.as_secs_f64() * 1e3,
-        payload_bytes_per_sec: bytes.iter().sum::<f64>()
-            / (elapsed * samples.len() as f64 / total as f64).max(1e-9),
+        payload_bytes_per_sec: bytes.iter().sum::<f64>() / (elapsed * samples.len() as f64 / total as f64).max(1e-9),
         bytes: spread(&bytes),
         rtt,
         encode_us: spread(&col(|s| s.encode_us)),
@@ -536,11 +470,7 @@ fn run_here(cfg: &RrConfig) -> Result<RrReport, NetError> {
         decode_failures: failures,
         round_trip_exact,
         warnings,
-        samples: if cfg.keep_samples {
-            samples
-        } else {
-            Vec::new()
-        },
+        samples: if cfg.keep_samples { samples } else { Vec::new() },
     })
 }
 
@@ -561,14 +491,10 @@ impl EchoServer {
         let (tx, rx) = std::sync::mpsc::channel();
         let (st, th) = (stop.clone(), threads.clone());
         let accept = spawn_in(netns, "wb-echo-accept", move || {
-            let l = match TcpListener::bind(listen).and_then(|l| l.set_nonblocking(true).map(|_| l))
-            {
+            let l = match TcpListener::bind(listen).and_then(|l| l.set_nonblocking(true).map(|_| l)) {
                 Ok(l) => l,
                 Err(e) => {
-                    let _ = tx.send(Err(NetError::io(
-                        format!("binding the echo server on {listen}"),
-                        e,
-                    )));
+                    let _ = tx.send(Err(NetError::io(format!("binding the echo server on {listen}"), e)));
                     return;
                 }
             };
@@ -579,33 +505,30 @@ impl EchoServer {
                     Ok((s, _)) if !room_for_one("echo server", &th, &mut warned) => drop(s),
                     Ok((mut s, _)) => {
                         let st = st.clone();
-                        if let Ok(h) = std::thread::Builder::new()
-                            .name("wb-echo-conn".into())
-                            .spawn(move || {
-                                let _ = s.set_nonblocking(false);
-                                let _ = s.set_nodelay(true);
-                                let _ = s.set_read_timeout(Some(POLL));
-                                let mut buf = vec![0u8; 65_536];
-                                while !st.load(Ordering::Relaxed) {
-                                    match s.read(&mut buf) {
-                                        Ok(0) => return,
-                                        Ok(n) => {
-                                            if s.write_all(&buf[..n]).is_err() {
-                                                return;
-                                            }
+                        if let Ok(h) = std::thread::Builder::new().name("wb-echo-conn".into()).spawn(move || {
+                            let _ = s.set_nonblocking(false);
+                            let _ = s.set_nodelay(true);
+                            let _ = s.set_read_timeout(Some(POLL));
+                            let mut buf = vec![0u8; 65_536];
+                            while !st.load(Ordering::Relaxed) {
+                                match s.read(&mut buf) {
+                                    Ok(0) => return,
+                                    Ok(n) => {
+                                        if s.write_all(&buf[..n]).is_err() {
+                                            return;
                                         }
-                                        Err(e)
-                                            if matches!(
-                                                e.kind(),
-                                                std::io::ErrorKind::WouldBlock
-                                                    | std::io::ErrorKind::TimedOut
-                                                    | std::io::ErrorKind::Interrupted
-                                            ) => {}
-                                        Err(_) => return,
                                     }
+                                    Err(e)
+                                        if matches!(
+                                            e.kind(),
+                                            std::io::ErrorKind::WouldBlock
+                                                | std::io::ErrorKind::TimedOut
+                                                | std::io::ErrorKind::Interrupted
+                                        ) => {}
+                                    Err(_) => return,
                                 }
-                            })
-                        {
+                            }
+                        }) {
                             let mut t = th.lock().unwrap_or_else(|e| e.into_inner());
                             t.retain(|h| !h.is_finished());
                             t.push(h);
@@ -617,16 +540,8 @@ impl EchoServer {
         })?;
         let addr = rx
             .recv_timeout(Duration::from_secs(10))
-            .map_err(|_| NetError::Timeout {
-                what: "echo server start".into(),
-                after: Duration::from_secs(10),
-            })??;
-        Ok(EchoServer {
-            addr,
-            stop,
-            threads,
-            accept: Some(accept),
-        })
+            .map_err(|_| NetError::Timeout { what: "echo server start".into(), after: Duration::from_secs(10) })??;
+        Ok(EchoServer { addr, stop, threads, accept: Some(accept) })
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -671,55 +586,38 @@ pub struct EchoReport {
 /// Send fixed-size messages and time each echo.
 pub fn echo(cfg: &EchoConfig) -> Result<EchoReport, NetError> {
     let cfg = cfg.clone();
-    spawn_in(
-        cfg.netns.clone().as_deref(),
-        "wb-echo-client",
-        move || -> Result<EchoReport, NetError> {
-            if cfg.size == 0
-                || cfg.size > MAX_FRAME
-                || cfg.count == 0
-                || cfg.count + cfg.warmup > 1_000_000
-            {
-                return Err(NetError::invalid(
-                    "echo",
-                    "size 1..16 MiB, count 1..1,000,000",
-                ));
+    spawn_in(cfg.netns.clone().as_deref(), "wb-echo-client", move || -> Result<EchoReport, NetError> {
+        if cfg.size == 0 || cfg.size > MAX_FRAME || cfg.count == 0 || cfg.count + cfg.warmup > 1_000_000 {
+            return Err(NetError::invalid("echo", "size 1..16 MiB, count 1..1,000,000"));
+        }
+        precise_timers();
+        let mut s = connect(cfg.addr, cfg.timeout)?;
+        let msg: Vec<u8> = (0..cfg.size).map(|i| (i % 251) as u8).collect();
+        let mut back = vec![0u8; cfg.size];
+        let mut rtts = Vec::with_capacity(cfg.count);
+        let start = Instant::now();
+        for i in 0..cfg.count + cfg.warmup {
+            if !cfg.cadence.is_zero() {
+                sleep_until(start + cfg.cadence * i as u32);
             }
-            precise_timers();
-            let mut s = connect(cfg.addr, cfg.timeout)?;
-            let msg: Vec<u8> = (0..cfg.size).map(|i| (i % 251) as u8).collect();
-            let mut back = vec![0u8; cfg.size];
-            let mut rtts = Vec::with_capacity(cfg.count);
-            let start = Instant::now();
-            for i in 0..cfg.count + cfg.warmup {
-                if !cfg.cadence.is_zero() {
-                    sleep_until(start + cfg.cadence * i as u32);
-                }
-                let t0 = Instant::now();
-                s.write_all(&msg)
-                    .map_err(|e| NetError::io(format!("sending to {}", cfg.addr), e))?;
-                read_exact_timeout(&mut s, &mut back, cfg.addr, cfg.timeout)?;
-                let rtt = t0.elapsed();
-                if back != msg {
-                    return Err(NetError::Protocol {
-                        peer: cfg.addr.to_string(),
-                        msg: "echo differs from what was sent".into(),
-                    });
-                }
-                if i >= cfg.warmup {
-                    rtts.push(rtt.as_secs_f64() * 1e6);
-                }
+            let t0 = Instant::now();
+            s.write_all(&msg).map_err(|e| NetError::io(format!("sending to {}", cfg.addr), e))?;
+            read_exact_timeout(&mut s, &mut back, cfg.addr, cfg.timeout)?;
+            let rtt = t0.elapsed();
+            if back != msg {
+                return Err(NetError::Protocol {
+                    peer: cfg.addr.to_string(),
+                    msg: "echo differs from what was sent".into(),
+                });
             }
-            let rtt = rtt_stats(&rtts);
-            let warnings = nagle_warnings(&rtt, cfg.configured_delay);
-            Ok(EchoReport {
-                size: cfg.size,
-                cadence_ms: cfg.cadence.as_secs_f64() * 1e3,
-                rtt,
-                warnings,
-            })
-        },
-    )?
+            if i >= cfg.warmup {
+                rtts.push(rtt.as_secs_f64() * 1e6);
+            }
+        }
+        let rtt = rtt_stats(&rtts);
+        let warnings = nagle_warnings(&rtt, cfg.configured_delay);
+        Ok(EchoReport { size: cfg.size, cadence_ms: cfg.cadence.as_secs_f64() * 1e3, rtt, warnings })
+    })?
     .join()?
 }
 
@@ -764,10 +662,7 @@ mod tests {
         let j3 = j2 + (10.0 - j2) / 16.0;
         assert!((s.jitter_rfc3550_us - j3).abs() < 1e-9);
         assert_eq!(rtt_stats(&[]).n, 0);
-        let nagle = RttStats {
-            p50_us: 44_000.0,
-            ..Default::default()
-        };
+        let nagle = RttStats { p50_us: 44_000.0, ..Default::default() };
         assert_eq!(nagle_warnings(&nagle, Duration::ZERO).len(), 1);
         assert!(nagle_warnings(&nagle, Duration::from_millis(22)).is_empty());
     }

@@ -20,8 +20,7 @@ pub const TCP_TIMESTAMPS: usize = 12;
 /// UDP header (RFC 768).
 pub const UDP_HEADER: usize = 8;
 /// Bytes per TCP/IPv4 segment on a veth incl. Ethernet (14 + 20 + 20 + 12), measured in spec §1.7.
-pub const TCP_SEGMENT_OVERHEAD_VETH: usize =
-    ETHERNET_HEADER + IPV4_HEADER + TCP_HEADER + TCP_TIMESTAMPS;
+pub const TCP_SEGMENT_OVERHEAD_VETH: usize = ETHERNET_HEADER + IPV4_HEADER + TCP_HEADER + TCP_TIMESTAMPS;
 /// TCP payload per segment at MTU 1,500 with timestamps (spec §1.2: 1,448).
 pub const MSS_1500: usize = 1500 - IPV4_HEADER - TCP_HEADER - TCP_TIMESTAMPS;
 /// wrk's request line + headers for a POST to `http://10.250.0.2:8080/ingest` (spec §1.2: 102 B).
@@ -38,20 +37,13 @@ pub enum Protocol {
     Mqtt311 { topic_len: usize, qos: u8 },
     /// MQTT 5.0 PUBLISH: as 3.1.1 plus the property length (1–4 B) and the properties
     /// (OASIS MQTT 5.0 §3.3.2.3; spec §4.1).
-    Mqtt5 {
-        topic_len: usize,
-        qos: u8,
-        properties_len: usize,
-    },
+    Mqtt5 { topic_len: usize, qos: u8, properties_len: usize },
     /// MQTT-SN 1.2 PUBLISH: Length 1 (3 above 255 B), MsgType 1, Flags 1, TopicId 2, MsgId 2
     /// (MQTT-SN v1.2 §5.4.12; spec §4.1).
     MqttSn,
     /// CoAP (RFC 7252 §3): 4 B header + token + options + 1 B payload marker (when a payload
     /// follows).
-    Coap {
-        token_len: usize,
-        options_len: usize,
-    },
+    Coap { token_len: usize, options_len: usize },
     /// HTTP/1.1 POST: request line + headers (wrk sends 102 B, spec §1.2).
     Http11 { header_bytes: usize },
 }
@@ -106,11 +98,7 @@ impl Protocol {
                 let rl = 2 + topic_len + payload + if qos > 0 { 2 } else { 0 };
                 1 + mqtt_varint_len(rl) + rl - payload
             }
-            Protocol::Mqtt5 {
-                topic_len,
-                qos,
-                properties_len,
-            } => {
+            Protocol::Mqtt5 { topic_len, qos, properties_len } => {
                 let rl = 2
                     + topic_len
                     + if qos > 0 { 2 } else { 0 }
@@ -127,10 +115,7 @@ impl Protocol {
                     9
                 }
             }
-            Protocol::Coap {
-                token_len,
-                options_len,
-            } => 4 + token_len.min(8) + options_len + usize::from(payload > 0),
+            Protocol::Coap { token_len, options_len } => 4 + token_len.min(8) + options_len + usize::from(payload > 0),
             Protocol::Http11 { header_bytes } => header_bytes,
         }
     }
@@ -164,29 +149,19 @@ pub struct WireBytes {
 
 /// The bytes one message of `payload` bytes costs through `protocol` over `transport` at IP MTU `mtu`
 /// (TCP: assuming it is sent in its own segments, NODELAY, no coalescing).
-pub fn message_bytes(
-    protocol: &Protocol,
-    transport: Transport,
-    payload: usize,
-    mtu: usize,
-) -> WireBytes {
+pub fn message_bytes(protocol: &Protocol, transport: Transport, payload: usize, mtu: usize) -> WireBytes {
     let app = payload + protocol.overhead(payload);
     let per = transport.payload_per_packet(mtu).max(1);
     let packets = match transport {
         // IP fragments each carry mtu − IP header bytes of the UDP datagram (header included).
-        Transport::UdpIpv4 | Transport::UdpIpv6 => (app + UDP_HEADER)
-            .div_ceil(
-                mtu.saturating_sub(transport.per_packet() - UDP_HEADER)
-                    .max(1),
-            )
-            .max(1),
+        Transport::UdpIpv4 | Transport::UdpIpv6 => {
+            (app + UDP_HEADER).div_ceil(mtu.saturating_sub(transport.per_packet() - UDP_HEADER).max(1)).max(1)
+        }
         _ => app.div_ceil(per).max(1),
     };
     let ip = match transport {
         // One UDP header per datagram, one IP header per fragment.
-        Transport::UdpIpv4 | Transport::UdpIpv6 => {
-            app + UDP_HEADER + packets * (transport.per_packet() - UDP_HEADER)
-        }
+        Transport::UdpIpv4 | Transport::UdpIpv6 => app + UDP_HEADER + packets * (transport.per_packet() - UDP_HEADER),
         _ => app + packets * transport.per_packet(),
     };
     WireBytes {
@@ -228,105 +203,36 @@ mod tests {
             (1000, 1024, 104_866.0),
         ] {
             let got = http_request_ceiling(mbit * 1_000_000, body, WRK_REQUEST_HEADER);
-            assert!(
-                (got / want - 1.0).abs() < 0.003,
-                "{mbit} Mbit {body} B: {got} vs {want}"
-            );
+            assert!((got / want - 1.0).abs() < 0.003, "{mbit} Mbit {body} B: {got} vs {want}");
         }
     }
 
     #[test]
     fn overheads_match_spec() {
         // spec §1.7: MQTT 3.1.1 QoS1 topic "t/ev", 50 B → 50 + 10 MQTT; PUBACK 4.
-        let m = Protocol::Mqtt311 {
-            topic_len: 4,
-            qos: 1,
-        };
+        let m = Protocol::Mqtt311 { topic_len: 4, qos: 1 };
         assert_eq!(m.overhead(50), 10);
         assert_eq!(m.ack_bytes(), 4);
         // … and 126 B per message on the veth (50 + 10 + 66).
-        assert_eq!(
-            message_bytes(&m, Transport::TcpIpv4, 50, 1500).veth_bytes,
-            126
-        );
-        assert_eq!(
-            message_bytes(&m, Transport::TcpIpv4, 400, 1500).veth_bytes,
-            477
-        );
+        assert_eq!(message_bytes(&m, Transport::TcpIpv4, 50, 1500).veth_bytes, 126);
+        assert_eq!(message_bytes(&m, Transport::TcpIpv4, 400, 1500).veth_bytes, 477);
         // QoS 0: payload + 8 + 66 (spec §1.7 last line).
-        assert_eq!(
-            Protocol::Mqtt311 {
-                topic_len: 4,
-                qos: 0
-            }
-            .overhead(50),
-            8
-        );
+        assert_eq!(Protocol::Mqtt311 { topic_len: 4, qos: 0 }.overhead(50), 8);
         // Remaining length grows to 2 bytes at 128.
-        assert_eq!(
-            Protocol::Mqtt311 {
-                topic_len: 4,
-                qos: 0
-            }
-            .overhead(200),
-            9
-        );
+        assert_eq!(Protocol::Mqtt311 { topic_len: 4, qos: 0 }.overhead(200), 9);
         assert_eq!(Protocol::MqttSn.overhead(50), 7);
         assert_eq!(Protocol::MqttSn.overhead(300), 9);
-        assert_eq!(
-            Protocol::Coap {
-                token_len: 2,
-                options_len: 6
-            }
-            .overhead(10),
-            13
-        );
-        assert_eq!(
-            Protocol::Coap {
-                token_len: 0,
-                options_len: 0
-            }
-            .overhead(0),
-            4
-        );
-        assert_eq!(
-            Protocol::Mqtt5 {
-                topic_len: 4,
-                qos: 0,
-                properties_len: 0
-            }
-            .overhead(50),
-            9
-        );
+        assert_eq!(Protocol::Coap { token_len: 2, options_len: 6 }.overhead(10), 13);
+        assert_eq!(Protocol::Coap { token_len: 0, options_len: 0 }.overhead(0), 4);
+        assert_eq!(Protocol::Mqtt5 { topic_len: 4, qos: 0, properties_len: 0 }.overhead(50), 9);
         // Raw TCP echo 50 B: 116 B on the veth per direction (spec §1.7).
-        assert_eq!(
-            message_bytes(&Protocol::Raw, Transport::TcpIpv4, 50, 1500).veth_bytes,
-            116
-        );
+        assert_eq!(message_bytes(&Protocol::Raw, Transport::TcpIpv4, 50, 1500).veth_bytes, 116);
         // 3,000 B over TCP: 3 segments.
-        assert_eq!(
-            message_bytes(&Protocol::Raw, Transport::TcpIpv4, 3000, 1500).packets,
-            3
-        );
-        assert_eq!(
-            message_bytes(&Protocol::Raw, Transport::UdpIpv4, 100, 1500).ip_bytes,
-            128
-        );
-        assert_eq!(
-            message_bytes(&Protocol::Raw, Transport::UdpIpv6, 100, 1500).ip_bytes,
-            148
-        );
-        assert_eq!(
-            message_bytes(&Protocol::Raw, Transport::UdpIpv4, 1472, 1500).packets,
-            1
-        );
-        assert_eq!(
-            message_bytes(&Protocol::Raw, Transport::UdpIpv4, 1473, 1500).packets,
-            2
-        );
-        assert_eq!(
-            message_bytes(&Protocol::Raw, Transport::TcpIpv6, 10, 1500).ip_bytes,
-            82
-        );
+        assert_eq!(message_bytes(&Protocol::Raw, Transport::TcpIpv4, 3000, 1500).packets, 3);
+        assert_eq!(message_bytes(&Protocol::Raw, Transport::UdpIpv4, 100, 1500).ip_bytes, 128);
+        assert_eq!(message_bytes(&Protocol::Raw, Transport::UdpIpv6, 100, 1500).ip_bytes, 148);
+        assert_eq!(message_bytes(&Protocol::Raw, Transport::UdpIpv4, 1472, 1500).packets, 1);
+        assert_eq!(message_bytes(&Protocol::Raw, Transport::UdpIpv4, 1473, 1500).packets, 2);
+        assert_eq!(message_bytes(&Protocol::Raw, Transport::TcpIpv6, 10, 1500).ip_bytes, 82);
     }
 }

@@ -43,45 +43,25 @@ impl Workload {
         })?;
         let messages: Vec<Value> = c.payloads().into_iter().map(|p| p.value).collect();
         let schema = Schema::infer(messages.iter());
-        Ok(Workload {
-            name: name.into(),
-            messages,
-            schema,
-        })
+        Ok(Workload { name: name.into(), messages, schema })
     }
 
     /// Samples from files (.json: one; .ndjson/.jsonl: one per line), at most [`MAX_MESSAGES`].
     pub fn samples(paths: &[PathBuf]) -> Result<Workload, NetError> {
-        let stream =
-            SampleStream::open(paths).map_err(|e| NetError::invalid("samples", e.to_string()))?;
+        let stream = SampleStream::open(paths).map_err(|e| NetError::invalid("samples", e.to_string()))?;
         let mut messages = Vec::new();
         for item in stream.take(MAX_MESSAGES) {
-            messages.push(
-                item.map_err(|e| NetError::invalid("samples", e.to_string()))?
-                    .value,
-            );
+            messages.push(item.map_err(|e| NetError::invalid("samples", e.to_string()))?.value);
         }
         if messages.is_empty() {
-            return Err(NetError::invalid(
-                "samples",
-                "no sample found in the given files",
-            ));
+            return Err(NetError::invalid("samples", "no sample found in the given files"));
         }
         let schema = Schema::infer(messages.iter());
-        Ok(Workload {
-            name: "samples".into(),
-            messages,
-            schema,
-        })
+        Ok(Workload { name: "samples".into(), messages, schema })
     }
 
     /// Pick the source: samples if any, else a corpus name, else the EV series of `n`.
-    pub fn pick(
-        samples: &[PathBuf],
-        corpus: Option<&str>,
-        n: usize,
-        seed: u64,
-    ) -> Result<Workload, NetError> {
+    pub fn pick(samples: &[PathBuf], corpus: Option<&str>, n: usize, seed: u64) -> Result<Workload, NetError> {
         if !samples.is_empty() {
             Workload::samples(samples)
         } else if let Some(c) = corpus {
@@ -96,10 +76,7 @@ impl Workload {
     pub fn encode_all(&self, codec: &str) -> Result<Vec<Vec<u8>>, NetError> {
         let c = wirebench_codecs::find(codec)
             .ok_or_else(|| NetError::UnknownCodec(codec.into(), wirebench_codecs::ids()))?;
-        let err = |e: wirebench_codecs::CodecError| NetError::Codec {
-            codec: c.info().id.into(),
-            msg: e.to_string(),
-        };
+        let err = |e: wirebench_codecs::CodecError| NetError::Codec { codec: c.info().id.into(), msg: e.to_string() };
         let p = c.prepare(Some(&self.schema)).map_err(err)?;
         let mut out = Vec::with_capacity(self.messages.len());
         for v in &self.messages {
@@ -117,8 +94,8 @@ impl Workload {
 /// The `Content-Type` for `codec`: its media type, plus `; codec=<id>` when another codec comes
 /// first in the registry with the same media type (the collector picks the first otherwise).
 pub fn content_type(codec: &str) -> Result<String, NetError> {
-    let c = wirebench_codecs::find(codec)
-        .ok_or_else(|| NetError::UnknownCodec(codec.into(), wirebench_codecs::ids()))?;
+    let c =
+        wirebench_codecs::find(codec).ok_or_else(|| NetError::UnknownCodec(codec.into(), wirebench_codecs::ids()))?;
     let info = c.info();
     let first = wirebench_codecs::registry()
         .iter()
@@ -143,8 +120,7 @@ pub fn codec_ids(list: &[String]) -> Result<Vec<String>, NetError> {
             }
             continue;
         }
-        let c = wirebench_codecs::find(f)
-            .ok_or_else(|| NetError::UnknownCodec(f.into(), wirebench_codecs::ids()))?;
+        let c = wirebench_codecs::find(f).ok_or_else(|| NetError::UnknownCodec(f.into(), wirebench_codecs::ids()))?;
         if !out.iter().any(|o| o == c.info().id) {
             out.push(c.info().id.into());
         }
@@ -160,17 +136,11 @@ mod tests {
     fn content_types_pick_the_codec() {
         assert_eq!(content_type("json").unwrap(), "application/json");
         assert_eq!(content_type("cbor").unwrap(), "application/cbor");
-        assert_eq!(
-            content_type("uadp-json").unwrap(),
-            "application/json; codec=uadp-json"
-        );
+        assert_eq!(content_type("uadp-json").unwrap(), "application/json; codec=uadp-json");
         assert!(content_type("nope").is_err());
         let all = codec_ids(&["all".into()]).unwrap();
         assert_eq!(all.len(), wirebench_codecs::registry().len());
-        assert_eq!(
-            codec_ids(&["json".into(), "json".into()]).unwrap(),
-            vec!["json"]
-        );
+        assert_eq!(codec_ids(&["json".into(), "json".into()]).unwrap(), vec!["json"]);
         assert!(codec_ids(&["warp".into()]).is_err());
     }
 
@@ -179,11 +149,7 @@ mod tests {
         let w = Workload::ev(4, 1);
         assert_eq!(w.messages.len(), 4);
         let b = w.encode_all("protobuf").unwrap();
-        assert!(
-            b.iter().all(|m| (200..350).contains(&m.len())),
-            "{:?}",
-            b.iter().map(Vec::len).collect::<Vec<_>>()
-        );
+        assert!(b.iter().all(|m| (200..350).contains(&m.len())), "{:?}", b.iter().map(Vec::len).collect::<Vec<_>>());
         assert!(Workload::corpus("pson-paper", 1, 1).unwrap().messages.len() == 10);
         assert!(Workload::corpus("nope", 1, 1).is_err());
         assert!(Workload::samples(&[PathBuf::from("/nonexistent.json")]).is_err());

@@ -4,7 +4,6 @@
 
 use std::time::Duration;
 
-
 use crate::cmd;
 use crate::NetError;
 
@@ -53,12 +52,7 @@ fn children_cpu_seconds() -> f64 {
 }
 
 /// `wrk -t1 -c<conns> -d<secs>s` POSTing `body` as `application/json` to `url`.
-pub fn wrk_baseline(
-    url: &str,
-    body: &[u8],
-    conns: usize,
-    secs: u64,
-) -> Result<WrkReport, NetError> {
+pub fn wrk_baseline(url: &str, body: &[u8], conns: usize, secs: u64) -> Result<WrkReport, NetError> {
     run(&WrkConfig {
         url: url.into(),
         body: body.to_vec(),
@@ -75,10 +69,7 @@ pub fn wrk_baseline(
 pub fn run(cfg: &WrkConfig) -> Result<WrkReport, NetError> {
     let wrk = cmd::require("wrk", "the baseline needs wrk: apt-get install wrk")?;
     if cfg.connections == 0 || cfg.threads == 0 || cfg.threads > cfg.connections {
-        return Err(NetError::invalid(
-            "wrk connections/threads",
-            format!("{} / {}", cfg.connections, cfg.threads),
-        ));
+        return Err(NetError::invalid("wrk connections/threads", format!("{} / {}", cfg.connections, cfg.threads)));
     }
     let secs = cfg.duration.as_secs().max(1);
     if secs > 3600 {
@@ -100,12 +91,7 @@ pub fn run(cfg: &WrkConfig) -> Result<WrkReport, NetError> {
     let mut args: Vec<String> = Vec::new();
     let program = match &cfg.netns {
         Some(ns) => {
-            args.extend([
-                "netns".into(),
-                "exec".into(),
-                ns.clone(),
-                wrk.display().to_string(),
-            ]);
+            args.extend(["netns".into(), "exec".into(), ns.clone(), wrk.display().to_string()]);
             cmd::require("ip", "install iproute2")?
         }
         None => wrk.clone(),
@@ -170,14 +156,8 @@ fn parse_size(t: &str) -> Option<f64> {
 
 /// Parse wrk 4.x text output.
 pub fn parse(out: &str) -> Result<WrkReport, NetError> {
-    let bad = |what| NetError::WrkOutput {
-        what,
-        output: out.chars().take(600).collect(),
-    };
-    let mut r = WrkReport {
-        tool: "wrk".into(),
-        ..Default::default()
-    };
+    let bad = |what| NetError::WrkOutput { what, output: out.chars().take(600).collect() };
+    let mut r = WrkReport { tool: "wrk".into(), ..Default::default() };
     let mut have_rps = false;
     let mut have_count = false;
     for line in out.lines().map(str::trim) {
@@ -202,15 +182,12 @@ pub fn parse(out: &str) -> Result<WrkReport, NetError> {
             }
         } else if words.len() >= 4 && words[1] == "requests" && words[2] == "in" {
             r.requests = words[0].parse().map_err(|_| bad("request count"))?;
-            r.duration_s =
-                parse_time_us(words[3].trim_end_matches(',')).ok_or_else(|| bad("duration"))? / 1e6;
+            r.duration_s = parse_time_us(words[3].trim_end_matches(',')).ok_or_else(|| bad("duration"))? / 1e6;
             have_count = true;
         } else if let Some(v) = line.strip_prefix("Socket errors:") {
             for part in v.split(',') {
                 let mut it = part.split_whitespace();
-                if let (Some(k), Some(n)) =
-                    (it.next(), it.next().and_then(|n| n.parse::<u64>().ok()))
-                {
+                if let (Some(k), Some(n)) = (it.next(), it.next().and_then(|n| n.parse::<u64>().ok())) {
                     match k {
                         "connect" => r.errors_connect = n,
                         "read" => r.errors_read = n,
@@ -260,19 +237,13 @@ Transfer/sec:      5.14MB
         assert!((r.latency_avg_us - 1530.0).abs() < 1e-6);
         assert!((r.latency_stdev_us - 231.43).abs() < 1e-6);
         assert_eq!(r.p99_us, Some(2160.0));
-        assert_eq!(
-            (r.errors_read, r.errors_timeout, r.non_2xx_3xx),
-            (38, 2, 12)
-        );
+        assert_eq!((r.errors_read, r.errors_timeout, r.non_2xx_3xx), (38, 2, 12));
         assert!((r.response_mb_per_sec - 5.14 * 1.048576).abs() < 1e-9);
         assert!(parse("garbage").is_err());
     }
 
     #[test]
     fn lua_strings_escape_everything_odd() {
-        assert_eq!(
-            lua_string(b"a\"b\\c\n\x00\xff"),
-            "\"a\\\"b\\\\c\\010\\000\\255\""
-        );
+        assert_eq!(lua_string(b"a\"b\\c\n\x00\xff"), "\"a\\\"b\\\\c\\010\\000\\255\"");
     }
 }

@@ -28,10 +28,7 @@ use wirebench_net::wire::http_request_ceiling;
 use wirebench_net::wrk::{self, WrkConfig, WrkReport};
 
 fn env_u64(k: &str, d: u64) -> u64 {
-    std::env::var(k)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(d)
+    std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d)
 }
 
 fn validate() -> bool {
@@ -122,8 +119,7 @@ fn loopback_ours_vs_wrk() {
         .unwrap_or_else(|_| vec![50, 1024, 10_240]);
     for size in sizes {
         let body = json_body(size);
-        let (mut o, mut w, mut ratios, mut cpu, mut wcpu) =
-            (vec![], vec![], vec![], vec![], vec![]);
+        let (mut o, mut w, mut ratios, mut cpu, mut wcpu) = (vec![], vec![], vec![], vec![], vec![]);
         for _ in 0..reps {
             let a = ours(&url, &body, secs, None, None);
             let b = theirs(&url, &body, secs, None);
@@ -135,18 +131,13 @@ fn loopback_ours_vs_wrk() {
             wcpu.push(b.cpu_s / b.duration_s.max(1e-9));
             json.push(serde_json::json!({"size": size, "ours": a, "wrk": b}));
         }
-        rows.push((
-            size,
-            median(o),
-            median(w),
-            median(ratios.clone()),
-            ratios,
-            median(cpu),
-            median(wcpu),
-        ));
+        rows.push((size, median(o), median(w), median(ratios.clone()), ratios, median(cpu), median(wcpu)));
     }
     let st = col.stop();
-    eprintln!("\nloopback, 100 connections, 1 thread each, {secs} s × {reps} interleaved, collector validate={}", st.validated);
+    eprintln!(
+        "\nloopback, 100 connections, 1 thread each, {secs} s × {reps} interleaved, collector validate={}",
+        st.validated
+    );
     eprintln!("| body | ours req/s (median) | wrk req/s (median) | ratio (median) | ratios | our CPU (core) | wrk CPU (core) |");
     eprintln!("|---|---|---|---|---|---|---|");
     for (size, o, w, r, rs, c, wc) in &rows {
@@ -158,10 +149,7 @@ fn loopback_ours_vs_wrk() {
             wc * 100.0
         );
     }
-    eprintln!(
-        "collector: {} requests, {} invalid",
-        st.requests, st.invalid
-    );
+    eprintln!("collector: {} requests, {} invalid", st.requests, st.invalid);
     save("loopback", &serde_json::json!(json));
     for (size, _, _, r, ..) in &rows {
         assert!(*r >= 0.8, "{size} B: ours/wrk = {r:.2} < 0.80");
@@ -221,15 +209,15 @@ fn tbf_ladder() {
     for (mbit, o, w, c, per, cpu, bound) in &rows {
         let w_s = w.map_or("-".into(), |w| format!("{w:.0}"));
         let wr = w.map_or("-".into(), |w| format!("{:.1} %", w / c * 100.0));
-        eprintln!("| {mbit} Mbit | {c:.0} | {o:.0} | {:.1} % | {w_s} | {wr} | {per:.0} | {:.0} % | {bound:?} |", o / c * 100.0, cpu * 100.0);
+        eprintln!(
+            "| {mbit} Mbit | {c:.0} | {o:.0} | {:.1} % | {w_s} | {wr} | {per:.0} | {:.0} % | {bound:?} |",
+            o / c * 100.0,
+            cpu * 100.0
+        );
     }
     save("ladder", &serde_json::json!(json));
     assert!(!lab::list().unwrap().contains(&id));
     for (mbit, o, _, c, ..) in &rows {
-        assert!(
-            o / c >= 0.95,
-            "{mbit} Mbit: {:.1} % of the ceiling",
-            o / c * 100.0
-        );
+        assert!(o / c >= 0.95, "{mbit} Mbit: {:.1} % of the ceiling", o / c * 100.0);
     }
 }

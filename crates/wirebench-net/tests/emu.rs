@@ -26,12 +26,7 @@ fn lo() -> SocketAddr {
 fn echo_over_1mbit_shows_serialization_delay() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let server = EchoServer::start(lo(), None).unwrap();
-    let emu = Emulator::tcp(
-        lo(),
-        server.addr(),
-        EmuConfig::symmetric(LinkParams::rate(1_000_000)),
-    )
-    .unwrap();
+    let emu = Emulator::tcp(lo(), server.addr(), EmuConfig::symmetric(LinkParams::rate(1_000_000))).unwrap();
     let r = echo(&EchoConfig {
         addr: emu.local_addr(),
         size: 400,
@@ -49,11 +44,7 @@ fn echo_over_1mbit_shows_serialization_delay() {
         r.rtt.p50_us, r.rtt.min_us, r.rtt.p99_us
     );
     assert!(r.rtt.min_us >= expected_us * 0.999, "{:?}", r.rtt);
-    assert!(
-        (r.rtt.p50_us / expected_us - 1.0).abs() <= 0.05,
-        "p50 {} vs {expected_us}",
-        r.rtt.p50_us
-    );
+    assert!((r.rtt.p50_us / expected_us - 1.0).abs() <= 0.05, "p50 {} vs {expected_us}", r.rtt.p50_us);
     let st = emu.stop();
     assert_eq!(st.up.packets_delivered, 43);
     assert_eq!(st.up.wire_bytes, 43 * 466);
@@ -65,10 +56,7 @@ fn back_to_back_messages_queue() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let server = EchoServer::start(lo(), None).unwrap();
     // Only the up direction is slow: 10 × 1,000 B at 1 Mbit/s = 10 × 8.528 ms (with 66 B each).
-    let cfg = EmuConfig {
-        up: LinkParams::rate(1_000_000),
-        ..Default::default()
-    };
+    let cfg = EmuConfig { up: LinkParams::rate(1_000_000), ..Default::default() };
     let emu = Emulator::tcp(lo(), server.addr(), cfg).unwrap();
     let mut s = TcpStream::connect(emu.local_addr()).unwrap();
     s.set_nodelay(true).unwrap();
@@ -91,11 +79,7 @@ fn back_to_back_messages_queue() {
 fn delay_and_jitter() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let server = EchoServer::start(lo(), None).unwrap();
-    let p = LinkParams {
-        delay: Duration::from_millis(5),
-        jitter: Duration::from_millis(2),
-        ..Default::default()
-    };
+    let p = LinkParams { delay: Duration::from_millis(5), jitter: Duration::from_millis(2), ..Default::default() };
     let emu = Emulator::tcp(lo(), server.addr(), EmuConfig::symmetric(p)).unwrap();
     let r = echo(&EchoConfig {
         addr: emu.local_addr(),
@@ -113,11 +97,7 @@ fn delay_and_jitter() {
         r.rtt.min_us, r.rtt.p50_us, r.rtt.max_us, r.rtt.stddev_us
     );
     // Physical floor 2 × (5 − 2) ms; the ceiling 2 × (5 + 2) ms plus scheduling noise (p90).
-    assert!(
-        r.rtt.min_us >= 6_000.0 && r.rtt.p90_us <= 14_800.0,
-        "{:?}",
-        r.rtt
-    );
+    assert!(r.rtt.min_us >= 6_000.0 && r.rtt.p90_us <= 14_800.0, "{:?}", r.rtt);
     assert!(r.rtt.stddev_us > 300.0, "jitter visible: {:?}", r.rtt);
     assert!((r.rtt.p50_us - 10_000.0).abs() < 1_500.0, "{:?}", r.rtt);
 }
@@ -127,11 +107,7 @@ fn delay_and_jitter() {
 fn mtu_slicing() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let server = EchoServer::start(lo(), None).unwrap();
-    let p = LinkParams {
-        mtu: 576,
-        rate_bps: Some(10_000_000),
-        ..Default::default()
-    };
+    let p = LinkParams { mtu: 576, rate_bps: Some(10_000_000), ..Default::default() };
     let emu = Emulator::tcp(lo(), server.addr(), EmuConfig::symmetric(p)).unwrap();
     let mut s = TcpStream::connect(emu.local_addr()).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
@@ -155,16 +131,8 @@ fn mtu_slicing() {
 fn udp_loss_within_one_point() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let sink = UdpSocket::bind(lo()).unwrap();
-    sink.set_read_timeout(Some(Duration::from_millis(300)))
-        .unwrap();
-    let cfg = EmuConfig {
-        up: LinkParams {
-            loss: 0.10,
-            ..Default::default()
-        },
-        seed: 2024,
-        ..Default::default()
-    };
+    sink.set_read_timeout(Some(Duration::from_millis(300))).unwrap();
+    let cfg = EmuConfig { up: LinkParams { loss: 0.10, ..Default::default() }, seed: 2024, ..Default::default() };
     let emu = Emulator::udp(lo(), sink.local_addr().unwrap(), cfg).unwrap();
     let rx = std::thread::spawn(move || {
         let mut buf = [0u8; 2048];
@@ -195,10 +163,6 @@ fn udp_loss_within_one_point() {
     let loss = 100.0 * (10_000 - got) as f64 / 10_000.0;
     eprintln!("UDP loss set 10 %: {got} of 10,000 delivered → {loss:.2} % lost (seed 2024); emulator: {:?}", st.up);
     assert!((loss - 10.0).abs() <= 1.0, "{loss} %");
-    assert_eq!(
-        st.up.dropped_loss,
-        10_000 - got as u64,
-        "every missing datagram was a deliberate drop"
-    );
+    assert_eq!(st.up.dropped_loss, 10_000 - got as u64, "every missing datagram was a deliberate drop");
     assert_eq!(st.up.dropped_queue, 0);
 }

@@ -35,11 +35,7 @@ fn raw(addr: std::net::SocketAddr, req: &str) -> String {
 #[test]
 fn closed_loop_json_every_body_decoded() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let col = Collector::start(CollectorConfig {
-        schema: Some(ev_schema()),
-        ..Default::default()
-    })
-    .unwrap();
+    let col = Collector::start(CollectorConfig { schema: Some(ev_schema()), ..Default::default() }).unwrap();
     let mut cfg = LoadConfig::new(&col.url("/ingest"), Vec::new(), "application/json");
     cfg.bodies = encode("json", None, 16);
     cfg.connections = 20;
@@ -56,12 +52,7 @@ fn closed_loop_json_every_body_decoded() {
     assert!(r.requests > 100, "{r:?}");
     assert_eq!(r.errors.total(), 0, "{:?}", r.errors);
     assert_eq!(st.invalid, 0, "{st:?}");
-    assert!(
-        st.ok >= r.requests,
-        "collector saw every counted request: {} vs {}",
-        st.ok,
-        r.requests
-    );
+    assert!(st.ok >= r.requests, "collector saw every counted request: {} vs {}", st.ok, r.requests);
     assert_eq!(st.codecs["json"].ok, st.ok);
     assert!(r.cpu.generator_cpu_s > 0.0 && r.latency.p99_us.is_some());
     assert!((r.body_bytes - 1004.0).abs() < 30.0, "{}", r.body_bytes);
@@ -71,11 +62,7 @@ fn closed_loop_json_every_body_decoded() {
 fn protobuf_with_schema_and_open_loop() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let schema = ev_schema();
-    let col = Collector::start(CollectorConfig {
-        schema: Some(schema.clone()),
-        ..Default::default()
-    })
-    .unwrap();
+    let col = Collector::start(CollectorConfig { schema: Some(schema.clone()), ..Default::default() }).unwrap();
     let mut cfg = LoadConfig::new(&col.url("/ingest"), Vec::new(), "application/x-protobuf");
     cfg.bodies = encode("protobuf", Some(&schema), 16);
     cfg.connections = 8;
@@ -100,11 +87,7 @@ fn protobuf_with_schema_and_open_loop() {
 #[test]
 fn invalid_and_unknown_bodies_are_counted() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let col = Collector::start(CollectorConfig {
-        schema: Some(ev_schema()),
-        ..Default::default()
-    })
-    .unwrap();
+    let col = Collector::start(CollectorConfig { schema: Some(ev_schema()), ..Default::default() }).unwrap();
     let post = |ct: &str, body: &str| {
         raw(col.addr(), &format!("POST /ingest HTTP/1.1\r\nHost: x\r\nContent-Type: {ct}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()))
     };
@@ -114,23 +97,11 @@ fn invalid_and_unknown_bodies_are_counted() {
     assert!(r.starts_with("HTTP/1.1 400") && r.contains("schema"), "{r}");
     assert!(post("application/x-nothing", "x").starts_with("HTTP/1.1 415"));
     let ok = post("application/cbor", "");
-    assert!(
-        ok.starts_with("HTTP/1.1 400"),
-        "empty CBOR is invalid: {ok}"
-    );
-    let stats = raw(
-        col.addr(),
-        "GET /stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-    );
-    assert!(
-        stats.contains("\"invalid\":3") && stats.contains("\"unsupported_media_type\":1"),
-        "{stats}"
-    );
+    assert!(ok.starts_with("HTTP/1.1 400"), "empty CBOR is invalid: {ok}");
+    let stats = raw(col.addr(), "GET /stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    assert!(stats.contains("\"invalid\":3") && stats.contains("\"unsupported_media_type\":1"), "{stats}");
     let st = col.stop();
-    assert_eq!(
-        (st.requests, st.ok, st.invalid, st.unsupported_media_type),
-        (4, 0, 3, 1)
-    );
+    assert_eq!((st.requests, st.ok, st.invalid, st.unsupported_media_type), (4, 0, 3, 1));
     assert!(st.codecs["json"].first_error.is_some());
 
     // A codec picked by a `codec=` parameter; the load generator counts non-2xx answers.
@@ -141,22 +112,14 @@ fn invalid_and_unknown_bodies_are_counted() {
     cfg.connections = 2;
     cfg.duration = Duration::from_millis(300);
     let r = loadgen::run(&cfg).unwrap();
-    assert!(
-        r.requests > 0 && r.errors.status == r.requests,
-        "{:?}",
-        r.errors
-    );
+    assert!(r.requests > 0 && r.errors.status == r.requests, "{:?}", r.errors);
     assert_eq!(col.stop().codecs["json"].ok, 1);
 }
 
 #[test]
 fn sink_mode_counts_without_decoding() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let col = Collector::start(CollectorConfig {
-        validate: false,
-        ..Default::default()
-    })
-    .unwrap();
+    let col = Collector::start(CollectorConfig { validate: false, ..Default::default() }).unwrap();
     let mut cfg = LoadConfig::new(&col.url("/ingest"), vec![b'x'; 1024], "application/json");
     cfg.connections = 10;
     cfg.duration = Duration::from_millis(500);
@@ -171,24 +134,13 @@ fn sink_mode_counts_without_decoding() {
 fn bad_settings_are_errors() {
     let mut cfg = LoadConfig::new("http://127.0.0.1:1/", vec![1], "application/json");
     cfg.connections = 0;
-    assert!(loadgen::run(&cfg)
-        .unwrap_err()
-        .to_string()
-        .contains("connections"));
+    assert!(loadgen::run(&cfg).unwrap_err().to_string().contains("connections"));
     cfg.connections = 1;
     cfg.mode = LoadMode::Open { rate: 0.0 };
     assert!(loadgen::run(&cfg).unwrap_err().to_string().contains("rate"));
-    assert!(Collector::start(CollectorConfig {
-        workers: 0,
-        ..Default::default()
-    })
-    .is_err());
+    assert!(Collector::start(CollectorConfig { workers: 0, ..Default::default() }).is_err());
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let taken = l.local_addr().unwrap();
-    let e = Collector::start(CollectorConfig {
-        listen: taken,
-        ..Default::default()
-    })
-    .unwrap_err();
+    let e = Collector::start(CollectorConfig { listen: taken, ..Default::default() }).unwrap_err();
     assert!(e.to_string().contains("binding the collector"), "{e}");
 }

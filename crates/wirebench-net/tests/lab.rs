@@ -35,10 +35,7 @@ fn netns_list() -> String {
 
 fn assert_gone(id: &str) {
     let list = netns_list();
-    assert!(
-        !list.contains(&format!("wb_{id}_")),
-        "namespaces of lab {id} left behind:\n{list}"
-    );
+    assert!(!list.contains(&format!("wb_{id}_")), "namespaces of lab {id} left behind:\n{list}");
 }
 
 fn b_addr(port: u16) -> SocketAddr {
@@ -56,16 +53,8 @@ fn up_status_echo_down() {
     assert!(netns_list().contains(lab.ns_a()));
     let st = lab.status().unwrap();
     assert!(st.up);
-    assert!(
-        st.qdisc_a.contains("tbf") && st.qdisc_a.contains("10Mbit"),
-        "{}",
-        st.qdisc_a
-    );
-    assert!(
-        st.qdisc_b.contains("tbf") && st.qdisc_b.contains("burst 5000b"),
-        "{}",
-        st.qdisc_b
-    );
+    assert!(st.qdisc_a.contains("tbf") && st.qdisc_a.contains("10Mbit"), "{}", st.qdisc_a);
+    assert!(st.qdisc_b.contains("tbf") && st.qdisc_b.contains("burst 5000b"), "{}", st.qdisc_b);
     assert!(st.addr_b.contains("10.250.0.2/24"), "{}", st.addr_b);
     assert!(lab::list().unwrap().contains(&id));
     // Traffic between the namespaces (and only there: 10.250.0.2 does not exist outside).
@@ -81,10 +70,7 @@ fn up_status_echo_down() {
         configured_delay: Duration::ZERO,
     })
     .unwrap();
-    eprintln!(
-        "veth + TBF 10 Mbit, 400 B back-to-back echo: p50 {:.0} µs",
-        r.rtt.p50_us
-    );
+    eprintln!("veth + TBF 10 Mbit, 400 B back-to-back echo: p50 {:.0} µs", r.rtt.p50_us);
     // (TBF only delays once its 5,000 B bucket is drained, so no bound on the RTT here; the
     // per-message serialization delay is the emulator's job, see tests/emu.rs.)
     assert_eq!(r.rtt.n, 20);
@@ -94,10 +80,7 @@ fn up_status_echo_down() {
     lab.down().unwrap();
     assert_gone(&id);
     assert!(matches!(lab::status(&id), Err(NetError::LabNotUp(_))));
-    assert!(
-        !lab::down(&id).unwrap(),
-        "down of a lab that is not up is a no-op"
-    );
+    assert!(!lab::down(&id).unwrap(), "down of a lab that is not up is a no-op");
 }
 
 #[test]
@@ -117,16 +100,11 @@ fn guard_cleans_up_after_a_failed_assertion() {
     assert_gone(&id);
     // A lab that already exists is refused, not clobbered; a bad id is refused.
     let lab = Lab::up(&id, &LabProfile::unshaped()).unwrap();
-    let e = Lab::up(&id, &LabProfile::unshaped())
-        .unwrap_err()
-        .to_string();
+    let e = Lab::up(&id, &LabProfile::unshaped()).unwrap_err().to_string();
     assert!(e.contains("already up"), "{e}");
     drop(lab);
     assert_gone(&id);
-    assert!(matches!(
-        Lab::up("Bad!", &LabProfile::unshaped()),
-        Err(NetError::LabId(_))
-    ));
+    assert!(matches!(Lab::up("Bad!", &LabProfile::unshaped()), Err(NetError::LabId(_))));
 }
 
 /// spec §5 goal 8 with the kernel: nftables `numgen random` loss of 10 % over 10,000 UDP
@@ -145,16 +123,11 @@ fn nftables_loss_within_one_point() {
     let id = lab::unique_id();
     let lab = Lab::up(&id, &LabProfile::parse("unshaped,loss_up=10").unwrap()).unwrap();
     let st = lab.status().unwrap();
-    assert!(
-        st.nft_b.contains("numgen random mod 10000 < 1000"),
-        "{}",
-        st.nft_b
-    );
+    assert!(st.nft_b.contains("numgen random mod 10000 < 1000"), "{}", st.nft_b);
     let (tx, rx) = std::sync::mpsc::channel();
     let receiver = spawn_in(Some(lab.ns_b()), "udp-sink", move || {
         let s = UdpSocket::bind(b_addr(0)).unwrap();
-        s.set_read_timeout(Some(Duration::from_millis(300)))
-            .unwrap();
+        s.set_read_timeout(Some(Duration::from_millis(300))).unwrap();
         tx.send(s.local_addr().unwrap()).unwrap();
         let mut buf = [0u8; 2048];
         let mut n = 0u32;
@@ -240,9 +213,7 @@ fn tbf_rate_holds_for_bulk_tcp() {
     .unwrap();
     let (bytes, took) = sink.join().unwrap();
     let mbit = bytes as f64 * 8.0 / took.as_secs_f64() / 1e6;
-    eprintln!(
-        "bulk TCP through TBF 10 Mbit (burst 5,000 B): {mbit:.2} Mbit/s goodput (ceiling 9.56)"
-    );
+    eprintln!("bulk TCP through TBF 10 Mbit (burst 5,000 B): {mbit:.2} Mbit/s goodput (ceiling 9.56)");
     drop(lab);
     assert_gone(&id);
     assert!(mbit > 9.56 * 0.93 && mbit < 10.2, "{mbit}");
@@ -296,10 +267,7 @@ fn without_root_the_error_names_the_capability() {
     if std::env::var_os("WB_NET_UNPRIVILEGED_CHILD").is_some() {
         let e = Lab::up("np1", &LabProfile::unshaped()).unwrap_err();
         assert!(matches!(e, NetError::NotPermitted { .. }), "{e}");
-        assert!(
-            e.to_string().contains("CAP_SYS_ADMIN") && e.to_string().contains("userspace"),
-            "{e}"
-        );
+        assert!(e.to_string().contains("CAP_SYS_ADMIN") && e.to_string().contains("userspace"), "{e}");
         assert!(lab::run_in("wb_np1_a", || ()).is_err());
         return;
     }
@@ -310,27 +278,13 @@ fn without_root_the_error_names_the_capability() {
     }
     let exe = std::env::current_exe().unwrap();
     let out = std::process::Command::new("setpriv")
-        .args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "--inh-caps=-all",
-        ])
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"])
         .arg(&exe)
-        .args([
-            "without_root_the_error_names_the_capability",
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+        .args(["without_root_the_error_names_the_capability", "--exact", "--nocapture", "--test-threads=1"])
         .env("WB_NET_UNPRIVILEGED_CHILD", "1")
         .output()
         .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success() && text.contains("1 passed"), "{text}");
 }
 
@@ -349,12 +303,7 @@ fn sigint_tears_the_lab_down() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let id = lab::unique_id();
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "sigint_tears_the_lab_down",
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+        .args(["sigint_tears_the_lab_down", "--exact", "--nocapture", "--test-threads=1"])
         .env("WB_NET_SIGNAL_CHILD", &id)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())

@@ -65,16 +65,8 @@ fn ev_through_1mbit_emulator() {
     let floor = |bytes: f64| ((bytes + 4.0 + 66.0) * 8.0 + (17.0 + 66.0) * 8.0) / 1e6 * 1e6;
     for r in [&j, &p] {
         let f = floor(r.bytes.min);
-        eprintln!(
-            "{:9} over 1 Mbit: RTT p50 {:.0} µs (serialization floor {f:.0} µs)",
-            r.codec, r.rtt.p50_us
-        );
-        assert!(
-            r.rtt.min_us >= f * 0.999,
-            "{} {:?} floor {f}",
-            r.codec,
-            r.rtt
-        );
+        eprintln!("{:9} over 1 Mbit: RTT p50 {:.0} µs (serialization floor {f:.0} µs)", r.codec, r.rtt.p50_us);
+        assert!(r.rtt.min_us >= f * 0.999, "{} {:?} floor {f}", r.codec, r.rtt);
     }
     // The serialization floors differ by the size ratio; the fastest round trips show it.
     assert!(j.rtt.min_us > p.rtt.min_us);
@@ -89,9 +81,6 @@ fn errors_are_clear() {
     let e = rr::run(&cfg).unwrap_err().to_string();
     assert!(e.contains("cannot connect"), "{e}");
     let cfg = RrConfig::new(addr, "nope", None, ev_series(1, 1));
-    assert!(rr::run(&cfg)
-        .unwrap_err()
-        .to_string()
-        .contains("unknown format"));
+    assert!(rr::run(&cfg).unwrap_err().to_string().contains("unknown format"));
     assert!(RrServer::start(lo(), "nope", None, None).is_err());
 }

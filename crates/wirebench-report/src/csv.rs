@@ -204,7 +204,8 @@ pub fn tidy(tables: &[CsvTable]) -> String {
     head.extend(columns.iter().cloned());
     let mut out = record(&head);
     for t in tables {
-        let at: Vec<usize> = columns.iter().map(|c| t.header.iter().position(|h| h == c).unwrap_or(usize::MAX)).collect();
+        let at: Vec<usize> =
+            columns.iter().map(|c| t.header.iter().position(|h| h == c).unwrap_or(usize::MAX)).collect();
         for r in &t.rows {
             let mut row = vec![t.name.clone()];
             row.extend(at.iter().map(|&i| r.get(i).cloned().unwrap_or_default()));
@@ -255,7 +256,17 @@ mod tests {
         ] {
             assert_eq!(column_name(h), want, "{h}");
         }
-        for (c, want) in [("1,234.5", "1234.5"), ("+0.52 %", "0.52"), ("-3", "-3"), ("-", ""), ("12 ms", "12"), ("1.5e3", "1.5e3"), ("n/a", ""), ("inf", ""), ("2.1×", "2.1")] {
+        for (c, want) in [
+            ("1,234.5", "1234.5"),
+            ("+0.52 %", "0.52"),
+            ("-3", "-3"),
+            ("-", ""),
+            ("12 ms", "12"),
+            ("1.5e3", "1.5e3"),
+            ("n/a", ""),
+            ("inf", ""),
+            ("2.1×", "2.1"),
+        ] {
             assert_eq!(number_cell(c), want, "{c}");
         }
         let mut t = crate::table::Table::new("t", &["radio", "payload B", "IP B"]).numeric_from(1);

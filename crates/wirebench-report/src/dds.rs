@@ -21,7 +21,9 @@
 use std::fmt::Write;
 
 use wirebench_core::results::Results;
-use wirebench_core::sections::dds::{DdsSection, DdsperfSize, Interval, Marshal, SizeFigures, SEED_CDR, SEED_JSON, SEED_NATIVE};
+use wirebench_core::sections::dds::{
+    DdsSection, DdsperfSize, Interval, Marshal, SizeFigures, SEED_CDR, SEED_JSON, SEED_NATIVE,
+};
 
 use crate::csv::record;
 use crate::html::{table, Ctx, Section};
@@ -65,7 +67,9 @@ fn who(marshal: Marshal) -> String {
 /// `, 100×20 grid; ours 150×30` when the seed's latency row was measured with another
 /// instances × samples grid than our run at this size (empty when they match or are unknown).
 fn grid_note(d: &DdsSection, method: &str, size: usize) -> String {
-    let Some(p) = d.published.latency_ms.iter().find(|p| p.method == method && p.size == size) else { return String::new() };
+    let Some(p) = d.published.latency_ms.iter().find(|p| p.method == method && p.size == size) else {
+        return String::new();
+    };
     let Some(c) = d.plan.cases.iter().find(|c| c.sizes.contains(&size)) else { return String::new() };
     if (c.instances, c.samples) == (p.instances, p.samples) {
         String::new()
@@ -243,8 +247,11 @@ pub fn checks_table(d: &DdsSection) -> Option<Table> {
     if d.checks.is_empty() {
         return None;
     }
-    let mut t = Table::new("Must hold: ours (CDR) against ddsperf, same run", &["check", "round", "ours", "ddsperf", "unit", "ratio", "limit", "result"])
-        .numeric_from(1);
+    let mut t = Table::new(
+        "Must hold: ours (CDR) against ddsperf, same run",
+        &["check", "round", "ours", "ddsperf", "unit", "ratio", "limit", "result"],
+    )
+    .numeric_from(1);
     t.numeric[4] = false;
     t.numeric[7] = false;
     for c in &d.checks {
@@ -293,15 +300,30 @@ pub fn ratio_table(d: &DdsSection) -> Option<Table> {
     let figures = d.figures();
     let mut t = Table::new(
         "JSON ÷ CDR (ours; seed: OpenDDSharp JSON ÷ CDR)",
-        &["size", "bytes", "encode", "decode", "marshal round trip", "latency p50", "seed latency p50", "throughput", "seed throughput"],
+        &[
+            "size",
+            "bytes",
+            "encode",
+            "decode",
+            "marshal round trip",
+            "latency p50",
+            "seed latency p50",
+            "throughput",
+            "seed throughput",
+        ],
     )
     .numeric_from(1);
     for r in &d.ratios {
         let seed = figures.iter().find(|f| f.size == r.size).map(|f| &f.seed_json_over_cdr);
         // A ratio over a marshalling figure marked unreliable (batches ran short) gets its mark.
         let short = |enc: bool, dec: bool| {
-            let any = d.marshal.iter().any(|m| m.size == r.size && ((enc && m.encode_short) || (dec && m.decode_short)));
-            if any { "!" } else { "" }
+            let any =
+                d.marshal.iter().any(|m| m.size == r.size && ((enc && m.encode_short) || (dec && m.decode_short)));
+            if any {
+                "!"
+            } else {
+                ""
+            }
         };
         t.push(vec![
             size_label(r.size),
@@ -350,7 +372,14 @@ pub fn native_table(d: &DdsSection) -> Option<Table> {
 /// `0.91–0.99 (6 rounds, 96.9 %)`, or `-`.
 fn interval_text(i: Option<&Interval>) -> String {
     match i {
-        Some(i) => format!("{}–{} ({} round{}, {:.1} %)", fixed(i.lo, 2), fixed(i.hi, 2), i.n, if i.n == 1 { "" } else { "s" }, i.coverage * 100.0),
+        Some(i) => format!(
+            "{}–{} ({} round{}, {:.1} %)",
+            fixed(i.lo, 2),
+            fixed(i.hi, 2),
+            i.n,
+            if i.n == 1 { "" } else { "s" },
+            i.coverage * 100.0
+        ),
         None => "-".into(),
     }
 }
@@ -362,7 +391,9 @@ fn ddsperf_bytes_note(d: &DdsSection) -> &'static str {
         return "";
     }
     match d.plan.ddsperf_size {
-        Some(DdsperfSize::Wire) if d.plan.marshals.contains(&Marshal::Cdr) => "; ddsperf's samples carry the bytes our CDR sample puts on the wire",
+        Some(DdsperfSize::Wire) if d.plan.marshals.contains(&Marshal::Cdr) => {
+            "; ddsperf's samples carry the bytes our CDR sample puts on the wire"
+        }
         _ => "; ddsperf's samples carry the payload alone",
     }
 }
@@ -407,9 +438,16 @@ pub fn render(r: &Results, output: Output) -> String {
                 let _ = writeln!(out, "{}.\n", d.transport);
             }
             let mut first = true;
-            for t in [checks_table(d), latency_table(d), throughput_table(d), marshal_table(d), ratio_table(d), native_table(d)]
-                .into_iter()
-                .flatten()
+            for t in [
+                checks_table(d),
+                latency_table(d),
+                throughput_table(d),
+                marshal_table(d),
+                ratio_table(d),
+                native_table(d),
+            ]
+            .into_iter()
+            .flatten()
             {
                 if !first {
                     out.push('\n');
@@ -427,7 +465,8 @@ pub fn render(r: &Results, output: Output) -> String {
             let notes = &d.published.notes;
             if !notes.is_empty() {
                 let src = &d.published.source;
-                let _ = write!(out, "{}", if md { "\n**About the seed's figures**" } else { "\nAbout the seed's figures" });
+                let _ =
+                    write!(out, "{}", if md { "\n**About the seed's figures**" } else { "\nAbout the seed's figures" });
                 let _ = writeln!(out, "{}", if src.is_empty() { String::new() } else { format!(" ({src})") });
                 if md {
                     out.push('\n');
@@ -443,8 +482,25 @@ pub fn render(r: &Results, output: Output) -> String {
 
 fn csv(d: &DdsSection) -> String {
     let mut out = record(&[
-        "kind", "round", "size", "who", "bytes", "avg_us", "stddev_us", "p50_us", "p90_us", "p99_us", "max_us", "count",
-        "samples_per_s", "mb_per_s", "lost", "allocs_per_sample", "encode_ns", "decode_ns", "encode_allocs",
+        "kind",
+        "round",
+        "size",
+        "who",
+        "bytes",
+        "avg_us",
+        "stddev_us",
+        "p50_us",
+        "p90_us",
+        "p99_us",
+        "max_us",
+        "count",
+        "samples_per_s",
+        "mb_per_s",
+        "lost",
+        "allocs_per_sample",
+        "encode_ns",
+        "decode_ns",
+        "encode_allocs",
         "decode_allocs",
     ]);
     // Latency and throughput records leave the marshalling columns empty, and the other way round.
@@ -539,7 +595,13 @@ fn csv(d: &DdsSection) -> String {
         ]));
     }
     for m in &d.marshal {
-        let mut fields = vec!["marshal".to_string(), String::new(), m.size.to_string(), m.marshal.name().to_string(), m.bytes.to_string()];
+        let mut fields = vec![
+            "marshal".to_string(),
+            String::new(),
+            m.size.to_string(),
+            m.marshal.name().to_string(),
+            m.bytes.to_string(),
+        ];
         fields.resize(16, String::new());
         fields.extend([o(m.encode_ns), o(m.decode_ns), csv_num(m.encode_allocs), csv_num(m.decode_allocs)]);
         out.push_str(&padded(fields));
@@ -601,7 +663,11 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     // Key line: the checks.
     if !d.checks.is_empty() {
         let pass = d.checks.iter().filter(|c| c.pass).count();
-        let _ = writeln!(b, "<p class=\"keyline\">Must-hold checks against ddsperf: <b>{pass} of {}</b> pass.</p>", d.checks.len());
+        let _ = writeln!(
+            b,
+            "<p class=\"keyline\">Must-hold checks against ddsperf: <b>{pass} of {}</b> pass.</p>",
+            d.checks.len()
+        );
     }
     if let Some(t) = checks_table(d) {
         b.push_str(&table(&t));
@@ -621,7 +687,10 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
                 .value_format(us_fmt),
             series,
             &all,
-            ("Median over rounds of each run's pooled p50", ". The seed's figures are one-way inside one process on another machine: compare ratios, not bars."),
+            (
+                "Median over rounds of each run's pooled p50",
+                ". The seed's figures are one-way inside one process on another machine: compare ratios, not bars.",
+            ),
         ));
     }
     if let Some(t) = latency_table(d) {
@@ -651,7 +720,8 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     // Latency CDF, first round, one chart per marshalling.
     let first_round = d.latency.iter().map(|r| r.round).min();
     for (mi, &m) in ms.iter().enumerate() {
-        let runs: Vec<_> = d.latency.iter().filter(|r| r.marshal == m && Some(r.round) == first_round && !r.cdf.is_empty()).collect();
+        let runs: Vec<_> =
+            d.latency.iter().filter(|r| r.marshal == m && Some(r.round) == first_round && !r.cdf.is_empty()).collect();
         if runs.is_empty() {
             continue;
         }
@@ -747,8 +817,8 @@ mod tests {
     use super::*;
     use wirebench_core::results::{Machine, Provenance};
     use wirebench_core::sections::dds::{
-        Check, DdsperfLatency, DdsperfThroughput, Failure, LatencyResult, MarshalBench, PeerReport, PooledSummary, Published,
-        PublishedLatency, PublishedThroughput, Ratio, ThroughputResult,
+        Check, DdsperfLatency, DdsperfThroughput, Failure, LatencyResult, MarshalBench, PeerReport, PooledSummary,
+        Published, PublishedLatency, PublishedThroughput, Ratio, ThroughputResult,
     };
 
     fn results() -> Results {
@@ -757,13 +827,7 @@ mod tests {
             git_commit: "x".into(),
             rustc: "r".into(),
             crates: vec![],
-            machine: Machine {
-                cpu_model: "c".into(),
-                cores: 2,
-                kernel: "k".into(),
-                os: "o".into(),
-                arch: "a".into(),
-            },
+            machine: Machine { cpu_model: "c".into(), cores: 2, kernel: "k".into(), os: "o".into(), arch: "a".into() },
             command: vec![],
             started_at: "t".into(),
             seed: 0,
@@ -780,7 +844,16 @@ mod tests {
             wire_bytes: 2076,
             round_trips: 100,
             retries: 0,
-            half_rtt_us: PooledSummary { count: 100, avg: p50, stddev: 1.0, min: 1.0, p50, p90: p50 * 1.1, p99: p50 * 2.0, max: p50 * 3.0 },
+            half_rtt_us: PooledSummary {
+                count: 100,
+                avg: p50,
+                stddev: 1.0,
+                min: 1.0,
+                p50,
+                p90: p50 * 1.1,
+                p99: p50 * 2.0,
+                max: p50 * 3.0,
+            },
             cdf: vec![(p50 * 0.5, 0.01), (p50, 0.5), (p50 * 3.0, 1.0)],
             allocs_per_sample: Some(2.0),
             alloc_bytes_per_sample: None,
@@ -904,7 +977,13 @@ mod tests {
                 check("latency p50 within 2x of ddsperf at 2 KB", 20.0, 10.0, "us", 2.0, 2.0),
                 check("throughput at least 0.5x of ddsperf at 2 KB", 100000.0, 150000.0, "samples/s", 0.67, 0.5),
             ],
-            failures: vec![Failure { round: 1, what: "throughput".into(), size: 2048, marshal: Some(Marshal::Json), error: "timed out <x>".into() }],
+            failures: vec![Failure {
+                round: 1,
+                what: "throughput".into(),
+                size: 2048,
+                marshal: Some(Marshal::Json),
+                error: "timed out <x>".into(),
+            }],
             published: Published {
                 source: "seed <src>".into(),
                 latency_ms: vec![
@@ -943,7 +1022,13 @@ mod tests {
     fn text_has_ours_ddsperf_and_the_seed_side_by_side() {
         let t = render(&results(), Output::Table);
         assert!(t.contains("DDS latency and throughput, CDR vs JSON (seed 004)"), "{t}");
-        assert!(t.contains("ours CDR") && t.contains("ours JSON") && t.contains("ddsperf") && t.contains("seed native (published)"), "{t}");
+        assert!(
+            t.contains("ours CDR")
+                && t.contains("ours JSON")
+                && t.contains("ddsperf")
+                && t.contains("seed native (published)"),
+            "{t}"
+        );
         // The seed's MiB/s converted to 10^6 B/s: 48.988 MiB/s = 51.4 MB/s.
         assert!(t.contains("51.4"), "{t}");
         // CDR / native: ours 20 / 10 = 2.00, seed 82 / 75.5 = 1.09.
@@ -972,7 +1057,9 @@ mod tests {
     fn an_unreliable_marshalling_figure_is_marked() {
         let mut r = results();
         let d = r.dds.as_mut().unwrap();
-        let text = |d: &DdsSection| (marshal_table(d).unwrap().to_text(), ratio_table(d).map(|t| t.to_text()).unwrap_or_default());
+        let text = |d: &DdsSection| {
+            (marshal_table(d).unwrap().to_text(), ratio_table(d).map(|t| t.to_text()).unwrap_or_default())
+        };
         let (m, q) = text(d);
         assert!(!m.contains("0!") && !q.contains('!'), "{m}{q}");
         d.marshal[0].encode_short = true;
@@ -1051,7 +1138,10 @@ mod tests {
         let s = html_section(&r, &ctx).unwrap();
         assert_eq!(s.body, html_section(&r, &ctx).unwrap().body);
         let b = &s.body;
-        assert!(b.contains("id=\"dds-latency\"") && b.contains("id=\"dds-throughput\"") && b.contains("id=\"dds-cdf-0\""), "{b}");
+        assert!(
+            b.contains("id=\"dds-latency\"") && b.contains("id=\"dds-throughput\"") && b.contains("id=\"dds-cdf-0\""),
+            "{b}"
+        );
         assert!(b.contains("seed native p50 (published)") && b.contains("ddsperf p50"));
         assert!(b.contains("&lt;lo&gt;") && b.contains("&lt;not monotonic&gt;"), "results text is escaped");
         assert!(!b.contains("<script") && !b.contains("http://") && !b.contains("https://"));

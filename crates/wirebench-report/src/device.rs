@@ -7,7 +7,8 @@ use crate::table::Table;
 use crate::Output;
 
 /// What seed 001 published about binary size, and why only our compiled deltas compare.
-const SEED_NOTE: &str = "Seed 001 reports binary-size increases only as percentages in its Figures 5-6 (ESP32 baseline \
+const SEED_NOTE: &str =
+    "Seed 001 reports binary-size increases only as percentages in its Figures 5-6 (ESP32 baseline \
      260,710 B, Arduino UNO baseline 592 B) and library source sizes in its Table 2 (e.g. Protoson \
      31,294 B, NanoPB 42,000 B, not compiled); source size is not code size, so only our compiled \
      deltas are figures to compare between codecs.";
@@ -58,7 +59,16 @@ fn opt<T: ToString>(v: Option<T>) -> String {
 }
 
 fn us(v: Option<f64>) -> String {
-    v.map(|x| if x < 10.0 { format!("{x:.2}") } else if x < 100.0 { format!("{x:.1}") } else { format!("{x:.0}") }).unwrap_or_default()
+    v.map(|x| {
+        if x < 10.0 {
+            format!("{x:.2}")
+        } else if x < 100.0 {
+            format!("{x:.1}")
+        } else {
+            format!("{x:.0}")
+        }
+    })
+    .unwrap_or_default()
 }
 
 /// The lab's tables: the targets, then per target one table of every library × payload,
@@ -151,9 +161,24 @@ fn lab_rows_table(lab: &LabSection) -> Table {
     let mut t = Table::new(
         "device lab",
         &[
-            "target", "lib", "payload", "status", "bytes", "encode_cycles", "decode_cycles", "encode_instructions",
-            "decode_instructions", "encode_us", "decode_us", "flash", "ram", "stack_encode", "stack_decode", "stack_floor",
-            "heap_encode", "heap_decode",
+            "target",
+            "lib",
+            "payload",
+            "status",
+            "bytes",
+            "encode_cycles",
+            "decode_cycles",
+            "encode_instructions",
+            "decode_instructions",
+            "encode_us",
+            "decode_us",
+            "flash",
+            "ram",
+            "stack_encode",
+            "stack_decode",
+            "stack_floor",
+            "heap_encode",
+            "heap_decode",
         ],
     );
     let f = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
@@ -202,7 +227,9 @@ pub fn render(results: &Results, output: Output) -> String {
         return match output {
             Output::Json => serde_json::to_string_pretty(results).expect("results serialize") + "\n",
             Output::Csv => crate::csv::table(&lab_rows_table(lab)),
-            Output::Markdown => tables.iter().map(|t| t.to_markdown()).collect::<Vec<_>>().join("\n") + "\n" + &note + "\n",
+            Output::Markdown => {
+                tables.iter().map(|t| t.to_markdown()).collect::<Vec<_>>().join("\n") + "\n" + &note + "\n"
+            }
             Output::Table => tables.iter().map(|t| t.to_text()).collect::<Vec<_>>().join("\n") + "\n" + &note + "\n",
         };
     }
@@ -234,8 +261,11 @@ fn bytes_fmt(v: f64) -> String {
 }
 
 /// The lab library that stands for a codec of seed 001's Table 4, and the paper's library.
-const SEED001_LIBS: [(&str, &str, &str); 3] =
-    [("pson", "pson", "our C PSON / the paper's PSON"), ("msgpuck", "msgpack", "msgpuck / ArduinoJson"), ("cjson", "json", "cJSON / ArduinoJson")];
+const SEED001_LIBS: [(&str, &str, &str); 3] = [
+    ("pson", "pson", "our C PSON / the paper's PSON"),
+    ("msgpuck", "msgpack", "msgpuck / ArduinoJson"),
+    ("cjson", "json", "cJSON / ArduinoJson"),
+];
 
 fn row<'a>(lab: &'a LabSection, target: &str, lib: &str, payload: &str) -> Option<&'a LabRow> {
     lab.rows.iter().find(|r| r.target == target && r.lib == lib && r.payload == payload && r.status == "ok")
@@ -250,15 +280,20 @@ fn geomean(v: &[f64]) -> Option<f64> {
 
 /// Seed 001's Table 4 (Arduino UNO) beside our AVR figures, and its binary-size notes.
 fn seed001_html(lab: &LabSection, ctx: &Ctx) -> Option<String> {
-    if !lab.targets.iter().any(|t| t.name == "avr") || !lab.rows.iter().any(|r| r.target == "avr" && r.payload == "Test01") {
+    if !lab.targets.iter().any(|t| t.name == "avr")
+        || !lab.rows.iter().any(|r| r.target == "avr" && r.payload == "Test01")
+    {
         return None;
     }
     let p = &PSON_PAPER_UNO;
-    let mut out = String::from("<h3>Seed 001: the Arduino UNO table beside ours (simulated ATmega328P at 16 MHz)</h3>\n");
+    let mut out =
+        String::from("<h3>Seed 001: the Arduino UNO table beside ours (simulated ATmega328P at 16 MHz)</h3>\n");
     let mut headers = vec!["codec (ours / paper's library)", "op"];
     headers.extend(p.payloads.iter());
     headers.push("geomean ratio");
-    let mut t = Table::new("µs per encode or decode: ours / published (the paper's µs per 1000 iterations ÷ 1000)", &headers).numeric_from(2);
+    let mut t =
+        Table::new("µs per encode or decode: ours / published (the paper's µs per 1000 iterations ÷ 1000)", &headers)
+            .numeric_from(2);
     let mut ours_bars = Vec::new();
     let mut paper_bars = Vec::new();
     let mut cats = Vec::new();
@@ -270,7 +305,8 @@ fn seed001_html(lab: &LabSection, ctx: &Ctx) -> Option<String> {
             let mut theirs_v = Vec::new();
             let mut ratios = Vec::new();
             for payload in p.payloads {
-                let ours = row(lab, "avr", lib, payload).and_then(|r| if op == "encode" { r.encode_us } else { r.decode_us });
+                let ours =
+                    row(lab, "avr", lib, payload).and_then(|r| if op == "encode" { r.encode_us } else { r.decode_us });
                 let theirs = p.get(codec, op, payload).map(|v| v / 1000.0);
                 if let (Some(o), Some(t)) = (ours, theirs) {
                     ours_v.push(o);
@@ -295,14 +331,18 @@ fn seed001_html(lab: &LabSection, ctx: &Ctx) -> Option<String> {
             }
         }
     }
-    let chart = BarChart::new(&ctx.chart_id("seed001-uno"), "Arduino UNO: µs per operation, geometric mean over the payloads both ran", cats)
-        .series(Bars::new("ours (simulated ATmega328P)", ours_bars).color(color(0)))
-        .series(Bars::new("published (Arduino UNO)", paper_bars).color(color(5)).hatched(true))
-        .missing_label("not run")
-        .log(true)
-        .axis_label("µs per operation")
-        .width(760.0)
-        .value_format(us_fmt);
+    let chart = BarChart::new(
+        &ctx.chart_id("seed001-uno"),
+        "Arduino UNO: µs per operation, geometric mean over the payloads both ran",
+        cats,
+    )
+    .series(Bars::new("ours (simulated ATmega328P)", ours_bars).color(color(0)))
+    .series(Bars::new("published (Arduino UNO)", paper_bars).color(color(5)).hatched(true))
+    .missing_label("not run")
+    .log(true)
+    .axis_label("µs per operation")
+    .width(760.0)
+    .value_format(us_fmt);
     out.push_str(&figure(chart.render(), ""));
     out.push_str(&table(&t));
     let _ = writeln!(
@@ -367,7 +407,12 @@ fn seed001_html(lab: &LabSection, ctx: &Ctx) -> Option<String> {
         let mut cells = vec![l.name.clone()];
         let mut avr_max = None;
         for x in &lab.targets {
-            let v: Vec<u64> = lab.rows.iter().filter(|r| r.target == x.name && r.lib == l.name && r.status == "ok").filter_map(|r| r.flash).collect();
+            let v: Vec<u64> = lab
+                .rows
+                .iter()
+                .filter(|r| r.target == x.name && r.lib == l.name && r.status == "ok")
+                .filter_map(|r| r.flash)
+                .collect();
             match (v.iter().min(), v.iter().max()) {
                 (Some(a), Some(b)) if a == b => cells.push(a.to_string()),
                 (Some(a), Some(b)) => cells.push(format!("{a}-{b}")),
@@ -382,8 +427,17 @@ fn seed001_html(lab: &LabSection, ctx: &Ctx) -> Option<String> {
     }
     out.push_str(&table(&bt));
     let flash_of = |lib: &str| -> Option<f64> {
-        let v: Vec<f64> = lab.rows.iter().filter(|r| r.target == "avr" && r.lib == lib && r.status == "ok").filter_map(|r| r.flash.map(|f| f as f64)).collect();
-        if v.is_empty() { None } else { Some(v.iter().sum::<f64>() / v.len() as f64) }
+        let v: Vec<f64> = lab
+            .rows
+            .iter()
+            .filter(|r| r.target == "avr" && r.lib == lib && r.status == "ok")
+            .filter_map(|r| r.flash.map(|f| f as f64))
+            .collect();
+        if v.is_empty() {
+            None
+        } else {
+            Some(v.iter().sum::<f64>() / v.len() as f64)
+        }
     };
     if let (Some(p), Some(j), Some(m)) = (flash_of("pson"), flash_of("cjson"), flash_of("msgpuck")) {
         notes.push(format!(
@@ -407,7 +461,11 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     let Some(lab) = &d.lab else {
         let (t, it) = tables(d);
         let body = format!("{}{}<p class=\"note\">{}</p>\n", table(&t), table(&it), esc(SEED_NOTE));
-        return Some(Section { title: "Device: our C codecs' code size".into(), summary: "device: code size".into(), body });
+        return Some(Section {
+            title: "Device: our C codecs' code size".into(),
+            summary: "device: code size".into(),
+            body,
+        });
     };
     let mut b = String::new();
     let _ = writeln!(
@@ -443,20 +501,28 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
             let get = |f: fn(&LabRow) -> Option<f64>| -> Vec<Option<f64>> {
                 libs.iter().map(|l| row(lab, &x.name, l, payload).and_then(f)).collect()
             };
-            let speed = BarChart::new(&ctx.chart_id(&format!("{}-us", x.name)), &format!("{payload}: µs per operation at {} MHz", x.clock_hz as f64 / 1e6), libs.clone())
-                .series(Bars::new("encode", get(|r| r.encode_us)))
-                .series(Bars::new("decode", get(|r| r.decode_us)))
-                .missing_label("no figure")
-                .axis_label("µs")
-                .width(520.0)
-                .value_format(us_fmt);
-            let flash = BarChart::new(&ctx.chart_id(&format!("{}-flash", x.name)), &format!("{payload}: flash and RAM added"), libs.clone())
-                .series(Bars::new("flash", get(|r| r.flash.map(|v| v as f64))))
-                .series(Bars::new("static RAM", get(|r| r.ram.map(|v| v as f64))))
-                .missing_label("no figure")
-                .axis_label("bytes over the baseline firmware")
-                .width(520.0)
-                .value_format(bytes_fmt);
+            let speed = BarChart::new(
+                &ctx.chart_id(&format!("{}-us", x.name)),
+                &format!("{payload}: µs per operation at {} MHz", x.clock_hz as f64 / 1e6),
+                libs.clone(),
+            )
+            .series(Bars::new("encode", get(|r| r.encode_us)))
+            .series(Bars::new("decode", get(|r| r.decode_us)))
+            .missing_label("no figure")
+            .axis_label("µs")
+            .width(520.0)
+            .value_format(us_fmt);
+            let flash = BarChart::new(
+                &ctx.chart_id(&format!("{}-flash", x.name)),
+                &format!("{payload}: flash and RAM added"),
+                libs.clone(),
+            )
+            .series(Bars::new("flash", get(|r| r.flash.map(|v| v as f64))))
+            .series(Bars::new("static RAM", get(|r| r.ram.map(|v| v as f64))))
+            .missing_label("no figure")
+            .axis_label("bytes over the baseline firmware")
+            .width(520.0)
+            .value_format(bytes_fmt);
             b.push_str(&grid("grid2", &[figure(speed.render(), ""), figure(flash.render(), "")]));
         }
     }

@@ -42,8 +42,25 @@ pub fn rows_table(s: &EnergySection) -> Table {
     let mut t = Table::new(
         "Energy per message and battery life",
         &[
-            "mcu", "radio", "lib", "format", "payload", "bytes", "encode cycles", "cpu µJ", "radio µJ", "sleep µJ", "total µJ",
-            "cpu", "radio", "sleep", "dominant", "msgs/day", "link max/day", "battery days", "missing",
+            "mcu",
+            "radio",
+            "lib",
+            "format",
+            "payload",
+            "bytes",
+            "encode cycles",
+            "cpu µJ",
+            "radio µJ",
+            "sleep µJ",
+            "total µJ",
+            "cpu",
+            "radio",
+            "sleep",
+            "dominant",
+            "msgs/day",
+            "link max/day",
+            "battery days",
+            "missing",
         ],
     )
     .numeric_from(5);
@@ -75,7 +92,8 @@ pub fn rows_table(s: &EnergySection) -> Table {
 
 /// The figures the run used, with their sources.
 pub fn figures_table(s: &EnergySection) -> Table {
-    let mut t = Table::new("Figures of the energy model", &["figure", "value", "unit", "kind", "checked", "at", "source"]);
+    let mut t =
+        Table::new("Figures of the energy model", &["figure", "value", "unit", "kind", "checked", "at", "source"]);
     for f in &s.figures {
         t.push(vec![
             f.key.clone(),
@@ -179,7 +197,14 @@ fn lib_means(rows: &[&EnergyRow], libs: &[String]) -> Vec<LibMean> {
             let total = cpu + radio + sleep;
             let r0 = rs[0];
             let days = if total > 0.0 { r0.battery_days * r0.total_uj / total } else { f64::INFINITY };
-            Some(LibMean { lib: lib.clone(), cpu, radio, sleep, days, upper_bound: rs.iter().any(|r| !r.missing.is_empty()) })
+            Some(LibMean {
+                lib: lib.clone(),
+                cpu,
+                radio,
+                sleep,
+                days,
+                upper_bound: rs.iter().any(|r| !r.missing.is_empty()),
+            })
         })
         .collect()
 }
@@ -262,12 +287,17 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
             }
         }
         let means = lib_means(&rows, &libs);
-        let cats: Vec<String> = means.iter().map(|m| if m.upper_bound { format!("{} (≤)", m.lib) } else { m.lib.clone() }).collect();
-        let chart = BarChart::new(&ctx.chart_id(&format!("days{}", i + 1)), &format!("{mcu} + {radio}: battery days"), cats)
-            .axis_label("days (mean message over the payloads)")
-            .width(420.0)
-            .value_format(|v| format!("{v:.0}"))
-            .series(Bars::new("battery days", means.iter().map(|m| m.days.is_finite().then_some(m.days)).collect()).color(color(2)));
+        let cats: Vec<String> =
+            means.iter().map(|m| if m.upper_bound { format!("{} (≤)", m.lib) } else { m.lib.clone() }).collect();
+        let chart =
+            BarChart::new(&ctx.chart_id(&format!("days{}", i + 1)), &format!("{mcu} + {radio}: battery days"), cats)
+                .axis_label("days (mean message over the payloads)")
+                .width(420.0)
+                .value_format(|v| format!("{v:.0}"))
+                .series(
+                    Bars::new("battery days", means.iter().map(|m| m.days.is_finite().then_some(m.days)).collect())
+                        .color(color(2)),
+                );
         let _ = write!(
             items,
             "<figure class=\"chart\">{}</figure>\n<figure class=\"chart\">{}</figure>\n",
@@ -355,7 +385,10 @@ mod tests {
     fn renders_every_output() {
         let r = results();
         let text = render(&r, Output::Table);
-        assert!(text.contains("battery days") && text.contains("≤ 1000") && text.contains("Semtech SX1276 datasheet"), "{text}");
+        assert!(
+            text.contains("battery days") && text.contains("≤ 1000") && text.contains("Semtech SX1276 datasheet"),
+            "{text}"
+        );
         let md = render(&r, Output::Markdown);
         assert!(md.starts_with("## Energy per message"));
         let csv = render(&r, Output::Csv);

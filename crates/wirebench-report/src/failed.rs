@@ -9,7 +9,10 @@ pub fn render(results: &Results, output: Output) -> String {
     if results.failed_parts.is_empty() || output == Output::Json {
         return String::new();
     }
-    let mut t = Table::new("Parts that did not finish (the sections below are those of the parts that did)", &["part", "error"]);
+    let mut t = Table::new(
+        "Parts that did not finish (the sections below are those of the parts that did)",
+        &["part", "error"],
+    );
     for f in &results.failed_parts {
         t.push(vec![f.part.clone(), f.error.clone()]);
     }

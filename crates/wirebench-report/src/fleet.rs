@@ -34,12 +34,40 @@ fn opt(v: Option<f64>, d: usize) -> String {
 fn tables(f: &FleetSection) -> Vec<Table> {
     let mut cost = Table::new(
         "Per format and fleet size: what the fleet puts on the uplink and what it costs the broker",
-        &["format", "devices", "payload B", "MQTT B/msg", "msgs/s", "app kB/s", "wire kB/s uplink", "wire kB/s downlink", "broker cores", "broker RSS MiB", "harness cores", "bottleneck"],
+        &[
+            "format",
+            "devices",
+            "payload B",
+            "MQTT B/msg",
+            "msgs/s",
+            "app kB/s",
+            "wire kB/s uplink",
+            "wire kB/s downlink",
+            "broker cores",
+            "broker RSS MiB",
+            "harness cores",
+            "bottleneck",
+        ],
     )
     .numeric_from(1);
     let mut delivery = Table::new(
         "Delivery and latency from the scheduled send time (ms, with 95 % confidence intervals)",
-        &["format", "devices", "QoS", "connected", "sent", "received", "lost", "dup", "reordered", "latency p50", "p99", "p99.9", "max", "send lag p99"],
+        &[
+            "format",
+            "devices",
+            "QoS",
+            "connected",
+            "sent",
+            "received",
+            "lost",
+            "dup",
+            "reordered",
+            "latency p50",
+            "p99",
+            "p99.9",
+            "max",
+            "send lag p99",
+        ],
     )
     .numeric_from(1);
     for r in &f.runs {
@@ -92,7 +120,10 @@ fn notes(f: &FleetSection) -> Vec<String> {
         ));
     } else if let Some(one) = s.first() {
         if one.count > 1 {
-            v.push(format!("Shard {} of {} (run {}): merge the shard files with `wirebench merge`.", one.index, one.count, f.run_id));
+            v.push(format!(
+                "Shard {} of {} (run {}): merge the shard files with `wirebench merge`.",
+                one.index, one.count, f.run_id
+            ));
         }
     }
     for r in &f.runs {
@@ -104,7 +135,10 @@ fn notes(f: &FleetSection) -> Vec<String> {
             c.connected,
             c.rate_per_s,
             c.retries,
-            c.listen_overflows.filter(|&n| n > 0).map(|n| format!(", {n} connections dropped by a full accept queue")).unwrap_or_default(),
+            c.listen_overflows
+                .filter(|&n| n > 0)
+                .map(|n| format!(", {n} connections dropped by a full accept queue"))
+                .unwrap_or_default(),
             c.setup_us.p50.map_or("-".into(), |q| ms(q.value)),
             c.setup_us.p99.map_or("-".into(), |q| ms(q.value)),
             r.cpu.bottleneck_reason
@@ -125,7 +159,9 @@ pub fn render(results: &Results, output: Output) -> String {
         Output::Json => serde_json::to_string_pretty(results).expect("results serialize") + "\n",
         Output::Csv => t.iter().map(crate::csv::table).collect::<Vec<_>>().join("\n"),
         Output::Markdown => {
-            t.iter().map(|t| t.to_markdown()).collect::<Vec<_>>().join("\n") + "\n" + &n.iter().map(|l| format!("- {l}\n")).collect::<String>()
+            t.iter().map(|t| t.to_markdown()).collect::<Vec<_>>().join("\n")
+                + "\n"
+                + &n.iter().map(|l| format!("- {l}\n")).collect::<String>()
         }
         Output::Table => t.iter().map(|t| t.to_text()).collect::<Vec<_>>().join("\n") + "\n" + &n.join("\n") + "\n",
     }
@@ -175,13 +211,18 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     let wire = series("wire", |r| Some(r.traffic.wire_bytes_per_s / 1e3));
     let cpu = series("cpu", |r| r.cpu.broker_cores);
     if sizes.len() > 1 {
-        let mut lc = LineChart::new(&ctx.chart_id("wire"), "Uplink wire bytes per second vs fleet size", "devices", "kB/s").log_x(true).y_zero(true);
+        let mut lc =
+            LineChart::new(&ctx.chart_id("wire"), "Uplink wire bytes per second vs fleet size", "devices", "kB/s")
+                .log_x(true)
+                .y_zero(true);
         for (i, (name, pts)) in wire.iter().enumerate() {
             lc = lc.line(Line::new(name, pts.clone()).markers(true).color(color(i)));
         }
         b.push_str(&figure(lc.render(), "Bytes grow with the fleet at the per-message cost of each format: headers and TCP/IP overhead are the same for all."));
         if cpu.iter().any(|(_, p)| !p.is_empty()) {
-            let mut lc = LineChart::new(&ctx.chart_id("cpu"), "Broker CPU vs fleet size", "devices", "cores").log_x(true).y_zero(true);
+            let mut lc = LineChart::new(&ctx.chart_id("cpu"), "Broker CPU vs fleet size", "devices", "cores")
+                .log_x(true)
+                .y_zero(true);
             for (i, (name, pts)) in cpu.iter().enumerate() {
                 lc = lc.line(Line::new(name, pts.clone()).markers(true).color(color(i)));
             }
@@ -189,13 +230,15 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         }
     } else if let Some(&n) = sizes.first() {
         let cats = formats.clone();
-        let wire_bars: Vec<Option<f64>> = formats.iter().map(|fm| run_of(f, fm, n).map(|r| r.traffic.wire_bytes_per_s / 1e3)).collect();
+        let wire_bars: Vec<Option<f64>> =
+            formats.iter().map(|fm| run_of(f, fm, n).map(|r| r.traffic.wire_bytes_per_s / 1e3)).collect();
         let chart = BarChart::new(&ctx.chart_id("wire"), &format!("Uplink wire kB/s, {n} devices"), cats.clone())
             .series(Bars::new("wire kB/s", wire_bars).color(color(0)))
             .axis_label("kB/s")
             .value_format(|v| format!("{v:.1}"));
         b.push_str(&figure(chart.render(), ""));
-        let cpu_bars: Vec<Option<f64>> = formats.iter().map(|fm| run_of(f, fm, n).and_then(|r| r.cpu.broker_cores)).collect();
+        let cpu_bars: Vec<Option<f64>> =
+            formats.iter().map(|fm| run_of(f, fm, n).and_then(|r| r.cpu.broker_cores)).collect();
         if cpu_bars.iter().any(Option::is_some) {
             let chart = BarChart::new(&ctx.chart_id("cpu"), &format!("Broker CPU, {n} devices"), cats)
                 .series(Bars::new("broker cores", cpu_bars).color(color(1)))

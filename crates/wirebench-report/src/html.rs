@@ -101,7 +101,6 @@ fn failed_section(r: &Results, _ctx: &Ctx) -> Option<Section> {
     })
 }
 
-
 /// Render one self-contained HTML page from results files.
 pub fn render(results: &[&Results], title: &str) -> String {
     let files = results.len();
@@ -380,8 +379,12 @@ fn section_keys(r: &Results) -> Vec<String> {
         out.push(format!("speed ({})", s.corpus));
     }
     // The other sections by name, in the order the results file lists them (alphabetical).
-    let mut rest: Vec<String> =
-        SECTIONS.iter().map(|(k, _)| *k).filter(|k| *k != "size" && *k != "speed" && has(r, k)).map(String::from).collect();
+    let mut rest: Vec<String> = SECTIONS
+        .iter()
+        .map(|(k, _)| *k)
+        .filter(|k| *k != "size" && *k != "speed" && has(r, k))
+        .map(String::from)
+        .collect();
     rest.extend(r.other.keys().cloned());
     rest.sort();
     out.extend(rest);
@@ -450,7 +453,11 @@ fn seed001_size_claims(s: &SizeSection) -> String {
         t.push(vec![
             format!("{name} ≈ 15 % smaller than JSON on average (§5.3)"),
             format!("{PSON_PAPER_RATIO_TO_JSON:.2} × JSON"),
-            format!("{} × JSON (mean of per-payload ratios); {} (ratio of totals)", f(per_payload(c), 2), f(total(c), 2)),
+            format!(
+                "{} × JSON (mean of per-payload ratios); {} (ratio of totals)",
+                f(per_payload(c), 2),
+                f(total(c), 2)
+            ),
         ]);
     }
     let mut out = table(&t);
@@ -523,12 +530,16 @@ fn render_size(s: &SizeSection, ctx: &Ctx) -> Section {
         let get = |f: fn(&wirebench_core::results::SizeAggregate) -> Option<u64>| -> Vec<Option<f64>> {
             s.aggregates.iter().map(|a| f(a).map(|v| v as f64)).collect()
         };
-        let dist = BarChart::new(&ctx.chart_id("per-message"), "Bytes of one message: median, 99th percentile, largest", codecs.clone())
-            .series(Bars::new("median", get(|a| a.bytes_p50)).color(color(0)))
-            .series(Bars::new("p99", get(|a| a.bytes_p99)).color(color(1)))
-            .series(Bars::new("largest", get(|a| a.bytes_max)).color(color(3)))
-            .axis_label("bytes per message")
-            .value_format(bytes_fmt);
+        let dist = BarChart::new(
+            &ctx.chart_id("per-message"),
+            "Bytes of one message: median, 99th percentile, largest",
+            codecs.clone(),
+        )
+        .series(Bars::new("median", get(|a| a.bytes_p50)).color(color(0)))
+        .series(Bars::new("p99", get(|a| a.bytes_p99)).color(color(1)))
+        .series(Bars::new("largest", get(|a| a.bytes_max)).color(color(3)))
+        .axis_label("bytes per message")
+        .value_format(bytes_fmt);
         b.push_str(&figure(
             dist.render(),
             "Each codec's encoded size per message over the payloads it encoded: the median message, the 99th percentile and the largest, the figures a byte budget or a radio frame has to hold.",
@@ -541,12 +552,13 @@ fn render_size(s: &SizeSection, ctx: &Ctx) -> Section {
     let comp = |which: usize| -> Vec<Option<f64>> {
         s.aggregates.iter().map(|a| a.compressed_means().map(|(z, d)| if which == 0 { z } else { d })).collect()
     };
-    let means = BarChart::new(&ctx.chart_id("bytes"), "Mean bytes per message, raw and compressed on its own", codecs.clone())
-        .series(Bars::new("raw", per(|a| a.bytes_total)))
-        .series(Bars::new("zstd per message", comp(0)))
-        .series(Bars::new("deflate per message", comp(1)))
-        .axis_label("bytes per message (mean)")
-        .value_format(bytes_fmt);
+    let means =
+        BarChart::new(&ctx.chart_id("bytes"), "Mean bytes per message, raw and compressed on its own", codecs.clone())
+            .series(Bars::new("raw", per(|a| a.bytes_total)))
+            .series(Bars::new("zstd per message", comp(0)))
+            .series(Bars::new("deflate per message", comp(1)))
+            .axis_label("bytes per message (mean)")
+            .value_format(bytes_fmt);
     b.push_str(&figure(
         means.render(),
         "Mean encoded size per message over the payloads the codec encoded. Per-message compression includes each format's frame, so tiny messages can grow.",
@@ -840,7 +852,8 @@ fn render_speed(s: &SpeedSection, ctx: &Ctx) -> Section {
         let _ = writeln!(b, "<h3>One payload with 95 % confidence intervals: {}</h3>", esc(payload));
         let mut items = Vec::new();
         for (k, op) in ops.iter().enumerate() {
-            let cases: Vec<Option<&SpeedCase>> = codecs.iter().map(|c| crate::speed::find_labelled(s, payload, c, op)).collect();
+            let cases: Vec<Option<&SpeedCase>> =
+                codecs.iter().map(|c| crate::speed::find_labelled(s, payload, c, op)).collect();
             let v: Vec<Option<f64>> = cases.iter().map(|c| c.map(|c| c.ns_per_op.median)).collect();
             let e: Vec<Option<(f64, f64)>> = cases.iter().map(|c| c.map(|c| c.ns_per_op.median_ci95)).collect();
             let log = spans(&v, 30.0);
@@ -1028,7 +1041,8 @@ fn ratio_chart(s: &SpeedSection, codecs: &[String], payload: &str, id: &str, tit
         .value_format(ratio_fmt);
     let mut all = Vec::new();
     for op in ["encode", "decode"] {
-        let cases: Vec<Option<&SpeedCase>> = codecs.iter().map(|c| crate::speed::find_labelled(s, payload, c, op)).collect();
+        let cases: Vec<Option<&SpeedCase>> =
+            codecs.iter().map(|c| crate::speed::find_labelled(s, payload, c, op)).collect();
         let values: Vec<Option<f64>> = cases.iter().map(|c| c.and_then(|c| c.ratio_to_baseline)).collect();
         all.extend(values.iter().copied());
         chart =
@@ -1059,7 +1073,13 @@ fn seed001(s: &SpeedSection, ctx: &Ctx) -> String {
                 missing.push(codec);
             }
             ours.push(o);
-            theirs.push(row.and_then(|r| if r.ours_geomean.is_some() { r.published_geomean } else { r.published_geomean_all }));
+            theirs.push(row.and_then(|r| {
+                if r.ours_geomean.is_some() {
+                    r.published_geomean
+                } else {
+                    r.published_geomean_all
+                }
+            }));
         }
         let chart = BarChart::new(
             &ctx.chart_id(&format!("seed001-{op}")),

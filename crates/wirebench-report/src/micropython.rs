@@ -36,7 +36,17 @@ fn tables(m: &MicroPythonSection) -> Vec<Table> {
     }
     let mut heap = Table::new(
         "Heap per message (bytes allocated by one encode / decode) beside the thesis's 5-field figures",
-        &["format", "fields", "build", "wire bytes", "encode", "decode", "encode retained", "decode retained", "thesis"],
+        &[
+            "format",
+            "fields",
+            "build",
+            "wire bytes",
+            "encode",
+            "decode",
+            "encode retained",
+            "decode retained",
+            "thesis",
+        ],
     )
     .numeric_from(1);
     for b in &m.builds {
@@ -85,18 +95,29 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     );
     if let Some(board) = board_like(m) {
         let get = |format: &str| {
-            board.heap_bytes_per_message.iter().find(|h| h.format == format && h.fields == 5).map(|h| h.encode.allocated as f64)
+            board
+                .heap_bytes_per_message
+                .iter()
+                .find(|h| h.format == format && h.fields == 5)
+                .map(|h| h.encode.allocated as f64)
         };
-        let chart = BarChart::new(&ctx.chart_id("heap5"), "Heap per 5-field message (encode), bytes", vec!["UADP".into(), "JSON (DataValue)".into()])
-            .series(Bars::new(&format!("ours ({})", board.name), vec![get("uadp"), get("uadp-json-dv")]).color(color(0)))
-            .series(
-                Bars::new("published (ESP32)", vec![Some(thesis::MEMORY_UADP.0 as f64), Some(thesis::MEMORY_JSON.0 as f64)])
-                    .color(color(5))
-                    .hatched(true),
+        let chart = BarChart::new(
+            &ctx.chart_id("heap5"),
+            "Heap per 5-field message (encode), bytes",
+            vec!["UADP".into(), "JSON (DataValue)".into()],
+        )
+        .series(Bars::new(&format!("ours ({})", board.name), vec![get("uadp"), get("uadp-json-dv")]).color(color(0)))
+        .series(
+            Bars::new(
+                "published (ESP32)",
+                vec![Some(thesis::MEMORY_UADP.0 as f64), Some(thesis::MEMORY_JSON.0 as f64)],
             )
-            .axis_label("bytes allocated")
-            .width(620.0)
-            .value_format(|v| format!("{v:.0}"));
+            .color(color(5))
+            .hatched(true),
+        )
+        .axis_label("bytes allocated")
+        .width(620.0)
+        .value_format(|v| format!("{v:.0}"));
         b.push_str(&figure(chart.render(), ""));
         let _ = writeln!(
             b,

@@ -200,7 +200,17 @@ pub fn codec_table(s: &MqttSection) -> Option<Table> {
     }
     let mut t = Table::new(
         "Encode / decode per message (our uadp crate)",
-        &["format", "fields", "bytes", "encode ns", "decode ns", "enc allocs", "enc alloc B", "dec allocs", "dec alloc B"],
+        &[
+            "format",
+            "fields",
+            "bytes",
+            "encode ns",
+            "decode ns",
+            "enc allocs",
+            "enc alloc B",
+            "dec allocs",
+            "dec alloc B",
+        ],
     )
     .numeric_from(1);
     for r in &s.codec {
@@ -277,8 +287,21 @@ pub fn rtt_table(s: &MqttSection) -> Option<Table> {
     let mut t = Table::new(
         "Echo RTT (µs): pinger → broker → echo → broker → pinger, pooled over reps",
         &[
-            "broker", "payload", "QoS", "samples", "p50", "p90", "p99", "max", "delivery", "bare p50", "bare p99",
-            "bare max", "ours/bare p50", "≤ goal", "stall",
+            "broker",
+            "payload",
+            "QoS",
+            "samples",
+            "p50",
+            "p90",
+            "p99",
+            "max",
+            "delivery",
+            "bare p50",
+            "bare p99",
+            "bare max",
+            "ours/bare p50",
+            "≤ goal",
+            "stall",
         ],
     )
     .numeric_from(2);
@@ -312,7 +335,9 @@ pub fn comparison_table(s: &MqttSection) -> Option<Table> {
     if s.comparison.is_empty() {
         return None;
     }
-    let mut t = Table::new("The thesis (published) beside ours", &["figure", "unit", "thesis", "ours", "ours 95 % CI", "note"]).numeric_from(2);
+    let mut t =
+        Table::new("The thesis (published) beside ours", &["figure", "unit", "thesis", "ours", "ours 95 % CI", "note"])
+            .numeric_from(2);
     t.numeric[5] = false;
     let d = |v: Option<f64>| match v {
         Some(x) if x.fract() == 0.0 && x.abs() < 1e9 => int(Some(x)),
@@ -368,7 +393,11 @@ pub fn render(r: &Results, output: Output) -> String {
             let tab = |t: &Table| if md { t.to_markdown() } else { t.to_text() };
             let bullet = if md { "- " } else { "  " };
             let mut out = String::new();
-            out.push_str(if md { "## OPC UA PubSub over MQTT (seed 000)\n\n" } else { "OPC UA PubSub over MQTT (seed 000)\n\n" });
+            out.push_str(if md {
+                "## OPC UA PubSub over MQTT (seed 000)\n\n"
+            } else {
+                "OPC UA PubSub over MQTT (seed 000)\n\n"
+            });
             let mut first = true;
             let mut block = |out: &mut String, text: String| {
                 if !first {
@@ -379,7 +408,11 @@ pub fn render(r: &Results, output: Output) -> String {
             };
             if let Some(t) = sizes_table(s) {
                 let mut b = tab(&t);
-                b.push_str(if md { "\n`!` did not decode back to the message encoded\n" } else { "! did not decode back to the message encoded\n" });
+                b.push_str(if md {
+                    "\n`!` did not decode back to the message encoded\n"
+                } else {
+                    "! did not decode back to the message encoded\n"
+                });
                 block(&mut out, b);
             }
             if let Some(t) = layout_table(s) {
@@ -408,7 +441,8 @@ pub fn render(r: &Results, output: Output) -> String {
             let probs = problems(s);
             if !probs.is_empty() {
                 let paint = |t: &str| if md { t.to_string() } else { crate::table::warning(t) };
-                let mut b = if md { "**Errors and warnings**\n\n".to_string() } else { paint("Errors and warnings") + "\n" };
+                let mut b =
+                    if md { "**Errors and warnings**\n\n".to_string() } else { paint("Errors and warnings") + "\n" };
                 for p in probs {
                     let _ = writeln!(b, "{bullet}{}", paint(&p));
                 }
@@ -432,7 +466,15 @@ pub fn render(r: &Results, output: Output) -> String {
 /// Long-form CSV: one row per figure.
 fn csv(s: &MqttSection) -> String {
     let mut out = record(&["table", "broker", "payload", "format", "fields", "qos", "side", "metric", "value"]);
-    let mut row = |t: &str, broker: &str, payload: &str, format: &str, fields: String, qos: String, side: &str, metric: &str, v: Option<f64>| {
+    let mut row = |t: &str,
+                   broker: &str,
+                   payload: &str,
+                   format: &str,
+                   fields: String,
+                   qos: String,
+                   side: &str,
+                   metric: &str,
+                   v: Option<f64>| {
         if let Some(v) = v {
             out.push_str(&record(&[t, broker, payload, format, &fields, &qos, side, metric, &format!("{v}")]));
         }
@@ -597,17 +639,24 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     // Size chart: UADP seed layout ours vs published, per field count.
     if !fields.is_empty() {
         let cats: Vec<String> = fields.iter().map(|n| format!("{n} field{}", if *n == 1 { "" } else { "s" })).collect();
-        let mut chart = BarChart::new(&ctx.chart_id("uadp-size"), "UADP NetworkMessage size: ours vs the thesis", cats.clone())
-            .axis_label("bytes per NetworkMessage (MQTT payload)")
-            .value_format(bytes_label);
+        let mut chart =
+            BarChart::new(&ctx.chart_id("uadp-size"), "UADP NetworkMessage size: ours vs the thesis", cats.clone())
+                .axis_label("bytes per NetworkMessage (MQTT payload)")
+                .value_format(bytes_label);
         let formats = size_formats(s);
         for (si, f) in formats.iter().filter(|f| !f.contains("json")).enumerate() {
-            chart = chart.series(Bars::new(&format!("{f} (ours)"), fields.iter().map(|&n| size_of(s, f, n)).collect()).color(format_color(si)));
+            chart = chart.series(
+                Bars::new(&format!("{f} (ours)"), fields.iter().map(|&n| size_of(s, f, n)).collect())
+                    .color(format_color(si)),
+            );
             if *f == "uadp" && !pubs.is_empty() {
                 chart = chart.series(
-                    Bars::new("thesis UADP (published)", fields.iter().map(|&n| pubs.iter().find(|p| p.0 == n).map(|p| p.2)).collect())
-                        .hatched(true)
-                        .color(PUBLISHED),
+                    Bars::new(
+                        "thesis UADP (published)",
+                        fields.iter().map(|&n| pubs.iter().find(|p| p.0 == n).map(|p| p.2)).collect(),
+                    )
+                    .hatched(true)
+                    .color(PUBLISHED),
                 );
             }
         }
@@ -616,17 +665,35 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
             "Bytes of each NetworkMessage as encoded by our uadp crate and checked to decode back. The hatched bars are the thesis's size table; they are 6 bytes below the layout the thesis states at every field count.",
         ));
         // All formats over field count (log y: JSON is ~10× UADP).
-        let mut lc = LineChart::new(&ctx.chart_id("all-sizes"), "Size vs field count, every format", "fields per message", "bytes")
-            .log_y(true);
+        let mut lc = LineChart::new(
+            &ctx.chart_id("all-sizes"),
+            "Size vs field count, every format",
+            "fields per message",
+            "bytes",
+        )
+        .log_y(true);
         for (i, f) in formats.iter().enumerate() {
             let pts: Vec<(f64, f64)> = fields.iter().filter_map(|&n| Some((n as f64, size_of(s, f, n)?))).collect();
             lc = lc.line(Line::new(f, pts).markers(true).color(format_color(i)));
         }
         if !pubs.is_empty() {
-            lc = lc.line(Line::new("thesis UADP (published)", pubs.iter().map(|p| (p.0 as f64, p.2)).collect()).dashed(true).markers(true).color(PUBLISHED));
-            lc = lc.line(Line::new("thesis JSON (published)", pubs.iter().map(|p| (p.0 as f64, p.1)).collect()).dashed(true).markers(true).color("#000000"));
+            lc = lc.line(
+                Line::new("thesis UADP (published)", pubs.iter().map(|p| (p.0 as f64, p.2)).collect())
+                    .dashed(true)
+                    .markers(true)
+                    .color(PUBLISHED),
+            );
+            lc = lc.line(
+                Line::new("thesis JSON (published)", pubs.iter().map(|p| (p.0 as f64, p.1)).collect())
+                    .dashed(true)
+                    .markers(true)
+                    .color("#000000"),
+            );
         }
-        b.push_str(&figure(lc.render(), "Every format grows linearly with the field count; the JSON forms cost 10–70 bytes per field, UADP 4–5."));
+        b.push_str(&figure(
+            lc.render(),
+            "Every format grows linearly with the field count; the JSON forms cost 10–70 bytes per field, UADP 4–5.",
+        ));
     }
     if let Some(t) = sizes_table(s) {
         b.push_str(&table(&t));
@@ -651,16 +718,19 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     let thr = &s.throughput;
     if !thr.is_empty() {
         b.push_str("<h3>Throughput with delivery</h3>\n");
-        let cats: Vec<String> = thr.iter().map(|r| short_case(&r.broker, &r.format, &r.payload, r.fields, r.qos)).collect();
+        let cats: Vec<String> =
+            thr.iter().map(|r| short_case(&r.broker, &r.format, &r.payload, r.fields, r.qos)).collect();
         let ours: Vec<Option<f64>> = thr.iter().map(|r| r.ours.msgs_per_s).collect();
         let ours_ci: Vec<Option<(f64, f64)>> = thr.iter().map(|r| r.ours.msgs_per_s_ci95).collect();
         let bare: Vec<Option<f64>> = thr.iter().map(|r| r.bare.as_ref().and_then(|b| b.msgs_per_s)).collect();
-        let bare_ci: Vec<Option<(f64, f64)>> = thr.iter().map(|r| r.bare.as_ref().and_then(|b| b.msgs_per_s_ci95)).collect();
-        let mut chart = BarChart::new(&ctx.chart_id("throughput"), "Messages per second at the subscriber", cats.clone())
-            .series(Bars::new("ours", ours).errors(ours_ci).color(color(0)))
-            .axis_label("msgs/s (median of repetitions, 95 % CI)")
-            .value_format(rate_label)
-            .missing_label("not run");
+        let bare_ci: Vec<Option<(f64, f64)>> =
+            thr.iter().map(|r| r.bare.as_ref().and_then(|b| b.msgs_per_s_ci95)).collect();
+        let mut chart =
+            BarChart::new(&ctx.chart_id("throughput"), "Messages per second at the subscriber", cats.clone())
+                .series(Bars::new("ours", ours).errors(ours_ci).color(color(0)))
+                .axis_label("msgs/s (median of repetitions, 95 % CI)")
+                .value_format(rate_label)
+                .missing_label("not run");
         if bare.iter().any(Option::is_some) {
             chart = chart.series(Bars::new("bare rumqttc pair", bare).errors(bare_ci).color(color(1)));
         }
@@ -786,7 +856,7 @@ mod tests {
     use serde_json::json;
     use wirebench_core::results::Provenance;
     use wirebench_core::sections::mqtt::{
-        CodecCost, ComparisonRow, Figure, Layout, LayoutPart, LatencyStats, MeanMinMax, MessageSize, Published,
+        CodecCost, ComparisonRow, Figure, LatencyStats, Layout, LayoutPart, MeanMinMax, MessageSize, Published,
         PublishedFootprint, PublishedMemory, PublishedRtt, PublishedSize, PublishedSizes, PublishedThroughput, RttRow,
         RttSide, ThroughputRow, ThroughputSide,
     };
@@ -877,7 +947,12 @@ mod tests {
     fn results() -> Results {
         let mut r = Results::new(Provenance::default(), json!({}));
         let mut s = MqttSection::new();
-        s.sizes = vec![size("uadp", 1, 44, true), size("uadp", 3, 54, true), size("uadp-json", 1, 180, true), size("uadp-json", 3, 260, false)];
+        s.sizes = vec![
+            size("uadp", 1, 44, true),
+            size("uadp", 3, 54, true),
+            size("uadp-json", 1, 180, true),
+            size("uadp-json", 3, 260, false),
+        ];
         s.layout = Some(Layout {
             parts: vec![LayoutPart { part: "UADPFlags".into(), bytes: 1, offset: 0, note: "0xD1".into() }],
             header_bytes: 39,
@@ -965,7 +1040,14 @@ mod tests {
         assert!(t.contains("260!"), "a size that did not round-trip is marked: {t}");
         assert!(t.contains("9000") && t.contains("10000") && t.contains("0.90") && t.contains("99.0 %"), "{t}");
         // Every throughput figure with its 95 % interval, and what the intervals are.
-        assert!(t.contains("100×6") && t.contains("0.52") && t.contains("8100–9900") && t.contains("9000–11000") && t.contains("0.85–0.95"), "{t}");
+        assert!(
+            t.contains("100×6")
+                && t.contains("0.52")
+                && t.contains("8100–9900")
+                && t.contains("9000–11000")
+                && t.contains("0.85–0.95"),
+            "{t}"
+        );
         assert!(t.contains("\n95 % CI: order statistics of the repetitions"), "{t}");
         assert!(t.contains("150.0") && t.contains("140.0") && t.contains("1.07"), "{t}");
         assert!(t.contains("Why not 38/48/58/83"), "{t}");
@@ -987,7 +1069,11 @@ mod tests {
         let t = render(&none, Output::Table);
         let row = t.lines().find(|l| l.starts_with("rumqttd")).unwrap();
         let cells: Vec<&str> = row.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect();
-        assert_eq!(&cells[5..16], ["0.52", "9000", "8100–9900", "99.0 %", "1", "0", "0", "0", "-", "9000–11000", "99.0 %"], "{t}");
+        assert_eq!(
+            &cells[5..16],
+            ["0.52", "9000", "8100–9900", "99.0 %", "1", "0", "0", "0", "-", "9000–11000", "99.0 %"],
+            "{t}"
+        );
         // No section: nothing.
         let empty = Results::new(Provenance::default(), json!({}));
         assert_eq!(render(&empty, Output::Table), "");
@@ -1018,7 +1104,10 @@ mod tests {
         }
         v["comparison"][0].as_object_mut().unwrap().remove("ours_ci95");
         let old: MqttSection = serde_json::from_value(v).unwrap();
-        assert_eq!((old.throughput[0].ratio_ci95, old.throughput[0].ours.msgs_per_s_ci95, old.comparison[0].ours_ci95), (None, None, None));
+        assert_eq!(
+            (old.throughput[0].ratio_ci95, old.throughput[0].ours.msgs_per_s_ci95, old.comparison[0].ours_ci95),
+            (None, None, None)
+        );
         assert!(render(&Results { mqtt: Some(old), ..r.clone() }, Output::Table).contains("  -  "));
     }
 
@@ -1030,10 +1119,24 @@ mod tests {
         assert!(c.contains("sizes,,,uadp,3,,ours,bytes,54\n"), "{c}");
         assert!(c.contains("sizes,,,uadp,1,,thesis,bytes,38\n"), "{c}");
         assert!(c.contains("codec,,,uadp,3,,ours,encode_ns,120.4\n"), "{c}");
-        assert!(c.contains("throughput,rumqttd 0.20 (embedded),\"uadp, 3 fields\",uadp,3,1,bare,msgs_per_s,10000\n"), "{c}");
-        assert!(c.contains(",uadp,3,1,bare,msgs_per_s_ci95_lo,9000\n") && c.contains(",uadp,3,1,bare,msgs_per_s_ci95_hi,11000\n"), "{c}");
-        assert!(c.contains(",uadp,3,1,ours,publisher_msgs_per_s_ci95_hi,10800\n") && c.contains(",uadp,3,1,ours,mb_per_s_ci95_lo,0.9\n"), "{c}");
-        assert!(c.contains(",uadp,3,1,ratio,ours_over_bare_ci95_lo,0.85\n") && c.contains(",uadp,3,1,case,run_s,0.52\n"), "{c}");
+        assert!(
+            c.contains("throughput,rumqttd 0.20 (embedded),\"uadp, 3 fields\",uadp,3,1,bare,msgs_per_s,10000\n"),
+            "{c}"
+        );
+        assert!(
+            c.contains(",uadp,3,1,bare,msgs_per_s_ci95_lo,9000\n")
+                && c.contains(",uadp,3,1,bare,msgs_per_s_ci95_hi,11000\n"),
+            "{c}"
+        );
+        assert!(
+            c.contains(",uadp,3,1,ours,publisher_msgs_per_s_ci95_hi,10800\n")
+                && c.contains(",uadp,3,1,ours,mb_per_s_ci95_lo,0.9\n"),
+            "{c}"
+        );
+        assert!(
+            c.contains(",uadp,3,1,ratio,ours_over_bare_ci95_lo,0.85\n") && c.contains(",uadp,3,1,case,run_s,0.52\n"),
+            "{c}"
+        );
         assert!(c.contains("rtt,mosquitto 2.0.11,\"uadp, 3 fields\",uadp,3,0,ours,count,3\n"), "{c}");
         assert!(c.contains("rtt,mosquitto 2.0.11,\"uadp, 3 fields\",uadp,3,0,ratio,p50_ours_over_bare,1.07\n"), "{c}");
     }
@@ -1047,7 +1150,11 @@ mod tests {
         assert_eq!(s.body, again.body);
         assert!(s.summary.contains("1 throughput case"), "{}", s.summary);
         let b = &s.body;
-        assert!(b.contains("id=\"mqtt-uadp-size\"") && b.contains("id=\"mqtt-throughput\"") && b.contains("id=\"mqtt-rtt-cdf-0\""));
+        assert!(
+            b.contains("id=\"mqtt-uadp-size\"")
+                && b.contains("id=\"mqtt-throughput\"")
+                && b.contains("id=\"mqtt-rtt-cdf-0\"")
+        );
         assert!(b.contains("thesis UADP (published)"));
         assert!(b.contains("Why 38 / 48 / 58 / 83 bytes cannot be right"));
         assert!(b.contains("&lt;b&gt;"), "results text is escaped");

@@ -117,8 +117,23 @@ pub fn http_table(s: &HttpSection) -> Table {
     let mut t = Table::new(
         "HTTP POST throughput",
         &[
-            "link", "path", "format", "body B", "ceiling req/s", "ours req/s", "of ceiling", "our CPU", "verdict",
-            "wrk req/s", "ours/wrk", "valid", "invalid", "errors", "seed req/s", "ours/seed", "ours MB/s sent",
+            "link",
+            "path",
+            "format",
+            "body B",
+            "ceiling req/s",
+            "ours req/s",
+            "of ceiling",
+            "our CPU",
+            "verdict",
+            "wrk req/s",
+            "ours/wrk",
+            "valid",
+            "invalid",
+            "errors",
+            "seed req/s",
+            "ours/seed",
+            "ours MB/s sent",
             "seed transfer KB/s",
         ],
     )
@@ -257,8 +272,7 @@ pub fn http_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         );
     }
     // Throughput against bandwidth.
-    let rated: Vec<(f64, &HttpRun)> =
-        runs.iter().filter_map(|r| r.rate_bps.map(|bps| (bps as f64 / 1e6, r))).collect();
+    let rated: Vec<(f64, &HttpRun)> = runs.iter().filter_map(|r| r.rate_bps.map(|bps| (bps as f64 / 1e6, r))).collect();
     let formats = distinct(runs.iter().map(|r| r.format.as_str()));
     let mut rates: Vec<u64> = runs.iter().filter_map(|r| r.rate_bps).collect();
     rates.sort_unstable();
@@ -282,7 +296,8 @@ pub fn http_section(r: &Results, ctx: &Ctx) -> Option<Section> {
             }
             let seed = points(f, &|r| r.seed.as_ref().map(|x| x.requests_per_sec));
             if seed.len() >= 2 {
-                chart = chart.line(Line::new(&format!("{f} (seed 002)"), seed).dashed(true).markers(true).color(color(i)));
+                chart =
+                    chart.line(Line::new(&format!("{f} (seed 002)"), seed).dashed(true).markers(true).color(color(i)));
             }
         }
         // The ceiling of the first format (its mean body).
@@ -302,10 +317,8 @@ pub fn http_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     if !linked.is_empty() {
         let cats: Vec<String> = linked.iter().map(|r| format!("{} {}", r.link, r.format)).collect();
         let ours: Vec<Option<f64>> = linked.iter().map(|r| r.ours.link.as_ref().map(|l| l.ratio * 100.0)).collect();
-        let wrk: Vec<Option<f64>> = linked
-            .iter()
-            .map(|r| Some(r.wrk.as_ref()?.requests_per_sec / r.wrk_ceiling_rps? * 100.0))
-            .collect();
+        let wrk: Vec<Option<f64>> =
+            linked.iter().map(|r| Some(r.wrk.as_ref()?.requests_per_sec / r.wrk_ceiling_rps? * 100.0)).collect();
         let mut chart = BarChart::new(&ctx.chart_id("ceiling"), "Share of the link's request ceiling", cats)
             .series(Bars::new("ours", ours).color(color(0)))
             .reference(100.0, "ceiling")
@@ -338,8 +351,21 @@ pub fn tcp_table(s: &TcpSection) -> Table {
     let mut t = Table::new(
         "TCP request/response at a fixed cadence (µs unless stated)",
         &[
-            "link", "format", "bytes", "p50", "p90", "p99", "mean", "stddev", "IPDV", "jitter", "model RTT", "encode",
-            "decode (server)", "decode (client)", "failures",
+            "link",
+            "format",
+            "bytes",
+            "p50",
+            "p90",
+            "p99",
+            "mean",
+            "stddev",
+            "IPDV",
+            "jitter",
+            "model RTT",
+            "encode",
+            "decode (server)",
+            "decode (client)",
+            "failures",
         ],
     )
     .numeric_from(2);
@@ -395,7 +421,18 @@ pub fn tcp_seed_table(s: &TcpSection) -> Option<Table> {
     let (j, p) = (loopback_run(s, "json"), loopback_run(s, "protobuf"));
     let mut t = Table::new(
         "Seed 003 (final benchmark) beside ours on loopback",
-        &["metric", "unit", "Windows JSON", "Windows PB", "AM62x JSON", "AM62x PB", "ours JSON", "ours PB", "PB/JSON seed (AM62x)", "PB/JSON ours"],
+        &[
+            "metric",
+            "unit",
+            "Windows JSON",
+            "Windows PB",
+            "AM62x JSON",
+            "AM62x PB",
+            "ours JSON",
+            "ours PB",
+            "PB/JSON seed (AM62x)",
+            "PB/JSON ours",
+        ],
     )
     .numeric_from(2);
     let mut metrics: Vec<(&str, &str)> = Vec::new();
@@ -406,13 +443,19 @@ pub fn tcp_seed_table(s: &TcpSection) -> Option<Table> {
         }
     }
     let get = |platform: &str, metric: &str, protobuf: bool| {
-        pubs.iter()
-            .find(|m| m.platform == platform && m.metric == metric)
-            .map(|m| if protobuf { m.protobuf } else { m.json })
+        pubs.iter().find(|m| m.platform == platform && m.metric == metric).map(|m| {
+            if protobuf {
+                m.protobuf
+            } else {
+                m.json
+            }
+        })
     };
     for (metric, unit) in metrics {
         let (oj, op) = (our_metric(j, metric), our_metric(p, metric));
-        let ratio = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| format!("{:.2}", b / a)).unwrap_or_else(|| "-".into());
+        let ratio = |a: Option<f64>, b: Option<f64>| {
+            a.zip(b).map(|(a, b)| format!("{:.2}", b / a)).unwrap_or_else(|| "-".into())
+        };
         t.push(vec![
             metric.replace('_', " "),
             unit.into(),
@@ -485,11 +528,8 @@ pub fn render_tcp(r: &Results, output: Output) -> String {
         Output::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
         Output::Csv => csv_tables(&tables),
         _ => {
-            let heading = format!(
-                "TCP request/response ({}, one message every {} ms)",
-                s.workload.name,
-                f1(Some(s.cadence_ms))
-            );
+            let heading =
+                format!("TCP request/response ({}, one message every {} ms)", s.workload.name, f1(Some(s.cadence_ms)));
             emit(output, &heading, &tables, &tcp_notes(s))
         }
     }
@@ -597,8 +637,18 @@ fn has_spec(s: &LinkSection) -> bool {
 pub fn link_table(s: &LinkSection) -> Table {
     let spec = has_spec(s);
     let mut headers = vec![
-        "radio", "protocol", "format", "payload B", "app B", "frames", "on air B", "airtime ms", "msgs/day",
-        "fair use/day", "fits", "IP B",
+        "radio",
+        "protocol",
+        "format",
+        "payload B",
+        "app B",
+        "frames",
+        "on air B",
+        "airtime ms",
+        "msgs/day",
+        "fair use/day",
+        "fits",
+        "IP B",
     ];
     if spec {
         headers.extend(["spec ms", "deviation"]);
@@ -673,12 +723,16 @@ pub fn link_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     let formats = distinct(s.rows.iter().map(|r| r.format.as_str()));
     let mut items = Vec::new();
     for (ri, radio) in s.radios.iter().enumerate() {
-        let mut chart = BarChart::new(&ctx.chart_id(&format!("air{}", ri + 1)), &format!("{radio}: messages per day"), formats.clone())
-            .axis_label("messages per day (log scale)")
-            .log(true)
-            .width(420.0)
-            .value_format(|v| compact(v, 0))
-            .missing_label("n/a");
+        let mut chart = BarChart::new(
+            &ctx.chart_id(&format!("air{}", ri + 1)),
+            &format!("{radio}: messages per day"),
+            formats.clone(),
+        )
+        .axis_label("messages per day (log scale)")
+        .log(true)
+        .width(420.0)
+        .value_format(|v| compact(v, 0))
+        .missing_label("n/a");
         for (pi, p) in s.protocols.iter().enumerate() {
             let values: Vec<Option<f64>> = formats
                 .iter()
@@ -704,7 +758,12 @@ pub fn link_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     }
     Some(Section {
         title: "Link models: airtime and messages per day".into(),
-        summary: format!("link: {} radios × {} protocols × {} formats", s.radios.len(), s.protocols.len(), formats.len()),
+        summary: format!(
+            "link: {} radios × {} protocols × {} formats",
+            s.radios.len(),
+            s.protocols.len(),
+            formats.len()
+        ),
         body: b,
     })
 }

@@ -14,7 +14,8 @@ pub fn table(rec: &Recommendation, title: &str) -> Table {
     head.extend(["schema", "fidelity", "why"]);
     let mut t = Table::new(title, &head);
     for r in &rec.ranked {
-        let mut row = vec![r.rank.to_string(), r.codec.clone(), format!("{:.1}", r.mean_bytes), r.max_bytes.to_string()];
+        let mut row =
+            vec![r.rank.to_string(), r.codec.clone(), format!("{:.1}", r.mean_bytes), r.max_bytes.to_string()];
         if link {
             row.push(r.airtime_ms.map(|v| format!("{v:.1}")).unwrap_or_default());
             row.push(r.frames.map(|v| v.to_string()).unwrap_or_default());
@@ -32,11 +33,17 @@ pub fn table(rec: &Recommendation, title: &str) -> Table {
 pub fn render_answer(r: &wirebench_core::results::Results, output: crate::Output) -> String {
     let Some(rec) = &r.answer else { return String::new() };
     match output {
-        crate::Output::Table => format!("The answer
-{}", render(rec, false)),
-        crate::Output::Markdown => format!("## The answer
+        crate::Output::Table => format!(
+            "The answer
+{}",
+            render(rec, false)
+        ),
+        crate::Output::Markdown => format!(
+            "## The answer
 
-{}", render(rec, true).trim_start_matches("## Recommended formats\n\n")),
+{}",
+            render(rec, true).trim_start_matches("## Recommended formats\n\n")
+        ),
         _ => String::new(),
     }
 }
@@ -57,7 +64,9 @@ pub fn html_section(r: &wirebench_core::results::Results, _: &crate::html::Ctx) 
         None => "<p class=\"intro\"><b>No format meets every constraint.</b></p>".to_string(),
     });
     body.push_str(&crate::html::table(&table(rec, "Formats ranked for the run's constraints")));
-    let list = |items: Vec<String>| format!("<ul>{}</ul>", items.iter().map(|i| format!("<li>{}</li>", crate::svg::esc(i))).collect::<String>());
+    let list = |items: Vec<String>| {
+        format!("<ul>{}</ul>", items.iter().map(|i| format!("<li>{}</li>", crate::svg::esc(i))).collect::<String>())
+    };
     if !rec.excluded.is_empty() {
         body.push_str("<p>Excluded:</p>");
         body.push_str(&list(rec.excluded.iter().map(|e| format!("{}: {}", e.codec, e.why)).collect()));

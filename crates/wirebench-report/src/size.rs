@@ -52,7 +52,10 @@ pub fn matrix(s: &SizeSection) -> Table {
 pub fn summary(s: &SizeSection) -> Table {
     let mut t = Table::new(
         "Per codec (all payloads): bytes per message (median, p99, max), totals, fidelity",
-        &["codec", "median", "p99", "max", "mean", "bytes", "x JSON", "zstd", "deflate", "exact", "lossy", "unsup.", "failed"],
+        &[
+            "codec", "median", "p99", "max", "mean", "bytes", "x JSON", "zstd", "deflate", "exact", "lossy", "unsup.",
+            "failed",
+        ],
     )
     .numeric_from(1)
     .headline();
@@ -82,7 +85,9 @@ pub fn summary(s: &SizeSection) -> Table {
 fn compressed_total(a: &wirebench_core::results::SizeAggregate, which: usize) -> String {
     match a.compressed_means() {
         None => "-".into(),
-        Some(_) if !a.compression_sampled() => (if which == 0 { a.zstd_bytes_total } else { a.deflate_bytes_total }).to_string(),
+        Some(_) if !a.compression_sampled() => {
+            (if which == 0 { a.zstd_bytes_total } else { a.deflate_bytes_total }).to_string()
+        }
         Some((z, d)) => format!("~{:.0}", if which == 0 { z } else { d } * a.encoded as f64),
     }
 }
@@ -120,7 +125,8 @@ pub fn roundtrip_note(s: &SizeSection) -> Option<String> {
     let a = s.aggregates.iter().find(|a| a.unchecked > 0)?;
     let checked = a.encoded.saturating_sub(a.unchecked);
     Some(if checked == 0 {
-        "round trip: not checked (--roundtrip none); exact, lossy and failed count nothing, sizes cover every message.".into()
+        "round trip: not checked (--roundtrip none); exact, lossy and failed count nothing, sizes cover every message."
+            .into()
     } else {
         let sample = match s.roundtrip_new_classes {
             Some(new) => format!(
@@ -137,18 +143,12 @@ pub fn roundtrip_note(s: &SizeSection) -> Option<String> {
 }
 
 fn notes(s: &SizeSection) -> Vec<String> {
-    s.aggregates
-        .iter()
-        .filter_map(|a| a.first_issue.as_ref().map(|i| format!("{}: {}", a.codec, i)))
-        .collect()
+    s.aggregates.iter().filter_map(|a| a.first_issue.as_ref().map(|i| format!("{}: {}", a.codec, i))).collect()
 }
 
 fn run_line(s: &SizeSection) -> String {
     let r = &s.run;
-    let mut line = format!(
-        "{} payloads in {:.2} s ({:.0} payloads/s",
-        r.records, r.seconds, r.records_per_second
-    );
+    let mut line = format!("{} payloads in {:.2} s ({:.0} payloads/s", r.records, r.seconds, r.records_per_second);
     if r.input_bytes > 0 {
         line.push_str(&format!(", {:.1} MiB/s of input", r.input_mib_per_second));
     }
@@ -183,7 +183,11 @@ pub fn render(results: &Results, output: Output) -> String {
             }
             if !s.rows.is_empty() {
                 out.push_str(&render(&matrix(s)));
-                out.push_str(if md { "\n`~` lossy round trip, `!` not encoded (see notes)\n\n" } else { "~ lossy round trip, ! not encoded (see notes)\n\n" });
+                out.push_str(if md {
+                    "\n`~` lossy round trip, `!` not encoded (see notes)\n\n"
+                } else {
+                    "~ lossy round trip, ! not encoded (see notes)\n\n"
+                });
             }
             out.push_str(&render(&summary(s)));
             for c in compression_note(s).into_iter().chain(roundtrip_note(s)) {
@@ -210,7 +214,15 @@ fn csv(s: &SizeSection) -> String {
     let mut out = String::new();
     if !s.rows.is_empty() {
         out.push_str(&record(&[
-            "payload", "codec", "path", "bytes", "json_bytes", "ratio_to_json", "zstd_bytes", "deflate_bytes", "fidelity",
+            "payload",
+            "codec",
+            "path",
+            "bytes",
+            "json_bytes",
+            "ratio_to_json",
+            "zstd_bytes",
+            "deflate_bytes",
+            "fidelity",
             "detail",
         ]));
         for r in &s.rows {
@@ -234,9 +246,25 @@ fn csv(s: &SizeSection) -> String {
         return out;
     }
     out.push_str(&record(&[
-        "codec", "records", "encoded", "bytes_total", "bytes_mean", "ratio_to_json", "zstd_bytes_total",
-        "deflate_bytes_total", "exact", "lossy", "unsupported", "failed", "first_issue", "bytes_p50", "bytes_p90",
-        "bytes_p99", "bytes_max", "compressed", "unchecked",
+        "codec",
+        "records",
+        "encoded",
+        "bytes_total",
+        "bytes_mean",
+        "ratio_to_json",
+        "zstd_bytes_total",
+        "deflate_bytes_total",
+        "exact",
+        "lossy",
+        "unsupported",
+        "failed",
+        "first_issue",
+        "bytes_p50",
+        "bytes_p90",
+        "bytes_p99",
+        "bytes_max",
+        "compressed",
+        "unchecked",
     ]));
     for a in &s.aggregates {
         out.push_str(&record(&[

@@ -113,7 +113,10 @@ pub fn matrices(s: &SpeedSection, op: &str) -> Vec<Table> {
                 let mut row = vec![p.to_string()];
                 for c in &cs {
                     let case = s.cases.iter().find(|x| {
-                        x.payload == p && &x.codec == c && x.op == op && path.is_none_or(|want| base_path(&x.path) == want)
+                        x.payload == p
+                            && &x.codec == c
+                            && x.op == op
+                            && path.is_none_or(|want| base_path(&x.path) == want)
                     });
                     row.push(case.map(cell).unwrap_or_default());
                 }
@@ -131,11 +134,8 @@ pub fn summary(s: &SpeedSection) -> Table {
     if instr {
         headers.extend(["enc instr", "dec instr"]);
     }
-    let mut t = Table::new(
-        &format!("Per codec: geometric mean over payloads (baseline {})", s.baseline),
-        &headers,
-    )
-    .numeric_from(2);
+    let mut t = Table::new(&format!("Per codec: geometric mean over payloads (baseline {})", s.baseline), &headers)
+        .numeric_from(2);
     let fmt_ratio = |v: Option<f64>| v.map(|r| format!("{r:.2}")).unwrap_or_else(|| "-".into());
     let fmt_allocs = |v: Option<f64>| v.map(|a| format!("{a:.1}")).unwrap_or_else(|| "-".into());
     for c in &s.per_codec {
@@ -171,17 +171,25 @@ pub fn seed003(s: &SpeedSection) -> Option<Table> {
     )
     .numeric_from(1);
     let ratio = |path: &str, op: &str| -> Option<f64> {
-        let of = |c: &str| s.cases.iter().find(|x| x.payload == payload && x.codec == c && x.op == op && base_path(&x.path) == path);
+        let of = |c: &str| {
+            s.cases.iter().find(|x| x.payload == payload && x.codec == c && x.op == op && base_path(&x.path) == path)
+        };
         of("protobuf").zip(of("json")).map(|(p, j)| p.ns_per_op.median / j.ns_per_op.median)
     };
     let f = |v: Option<f64>| v.map(|r| format!("{r:.2}")).unwrap_or_else(|| "-".into());
-    for (path, what) in [("typed", "ours, typed path (prost / serde derive)"), ("dynamic", "ours, dynamic path (value tree)")] {
+    for (path, what) in
+        [("typed", "ours, typed path (prost / serde derive)"), ("dynamic", "ours, dynamic path (value tree)")]
+    {
         if ratio(path, "encode").is_some() || ratio(path, "decode").is_some() {
             t.push(vec![what.into(), f(ratio(path, "encode")), f(ratio(path, "decode"))]);
         }
     }
-    for (platform, name) in [("windows", "seed, Windows 11 (Dart, generated code)"), ("am62x", "seed, TI AM62x (Dart, generated code)")] {
-        let m = |metric: &str| SEED003_FINAL.iter().find(|m| m.platform == platform && m.metric == metric).map(|m| m.protobuf / m.json);
+    for (platform, name) in
+        [("windows", "seed, Windows 11 (Dart, generated code)"), ("am62x", "seed, TI AM62x (Dart, generated code)")]
+    {
+        let m = |metric: &str| {
+            SEED003_FINAL.iter().find(|m| m.platform == platform && m.metric == metric).map(|m| m.protobuf / m.json)
+        };
         t.push(vec![name.into(), f(m("encode")), f(m("decode"))]);
     }
     Some(t)
@@ -195,12 +203,9 @@ pub fn seed001(s: &SpeedSection) -> Option<Table> {
     let mut headers = vec!["codec", "op"];
     headers.extend(PSON_PAPER_ESP32.payloads.iter());
     headers.push("geomean");
-    let mut t = Table::new(
-        "Seed 001 (PSON paper): ratio to JSON, ours / ESP32 as published",
-        &headers,
-    )
-    .numeric_from(2)
-    .headline();
+    let mut t = Table::new("Seed 001 (PSON paper): ratio to JSON, ours / ESP32 as published", &headers)
+        .numeric_from(2)
+        .headline();
     for series in &s.seed001 {
         let mut row = vec![series.codec.clone(), series.op.clone()];
         for (ours, theirs) in &series.per_payload {
@@ -314,7 +319,11 @@ pub fn render(results: &Results, output: Output) -> String {
             let w = warnings(s);
             if !w.is_empty() {
                 let paint = |t: String| if md { t } else { crate::table::warning(&t) };
-                out.push_str(&if md { "\n**Warnings**\n\n".to_string() } else { format!("\n{}\n", paint("Warnings".into())) });
+                out.push_str(&if md {
+                    "\n**Warnings**\n\n".to_string()
+                } else {
+                    format!("\n{}\n", paint("Warnings".into()))
+                });
                 for line in w.iter().take(40) {
                     out.push_str(&format!("{}{}\n", if md { "- " } else { "  " }, paint(line.clone())));
                 }
@@ -345,9 +354,30 @@ pub fn render(results: &Results, output: Output) -> String {
 
 fn csv(s: &SpeedSection) -> String {
     let mut out = record(&[
-        "payload", "codec", "op", "path", "buffer", "bytes", "median_ns", "mean_ns", "stddev_ns", "mad_ns", "min_ns", "max_ns",
-        "ci95_lo_ns", "ci95_hi_ns", "outliers", "ratio_to_baseline", "ratio_ci95_lo", "ratio_ci95_hi", "allocs_per_op",
-        "alloc_bytes_per_op", "instructions_per_op", "samples", "iters_per_sample", "short",
+        "payload",
+        "codec",
+        "op",
+        "path",
+        "buffer",
+        "bytes",
+        "median_ns",
+        "mean_ns",
+        "stddev_ns",
+        "mad_ns",
+        "min_ns",
+        "max_ns",
+        "ci95_lo_ns",
+        "ci95_hi_ns",
+        "outliers",
+        "ratio_to_baseline",
+        "ratio_ci95_lo",
+        "ratio_ci95_hi",
+        "allocs_per_op",
+        "alloc_bytes_per_op",
+        "instructions_per_op",
+        "samples",
+        "iters_per_sample",
+        "short",
     ]);
     let f = |v: Option<f64>| v.map(|x| format!("{x:.4}")).unwrap_or_default();
     for c in &s.cases {

@@ -144,7 +144,10 @@ pub fn markdown_html(md: &str) -> String {
                     i += 1;
                 }
                 out.push_str(&format!("<li>{}</li>", inline(&item)));
-                while i < lines.len() && lines[i].trim().is_empty() && lines.get(i + 1).is_some_and(|n| list_item(n.trim_start()) == Some(kind)) {
+                while i < lines.len()
+                    && lines[i].trim().is_empty()
+                    && lines.get(i + 1).is_some_and(|n| list_item(n.trim_start()) == Some(kind))
+                {
                     i += 1;
                 }
             }
@@ -200,17 +203,25 @@ mod tests {
             let md = section_markdown(study, heading).unwrap_or_else(|| panic!("{study}: no section {heading:?}"));
             assert!(md.len() > 200, "{study}: {md}");
             let html = section_html(study, heading).unwrap();
-            assert!(!html.contains("**") && !html.contains("](") && html.contains("<li>") || html.contains("<p>"), "{html}");
+            assert!(
+                !html.contains("**") && !html.contains("](") && html.contains("<li>") || html.contains("<p>"),
+                "{html}"
+            );
         }
         let h = section_html("seed001", "Where the paper cannot be reproduced, or is ambiguous").unwrap();
-        assert!(h.contains("<ol><li><b>Two rows labelled &quot;XML S&quot;.</b>") || h.contains("<ol><li><b>Two rows labelled"), "{h}");
+        assert!(
+            h.contains("<ol><li><b>Two rows labelled &quot;XML S&quot;.</b>")
+                || h.contains("<ol><li><b>Two rows labelled"),
+            "{h}"
+        );
         assert!(h.contains("66.3 B") && h.contains("<code>thinger-io/Protoson</code>"));
         assert_eq!(h.matches("<li>").count(), 7, "{h}");
     }
 
     #[test]
     fn markdown_blocks() {
-        let h = markdown_html("A **b** `c` [d](e.md)\nmore\n\n- one\n  two\n- three\n\n| x | y |\n|---|--:|\n| 1 | 2 |\n");
+        let h =
+            markdown_html("A **b** `c` [d](e.md)\nmore\n\n- one\n  two\n- three\n\n| x | y |\n|---|--:|\n| 1 | 2 |\n");
         assert_eq!(
             h,
             "<p>A <b>b</b> <code>c</code> d more</p>\n<ul><li>one two</li><li>three</li></ul>\n<div class=\"table-wrap\"><table><tr><th>x</th><th>y</th></tr><tr><td>1</td><td>2</td></tr></table></div>\n"

@@ -1087,7 +1087,11 @@ mod tests {
     #[test]
     fn a_log_axis_says_so_once() {
         let svg = |label: &str| {
-            BarChart::new("t", "t", vec!["a".into()]).series(Bars::new("s", vec![Some(10.0)])).axis_label(label).log(true).render()
+            BarChart::new("t", "t", vec!["a".into()])
+                .series(Bars::new("s", vec![Some(10.0)]))
+                .axis_label(label)
+                .log(true)
+                .render()
         };
         assert_eq!(svg("messages per day (log scale)").matches("(log scale)").count(), 1);
         assert_eq!(svg("bytes").matches("(log scale)").count(), 1);
@@ -1104,5 +1108,4 @@ mod tests {
         assert_eq!(c(12.0), "12");
         assert_eq!(esc("<a href='x'>&\""), "&lt;a href=&#39;x&#39;&gt;&amp;&quot;");
     }
-
 }

@@ -291,7 +291,11 @@ pub fn cap_lines(text: &str, max_lines: usize) -> String {
     if lines.len() <= max_lines {
         return text.to_string();
     }
-    let keep = (1..max_lines).rev().find(|&i| lines[i].trim().is_empty()).filter(|&i| i >= max_lines / 2).unwrap_or(max_lines - 1);
+    let keep = (1..max_lines)
+        .rev()
+        .find(|&i| lines[i].trim().is_empty())
+        .filter(|&i| i >= max_lines / 2)
+        .unwrap_or(max_lines - 1);
     let mut out = lines[..keep].join("\n");
     out.push_str(&format!(
         "\n… {} more lines of this part (in report.md and report.html; -v prints them here)\n",
@@ -478,10 +482,14 @@ mod tests {
         assert!(text.contains("… 25 more rows"), "{text}");
         assert_eq!(second, "(also in the reports: T, 30 rows)\n");
         assert_eq!(headline, text);
-        let long: String = (0..50).map(|i| if i % 10 == 9 { "\n".to_string() } else { format!("line {i}\n") }).collect();
+        let long: String =
+            (0..50).map(|i| if i % 10 == 9 { "\n".to_string() } else { format!("line {i}\n") }).collect();
         let capped = cap_lines(&long, 26);
         assert_eq!(capped.lines().count(), 20, "cut at the blank line before line 20: {capped}");
-        assert!(capped.ends_with("… 31 more lines of this part (in report.md and report.html; -v prints them here)\n"), "{capped}");
+        assert!(
+            capped.ends_with("… 31 more lines of this part (in report.md and report.html; -v prints them here)\n"),
+            "{capped}"
+        );
         assert_eq!(cap_lines("a\nb\n", 26), "a\nb\n");
         let three = format!("A\n{second}\n{second}\n{second}B\n");
         assert_eq!(collapse_mentions(&three), "A\n(also in the reports, or with -v: 3 more tables)\nB\n");
@@ -506,9 +514,6 @@ mod tests {
         t.push(vec!["a|b".into(), "5".into()]);
         t.push(vec!["long name".into(), "123".into()]);
         assert_eq!(t.to_text(), "T\nname       bytes\n---------  -----\na|b            5\nlong name    123\n");
-        assert_eq!(
-            t.to_markdown(),
-            "### T\n\n| name | bytes |\n| --- | ---: |\n| a\\|b | 5 |\n| long name | 123 |\n"
-        );
+        assert_eq!(t.to_markdown(), "### T\n\n| name | bytes |\n| --- | ---: |\n| a\\|b | 5 |\n| long name | 123 |\n");
     }
 }

@@ -3,8 +3,8 @@
 use wirebench_core::fidelity::Fidelity;
 use wirebench_core::published::PSON_PAPER_ESP32;
 use wirebench_core::results::{
-    HostReference, Machine, Provenance, Results, RunStats, SizeAggregate, SizeRow, SizeSection, SpeedCase, SpeedSection, Summary,
-    TimerInfo,
+    HostReference, Machine, Provenance, Results, RunStats, SizeAggregate, SizeRow, SizeSection, SpeedCase,
+    SpeedSection, Summary, TimerInfo,
 };
 use wirebench_report::html::{self, generic_section};
 use wirebench_report::svg::{self, BarChart, Bars, Line, LineChart};
@@ -385,7 +385,11 @@ fn published_figures_are_marked_for_the_pson_paper_corpus() {
     sized.size.as_mut().unwrap().corpus = "pson-paper".into();
     let page = html::render(&[&sized], "report");
     check_well_formed(&page).unwrap();
-    assert!(page.contains("The paper&#39;s size claims beside ours") || page.contains("The paper's size claims beside ours"), "claims table");
+    assert!(
+        page.contains("The paper&#39;s size claims beside ours")
+            || page.contains("The paper's size claims beside ours"),
+        "claims table"
+    );
     assert!(page.contains("66.3 B") && page.contains("0.85 × JSON"));
     assert!(page.contains("Where the paper cannot be reproduced, or is ambiguous"));
     assert!(page.contains("From docs/studies/seed001-pson-paper.md"));

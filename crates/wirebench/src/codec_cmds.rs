@@ -18,18 +18,25 @@ pub fn encode(args: CodecArgs) -> Result<()> {
     if let Some(idl) = idl_plan(&args, codec)? {
         return idl_encode(&args, &idl);
     }
-    let schema = args.schema.as_deref().map(|p| read_schema_with(p, args.type_name.as_deref(), &args.include)).transpose()?;
+    let schema =
+        args.schema.as_deref().map(|p| read_schema_with(p, args.type_name.as_deref(), &args.include)).transpose()?;
     let (name, bytes) = read_input(args.input.as_deref())?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| bad(format!("{name}: input is not UTF-8 text (at byte {})", e.valid_up_to())))?;
-    let value = Value::from_json_str(text).map_err(|e| bad(format!("{name}:{}:{}: {}", e.line(), e.column(), e.message())))?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| bad(format!("{name}: input is not UTF-8 text (at byte {})", e.valid_up_to())))?;
+    let value =
+        Value::from_json_str(text).map_err(|e| bad(format!("{name}:{}:{}: {}", e.line(), e.column(), e.message())))?;
     // A .proto schema: the proto3 JSON mapping read from the text itself (errors at line:column).
-    if let Some(desc) = schema.as_ref().filter(|_| codec.info().id == "protobuf").map(protobuf_descriptor).transpose()?.flatten() {
-        let out = protobuf::dynamic::encode_json_text(text, &desc, args.ignore_unknown_fields).map_err(|e| bad(format!("{name}:{e}")))?;
+    if let Some(desc) =
+        schema.as_ref().filter(|_| codec.info().id == "protobuf").map(protobuf_descriptor).transpose()?.flatten()
+    {
+        let out = protobuf::dynamic::encode_json_text(text, &desc, args.ignore_unknown_fields)
+            .map_err(|e| bad(format!("{name}:{e}")))?;
         return write_stdout(&out);
     }
     if codec.info().id == "uadp" && schema.is_none() && is_uadp_model(&value) {
         let json: serde_json::Value = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text))?;
-        let msg = uadp::model_json::from_model_json(&json).map_err(|e| bad(format!("{name}: UADP NetworkMessage: {e}")))?;
+        let msg =
+            uadp::model_json::from_model_json(&json).map_err(|e| bad(format!("{name}: UADP NetworkMessage: {e}")))?;
         let out = uadp::to_vec(&msg).map_err(|e| bad(format!("{name}: cannot encode as UADP: {e}")))?;
         return write_stdout(&out);
     }
@@ -50,7 +57,8 @@ pub fn decode(args: CodecArgs) -> Result<()> {
     if let Some(idl) = idl_plan(&args, codec)? {
         return idl_decode(&args, &idl);
     }
-    let schema = args.schema.as_deref().map(|p| read_schema_with(p, args.type_name.as_deref(), &args.include)).transpose()?;
+    let schema =
+        args.schema.as_deref().map(|p| read_schema_with(p, args.type_name.as_deref(), &args.include)).transpose()?;
     if schema.is_none() && codec.info().id == "uadp" {
         return uadp_model_decode(&args);
     }
@@ -59,8 +67,11 @@ pub fn decode(args: CodecArgs) -> Result<()> {
     }
     let (name, bytes) = read_input(args.input.as_deref())?;
     // A .proto schema: the proto3 JSON mapping as protobuf's JSON printers write it.
-    if let Some(desc) = schema.as_ref().filter(|_| codec.info().id == "protobuf").map(protobuf_descriptor).transpose()?.flatten() {
-        let text = protobuf::dynamic::decode_json_text(&bytes, &desc).map_err(|e| bad(format!("{name}: protobuf: {e}")))?;
+    if let Some(desc) =
+        schema.as_ref().filter(|_| codec.info().id == "protobuf").map(protobuf_descriptor).transpose()?.flatten()
+    {
+        let text =
+            protobuf::dynamic::decode_json_text(&bytes, &desc).map_err(|e| bad(format!("{name}: protobuf: {e}")))?;
         return write_stdout((text + "\n").as_bytes());
     }
     let value = codec.decode(&bytes, schema.as_ref()).map_err(|e| codec_error(&name, codec, e))?;
@@ -89,7 +100,10 @@ pub fn codecs(output: Output) -> Result<()> {
             .collect();
         return write_stdout((serde_json::to_string_pretty(&list)? + "\n").as_bytes());
     }
-    let mut t = wirebench_report::table::Table::new("Codecs", &["id", "format", "library", "version", "schema", "fidelity notes"]);
+    let mut t = wirebench_report::table::Table::new(
+        "Codecs",
+        &["id", "format", "library", "version", "schema", "fidelity notes"],
+    );
     for c in wirebench_codecs::registry() {
         let i = c.info();
         t.push(vec![
@@ -124,11 +138,11 @@ pub fn schema(samples: &[PathBuf], out: Option<&Path>, float32: bool) -> Result<
     let schema = if float32 { schema.with_float32().0 } else { schema };
     let text = schema.to_json_pretty() + "\n";
     match out {
-        Some(p) => wirebench_core::results::write_atomic(p, text.as_bytes()).with_context(|| format!("writing {}", p.display())),
+        Some(p) => wirebench_core::results::write_atomic(p, text.as_bytes())
+            .with_context(|| format!("writing {}", p.display())),
         None => write_stdout(text.as_bytes()),
     }
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // CDR driven by an IDL file
@@ -149,7 +163,9 @@ fn idl_plan(args: &CodecArgs, codec: &dyn Codec) -> Result<Option<IdlPlan>> {
         "cdr-xcdr1" if is_idl => false,
         "cdr-xcdr2" if is_idl => true,
         _ if args.endian == crate::EndianArg::Big || args.headerless => {
-            return Err(bad("--endian and --headerless apply to -f cdr-xcdr1/cdr-xcdr2 with an IDL schema (--schema X.idl)"))
+            return Err(bad(
+                "--endian and --headerless apply to -f cdr-xcdr1/cdr-xcdr2 with an IDL schema (--schema X.idl)",
+            ))
         }
         _ => return Ok(None),
     };
@@ -173,7 +189,8 @@ fn idl_plan(args: &CodecArgs, codec: &dyn Codec) -> Result<Option<IdlPlan>> {
 
 fn idl_encode(args: &CodecArgs, plan: &IdlPlan) -> Result<()> {
     let (name, bytes) = read_input(args.input.as_deref())?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| bad(format!("{name}: input is not UTF-8 text (at byte {})", e.valid_up_to())))?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| bad(format!("{name}: input is not UTF-8 text (at byte {})", e.valid_up_to())))?;
     let json: serde_json::Value = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text)).map_err(|e| {
         let msg = e.to_string();
         bad(format!("{name}:{}:{}: {}", e.line(), e.column(), msg.split(" at line ").next().unwrap_or(&msg)))
@@ -182,14 +199,18 @@ fn idl_encode(args: &CodecArgs, plan: &IdlPlan) -> Result<()> {
     let mut enc = cdr::Encoder::new(plan.encoding);
     enc.header = !args.headerless;
     enc.max_depth = args.max_depth as usize;
-    let out = enc.encode(&plan.ty, &value).map_err(|e| bad(format!("{name}: cannot encode as CDR: {} (output byte {})", e.kind, e.offset)))?;
+    let out = enc
+        .encode(&plan.ty, &value)
+        .map_err(|e| bad(format!("{name}: cannot encode as CDR: {} (output byte {})", e.kind, e.offset)))?;
     write_stdout(&out)
 }
 
 fn idl_decode(args: &CodecArgs, plan: &IdlPlan) -> Result<()> {
     let (name, bytes) = read_input(args.input.as_deref())?;
     let dec = cdr::Decoder::new().headerless(args.headerless.then_some(plan.encoding));
-    let value = dec.decode(&plan.ty, &bytes).map_err(|e| bad(format!("{name}: invalid CDR: {} at byte {}", e.kind, e.offset)))?;
+    let value = dec
+        .decode(&plan.ty, &bytes)
+        .map_err(|e| bad(format!("{name}: invalid CDR: {} at byte {}", e.kind, e.offset)))?;
     let mut text = serde_json::to_string(&cdr::json::to_json(&plan.ty, &value))?;
     text.push('\n');
     write_stdout(text.as_bytes())

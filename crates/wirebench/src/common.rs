@@ -7,8 +7,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use wirebench_codecs::{Codec, CodecError};
 use wirebench_core::corpus;
-use wirebench_core::results::{Machine, Provenance};
 use wirebench_core::part::PartError;
+use wirebench_core::results::{Machine, Provenance};
 use wirebench_core::Schema;
 use wirebench_measure::study::inputs;
 
@@ -162,7 +162,6 @@ pub fn now_rfc3339() -> String {
     format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
-
 /// Fail early (before measuring) when a results file cannot be written there: the folder must
 /// exist and take a new file (a probe file is created and removed, so a read-only folder or file
 /// system is found now, not after the measurement). An output that cannot be written is the
@@ -219,9 +218,17 @@ impl FolderLock {
         let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         std::fs::create_dir_all(parent).with_context(|| format!("{}: creating {}", dir.display(), parent.display()))?;
         let path = parent.join(format!(".{name}.lock"));
-        let cannot = |e: std::io::Error| anyhow::anyhow!("{}: cannot lock the output folder ({}): {e}", dir.display(), path.display());
+        let cannot = |e: std::io::Error| {
+            anyhow::anyhow!("{}: cannot lock the output folder ({}): {e}", dir.display(), path.display())
+        };
         loop {
-            let mut file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(cannot)?;
+            let mut file = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .map_err(cannot)?;
             // SAFETY: flock(2) on a descriptor this function owns.
             if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
                 let e = std::io::Error::last_os_error();
@@ -240,7 +247,10 @@ impl FolderLock {
             }
             // The file may have been removed (by a holder that just ended) between the open and
             // the lock: then this lock guards nothing, so try again on the file now there.
-            let same = std::fs::metadata(&path).ok().zip(file.metadata().ok()).is_some_and(|(p, f)| p.ino() == f.ino() && p.dev() == f.dev());
+            let same = std::fs::metadata(&path)
+                .ok()
+                .zip(file.metadata().ok())
+                .is_some_and(|(p, f)| p.ino() == f.ino() && p.dev() == f.dev());
             if !same {
                 continue;
             }
@@ -275,9 +285,25 @@ mod tests {
         let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(
             redact_command(args(&[
-                "wb", "--password", "p1", "--password=p2", "--broker", "mqtt://u:p3@h:1", "--broker=mqtts://u:p4@h", "mqtt://h:1",
+                "wb",
+                "--password",
+                "p1",
+                "--password=p2",
+                "--broker",
+                "mqtt://u:p3@h:1",
+                "--broker=mqtts://u:p4@h",
+                "mqtt://h:1",
             ])),
-            args(&["wb", "--password", "***", "--password=***", "--broker", "mqtt://u:***@h:1", "--broker=mqtts://u:***@h", "mqtt://h:1"])
+            args(&[
+                "wb",
+                "--password",
+                "***",
+                "--password=***",
+                "--broker",
+                "mqtt://u:***@h:1",
+                "--broker=mqtts://u:***@h",
+                "mqtt://h:1"
+            ])
         );
     }
 }

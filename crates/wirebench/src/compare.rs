@@ -10,7 +10,9 @@ use crate::CompareArgs;
 pub fn compare(args: CompareArgs) -> Result<()> {
     let read = |p: &std::path::Path| -> Result<SpeedSection> {
         let r = Results::read(p).map_err(|e| bad(e.to_string()))?;
-        r.speed.ok_or_else(|| bad(format!("{}: no speed section (make one with `wirebench speed --out FILE`)", p.display())))
+        r.speed.ok_or_else(|| {
+            bad(format!("{}: no speed section (make one with `wirebench speed --out FILE`)", p.display()))
+        })
     };
     let (old, new) = (read(&args.old)?, read(&args.new)?);
     let c = wirebench_measure::compare::compare(&old, &new, args.threshold);
@@ -64,7 +66,11 @@ fn gate(c: &wirebench_core::sections::compare::Comparison, pct: f64, threshold: 
         return Ok(());
     }
     worse.sort_by(|a, b| b.change.total_cmp(&a.change));
-    let list: Vec<String> = worse.iter().take(5).map(|k| format!("{}/{}/{} {:+.1} %", k.payload, k.codec, k.op, k.change * 100.0)).collect();
+    let list: Vec<String> = worse
+        .iter()
+        .take(5)
+        .map(|k| format!("{}/{}/{} {:+.1} %", k.payload, k.codec, k.op, k.change * 100.0))
+        .collect();
     Err(anyhow::Error::new(CheckFailed(
         1,
         format!(

@@ -79,7 +79,9 @@ pub fn run(args: Args) -> Result<()> {
             for f in &formats {
                 for (v, s) in [("v1", &case.v1), ("v2", &case.v2)] {
                     match evolve::bind(*f, s, &scratch, &format!("print-{v}")) {
-                        Ok(b) if !b.text.is_empty() => text.push_str(&format!("==> {} · {} · {v}\n{}\n", case.name, f.id(), b.text)),
+                        Ok(b) if !b.text.is_empty() => {
+                            text.push_str(&format!("==> {} · {} · {v}\n{}\n", case.name, f.id(), b.text))
+                        }
                         Ok(_) => {}
                         Err(e) => text.push_str(&format!("==> {} · {} · {v}: {e}\n", case.name, f.id())),
                     }

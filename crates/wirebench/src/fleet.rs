@@ -168,7 +168,8 @@ fn shard_of(opts: &FleetOpts) -> Result<(u32, u32), PartError> {
         }
     };
     if let Some(s) = &opts.shard {
-        let (i, n) = s.split_once('/').ok_or_else(|| PartError::bad(format!("--shard {s:?}: expected I/N, e.g. 0/4")))?;
+        let (i, n) =
+            s.split_once('/').ok_or_else(|| PartError::bad(format!("--shard {s:?}: expected I/N, e.g. 0/4")))?;
         return parse(&format!("--shard {s:?}"), i, n);
     }
     match (std::env::var("JOB_COMPLETION_INDEX"), std::env::var("JOB_COMPLETIONS")) {
@@ -199,25 +200,44 @@ fn plan(opts: &FleetOpts) -> Result<Plan, PartError> {
     if opts.devices.is_empty() {
         return Err(PartError::bad("--devices: give at least one fleet size"));
     }
-    let list: Vec<String> =
-        if opts.formats.is_empty() { DEFAULT_FORMATS.iter().map(|s| s.to_string()).collect() } else { opts.formats.clone() };
+    let list: Vec<String> = if opts.formats.is_empty() {
+        DEFAULT_FORMATS.iter().map(|s| s.to_string()).collect()
+    } else {
+        opts.formats.clone()
+    };
     let formats = wirebench_net::workload::codec_ids(&list).map_err(|e| PartError::bad(format!("--formats: {e}")))?;
-    let workload = wirebench_net::workload::Workload::pick(&opts.samples, Some(opts.corpus.as_deref().unwrap_or("pson-paper")), 100, opts.seed)
-        .map_err(|e| PartError::bad(e.to_string()))?;
+    let workload = wirebench_net::workload::Workload::pick(
+        &opts.samples,
+        Some(opts.corpus.as_deref().unwrap_or("pson-paper")),
+        100,
+        opts.seed,
+    )
+    .map_err(|e| PartError::bad(e.to_string()))?;
     let shard = shard_of(opts)?;
     let env_password = std::env::var(PASSWORD_ENV).ok().filter(|p| !p.is_empty()).map(Password::new);
     let credentials = Credentials {
         username: opts.username.clone(),
         password: None,
         env_password,
-        tls: TlsFiles { ca_file: opts.ca_file.clone(), client_cert: opts.client_cert.clone(), client_key: opts.client_key.clone() },
+        tls: TlsFiles {
+            ca_file: opts.ca_file.clone(),
+            client_cert: opts.client_cert.clone(),
+            client_key: opts.client_key.clone(),
+        },
     };
     if opts.broker.contains("://") {
-        wirebench_mqtt::ExternalBroker::with_credentials(&opts.broker, &credentials).map_err(|e| PartError::bad(format!("--broker: {e}")))?;
+        wirebench_mqtt::ExternalBroker::with_credentials(&opts.broker, &credentials)
+            .map_err(|e| PartError::bad(format!("--broker: {e}")))?;
     } else if !matches!(opts.broker.as_str(), "embedded" | "mosquitto") {
-        return Err(PartError::bad(format!("--broker {:?}: expected embedded, mosquitto or mqtt://host[:port]", opts.broker)));
+        return Err(PartError::bad(format!(
+            "--broker {:?}: expected embedded, mosquitto or mqtt://host[:port]",
+            opts.broker
+        )));
     } else if credentials.any() {
-        return Err(PartError::bad(format!("--broker {}: --username, --ca-file, --client-cert and --client-key need a broker URL", opts.broker)));
+        return Err(PartError::bad(format!(
+            "--broker {}: --username, --ca-file, --client-cert and --client-key need a broker URL",
+            opts.broker
+        )));
     }
     match opts.broker_addresses {
         Some(0) => return Err(PartError::bad("--broker-addresses 0: expected 1..=200")),
@@ -270,7 +290,16 @@ fn plan(opts: &FleetOpts) -> Result<Plan, PartError> {
 fn default_run_id(opts: &FleetOpts) -> String {
     let key = format!(
         "{:?}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{}",
-        opts.devices, opts.every, opts.jitter, opts.burst, opts.formats, opts.corpus, opts.samples, opts.qos, opts.duration, opts.seed
+        opts.devices,
+        opts.every,
+        opts.jitter,
+        opts.burst,
+        opts.formats,
+        opts.corpus,
+        opts.samples,
+        opts.qos,
+        opts.duration,
+        opts.seed
     );
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in key.bytes() {
@@ -310,7 +339,8 @@ fn measure(opts: &FleetOpts) -> Result<FleetSection, PartError> {
         payloads.push((f.clone(), Payloads::cycle(bodies).map_err(|e| PartError::bad(e.to_string()))?));
     }
     let largest = p.configs.iter().map(|c| c.device_range().end - c.device_range().start).max().unwrap_or(0);
-    let fd_limit = raise_fd_limit(files_needed(largest + opts.subscribers as u64 + 1)).map_err(|e| PartError::failed(e.to_string()))?;
+    let fd_limit = raise_fd_limit(files_needed(largest + opts.subscribers as u64 + 1))
+        .map_err(|e| PartError::failed(e.to_string()))?;
     let mut notes = Vec::new();
     if fd_limit.soft != fd_limit.soft_before {
         notes.push(format!(
@@ -341,7 +371,9 @@ fn measure(opts: &FleetOpts) -> Result<FleetSection, PartError> {
     // those of one format at one fleet size (rumqttd keeps what earlier runs left behind).
     let open = || {
         FleetBroker::open(&opts.broker, &p.credentials, connections, addresses, &exe).map_err(|e| match e {
-            wirebench_mqtt::MqttError::Option(_) | wirebench_mqtt::MqttError::InvalidUrl { .. } => PartError::bad(e.to_string()),
+            wirebench_mqtt::MqttError::Option(_) | wirebench_mqtt::MqttError::InvalidUrl { .. } => {
+                PartError::bad(e.to_string())
+            }
             other => PartError::failed(other.to_string()),
         })
     };
@@ -454,7 +486,8 @@ pub fn run(args: Args) -> Result<()> {
         return write_stdout(line.as_bytes());
     }
     let section = FleetPart::run(&args.opts).map_err(part_error)?;
-    let mut results = Results::new(provenance(args.opts.seed), serde_json::json!({"measurement": "fleet", "options": &args.opts}));
+    let mut results =
+        Results::new(provenance(args.opts.seed), serde_json::json!({"measurement": "fleet", "options": &args.opts}));
     results.fleet = Some(section);
     emit(&results, args.output, args.out.as_ref())
 }
@@ -494,14 +527,18 @@ pub fn merge(args: MergeArgs) -> Result<()> {
         }
         files.push((f.display().to_string(), r));
     }
-    let parts: Vec<(&str, &FleetSection)> = files.iter().map(|(n, r)| (n.as_str(), r.fleet.as_ref().expect("checked above"))).collect();
+    let parts: Vec<(&str, &FleetSection)> =
+        files.iter().map(|(n, r)| (n.as_str(), r.fleet.as_ref().expect("checked above"))).collect();
     let merged = fleet::merge(&parts).map_err(|e| bad(e.to_string()))?;
     let first = &files[0].1;
-    let mut results = Results::new(provenance(first.provenance.seed), serde_json::json!({
-        "measurement": "fleet-merge",
-        "shards": args.files,
-        "options": first.config.get("options"),
-    }));
+    let mut results = Results::new(
+        provenance(first.provenance.seed),
+        serde_json::json!({
+            "measurement": "fleet-merge",
+            "shards": args.files,
+            "options": first.config.get("options"),
+        }),
+    );
     results.fleet = Some(merged);
     emit(&results, args.output, args.out.as_ref())
 }

@@ -73,7 +73,12 @@ fn describe(p: &LabProfile) -> String {
         }
         s
     };
-    format!("up (A→B) {}; down (B→A) {}; burst {:?}", dir(p.up.rate_bps, p.up.loss_pct), dir(p.down.rate_bps, p.down.loss_pct), p.burst)
+    format!(
+        "up (A→B) {}; down (B→A) {}; burst {:?}",
+        dir(p.up.rate_bps, p.up.loss_pct),
+        dir(p.down.rate_bps, p.down.loss_pct),
+        p.burst
+    )
 }
 
 fn status_json(s: &LabStatus) -> Json {
@@ -114,7 +119,8 @@ pub fn run(args: Args) -> Result<()> {
             let st = l.status().map_err(net)?;
             let _names = l.persist();
             if json_out {
-                serde_json::to_string_pretty(&json!({"up": status_json(&st), "profile": p, "warnings": warnings}))? + "\n"
+                serde_json::to_string_pretty(&json!({"up": status_json(&st), "profile": p, "warnings": warnings}))?
+                    + "\n"
             } else {
                 let mut t = format!("lab {id} is up: {}\n", describe(&p));
                 for w in warnings {

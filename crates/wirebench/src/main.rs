@@ -15,12 +15,12 @@ mod dds;
 mod device;
 mod energy;
 mod evolve;
-mod micropython;
 mod fixed_random;
 mod fleet;
 mod http;
 mod lab;
 mod link;
+mod micropython;
 mod mqtt;
 mod recommend;
 mod setup;
@@ -169,9 +169,7 @@ enum Command {
     /// here, and `--install` for the rest (as root, Debian/Ubuntu).
     Setup(setup::Args),
     /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
-    Completions {
-        shell: clap_complete::Shell,
-    },
+    Completions { shell: clap_complete::Shell },
     /// Print the man page (roff) of wirebench: `wirebench man > wirebench.1`; with `--dir DIR`,
     /// write wirebench.1 and one page per subcommand (wirebench-size.1, ...) into DIR.
     Man {
@@ -412,7 +410,9 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // --help, --version (stdout, exit 0); no subcommand at all (the help, exit 2).
-        Err(e) if !e.use_stderr() || e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
+        Err(e) if !e.use_stderr() || e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            e.exit()
+        }
         Err(e) => {
             // A usage error is bad input, exit code 2: clap's own message with its tips and
             // possible values, on one line, control bytes escaped.
@@ -508,7 +508,8 @@ fn run(cli: Cli) -> Result<()> {
             std::fs::create_dir_all(&dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
             clap_mangen::generate_to(<Cli as clap::CommandFactory>::command(), &dir)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
-            let n = std::fs::read_dir(&dir)?.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "1")).count();
+            let n =
+                std::fs::read_dir(&dir)?.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "1")).count();
             eprintln!("{n} man pages in {}", dir.display());
             Ok(())
         }
@@ -519,4 +520,3 @@ fn run(cli: Cli) -> Result<()> {
         }
     }
 }
-

@@ -28,7 +28,8 @@ pub fn run(args: Args) -> Result<()> {
     }
     MicroPythonPart::validate(&args.opts).map_err(part_error)?;
     let section = MicroPythonPart::run(&args.opts).map_err(part_error)?;
-    let mut results = Results::new(provenance(0), serde_json::json!({"measurement": "micropython", "options": &args.opts}));
+    let mut results =
+        Results::new(provenance(0), serde_json::json!({"measurement": "micropython", "options": &args.opts}));
     results.micropython = Some(section);
     if let Some(out) = &args.out {
         write_results(&results, out)?;

@@ -201,7 +201,11 @@ fn transport(t: &TransportArgs, rtt: Option<EchoOpts>, drain: Option<f64>) -> Re
         username: t.username.clone(),
         password: t.password.clone().map(Password::new),
         env_password,
-        tls: TlsFiles { ca_file: t.ca_file.clone(), client_cert: t.client_cert.clone(), client_key: t.client_key.clone() },
+        tls: TlsFiles {
+            ca_file: t.ca_file.clone(),
+            client_cert: t.client_cert.clone(),
+            client_key: t.client_key.clone(),
+        },
     };
     let payloads = zoo_payloads(t)?;
     let plan = TransportOpts {
@@ -243,7 +247,8 @@ fn transport(t: &TransportArgs, rtt: Option<EchoOpts>, drain: Option<f64>) -> Re
 /// The payloads of a run on a codec of the zoo: its encodings of the samples or corpus. `None`
 /// for the study formats and `bytes:N` (which take no samples).
 fn zoo_payloads(t: &TransportArgs) -> Result<Option<wirebench_mqtt::study::PayloadSpec>> {
-    let study_format = t.format.starts_with("bytes:") || wirebench_mqtt::study::parse_formats(std::slice::from_ref(&t.format)).is_ok();
+    let study_format =
+        t.format.starts_with("bytes:") || wirebench_mqtt::study::parse_formats(std::slice::from_ref(&t.format)).is_ok();
     let given = !t.samples.is_empty() || t.corpus.is_some();
     if t.message.is_some() || (study_format && !given) {
         return Ok(None);
@@ -263,8 +268,9 @@ fn zoo_payloads(t: &TransportArgs) -> Result<Option<wirebench_mqtt::study::Paylo
             return Err(bad(format!("--format: {}", wirebench_core::names::unknown("format", &t.format, &known))));
         }
     };
-    let w = wirebench_net::workload::Workload::pick(&t.samples, Some(t.corpus.as_deref().unwrap_or("pson-paper")), 100, 1)
-        .map_err(|e| bad(e.to_string()))?;
+    let w =
+        wirebench_net::workload::Workload::pick(&t.samples, Some(t.corpus.as_deref().unwrap_or("pson-paper")), 100, 1)
+            .map_err(|e| bad(e.to_string()))?;
     let items = w.encode_all(codec).map_err(|e| bad(e.to_string()))?;
     let source = if t.samples.is_empty() { w.name.clone() } else { "sample".into() };
     wirebench_mqtt::study::PayloadSpec::encoded(codec, &source, items).map(Some).map_err(part_err)

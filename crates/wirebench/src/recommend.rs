@@ -107,14 +107,16 @@ pub fn run(args: Args) -> Result<()> {
     let energy = energy_ask(args.radio.as_deref(), args.every.as_deref(), args.battery.as_deref(), target, &[], None)?;
     let evidence = match target {
         Some(target) => {
-            let mut ev = device_evidence(args.corpus.as_deref(), &args.samples, args.device_results.as_deref(), target)?;
+            let mut ev =
+                device_evidence(args.corpus.as_deref(), &args.samples, args.device_results.as_deref(), target)?;
             ev.energy = energy;
             Some(ev)
         }
         None => None,
     };
     let (section, _) = crate::size::measure_with_config(&opts)?;
-    let mut rec = recommend::rank(&constraints, radio.as_ref(), &section.aggregates, evidence.as_ref()).map_err(part_error)?;
+    let mut rec =
+        recommend::rank(&constraints, radio.as_ref(), &section.aggregates, evidence.as_ref()).map_err(part_error)?;
     if rec.ranked.is_empty() && args.budget.is_some() && !args.schemaless {
         if let Some(note) = float32_suggestion(&opts, &constraints, radio.as_ref(), evidence.as_ref())? {
             rec.notes.insert(0, note);
@@ -137,7 +139,6 @@ pub fn run(args: Args) -> Result<()> {
 /// `recommend`'s exit code when no format meets every constraint (a finished run whose answer
 /// is "none", as a load tester exits non-zero on a breached threshold).
 pub const NOTHING_FITS: u8 = 4;
-
 
 /// When nothing fits the budget: the same messages with every float field as float32,
 /// measured and ranked again; a note naming the fields and the formats that then fit, with
@@ -176,7 +177,12 @@ pub(crate) fn float32_suggestion(
     if rec.ranked.is_empty() {
         return Ok(None);
     }
-    let fits: Vec<String> = rec.ranked.iter().take(4).map(|r| format!("{} {:.1} B (max {} B)", r.codec, r.mean_bytes, r.max_bytes)).collect();
+    let fits: Vec<String> = rec
+        .ranked
+        .iter()
+        .take(4)
+        .map(|r| format!("{} {:.1} B (max {} B)", r.codec, r.mean_bytes, r.max_bytes))
+        .collect();
     let whose = if opts.schema.is_some() { "your schema" } else { "the inferred schema" };
     let how = if opts.samples.is_empty() {
         "a schema with those fields as float32".to_string()
@@ -212,9 +218,13 @@ pub(crate) fn energy_ask(
         ..Default::default()
     };
     match (radio, target) {
-        (None, _) if every.is_some() || battery.is_some() => Err(bad("--every and --battery rank by energy: give --radio too")),
+        (None, _) if every.is_some() || battery.is_some() => {
+            Err(bad("--every and --battery rank by energy: give --radio too"))
+        }
         (None, _) => Ok(None),
-        (Some(_), None) => Err(bad("--radio ranks by energy on a device: give --mcu avr, m0 or m4 (8bit, cortex-m0plus, cortex-m4)")),
+        (Some(_), None) => {
+            Err(bad("--radio ranks by energy on a device: give --mcu avr, m0 or m4 (8bit, cortex-m0plus, cortex-m4)"))
+        }
         (Some(_), Some(target)) => {
             let data = energy_opts.data().map_err(part_error)?;
             let plan = energy_opts.plan(&data).map_err(part_error)?;
@@ -232,17 +242,29 @@ pub(crate) fn energy_ask(
 /// The device lab's figures on `target`: from a results file of `wirebench device`, or a lab
 /// run of every library on the largest message of the corpus or samples (a lab that cannot run
 /// here is noted, not an error).
-pub(crate) fn device_evidence(corpus: Option<&str>, samples: &[PathBuf], device_results: Option<&Path>, target: &str) -> Result<recommend::DeviceEvidence> {
+pub(crate) fn device_evidence(
+    corpus: Option<&str>,
+    samples: &[PathBuf],
+    device_results: Option<&Path>,
+    target: &str,
+) -> Result<recommend::DeviceEvidence> {
     use wirebench_measure::device::part::{payloads, DeviceOpts};
     if let Some(path) = device_results {
         let text = wirebench_core::corpus::read_text(path).map_err(bad)?;
-        let r: wirebench_core::results::Results =
-            serde_json::from_str(&text).map_err(|e| bad(format!("{}:{}:{}: not a results file: {e}", path.display(), e.line(), e.column())))?;
-        let lab = r.device.and_then(|d| d.lab).ok_or_else(|| bad(format!("{}: no device lab section (run `wirebench device --out FILE`)", path.display())))?;
+        let r: wirebench_core::results::Results = serde_json::from_str(&text)
+            .map_err(|e| bad(format!("{}:{}:{}: not a results file: {e}", path.display(), e.line(), e.column())))?;
+        let lab = r.device.and_then(|d| d.lab).ok_or_else(|| {
+            bad(format!("{}: no device lab section (run `wirebench device --out FILE`)", path.display()))
+        })?;
         if !lab.rows.iter().any(|row| row.target == target) {
             return Err(bad(format!("{}: no rows for target {target}", path.display())));
         }
-        return Ok(recommend::DeviceEvidence { target: target.into(), rows: lab.rows, unavailable: None, energy: None });
+        return Ok(recommend::DeviceEvidence {
+            target: target.into(),
+            rows: lab.rows,
+            unavailable: None,
+            energy: None,
+        });
     }
     // The samples are read once: the largest message goes straight to the lab.
     let opts = DeviceOpts {
@@ -272,6 +294,11 @@ pub(crate) fn device_evidence(corpus: Option<&str>, samples: &[PathBuf], device_
                 .then(|| rows.first().map(|r| r.status.clone()).unwrap_or_else(|| "no rows".into()));
             Ok(recommend::DeviceEvidence { target: target.into(), rows, unavailable, energy: None })
         }
-        Err(e) => Ok(recommend::DeviceEvidence { target: target.into(), rows: vec![], unavailable: Some(e.to_string()), energy: None }),
+        Err(e) => Ok(recommend::DeviceEvidence {
+            target: target.into(),
+            rows: vec![],
+            unavailable: Some(e.to_string()),
+            energy: None,
+        }),
     }
 }

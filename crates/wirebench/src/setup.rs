@@ -65,7 +65,10 @@ pub fn run(args: Args) -> Result<()> {
     if args.check {
         let names: Vec<&str> = missing.iter().filter(|s| !s.ready()).map(|s| s.part.as_str()).collect();
         if !names.is_empty() {
-            return Err(anyhow::Error::new(CheckFailed(1, format!("missing what these parts need: {}", names.join(", ")))));
+            return Err(anyhow::Error::new(CheckFailed(
+                1,
+                format!("missing what these parts need: {}", names.join(", ")),
+            )));
         }
     }
     Ok(())

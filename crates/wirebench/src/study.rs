@@ -171,12 +171,12 @@ impl Part<'_> {
             Part::Http(o) => crate::http::validate(o),
             Part::Tcp(o) => crate::tcp::validate(o),
             Part::Dds(o) => crate::dds::validate(o),
-            Part::Device(o) => {
-                <wirebench_measure::device::part::DevicePart as wirebench_core::part::Part>::validate(o).map_err(part_error)
-            }
+            Part::Device(o) => <wirebench_measure::device::part::DevicePart as wirebench_core::part::Part>::validate(o)
+                .map_err(part_error),
             Part::Energy(o) => crate::energy::validate(o),
             Part::MicroPython(o) => {
-                <wirebench_measure::micropython::MicroPythonPart as wirebench_core::part::Part>::validate(o).map_err(part_error)
+                <wirebench_measure::micropython::MicroPythonPart as wirebench_core::part::Part>::validate(o)
+                    .map_err(part_error)
             }
             Part::Fleet(o) => <crate::fleet::FleetPart as wirebench_core::part::Part>::validate(o).map_err(part_error),
         }
@@ -194,7 +194,8 @@ impl Part<'_> {
             Part::Dds(o) => results.dds = Some(crate::dds::measure(o)?),
             Part::Device(o) => {
                 results.device = Some(
-                    <wirebench_measure::device::part::DevicePart as wirebench_core::part::Part>::run(o).map_err(part_error)?,
+                    <wirebench_measure::device::part::DevicePart as wirebench_core::part::Part>::run(o)
+                        .map_err(part_error)?,
                 )
             }
             Part::Energy(o) => {
@@ -206,11 +207,13 @@ impl Part<'_> {
             }
             Part::MicroPython(o) => {
                 results.micropython = Some(
-                    <wirebench_measure::micropython::MicroPythonPart as wirebench_core::part::Part>::run(o).map_err(part_error)?,
+                    <wirebench_measure::micropython::MicroPythonPart as wirebench_core::part::Part>::run(o)
+                        .map_err(part_error)?,
                 )
             }
             Part::Fleet(o) => {
-                results.fleet = Some(<crate::fleet::FleetPart as wirebench_core::part::Part>::run(o).map_err(part_error)?)
+                results.fleet =
+                    Some(<crate::fleet::FleetPart as wirebench_core::part::Part>::run(o).map_err(part_error)?)
             }
         }
         Ok(())
@@ -317,7 +320,8 @@ fn at_ci_scale(study: Study, text: &str, path: &Path) -> Result<Study> {
         }
     }
     let Some(over) = study.ci else { return Ok(study) };
-    let mut table: toml::Table = toml::from_str(text).map_err(|e| bad(format!("{}: {}", path.display(), e.message())))?;
+    let mut table: toml::Table =
+        toml::from_str(text).map_err(|e| bad(format!("{}: {}", path.display(), e.message())))?;
     table.remove("ci");
     merge(&mut table, over);
     let merged = toml::to_string(&table).map_err(|e| bad(format!("{}: [ci]: {e}", path.display())))?;
@@ -415,7 +419,8 @@ fn keep_previous_run(out_dir: &Path) -> Result<()> {
         n += 1;
         aside = out_dir.with_file_name(format!("{name}.{stamp}.{n}"));
     }
-    std::fs::rename(out_dir, &aside).with_context(|| format!("moving the previous run in {} aside", out_dir.display()))?;
+    std::fs::rename(out_dir, &aside)
+        .with_context(|| format!("moving the previous run in {} aside", out_dir.display()))?;
     eprintln!("previous run kept: {} -> {} (--force replaces it instead)", out_dir.display(), aside.display());
     Ok(())
 }
@@ -499,7 +504,9 @@ pub fn run(args: RunArgs) -> Result<()> {
         keep_previous_run(&out_dir)?;
     }
     drop(OutputSet::begin(&out_dir, &SET_FILES).map_err(|e| match e.kind() {
-        std::io::ErrorKind::AlreadyExists | std::io::ErrorKind::InvalidInput => bad(format!("{}: {e}", out_dir.display())),
+        std::io::ErrorKind::AlreadyExists | std::io::ErrorKind::InvalidInput => {
+            bad(format!("{}: {e}", out_dir.display()))
+        }
         _ => anyhow::anyhow!("{}: {e}", out_dir.display()),
     })?);
     let config = serde_json::json!({
@@ -537,7 +544,9 @@ pub fn run(args: RunArgs) -> Result<()> {
     let mut failure = None;
     for (i, part) in parts.iter().enumerate() {
         if failure.is_some() {
-            results.failed_parts.push(FailedPart { part: part.name().into(), error: "not run: an earlier part failed".into() });
+            results
+                .failed_parts
+                .push(FailedPart { part: part.name().into(), error: "not run: an earlier part failed".into() });
             continue;
         }
         eprintln!("[{}/{}] {}", i + 1, parts.len(), part.name());
@@ -548,7 +557,8 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
         // The answer first, as soon as the sizes are in; then each part's tables as it ends.
         if let (Some(c), Some(size)) = (&constraints, results.size.as_ref().filter(|_| part.name() == "size")) {
-            let mut rec = wirebench_net::recommend::rank(c, radio.as_ref(), &size.aggregates, None).map_err(part_error)?;
+            let mut rec =
+                wirebench_net::recommend::rank(c, radio.as_ref(), &size.aggregates, None).map_err(part_error)?;
             if rec.ranked.is_empty() && c.budget.is_some() {
                 if let Some(opts) = &study.size {
                     if let Some(note) = crate::recommend::float32_suggestion(opts, c, radio.as_ref(), None)? {
@@ -558,7 +568,13 @@ pub fn run(args: RunArgs) -> Result<()> {
             }
             results.answer = Some(rec);
             wirebench_report::table::begin_section();
-            write_stdout((wirebench_report::table::fit_lines(&wirebench_report::recommend::render_answer(&results, Output::Table)) + "\n").as_bytes())?;
+            write_stdout(
+                (wirebench_report::table::fit_lines(&wirebench_report::recommend::render_answer(
+                    &results,
+                    Output::Table,
+                )) + "\n")
+                    .as_bytes(),
+            )?;
         }
         if let Some((_, render)) = SECTIONS.iter().find(|(n, _)| *n == part.name()) {
             wirebench_report::table::begin_section();
@@ -584,20 +600,38 @@ pub fn run(args: RunArgs) -> Result<()> {
                 .filter(|l| l.rows.iter().any(|r| r.target == target))
                 .map(|l| l.rows.clone());
             let (mut ev, whence) = match lab_rows {
-                Some(rows) => (wirebench_net::recommend::DeviceEvidence { target: target.into(), rows, unavailable: None, energy: None }, "the study's [device] part"),
+                Some(rows) => (
+                    wirebench_net::recommend::DeviceEvidence {
+                        target: target.into(),
+                        rows,
+                        unavailable: None,
+                        energy: None,
+                    },
+                    "the study's [device] part",
+                ),
                 None => {
                     eprintln!("answer: measuring each format's C library on the {target} lab (largest message)");
                     let corpus = study.size.as_ref().and_then(|o| o.corpus.clone());
-                    (crate::recommend::device_evidence(corpus.as_deref(), &args.samples, None, target)?, "a lab run on the largest message")
+                    (
+                        crate::recommend::device_evidence(corpus.as_deref(), &args.samples, None, target)?,
+                        "a lab run on the largest message",
+                    )
                 }
             };
             ev.energy = energy_ask;
-            let mut rec = wirebench_net::recommend::rank(c, radio.as_ref(), &size.aggregates, Some(&ev)).map_err(part_error)?;
+            let mut rec =
+                wirebench_net::recommend::rank(c, radio.as_ref(), &size.aggregates, Some(&ev)).map_err(part_error)?;
             let by = if ev.energy.is_some() { "Ranked by energy per message, " } else { "Ranked again, " };
             rec.notes.insert(0, format!("{by}measured on the {target} device lab ({whence}); the answer printed after the size part used the curated device table"));
             results.answer = Some(rec);
             wirebench_report::table::begin_section();
-            write_stdout((wirebench_report::table::fit_lines(&wirebench_report::recommend::render_answer(&results, Output::Table)) + "\n").as_bytes())?;
+            write_stdout(
+                (wirebench_report::table::fit_lines(&wirebench_report::recommend::render_answer(
+                    &results,
+                    Output::Table,
+                )) + "\n")
+                    .as_bytes(),
+            )?;
         }
     }
     let mut s = saved.lock().unwrap_or_else(|e| e.into_inner());
@@ -703,7 +737,10 @@ const SECTIONS: &[(&str, Render)] = &[
 
 /// Every table of every section as CSV, named after its section (`tcp`, `tcp.2`, ...).
 pub fn csv_tables(results: &Results) -> Vec<wirebench_report::csv::CsvTable> {
-    SECTIONS.iter().flat_map(|(name, render)| wirebench_report::csv::tables(name, &render(results, Output::Csv))).collect()
+    SECTIONS
+        .iter()
+        .flat_map(|(name, render)| wirebench_report::csv::tables(name, &render(results, Output::Csv)))
+        .collect()
 }
 
 /// Every section of a results file in one output kind (not HTML). CSV is one tidy table: a
@@ -853,10 +890,14 @@ throughput_samples = 1
         let study = parse_study(all, Path::new("t.toml")).unwrap();
         let names: Vec<&str> = study.parts().iter().map(Part::name).collect();
         assert_eq!(names, wirebench_core::part::NAMES);
-        let rendered: Vec<&str> = SECTIONS.iter().map(|(n, _)| *n).filter(|n| wirebench_core::part::NAMES.contains(n)).collect();
+        let rendered: Vec<&str> =
+            SECTIONS.iter().map(|(n, _)| *n).filter(|n| wirebench_core::part::NAMES.contains(n)).collect();
         assert_eq!(rendered, wirebench_core::part::NAMES);
-        let html: Vec<&str> =
-            wirebench_report::html::SECTIONS.iter().map(|(n, _)| *n).filter(|n| wirebench_core::part::NAMES.contains(n)).collect();
+        let html: Vec<&str> = wirebench_report::html::SECTIONS
+            .iter()
+            .map(|(n, _)| *n)
+            .filter(|n| wirebench_core::part::NAMES.contains(n))
+            .collect();
         assert_eq!(html, wirebench_core::part::NAMES);
     }
 

@@ -2,7 +2,6 @@
 
 use std::path::PathBuf;
 
-
 mod common;
 use common::*;
 
@@ -60,7 +59,11 @@ fn run_samples_with_a_study_replaces_its_corpus() {
     let dir = tmpdir("study");
     let s = samples(&dir);
     let study = dir.join("s.toml");
-    std::fs::write(&study, "[study]\nname = \"t\"\ntitle = \"t\"\n[size]\ncorpus = \"pson-paper\"\nformats = [\"json\", \"pson\"]\n").unwrap();
+    std::fs::write(
+        &study,
+        "[study]\nname = \"t\"\ntitle = \"t\"\n[size]\ncorpus = \"pson-paper\"\nformats = [\"json\", \"pson\"]\n",
+    )
+    .unwrap();
     let out_dir = dir.join("out");
     let out = wb().arg("run").arg(&study).arg("--samples").arg(&s).arg("--out").arg(&out_dir).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -127,7 +130,13 @@ fn recommend_ranks_by_energy_with_measured_cycles_and_airtime() {
     let uj: Vec<f64> = ranked
         .iter()
         .map(|x| {
-            let why = x["reasons"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).find(|w| w.starts_with("energy per message")).unwrap();
+            let why = x["reasons"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|w| w.as_str().unwrap())
+                .find(|w| w.starts_with("energy per message"))
+                .unwrap();
             assert!(why.contains("encode cycles") && why.contains("ms on air") && why.contains("days"), "{why}");
             why.split(": ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap()
         })
@@ -175,32 +184,63 @@ const F32_PROTO: &str = "syntax = \"proto3\";\nmessage Reading {\n  uint32 id = 
 fn recommend_suggests_a_float32_schema_when_nothing_fits() {
     let dir = TempDir::new("rec-f32");
     let s = readings(&dir.0);
-    let out = wb().args(["recommend", "--link", "lora-sf9", "--budget", "51", "-o", "json", "--samples"]).arg(&s).output().unwrap();
+    let out = wb()
+        .args(["recommend", "--link", "lora-sf9", "--budget", "51", "-o", "json", "--samples"])
+        .arg(&s)
+        .output()
+        .unwrap();
     // Nothing fits: the answer is printed whole, then the run exits 4 (--no-fail: 0).
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{stderr}");
     assert!(stderr.contains("no format meets every constraint"), "{stderr}");
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(r["ranked"].as_array().unwrap().is_empty(), "{r}");
-    let again = wb().args(["recommend", "--link", "lora-sf9", "--budget", "51", "-o", "json", "--no-fail", "--samples"]).arg(&s).output().unwrap();
+    let again = wb()
+        .args(["recommend", "--link", "lora-sf9", "--budget", "51", "-o", "json", "--no-fail", "--samples"])
+        .arg(&s)
+        .output()
+        .unwrap();
     assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
     assert_eq!(again.stdout, out.stdout);
     let note = r["notes"][0].as_str().unwrap();
-    assert!(note.starts_with("nothing fits 51 B with the inferred schema; with temp, hum, bat, pres, lat, lon as float32"), "{note}");
+    assert!(
+        note.starts_with("nothing fits 51 B with the inferred schema; with temp, hum, bat, pres, lat, lon as float32"),
+        "{note}"
+    );
     assert!(note.contains("protobuf 38.9 B (max 39 B)") && note.contains("avro 30.9 B (max 31 B)"), "{note}");
     assert!(note.contains("--float32 --out f32.schema.json"), "{note}");
     // The suggested schema, written as the note says, makes the same formats fit.
     let schema = dir.0.join("f32.schema.json");
     let st = wb().args(["schema"]).arg(&s).args(["--float32", "--out"]).arg(&schema).output().unwrap();
     assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
-    let out = wb().args(["recommend", "--link", "lora-sf9", "--budget", "51", "-o", "json", "--schema"]).arg(&schema).arg("--samples").arg(&s).output().unwrap();
+    let out = wb()
+        .args(["recommend", "--link", "lora-sf9", "--budget", "51", "-o", "json", "--schema"])
+        .arg(&schema)
+        .arg("--samples")
+        .arg(&s)
+        .output()
+        .unwrap();
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let ranked: Vec<&str> = r["ranked"].as_array().unwrap().iter().map(|x| x["codec"].as_str().unwrap()).collect();
     assert!(ranked.contains(&"protobuf") && ranked.contains(&"avro"), "{ranked:?}");
     // float32 rounding is a loss for --exact, unless a tolerance says the sensors' precision is coarser.
     let exact = |tol: Option<&str>| -> Vec<String> {
         let mut cmd = wb();
-        cmd.args(["recommend", "--link", "lora-sf9", "--budget", "51", "--exact", "--no-fail", "-o", "json", "--schema"]).arg(&schema).arg("--samples").arg(&s);
+        cmd.args([
+            "recommend",
+            "--link",
+            "lora-sf9",
+            "--budget",
+            "51",
+            "--exact",
+            "--no-fail",
+            "-o",
+            "json",
+            "--schema",
+        ])
+        .arg(&schema)
+        .arg("--samples")
+        .arg(&s);
         if let Some(t) = tol {
             cmd.args(["--float-tolerance", t]);
         }
@@ -211,7 +251,10 @@ fn recommend_suggests_a_float32_schema_when_nothing_fits() {
     };
     assert!(!exact(None).contains(&"protobuf".to_string()));
     assert!(exact(Some("1e-6")).contains(&"protobuf".to_string()));
-    expect_bad_input(wb().args(["size", "--corpus", "pson-paper", "--float-tolerance", "nan"]), &["--float-tolerance NaN"]);
+    expect_bad_input(
+        wb().args(["size", "--corpus", "pson-paper", "--float-tolerance", "nan"]),
+        &["--float-tolerance NaN"],
+    );
 }
 
 /// The issue's must-hold: a .proto with float32 fields, LoRa SF9, a Cortex-M0+ and 51 B give a
@@ -257,7 +300,12 @@ fn run_answers_first_and_streams_each_part() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("The answer\n"), "{text}");
-    let (answer, size, speed, results) = (text.find("The answer").unwrap(), text.find("Size").unwrap_or(usize::MAX), text.find("Speed").unwrap(), text.find("results: ").unwrap());
+    let (answer, size, speed, results) = (
+        text.find("The answer").unwrap(),
+        text.find("Size").unwrap_or(usize::MAX),
+        text.find("Speed").unwrap(),
+        text.find("results: ").unwrap(),
+    );
     assert!(answer < size && size < speed && speed < results, "answer, size, speed, then the paths: {text}");
     let r: serde_json::Value = serde_json::from_slice(&std::fs::read(out_dir.join("results.json")).unwrap()).unwrap();
     let ranked = r["answer"]["ranked"].as_array().unwrap();
@@ -267,7 +315,8 @@ fn run_answers_first_and_streams_each_part() {
     assert_eq!(first_section, "## The answer", "{md}");
     let html = std::fs::read_to_string(out_dir.join("report.html")).unwrap();
     // The first section after the provenance card is the answer.
-    let headings: Vec<&str> = html.split("<h2").skip(1).map(|h| h.split('>').nth(1).unwrap_or("").split('<').next().unwrap_or("")).collect();
+    let headings: Vec<&str> =
+        html.split("<h2").skip(1).map(|h| h.split('>').nth(1).unwrap_or("").split('<').next().unwrap_or("")).collect();
     let sections: Vec<&&str> = headings.iter().filter(|h| **h != "Provenance").collect();
     assert_eq!(sections.first().map(|h| **h), Some("The answer"), "{headings:?}");
     expect_bad_input(wb().args(["run", "--budget", "51", "--link", "lora-sf99", "--samples"]).arg(&s), &["--link"]);
@@ -311,17 +360,31 @@ fn run_answer_takes_the_device_radio_schemaless_and_exact() {
     assert_eq!(a["constraints"]["mcu"], "m0");
     assert_eq!(a["constraints"]["schemaless"], true);
     assert_eq!(a["constraints"]["exact"], true);
-    assert!(a["notes"][0].as_str().unwrap().starts_with("Ranked by energy per message, measured on the cortex-m0plus device lab"), "{a}");
+    assert!(
+        a["notes"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("Ranked by energy per message, measured on the cortex-m0plus device lab"),
+        "{a}"
+    );
     let ranked = a["ranked"].as_array().unwrap();
     assert!(!ranked.is_empty(), "{a}");
     for x in ranked {
         assert_eq!(x["schema"], "none", "--schemaless keeps self-describing formats only: {x}");
         assert_eq!(x["fidelity"], "exact", "{x}");
-        let why = x["reasons"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).find(|w| w.starts_with("energy per message")).unwrap();
+        let why = x["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap())
+            .find(|w| w.starts_with("energy per message"))
+            .unwrap();
         assert!(why.contains("encode cycles") && why.contains("ms on air"), "{why}");
     }
     let excluded = a["excluded"].as_array().unwrap();
-    let why_of = |c: &str| excluded.iter().find(|e| e["codec"] == c).map(|e| e["why"].as_str().unwrap().to_string()).unwrap_or_default();
+    let why_of = |c: &str| {
+        excluded.iter().find(|e| e["codec"] == c).map(|e| e["why"].as_str().unwrap().to_string()).unwrap_or_default()
+    };
     assert!(why_of("protobuf").contains("--schemaless"), "{a}");
     // The answer is the first section of the reports, also when ranked again.
     let md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();

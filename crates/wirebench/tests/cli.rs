@@ -1,14 +1,14 @@
 //! The command line as a user meets it: outputs, round trips through every codec, and the
 //! one-line errors with exit code 2 for bad input.
 
-
 use wirebench_core::fidelity::compare;
 use wirebench_core::Value;
 
 mod common;
 use common::*;
 
-const TEST10: &str = r#"{"string":"test","double":1.03,"long":1351824120,"pos":1,"neg":-2,"bool":true,"array":[48.75,2.3]}"#;
+const TEST10: &str =
+    r#"{"string":"test","double":1.03,"long":1351824120,"pos":1,"neg":-2,"bool":true,"array":[48.75,2.3]}"#;
 
 #[test]
 fn size_on_the_paper_corpus_gives_the_published_pson_and_json_sizes() {
@@ -54,9 +54,16 @@ fn every_codec_round_trips_through_encode_and_decode() {
     let ids: Vec<String> = list.as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap().to_string()).collect();
     assert!(ids.len() >= 11, "{ids:?}");
     for id in &ids {
-        let encoded = wb().args(["encode", "-f", id, "--schema", schema.to_str().unwrap(), input.to_str().unwrap()]).output().unwrap();
+        let encoded = wb()
+            .args(["encode", "-f", id, "--schema", schema.to_str().unwrap(), input.to_str().unwrap()])
+            .output()
+            .unwrap();
         assert!(encoded.status.success(), "{id}: {}", String::from_utf8_lossy(&encoded.stderr));
-        let decoded = wb().args(["decode", "-f", id, "--schema", schema.to_str().unwrap()]).write_stdin(encoded.stdout).output().unwrap();
+        let decoded = wb()
+            .args(["decode", "-f", id, "--schema", schema.to_str().unwrap()])
+            .write_stdin(encoded.stdout)
+            .output()
+            .unwrap();
         assert!(decoded.status.success(), "{id}: {}", String::from_utf8_lossy(&decoded.stderr));
         let back = Value::from_json_str(std::str::from_utf8(&decoded.stdout).unwrap()).unwrap();
         let losses = compare(&original, &back);
@@ -96,20 +103,33 @@ fn bad_input_is_one_line_with_location_and_exit_2() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("did you mean \"pson-paper\"?") && err.matches("ev-telemetry").count() == 1, "{err}");
     // An integer beyond 64 bits is refused where it stands, not read as a float (samples too).
-    expect_bad_input(wb().args(["encode", "-f", "cbor"]).write_stdin("{\"a\":\n 18446744073709551616}"), &["<stdin>:2:2: integer 18446744073709551616 does not fit in 64 bits"]);
+    expect_bad_input(
+        wb().args(["encode", "-f", "cbor"]).write_stdin("{\"a\":\n 18446744073709551616}"),
+        &["<stdin>:2:2: integer 18446744073709551616 does not fit in 64 bits"],
+    );
     let wide = dir.join("wide.ndjson");
     std::fs::write(&wide, "{\"a\":1}\n{\"a\":-9223372036854775809}\n").unwrap();
-    expect_bad_input(wb().args(["size", "--samples", wide.to_str().unwrap()]), &["wide.ndjson:2:6: integer -9223372036854775809 does not fit in 64 bits"]);
+    expect_bad_input(
+        wb().args(["size", "--samples", wide.to_str().unwrap()]),
+        &["wide.ndjson:2:6: integer -9223372036854775809 does not fit in 64 bits"],
+    );
     // Samples and study files that are not UTF-8 name the line and column of the first bad byte.
     let latin1 = dir.join("latin1.ndjson");
     std::fs::write(&latin1, b"{\"t\":1}\n{\"city\":\"K\xf6ln\"}\n").unwrap();
-    expect_bad_input(wb().args(["size", "--samples", latin1.to_str().unwrap()]), &["latin1.ndjson:2:11: not UTF-8 text (byte 0xf6)"]);
+    expect_bad_input(
+        wb().args(["size", "--samples", latin1.to_str().unwrap()]),
+        &["latin1.ndjson:2:11: not UTF-8 text (byte 0xf6)"],
+    );
     let study = dir.join("latin1.toml");
     std::fs::write(&study, b"# K\xf6ln\n[size]\n").unwrap();
     expect_bad_input(wb().args(["run", study.to_str().unwrap()]), &["latin1.toml:1:4: not UTF-8 text (byte 0xf6)"]);
     // A value that does not fit the schema names the path.
     let schema = dir.join("s.json");
-    std::fs::write(&schema, r#"{"root":{"type":"record","name":"R","fields":[{"name":"a","of":{"type":"int","bits":8,"signed":false}}]}}"#).unwrap();
+    std::fs::write(
+        &schema,
+        r#"{"root":{"type":"record","name":"R","fields":[{"name":"a","of":{"type":"int","bits":8,"signed":false}}]}}"#,
+    )
+    .unwrap();
     for f in ["protobuf", "avro", "thrift"] {
         expect_bad_input(
             wb().args(["encode", "-f", f, "--schema", schema.to_str().unwrap()]).write_stdin(r#"{"a":300}"#),
@@ -131,7 +151,10 @@ fn bad_input_is_one_line_with_location_and_exit_2() {
     }
     // Schema-driven decode without a schema; a schema file that is not one.
     expect_bad_input(wb().args(["decode", "-f", "protobuf"]).write_stdin(vec![8, 1]), &["needs --schema"]);
-    expect_bad_input(wb().args(["encode", "-f", "avro", "--schema", bad_json.to_str().unwrap()]).write_stdin("{}"), &["bad.json:"]);
+    expect_bad_input(
+        wb().args(["encode", "-f", "avro", "--schema", bad_json.to_str().unwrap()]).write_stdin("{}"),
+        &["bad.json:"],
+    );
     // Results file into a directory that does not exist: error before measuring, no file; the
     // environment's failure (exit 1), as `schema --out` into it.
     let missing = dir.join("missing/r.json");
@@ -154,7 +177,17 @@ fn samples_stream_with_aggregates_and_results_file() {
     std::fs::write(&nd, text).unwrap();
     let out_file = dir.join("r.json");
     let out = wb()
-        .args(["size", "--samples", nd.to_str().unwrap(), "-f", "json,pson,protobuf", "--out", out_file.to_str().unwrap(), "-o", "csv"])
+        .args([
+            "size",
+            "--samples",
+            nd.to_str().unwrap(),
+            "-f",
+            "json,pson,protobuf",
+            "--out",
+            out_file.to_str().unwrap(),
+            "-o",
+            "csv",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -179,10 +212,17 @@ fn samples_stream_with_aggregates_and_results_file() {
 fn sampled_round_trip_finds_the_one_rare_value() {
     let dir = tmpdir("novel");
     let nd = dir.join("s.ndjson");
-    let text: String = (0..6000).map(|i| format!("{{\"id\":{},\"v\":{}}}\n", i % 100, if i == 4321 { "0.1" } else { "1.5" })).collect();
+    let text: String = (0..6000)
+        .map(|i| format!("{{\"id\":{},\"v\":{}}}\n", i % 100, if i == 4321 { "0.1" } else { "1.5" }))
+        .collect();
     std::fs::write(&nd, text).unwrap();
     let run = |extra: &[&str]| -> serde_json::Value {
-        let out = wb().args(["size", "-f", "protoson,json", "-o", "json", "--samples"]).arg(&nd).args(extra).output().unwrap();
+        let out = wb()
+            .args(["size", "-f", "protoson,json", "-o", "json", "--samples"])
+            .arg(&nd)
+            .args(extra)
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         serde_json::from_slice(&out.stdout).unwrap()
     };
@@ -199,7 +239,10 @@ fn sampled_round_trip_finds_the_one_rare_value() {
     assert!(all["size"].get("roundtrip_new_classes").is_none());
     let table = wb().args(["size", "-f", "protoson", "--samples"]).arg(&nd).output().unwrap();
     let table = String::from_utf8(table.stdout).unwrap();
-    assert!(table.contains("2001 of 6000 encoded messages checked") && table.contains("1 that brought a value class"), "{table}");
+    assert!(
+        table.contains("2001 of 6000 encoded messages checked") && table.contains("1 that brought a value class"),
+        "{table}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -224,7 +267,10 @@ fn speed_runs_and_compares() {
     let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
     let cases = r["speed"]["cases"].as_array().unwrap();
     let case = |codec: &str, op: &str, path: &str| {
-        cases.iter().find(|c| c["codec"] == codec && c["op"] == op && c["payload"] == "Test01" && c["path"] == path).unwrap()
+        cases
+            .iter()
+            .find(|c| c["codec"] == codec && c["op"] == op && c["payload"] == "Test01" && c["path"] == path)
+            .unwrap()
     };
     let pson_enc = case("pson", "encode", "typed");
     // The dynamic path beside it: same bytes, no allocation either, its ratio against JSON's
@@ -258,7 +304,11 @@ fn speed_runs_and_compares() {
     let js: serde_json::Value = serde_json::from_slice(&js.stdout).expect("compare -o json is JSON");
     let cases = js["comparison"]["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 120);
-    assert!(cases.iter().all(|c| c["old_ns"].is_number() && c["ci"][0].is_number() && c["path"].is_string()), "{}", cases[0]);
+    assert!(
+        cases.iter().all(|c| c["old_ns"].is_number() && c["ci"][0].is_number() && c["path"].is_string()),
+        "{}",
+        cases[0]
+    );
     let csv = wb().args(["compare", a.to_str().unwrap(), b.to_str().unwrap(), "-o", "csv"]).output().unwrap();
     assert!(csv.status.success());
     assert!(String::from_utf8_lossy(&csv.stderr).contains("(of 120 cases)"), "the summary goes to stderr");
@@ -272,7 +322,8 @@ fn speed_runs_and_compares() {
         let i = header.iter().position(|h| *h == col).unwrap();
         assert!(rows.iter().all(|r| r[i].parse::<f64>().is_ok()), "{col} numeric");
     }
-    let keys: std::collections::HashSet<(&str, &str, &str, &str)> = rows.iter().map(|r| (r[0], r[1], r[2], r[3])).collect();
+    let keys: std::collections::HashSet<(&str, &str, &str, &str)> =
+        rows.iter().map(|r| (r[0], r[1], r[2], r[3])).collect();
     assert_eq!(keys.len(), 120, "no two rows look alike");
     // A file compared with itself agrees exactly.
     let same = wb().args(["compare", a.to_str().unwrap(), a.to_str().unwrap()]).output().unwrap();
@@ -296,17 +347,28 @@ fn speed_runs_and_compares() {
     };
     let slow = doctored(
         &|v| {
-            let c = v["speed"]["cases"].as_array_mut().unwrap().iter_mut().find(|c| c["codec"] == "pson" && c["op"] == "encode" && c["payload"] == "Test01").unwrap();
+            let c = v["speed"]["cases"]
+                .as_array_mut()
+                .unwrap()
+                .iter_mut()
+                .find(|c| c["codec"] == "pson" && c["op"] == "encode" && c["payload"] == "Test01")
+                .unwrap();
             scale(c, 2.0);
         },
         "slow.json",
     );
-    let out = wb().args(["compare", a.to_str().unwrap(), slow.to_str().unwrap(), "--fail-on-regression", "5"]).output().unwrap();
+    let out = wb()
+        .args(["compare", a.to_str().unwrap(), slow.to_str().unwrap(), "--fail-on-regression", "5"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("1 case(s) slower by more than 5 % beyond noise: Test01/pson/encode +100.0 %"), "{err}");
     let moved = doctored(&|v| scale(&mut v["speed"]["host_reference"], 1.5), "moved.json");
-    let out = wb().args(["compare", a.to_str().unwrap(), moved.to_str().unwrap(), "--fail-on-regression", "5"]).output().unwrap();
+    let out = wb()
+        .args(["compare", a.to_str().unwrap(), moved.to_str().unwrap(), "--fail-on-regression", "5"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no verdict: the host reference itself changed by +50.0 %"));
     // Case warnings are grouped by cause: one line with the count, not one per case.
@@ -325,7 +387,11 @@ fn speed_runs_and_compares() {
     assert!(text.contains("5 cases: high variance: CV 10.5% over 10 samples (figures vary; "), "{text}");
     // -f all is every codec, as for the other commands.
     let all = wb().args(["size", "-f", "all", "-o", "csv"]).output().unwrap();
-    assert!(all.status.success() && String::from_utf8_lossy(&all.stdout).contains("uadp-json-rev"), "{}", String::from_utf8_lossy(&all.stderr));
+    assert!(
+        all.status.success() && String::from_utf8_lossy(&all.stdout).contains("uadp-json-rev"),
+        "{}",
+        String::from_utf8_lossy(&all.stderr)
+    );
     // A size results file has no speed section: a clear error.
     let s = dir.join("size.json");
     wb().args(["size", "-f", "pson", "--out", s.to_str().unwrap()]).assert().success();
@@ -344,7 +410,20 @@ fn instruction_counts_are_deterministic() {
     }
     let run = || {
         let o = wb()
-            .args(["speed", "-f", "pson,json,avro", "--samples-per-case", "10", "--sample-ms", "0.02", "--warmup-ms", "0", "--instructions", "-o", "json"])
+            .args([
+                "speed",
+                "-f",
+                "pson,json,avro",
+                "--samples-per-case",
+                "10",
+                "--sample-ms",
+                "0.02",
+                "--warmup-ms",
+                "0",
+                "--instructions",
+                "-o",
+                "json",
+            ])
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -353,7 +432,13 @@ fn instruction_counts_are_deterministic() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|c| (c["payload"].as_str().unwrap().to_string(), c["op"].as_str().unwrap().to_string(), c["instructions_per_op"].as_f64().unwrap()))
+            .map(|c| {
+                (
+                    c["payload"].as_str().unwrap().to_string(),
+                    c["op"].as_str().unwrap().to_string(),
+                    c["instructions_per_op"].as_f64().unwrap(),
+                )
+            })
             .collect::<Vec<_>>()
     };
     let (a, b) = (run(), run());
@@ -414,7 +499,10 @@ warmup_ms = 0.0
 #[test]
 fn duplicate_keys_are_bad_input() {
     for f in ["protobuf", "avro", "thrift", "cdr-xcdr2", "uadp", "json"] {
-        expect_bad_input(wb().args(["encode", "-f", f]).write_stdin("{\"a\":1,\"a\":2}"), &["<stdin>:1:10", "duplicate key \"a\""]);
+        expect_bad_input(
+            wb().args(["encode", "-f", f]).write_stdin("{\"a\":1,\"a\":2}"),
+            &["<stdin>:1:10", "duplicate key \"a\""],
+        );
     }
     let dir = TempDir::new("dupkeys");
     let file = dir.0.join("r.ndjson");
@@ -443,7 +531,10 @@ fn speed_options_out_of_range_are_refused() {
     let dir = TempDir::new("speedrange");
     let study = dir.0.join("s.toml");
     std::fs::write(&study, "[study]\nname = \"t\"\ntitle = \"t\"\n[speed]\nsample_ms = 1e300\n").unwrap();
-    expect_bad_input(wb().args(["run", study.to_str().unwrap(), "--out", dir.0.join("o").to_str().unwrap()]), &["[speed]", "at most"]);
+    expect_bad_input(
+        wb().args(["run", study.to_str().unwrap(), "--out", dir.0.join("o").to_str().unwrap()]),
+        &["[speed]", "at most"],
+    );
 }
 
 /// A study is checked whole before its first part runs; the output folder is claimed before
@@ -488,7 +579,8 @@ fn studies_are_checked_whole_and_written_as_a_set() {
     std::fs::write(&study, format!("{head}[mqtt]\nbrokers = [\"mqtt://127.0.0.1:1\"]\nfields = [1]\n")).unwrap();
     let o = wb().args(["run", study.to_str().unwrap(), "--out", out.to_str().unwrap()]).output().unwrap();
     assert!(!o.status.success());
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
     assert!(r["size"].is_object(), "the finished part is kept");
     assert_eq!(r["failed_parts"][0]["part"], "mqtt", "{}", r["failed_parts"]);
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
@@ -500,12 +592,16 @@ fn studies_are_checked_whole_and_written_as_a_set() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("previous run kept: ") && stderr.contains("--force replaces it"), "{stderr}");
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
     assert!(r.get("failed_parts").is_none(), "{r}");
-    let names = || -> Vec<String> { std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect() };
+    let names = || -> Vec<String> {
+        std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect()
+    };
     let kept: Vec<String> = names().into_iter().filter(|n| n.starts_with("o.")).collect();
     assert_eq!(kept.len(), 1, "{:?}", names());
-    let old: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.0.join(&kept[0]).join("results.json")).unwrap()).unwrap();
+    let old: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.0.join(&kept[0]).join("results.json")).unwrap()).unwrap();
     assert_eq!(old["failed_parts"][0]["part"], "mqtt", "the kept set is the previous run");
     let o = wb().args(["run", study.to_str().unwrap(), "--out", out.to_str().unwrap(), "--force"]).output().unwrap();
     assert!(o.status.success() && !String::from_utf8_lossy(&o.stderr).contains("previous run kept"));
@@ -530,12 +626,14 @@ fn studies_run_from_any_directory() {
     .unwrap();
     let o = wb().current_dir(&cwd).args(["run", "../study/s.toml", "--out", "o"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(cwd.join("o/results.json")).unwrap()).unwrap();
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(cwd.join("o/results.json")).unwrap()).unwrap();
     assert_eq!(r["size"]["aggregates"][0]["records"], 2, "{}", r["size"]);
     // A built-in study by its short name, from a folder with no studies/ in it.
     let o = wb().current_dir(&cwd).args(["run", "quickstart", "--out", "q"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(cwd.join("q/results.json")).unwrap()).unwrap();
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(cwd.join("q/results.json")).unwrap()).unwrap();
     assert_eq!(r["config"]["study"], "built in: studies/quickstart.toml");
     assert!(r["size"].is_object() && r["speed"].is_object());
     expect_bad_input(wb().current_dir(&cwd).args(["run", "seed999"]), &["seed999", "built in: quickstart, seed000"]);
@@ -560,7 +658,8 @@ fn device_reports_code_size_and_instructions() {
     assert!(text.contains("cortex-m0plus") && text.contains("Test10"), "{text}");
     let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let sizes = r["device"]["code_size"].as_array().unwrap();
-    let pson_enc = sizes.iter().find(|x| x["cpu"] == "cortex-m4" && x["codec"] == "pson" && x["variant"] == "enc").unwrap();
+    let pson_enc =
+        sizes.iter().find(|x| x["cpu"] == "cortex-m4" && x["codec"] == "pson" && x["variant"] == "enc").unwrap();
     assert!(pson_enc["delta_text"].as_i64().unwrap() > 500, "{pson_enc}");
     let instr = r["device"]["instructions"].as_array().unwrap();
     assert_eq!(instr.len(), 10);
@@ -607,7 +706,13 @@ fn device_lab_avr_rows_are_exact_and_repeat() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|r| (format!("{}/{}", r["lib"], r["payload"]), r["encode_cycles"].as_u64().unwrap(), r["decode_cycles"].as_u64().unwrap()))
+            .map(|r| {
+                (
+                    format!("{}/{}", r["lib"], r["payload"]),
+                    r["encode_cycles"].as_u64().unwrap(),
+                    r["decode_cycles"].as_u64().unwrap(),
+                )
+            })
             .collect()
     };
     assert_eq!(key(&a), key(&b), "AVR cycle counts differ between two runs");
@@ -630,7 +735,8 @@ fn transcode_uadp_json_both_ways() {
             continue;
         }
         // RawData needs DataSetMetaData, which transcode does not take.
-        let raw = v["decoded"]["dataSetMessages"].as_array().into_iter().flatten().any(|m| m["fieldEncoding"] == "RawData");
+        let raw =
+            v["decoded"]["dataSetMessages"].as_array().into_iter().flatten().any(|m| m["fieldEncoding"] == "RawData");
         if raw {
             continue;
         }
@@ -638,7 +744,11 @@ fn transcode_uadp_json_both_ways() {
         let pid = v["decoded"]["publisherId"]["type"].as_str().unwrap_or("String").to_string();
         let json = wb().args(["transcode", "--to", "json"]).write_stdin(bytes.clone()).output().unwrap();
         assert!(json.status.success(), "{}: {}", v["name"], String::from_utf8_lossy(&json.stderr));
-        let back = wb().args(["transcode", "--to", "uadp", "--publisher-id-type", &pid]).write_stdin(json.stdout.clone()).output().unwrap();
+        let back = wb()
+            .args(["transcode", "--to", "uadp", "--publisher-id-type", &pid])
+            .write_stdin(json.stdout.clone())
+            .output()
+            .unwrap();
         assert!(back.status.success(), "{}: {}", v["name"], String::from_utf8_lossy(&back.stderr));
         assert_eq!(back.stdout, bytes, "{}", v["name"]);
         let json2 = wb().args(["transcode", "--to", "json"]).write_stdin(back.stdout).output().unwrap();
@@ -647,7 +757,10 @@ fn transcode_uadp_json_both_ways() {
     }
     assert!(checked >= 3, "{checked}");
     expect_bad_input(wb().args(["transcode", "--to", "json"]).write_stdin(vec![0xd1, 0x0c]), &["at byte"]);
-    expect_bad_input(wb().args(["transcode", "--to", "uadp"]).write_stdin("{\"MessageId\": 3"), &["JSON NetworkMessage"]);
+    expect_bad_input(
+        wb().args(["transcode", "--to", "uadp"]).write_stdin("{\"MessageId\": 3"),
+        &["JSON NetworkMessage"],
+    );
     expect_bad_input(wb().args(["transcode", "--to", "xml"]).write_stdin(""), &["expected uadp or json"]);
 }
 
@@ -772,7 +885,10 @@ fn setup_says_what_each_part_needs() {
     let found_anyway = std::path::Path::new("/usr/bin/wrk").exists();
     if !found_anyway {
         assert_eq!(out.status.code(), Some(1), "{text}");
-        assert!(text.contains("missing wrk") && text.contains("apt-get install -y -qq --no-install-recommends wrk"), "{text}");
+        assert!(
+            text.contains("missing wrk") && text.contains("apt-get install -y -qq --no-install-recommends wrk"),
+            "{text}"
+        );
     }
     expect_bad_args(&["setup", "devcie"], &["unknown part \"devcie\"", "did you mean \"device\""]);
 }

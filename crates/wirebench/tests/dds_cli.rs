@@ -4,8 +4,6 @@
 //! assertions: delivery, shapes and exit codes only. Needs libddsc and ddsperf
 //! (cyclonedds-dev, cyclonedds-tools). Each test has its own DDS domains.
 
-
-
 mod common;
 use common::*;
 use std::time::Duration;
@@ -77,8 +75,16 @@ fn dds_latency_sockets_are_loopback_only_and_not_inherited() {
         return;
     }
     let mut cmd = std::process::Command::new(common::bin());
-    cmd.args(["dds", "latency", "--size", "2k", "--marshal", "cdr", "--instances", "100", "--samples", "100"])
-        .args(["--iterations", "50", "--warmup", "10", "--domain", &domain(4), "-o", "json"]);
+    cmd.args(["dds", "latency", "--size", "2k", "--marshal", "cdr", "--instances", "100", "--samples", "100"]).args([
+        "--iterations",
+        "50",
+        "--warmup",
+        "10",
+        "--domain",
+        &domain(4),
+        "-o",
+        "json",
+    ]);
     let me = std::process::id();
     // Enough: two processes (wirebench and its peer) each holding UDP sockets, seen twice.
     let seen_both = |s: &Vec<ProcSocket>| {
@@ -118,7 +124,10 @@ fn throughput_delivers_every_sample_between_two_processes() {
     let runs = r["dds"]["throughput"].as_array().unwrap();
     assert_eq!(runs.len(), 2, "{}", r["dds"]["failures"]);
     for run in runs {
-        assert_eq!((run["sent"].as_u64(), run["received"].as_u64(), run["lost"].as_u64()), (Some(2000), Some(2000), Some(0)));
+        assert_eq!(
+            (run["sent"].as_u64(), run["received"].as_u64(), run["lost"].as_u64()),
+            (Some(2000), Some(2000), Some(0))
+        );
         assert_eq!(run["duplicated"], 0);
         assert_eq!(run["peer"]["handled"], 2000);
     }
@@ -191,7 +200,10 @@ fn bad_input_is_one_line_and_exit_2() {
     expect_bad_input(wb().args(["run", study.to_str().unwrap()]), &["s.toml:", "frobnicate"]);
     // Checked before anything runs: one line, exit 2, no results written.
     std::fs::write(&study, "[study]\nname = \"t\"\ntitle = \"t\"\n[size]\n[dds]\nrounds = 1\n").unwrap();
-    expect_bad_input(wb().args(["run", study.to_str().unwrap(), "--out", dir.join("o").to_str().unwrap()]), &["s.toml", "[[dds.cases]]"]);
+    expect_bad_input(
+        wb().args(["run", study.to_str().unwrap(), "--out", dir.join("o").to_str().unwrap()]),
+        &["s.toml", "[[dds.cases]]"],
+    );
     assert!(!dir.join("o").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -51,8 +51,14 @@ fn bad_options_are_one_line_and_exit_code_2() {
     expect_bad_args(&["energy", "--device-results", lab, "--every", "0s"], &["--every"]);
     expect_bad_args(&["energy", "--device-results", lab, "--battery", "2400"], &["--battery", "2400mAh@3.6V"]);
     expect_bad_args(&["energy", "--device-results", lab, "--set", "sx1276.tx_ma"], &["--set", "part.figure=value"]);
-    expect_bad_args(&["energy", "--device-results", lab, "--set", "warp.core=1"], &["--set warp.core", "no such figure"]);
-    expect_bad_args(&["energy", "--device-results", lab, "--set", "sx1276.tx_ma=lots"], &["--set sx1276.tx_ma", "not a number"]);
+    expect_bad_args(
+        &["energy", "--device-results", lab, "--set", "warp.core=1"],
+        &["--set warp.core", "no such figure"],
+    );
+    expect_bad_args(
+        &["energy", "--device-results", lab, "--set", "sx1276.tx_ma=lots"],
+        &["--set sx1276.tx_ma", "not a number"],
+    );
     // Figures outside physical ranges: refused with the range, not turned into 0 µJ, ∞ or NaN %.
     for (opt, value, range) in [
         ("--every", "1e-320s", "1ms to 3650d"),
@@ -63,11 +69,17 @@ fn bad_options_are_one_line_and_exit_code_2() {
     ] {
         expect_bad_args(&["energy", "--device-results", lab, opt, value], &[opt, "is outside", range]);
     }
-    expect_bad_args(&["energy", "--device-results", "/nonexistent/r.json"], &["--device-results", "/nonexistent/r.json"]);
+    expect_bad_args(
+        &["energy", "--device-results", "/nonexistent/r.json"],
+        &["--device-results", "/nonexistent/r.json"],
+    );
     expect_bad_args(&["energy", "--device-results", lab, "--energy-data", "/nonexistent/e.toml"], &["--energy-data"]);
     let bad_data = d.0.join("e.toml");
     std::fs::write(&bad_data, "[sx1276.tx_ma]\nvalue = 87\n").unwrap();
-    expect_bad_args(&["energy", "--device-results", lab, "--energy-data", bad_data.to_str().unwrap()], &["--energy-data", "unit"]);
+    expect_bad_args(
+        &["energy", "--device-results", lab, "--energy-data", bad_data.to_str().unwrap()],
+        &["--energy-data", "unit"],
+    );
     // A results file without a device.lab section.
     let empty = d.0.join("empty.json");
     let no_lab = json!({"schema": "wirebench-results/1", "provenance": provenance(), "config": {}});
@@ -105,12 +117,17 @@ fn runs_on_a_results_file() {
     let sleep = s["figures"].as_array().unwrap().iter().find(|f| f["key"] == "samd21.sleep_ua").unwrap();
     assert_eq!(sleep["checked"], "user");
     // The more expensive encoder costs more CPU energy for the same radio.
-    let cpu = |lib: &str| rows.iter().find(|r| r["lib"] == lib && r["radio"] == "lora-sf9").unwrap()["cpu_uj"].as_f64().unwrap();
+    let cpu = |lib: &str| {
+        rows.iter().find(|r| r["lib"] == lib && r["radio"] == "lora-sf9").unwrap()["cpu_uj"].as_f64().unwrap()
+    };
     assert!(cpu("cjson") > cpu("pson"));
 
     // NB-IoT from the data file alone: every term has a figure (no upper bound), and the
     // connected time is 11 s at 11 mA and 3.8 V, plus the uplink at 143.22 mA.
-    let o = wb().args(["energy", "--device-results", lab.to_str().unwrap(), "--radio", "nb-iot", "-o", "json"]).output().unwrap();
+    let o = wb()
+        .args(["energy", "--device-results", lab.to_str().unwrap(), "--radio", "nb-iot", "-o", "json"])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     let rows = v["energy"]["rows"].as_array().unwrap();
@@ -138,7 +155,20 @@ fn runs_the_lab_on_the_users_samples() {
     std::fs::write(&samples, "{\"temp\":21.5,\"id\":17}\n{\"temp\":21.75,\"id\":18}\n").unwrap();
     let out = wb()
         .env("XDG_CACHE_HOME", dir.join("cache"))
-        .args(["energy", "--mcu", "cortex-m4", "--radio", "lora-sf9", "--libs", "pson", "--every", "10m", "-o", "json", "--samples"])
+        .args([
+            "energy",
+            "--mcu",
+            "cortex-m4",
+            "--radio",
+            "lora-sf9",
+            "--libs",
+            "pson",
+            "--every",
+            "10m",
+            "-o",
+            "json",
+            "--samples",
+        ])
         .arg(&samples)
         .output()
         .unwrap();

@@ -30,8 +30,20 @@ fn u(v: &Value) -> u64 {
 }
 
 /// The fleet's options shared by every run of the comparison.
-const FLEET: [&str; 12] =
-    ["fleet", "--devices", "160", "--every", "500ms", "--duration", "4s", "--drain", "3s", "-f", "json,protobuf", "--qos=1"];
+const FLEET: [&str; 12] = [
+    "fleet",
+    "--devices",
+    "160",
+    "--every",
+    "500ms",
+    "--duration",
+    "4s",
+    "--drain",
+    "3s",
+    "-f",
+    "json,protobuf",
+    "--qos=1",
+];
 
 /// Every run delivered each scheduled message exactly once.
 fn assert_complete(run: &Value, devices: u64) {
@@ -55,11 +67,34 @@ fn four_shards_merged_match_one_process() {
     let m = Mosquitto::start().expect("mosquitto (apt-get install mosquitto)");
     let url = m.url();
     // A warm-up fleet: the first connections a fresh broker takes are slower than the rest.
-    let out = wb().args(["fleet", "--devices", "160", "--every", "500ms", "--duration", "1s", "-f", "json", "--broker", &url, "--run-id", "warm"]).output().unwrap();
+    let out = wb()
+        .args([
+            "fleet",
+            "--devices",
+            "160",
+            "--every",
+            "500ms",
+            "--duration",
+            "1s",
+            "-f",
+            "json",
+            "--broker",
+            &url,
+            "--run-id",
+            "warm",
+        ])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // One process.
     let one = dir.0.join("one.json");
-    let out = wb().args(FLEET).args(["--broker", &url, "--run-id", "one", "--out"]).arg(&one).args(["-o", "json"]).output().unwrap();
+    let out = wb()
+        .args(FLEET)
+        .args(["--broker", &url, "--run-id", "one", "--out"])
+        .arg(&one)
+        .args(["-o", "json"])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // Four shard processes at the same time.
     let mut children = Vec::new();
@@ -141,7 +176,20 @@ fn embedded_broker_child_delivers_and_reports_its_cost() {
     let out = wb()
         // Three broker addresses: the devices on 127.0.0.2 and 127.0.0.3 connect only if the
         // broker listens there too.
-        .args(["fleet", "--devices", "50", "--every", "1s", "--duration", "3s", "-f", "pson", "--broker-addresses", "3", "--out"])
+        .args([
+            "fleet",
+            "--devices",
+            "50",
+            "--every",
+            "1s",
+            "--duration",
+            "3s",
+            "-f",
+            "pson",
+            "--broker-addresses",
+            "3",
+            "--out",
+        ])
         .arg(&f)
         .args(["-o", "md"])
         .env("WIREBENCH_PROGRESS", "1")
@@ -181,10 +229,16 @@ fn bad_fleet_options_are_one_line() {
     expect_bad_args(&["fleet", "--shard", "4/4", "--broker", "mqtt://127.0.0.1:1"], &["--shard"]);
     expect_bad_args(&["fleet", "--broker", "nats://x"], &["--broker"]);
     expect_bad_args(&["fleet", "--run-id", "a/b"], &["--run-id"]);
-    expect_bad_args(&["fleet", "--broker-addresses", "2", "--broker", "mqtt://127.0.0.1:1883"], &["--broker-addresses 2", "only for a broker wirebench starts"]);
+    expect_bad_args(
+        &["fleet", "--broker-addresses", "2", "--broker", "mqtt://127.0.0.1:1883"],
+        &["--broker-addresses 2", "only for a broker wirebench starts"],
+    );
     expect_bad_args(&["fleet", "--broker-addresses", "0"], &["--broker-addresses 0"]);
     // The Indexed Job's environment, half set.
-    expect_bad_input(wb().args(["fleet", "--check"]).env("JOB_COMPLETION_INDEX", "1").env_remove("JOB_COMPLETIONS"), &["JOB_COMPLETIONS"]);
+    expect_bad_input(
+        wb().args(["fleet", "--check"]).env("JOB_COMPLETION_INDEX", "1").env_remove("JOB_COMPLETIONS"),
+        &["JOB_COMPLETIONS"],
+    );
     let out = wb()
         .args(["fleet", "--check", "--devices", "1000", "--broker", "mqtt://127.0.0.1:1883"])
         .env("JOB_COMPLETION_INDEX", "3")

@@ -21,10 +21,7 @@ fn decode(format: &str, input: &[u8], extra: &[&str]) -> (Option<i32>, String, u
     if !self_describing {
         cmd.args(["--schema", schema.to_str().unwrap()]);
     }
-    let out = cmd
-        .args(extra)
-        .output()
-        .unwrap();
+    let out = cmd.args(extra).output().unwrap();
     (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned(), out.stdout.len())
 }
 
@@ -36,7 +33,11 @@ fn check(format: &str, input: &[u8], extra: &[&str]) {
     assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {what}");
     let located = stderr.contains(" at byte ") || stderr.contains(" byte ") || {
         // file:line:col
-        stderr.split(':').collect::<Vec<_>>().windows(2).any(|w| w[0].trim().parse::<u32>().is_ok() && w[1].trim().parse::<u32>().is_ok())
+        stderr
+            .split(':')
+            .collect::<Vec<_>>()
+            .windows(2)
+            .any(|w| w[0].trim().parse::<u32>().is_ok() && w[1].trim().parse::<u32>().is_ok())
     };
     assert!(located, "no offset or line:col: {what}");
     assert!(!stderr.trim_end().chars().any(|c| c.is_control()), "control character echoed: {what}");

@@ -51,7 +51,8 @@ fn sigterm_mid_study_keeps_the_finished_parts() {
     let mut stderr = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
     assert!(!status.success(), "{status:?}");
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
     assert!(r["size"].is_object(), "the finished part is kept: {r}");
     assert!(r.get("tcp").is_none() || r["tcp"].is_null(), "{r}");
     let failed = r["failed_parts"].as_array().unwrap();
@@ -59,7 +60,8 @@ fn sigterm_mid_study_keeps_the_finished_parts() {
     assert_eq!(failed[0]["part"], "tcp");
     assert!(failed[0]["error"].as_str().unwrap().contains("SIGTERM"), "{failed:?}");
     assert!(stderr.contains("SIGTERM"), "{stderr}");
-    let names: Vec<_> = std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    let names: Vec<_> =
+        std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     assert!(names.iter().all(|n| !n.contains(".new-")), "no staging folder left: {names:?}");
 }
 
@@ -79,8 +81,13 @@ fn a_full_disk_gives_one_line_exit_1_and_keeps_the_old_results() {
         return;
     }
     let dir = TempDir::new("fulldisk");
-    std::fs::write(dir.0.join("small.toml"), "[study]\nname = \"t\"\ntitle = \"t\"\n[size]\ncorpus = \"pson-paper\"\nformats = [\"json\"]\n").unwrap();
-    std::fs::write(dir.0.join("big.toml"), "[study]\nname = \"t\"\ntitle = \"t\"\n[size]\ncorpus = \"pson-paper\"\n").unwrap();
+    std::fs::write(
+        dir.0.join("small.toml"),
+        "[study]\nname = \"t\"\ntitle = \"t\"\n[size]\ncorpus = \"pson-paper\"\nformats = [\"json\"]\n",
+    )
+    .unwrap();
+    std::fs::write(dir.0.join("big.toml"), "[study]\nname = \"t\"\ntitle = \"t\"\n[size]\ncorpus = \"pson-paper\"\n")
+        .unwrap();
     let script = r#"
 set -u
 mkdir -p "$D/disk"
@@ -109,6 +116,7 @@ ls -a "$D/disk" | tr '\n' ' '
     assert!(!err.contains("panicked"), "{err}");
     assert!(text.contains("old set intact"), "{text}");
     assert!(!text.contains(".new-"), "no staging folder left: {text}");
-    let before: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.0.join("before.json")).unwrap()).unwrap();
+    let before: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.0.join("before.json")).unwrap()).unwrap();
     assert!(before["size"].is_object());
 }

@@ -21,7 +21,8 @@ fn run_json(args: &[&str]) -> Value {
     let out = wb().args(args).args(["-o", "json"]).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{args:?}: {stderr}");
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    let v: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
     assert_eq!(v["schema"], "wirebench-results/1");
     v["mqtt"].clone()
 }
@@ -70,17 +71,29 @@ fn bad_input_is_one_line_and_exit_2() {
     expect_bad_args(&["mqtt", "throughput", "--message", t], &[t, "UADP NetworkMessage", "at byte 4"]);
     expect_bad_args(&["mqtt", "rtt", "--message", j], &[j, "JSON NetworkMessage", "at byte"]);
     // Nothing listens on port 1: the environment's fault, exit 1.
-    expect_env_failure(wb().args(["mqtt", "throughput", "--broker", "mqtt://127.0.0.1:1", "--count", "10"]), &[
-        "cannot connect to mqtt://127.0.0.1:1",
-        "connection refused",
-    ]);
-    expect_env_failure(wb().args(["mqtt", "rtt", "--broker", "mqtt://127.0.0.1:1", "--count", "10"]), &["cannot connect"]);
-    expect_bad_args(&["mqtt", "throughput", "--topic", "plant/#"], &["invalid topic \"plant/#\"", "wildcard \"#\" at byte 6"]);
+    expect_env_failure(
+        wb().args(["mqtt", "throughput", "--broker", "mqtt://127.0.0.1:1", "--count", "10"]),
+        &["cannot connect to mqtt://127.0.0.1:1", "connection refused"],
+    );
+    expect_env_failure(
+        wb().args(["mqtt", "rtt", "--broker", "mqtt://127.0.0.1:1", "--count", "10"]),
+        &["cannot connect"],
+    );
+    expect_bad_args(
+        &["mqtt", "throughput", "--topic", "plant/#"],
+        &["invalid topic \"plant/#\"", "wildcard \"#\" at byte 6"],
+    );
     expect_bad_args(&["mqtt", "rtt", "--topic", "a/+/b"], &["invalid topic \"a/+/b\"", "\"+\" at byte 2"]);
     expect_bad_args(&["mqtt", "throughput", "--topic="], &["invalid topic \"\""]);
     expect_bad_args(&["mqtt", "throughput", "--format", "xmll"], &["unknown format \"xmll\"", "did you mean \"xml\"?"]);
-    expect_bad_args(&["mqtt", "throughput", "--format", "uadp-min", "--corpus", "pson-paper"], &["--samples and --corpus go with a codec"]);
-    expect_bad_args(&["mqtt", "throughput", "--format", "json", "--corpus", "pson-papr"], &["pson-papr", "did you mean \"pson-paper\"?"]);
+    expect_bad_args(
+        &["mqtt", "throughput", "--format", "uadp-min", "--corpus", "pson-paper"],
+        &["--samples and --corpus go with a codec"],
+    );
+    expect_bad_args(
+        &["mqtt", "throughput", "--format", "json", "--corpus", "pson-papr"],
+        &["pson-papr", "did you mean \"pson-paper\"?"],
+    );
     expect_bad_args(&["mqtt", "throughput", "--format", "bytes:0"], &["bytes:N"]);
     expect_bad_args(&["mqtt", "throughput", "--broker", "http://127.0.0.1:1883"], &["unsupported scheme"]);
     expect_bad_args(&["mqtt", "throughput", "--qos", "2"], &["--qos"]);
@@ -89,43 +102,45 @@ fn bad_input_is_one_line_and_exit_2() {
     let missing = dir.0.join("missing.uadp");
     expect_bad_args(&["mqtt", "throughput", "--message", missing.to_str().unwrap()], &["missing.uadp"]);
     // Broker URLs, credentials and TLS files: exit 2 naming the option, the password never shown.
-    expect_bad_args(&["mqtt", "throughput", "--broker", "mqtt://meter:hunter2@127.0.0.1:port"], &[
-        "--broker: invalid broker URL \"mqtt://meter:***@127.0.0.1:port\"",
-        "not a number",
-    ]);
+    expect_bad_args(
+        &["mqtt", "throughput", "--broker", "mqtt://meter:hunter2@127.0.0.1:port"],
+        &["--broker: invalid broker URL \"mqtt://meter:***@127.0.0.1:port\"", "not a number"],
+    );
     expect_bad_args(&["mqtt", "throughput", "--broker", "mqtts://127.0.0.1:8883"], &["--ca-file"]);
     expect_bad_args(&["mqtt", "throughput", "--broker", "embedded", "--username", "u"], &["--username", "broker URL"]);
-    expect_bad_args(&["mqtt", "throughput", "--broker", "mqtt://127.0.0.1:1", "--password", "hunter2"], &[
-        "a password needs a user name",
-    ]);
+    expect_bad_args(
+        &["mqtt", "throughput", "--broker", "mqtt://127.0.0.1:1", "--password", "hunter2"],
+        &["a password needs a user name"],
+    );
     let ca = dir.0.join("ca.pem");
-    expect_bad_args(&["mqtt", "throughput", "--broker", "mqtts://127.0.0.1:1", "--ca-file", ca.to_str().unwrap()], &[
-        "--ca-file",
-        "ca.pem: no such file or directory",
-    ]);
+    expect_bad_args(
+        &["mqtt", "throughput", "--broker", "mqtts://127.0.0.1:1", "--ca-file", ca.to_str().unwrap()],
+        &["--ca-file", "ca.pem: no such file or directory"],
+    );
     std::fs::write(&ca, "-----BEGIN CERTIFICATE-----\nMIIBAA==\n-----END CERTIFICATE-----\n").unwrap();
-    expect_bad_args(&["mqtt", "throughput", "--broker", "mqtts://127.0.0.1:1", "--ca-file", ca.to_str().unwrap()], &[
-        "--ca-file",
-        "does not parse",
-    ]);
+    expect_bad_args(
+        &["mqtt", "throughput", "--broker", "mqtts://127.0.0.1:1", "--ca-file", ca.to_str().unwrap()],
+        &["--ca-file", "does not parse"],
+    );
     std::fs::write(&ca, "not PEM at all").unwrap();
-    expect_bad_args(&["mqtt", "throughput", "--broker", "mqtts://127.0.0.1:1", "--ca-file", ca.to_str().unwrap()], &[
-        "--ca-file",
-        "no PEM certificate",
-    ]);
-    expect_bad_args(&["mqtt", "throughput", "--broker", "mqtt://127.0.0.1:1", "--ca-file", ca.to_str().unwrap()], &[
-        "need a TLS broker URL",
-    ]);
+    expect_bad_args(
+        &["mqtt", "throughput", "--broker", "mqtts://127.0.0.1:1", "--ca-file", ca.to_str().unwrap()],
+        &["--ca-file", "no PEM certificate"],
+    );
+    expect_bad_args(
+        &["mqtt", "throughput", "--broker", "mqtt://127.0.0.1:1", "--ca-file", ca.to_str().unwrap()],
+        &["need a TLS broker URL"],
+    );
     expect_bad_args(&["mqtt", "throughput", "--drain=-1"], &["--drain -1"]);
     expect_bad_args(&["mqtt", "throughput", "--drain", "inf"], &["--drain inf"]);
 
     // A study whose [mqtt] part has an unknown key.
     let study = dir.0.join("bad.toml");
     std::fs::write(&study, "[study]\nname = \"x\"\ntitle = \"x\"\n[mqtt]\nmesages = 10\n").unwrap();
-    expect_bad_args(&["run", study.to_str().unwrap(), "--out", dir.0.join("o").to_str().unwrap()], &[
-        "bad.toml:5:1",
-        "unknown field `mesages`",
-    ]);
+    expect_bad_args(
+        &["run", study.to_str().unwrap(), "--out", dir.0.join("o").to_str().unwrap()],
+        &["bad.toml:5:1", "unknown field `mesages`"],
+    );
 }
 
 #[test]
@@ -191,7 +206,18 @@ fn embedded_broker_runs_deliver_everything() {
     let dir = TempDir::new("embedded");
     let out = dir.0.join("thr.json");
     let s = run_json(&[
-        "mqtt", "throughput", "--count", "500", "--qos", "1", "--baseline", "--reps", "2", "--timeout", "30", "--out",
+        "mqtt",
+        "throughput",
+        "--count",
+        "500",
+        "--qos",
+        "1",
+        "--baseline",
+        "--reps",
+        "2",
+        "--timeout",
+        "30",
+        "--out",
         out.to_str().unwrap(),
     ]);
     let row = &s["throughput"][0];
@@ -229,10 +255,22 @@ fn embedded_broker_runs_deliver_everything() {
 fn any_codec_carries_the_users_samples_over_mqtt() {
     let dir = TempDir::new("zoo");
     let samples = dir.0.join("r.ndjson");
-    let lines: Vec<String> = (0..40).map(|i| format!(r#"{{"id":{i},"t":{},"ok":{}}}"#, 20.5 + i as f64 / 8.0, i % 3 == 0)).collect();
+    let lines: Vec<String> =
+        (0..40).map(|i| format!(r#"{{"id":{i},"t":{},"ok":{}}}"#, 20.5 + i as f64 / 8.0, i % 3 == 0)).collect();
     std::fs::write(&samples, lines.join("\n")).unwrap();
     for format in ["json", "pson", "cbor"] {
-        let s = run_json(&["mqtt", "throughput", "--format", format, "--samples", samples.to_str().unwrap(), "--count", "400", "--qos", "1"]);
+        let s = run_json(&[
+            "mqtt",
+            "throughput",
+            "--format",
+            format,
+            "--samples",
+            samples.to_str().unwrap(),
+            "--count",
+            "400",
+            "--qos",
+            "1",
+        ]);
         let row = &s["throughput"][0];
         assert_eq!(row["format"], format);
         assert!(row["payload"].as_str().unwrap().contains("40 sample messages"), "{row}");
@@ -252,7 +290,8 @@ fn any_codec_carries_the_users_samples_over_mqtt() {
         assert_eq!(u(&row["payload_bytes"]) as usize, expected, "{format}");
     }
     // A corpus, RTT: the median-sized message goes back and forth.
-    let s = run_json(&["mqtt", "rtt", "--format", "protobuf", "--corpus", "pson-paper", "--count", "50", "--warmup", "5"]);
+    let s =
+        run_json(&["mqtt", "rtt", "--format", "protobuf", "--corpus", "pson-paper", "--count", "50", "--warmup", "5"]);
     assert_eq!(u(&s["rtt"][0]["ours"]["received"]), 50);
     assert!(s["rtt"][0]["payload"].as_str().unwrap().contains("pson-paper messages"));
 }
@@ -279,7 +318,20 @@ fn broker_killed_mid_run_ends_within_the_timeout_and_reports_losses() {
     let m = Mosquitto::start().expect("mosquitto (apt-get install -y mosquitto)");
     let bin = common::bin();
     let mut child = std::process::Command::new(bin)
-        .args(["mqtt", "throughput", "--broker", &m.url(), "--qos", "1", "--count", "5000000", "--timeout", "15", "-o", "json"])
+        .args([
+            "mqtt",
+            "throughput",
+            "--broker",
+            &m.url(),
+            "--qos",
+            "1",
+            "--count",
+            "5000000",
+            "--timeout",
+            "15",
+            "-o",
+            "json",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -329,9 +381,16 @@ fn seed000_study_runs_and_reports() {
     let s = &v["mqtt"];
     assert_exact_throughput(&s["throughput"][0], 300, "ours");
     assert_eq!(u(&s["rtt"][0]["ours"]["received"]), 50);
-    assert!(s["comparison"].as_array().unwrap().iter().any(|r| r["what"] == "UADP size, 3 fields" && r["thesis"] == 48 && r["ours"] == 54));
+    assert!(s["comparison"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["what"] == "UADP size, 3 fields" && r["thesis"] == 48 && r["ours"] == 54));
     let md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
-    assert!(md.contains("## OPC UA PubSub over MQTT (seed 000)") && md.contains("| uadp | 44 | 54 | 64 | 89 |"), "{md}");
+    assert!(
+        md.contains("## OPC UA PubSub over MQTT (seed 000)") && md.contains("| uadp | 44 | 54 | 64 | 89 |"),
+        "{md}"
+    );
     let html = std::fs::read_to_string(out_dir.join("report.html")).unwrap();
     assert!(html.contains("Why 38 / 48 / 58 / 83 bytes cannot be right"));
     assert!(html.contains("thesis UADP (published)"));
@@ -341,7 +400,11 @@ fn seed000_study_runs_and_reports() {
 /// A results file and a run's stdout/stderr, none of which may hold `secret`.
 fn assert_secret_absent(secret: &str, texts: &[(&str, &[u8])]) {
     for (what, t) in texts {
-        assert!(!String::from_utf8_lossy(t).contains(secret), "the password is in {what}: {}", String::from_utf8_lossy(t));
+        assert!(
+            !String::from_utf8_lossy(t).contains(secret),
+            "the password is in {what}: {}",
+            String::from_utf8_lossy(t)
+        );
     }
 }
 
@@ -366,7 +429,20 @@ fn mosquitto_with_a_password_file_takes_the_right_password_only() {
     // The right password from the environment (the preferred way): every message delivered.
     let out = wb()
         .env("WIREBENCH_MQTT_PASSWORD", secret)
-        .args(["mqtt", "throughput", "--broker", &url, "--username", "meter", "--qos", "1", "--count", "500", "-o", "json"])
+        .args([
+            "mqtt",
+            "throughput",
+            "--broker",
+            &url,
+            "--username",
+            "meter",
+            "--qos",
+            "1",
+            "--count",
+            "500",
+            "-o",
+            "json",
+        ])
         .args(["--out", out_file.to_str().unwrap()])
         .output()
         .unwrap();
@@ -374,7 +450,11 @@ fn mosquitto_with_a_password_file_takes_the_right_password_only() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_exact_throughput(&v["mqtt"]["throughput"][0], 500, "ours");
     let b = &v["mqtt"]["brokers"][0];
-    assert_eq!((b["username"].as_str(), b["tls"].as_bool(), b["url"].as_str()), (Some("meter"), Some(false), Some(url.as_str())), "{b}");
+    assert_eq!(
+        (b["username"].as_str(), b["tls"].as_bool(), b["url"].as_str()),
+        (Some("meter"), Some(false), Some(url.as_str())),
+        "{b}"
+    );
     assert_eq!(v["config"]["password"], "***");
     let file = std::fs::read(&out_file).unwrap();
     assert_secret_absent(secret, &[("stdout", &out.stdout), ("stderr", &out.stderr), ("the results file", &file)]);
@@ -391,7 +471,8 @@ fn mosquitto_with_a_password_file_takes_the_right_password_only() {
         assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(u(&v["mqtt"]["rtt"][0]["ours"]["received"]), 50, "{args:?}");
-        let command: Vec<&str> = v["provenance"]["command"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+        let command: Vec<&str> =
+            v["provenance"]["command"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
         assert!(command.iter().any(|a| a.contains("***")), "{command:?}");
         let file = std::fs::read(&out_file).unwrap();
         assert_secret_absent(secret, &[("stdout", &out.stdout), ("stderr", &out.stderr), ("the results file", &file)]);
@@ -401,15 +482,17 @@ fn mosquitto_with_a_password_file_takes_the_right_password_only() {
     let _ = std::fs::remove_file(&out_file);
     let wrong = "Sesame-wrong";
     let e = expect_env_failure(
-        wb().env("WIREBENCH_MQTT_PASSWORD", wrong).args(["mqtt", "throughput", "--broker", &url, "--username", "meter", "--count", "10"]).args(["--out", out_file.to_str().unwrap()]),
+        wb().env("WIREBENCH_MQTT_PASSWORD", wrong)
+            .args(["mqtt", "throughput", "--broker", &url, "--username", "meter", "--count", "10"])
+            .args(["--out", out_file.to_str().unwrap()]),
         &[&format!("cannot connect to {url}: broker refused the connection: "), "(check --username/--password)"],
     );
     assert!(!e.contains(wrong), "{e}");
     assert!(!out_file.exists());
-    expect_env_failure(wb().env_remove("WIREBENCH_MQTT_PASSWORD").args(["mqtt", "rtt", "--broker", &url, "--count", "10"]), &[
-        "broker refused the connection: ",
-        "(check --username/--password)",
-    ]);
+    expect_env_failure(
+        wb().env_remove("WIREBENCH_MQTT_PASSWORD").args(["mqtt", "rtt", "--broker", &url, "--count", "10"]),
+        &["broker refused the connection: ", "(check --username/--password)"],
+    );
     eprintln!("wrong password: {}", e.trim());
 }
 
@@ -425,7 +508,11 @@ struct Pki {
 }
 
 fn openssl(dir: &std::path::Path, args: &[&str]) {
-    let out = std::process::Command::new("openssl").current_dir(dir).args(args).output().expect("openssl (apt-get install -y openssl)");
+    let out = std::process::Command::new("openssl")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("openssl (apt-get install -y openssl)");
     assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
@@ -454,15 +541,32 @@ fn make_pki(dir: &std::path::Path) -> Pki {
             format!("basicConstraints = CA:FALSE\nkeyUsage = critical,digitalSignature\nauthorityKeyIdentifier = keyid\n{ext}"),
         )
         .unwrap();
-        let (key, csr, pem, extf) = (format!("{name}.key"), format!("{name}.csr"), format!("{name}.pem"), format!("{name}.ext"));
+        let (key, csr, pem, extf) =
+            (format!("{name}.key"), format!("{name}.csr"), format!("{name}.pem"), format!("{name}.ext"));
         let subj = format!("/CN=wirebench test {name}");
         let mut a = vec!["req", "-new", "-subj", &subj, "-keyout", &key, "-out", &csr];
         a.extend(ec);
         openssl(dir, &a);
-        openssl(dir, &[
-            "x509", "-req", "-in", &csr, "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2", "-extfile", &extf,
-            "-out", &pem,
-        ]);
+        openssl(
+            dir,
+            &[
+                "x509",
+                "-req",
+                "-in",
+                &csr,
+                "-CA",
+                "ca.pem",
+                "-CAkey",
+                "ca.key",
+                "-CAcreateserial",
+                "-days",
+                "2",
+                "-extfile",
+                &extf,
+                "-out",
+                &pem,
+            ],
+        );
     }
     Pki {
         ca: dir.join("ca.pem"),
@@ -494,45 +598,84 @@ fn mosquitto_over_tls_with_the_right_ca_and_a_client_certificate() {
     let p = |x: &std::path::Path| x.to_str().unwrap().to_string();
     let m = tls_mosquitto(&pki, false);
     let url = format!("mqtts://{}", m.addr());
-    let s = run_json(&["mqtt", "throughput", "--broker", &url, "--ca-file", &p(&pki.ca), "--qos", "1", "--count", "500"]);
+    let s =
+        run_json(&["mqtt", "throughput", "--broker", &url, "--ca-file", &p(&pki.ca), "--qos", "1", "--count", "500"]);
     assert_exact_throughput(&s["throughput"][0], 500, "ours");
     assert_eq!((s["brokers"][0]["tls"].as_bool(), s["brokers"][0]["url"].as_str()), (Some(true), Some(url.as_str())));
     let s = run_json(&["mqtt", "rtt", "--broker", &url, "--ca-file", &p(&pki.ca), "--count", "50", "--warmup", "5"]);
     assert_eq!(u(&s["rtt"][0]["ours"]["received"]), 50);
 
     // A CA that did not sign the broker's certificate: one line, exit 1.
-    let e = expect_env_failure(wb().args(["mqtt", "throughput", "--broker", &url, "--ca-file", &p(&pki.other_ca), "--count", "10"]), &[
-        &format!("cannot connect to {url}: TLS handshake failed: "),
-        "not signed by the CA of --ca-file",
-    ]);
+    let e = expect_env_failure(
+        wb().args(["mqtt", "throughput", "--broker", &url, "--ca-file", &p(&pki.other_ca), "--count", "10"]),
+        &[&format!("cannot connect to {url}: TLS handshake failed: "), "not signed by the CA of --ca-file"],
+    );
     eprintln!("wrong CA: {}", e.trim());
     // Plain MQTT to the TLS port fails in one line too (not a hang: bounded by the timeout).
     let plain = url.replacen("mqtts://", "mqtt://", 1);
-    expect_env_failure(wb().args(["mqtt", "throughput", "--broker", &plain, "--count", "10", "--timeout", "10"]), &["cannot connect", "mqtt://"]);
+    expect_env_failure(
+        wb().args(["mqtt", "throughput", "--broker", &plain, "--count", "10", "--timeout", "10"]),
+        &["cannot connect", "mqtt://"],
+    );
     drop(m);
 
     // Mutual TLS: the broker requires a client certificate signed by its CA.
     let m = tls_mosquitto(&pki, true);
     let url = format!("mqtts://{}", m.addr());
-    let e = expect_env_failure(wb().args(["mqtt", "throughput", "--broker", &url, "--ca-file", &p(&pki.ca), "--count", "10", "--timeout", "10"]), &[
-        &format!("cannot connect to {url}: TLS handshake failed: "),
-        "--client-cert",
-    ]);
+    let e = expect_env_failure(
+        wb().args([
+            "mqtt",
+            "throughput",
+            "--broker",
+            &url,
+            "--ca-file",
+            &p(&pki.ca),
+            "--count",
+            "10",
+            "--timeout",
+            "10",
+        ]),
+        &[&format!("cannot connect to {url}: TLS handshake failed: "), "--client-cert"],
+    );
     eprintln!("no client certificate: {}", e.trim());
     let s = run_json(&[
-        "mqtt", "throughput", "--broker", &url, "--ca-file", &p(&pki.ca), "--client-cert", &p(&pki.client_cert), "--client-key",
-        &p(&pki.client_key), "--qos", "1", "--count", "300",
+        "mqtt",
+        "throughput",
+        "--broker",
+        &url,
+        "--ca-file",
+        &p(&pki.ca),
+        "--client-cert",
+        &p(&pki.client_cert),
+        "--client-key",
+        &p(&pki.client_key),
+        "--qos",
+        "1",
+        "--count",
+        "300",
     ]);
     assert_exact_throughput(&s["throughput"][0], 300, "ours");
     assert!(s["brokers"][0]["client_cert"].as_str().unwrap().ends_with("client.pem"));
     // A key that is not the certificate's key file, and a certificate without its key: exit 2.
     expect_bad_args(
-        &["mqtt", "throughput", "--broker", &url, "--ca-file", &p(&pki.ca), "--client-cert", &p(&pki.client_cert), "--client-key", &p(&pki.ca)],
+        &[
+            "mqtt",
+            "throughput",
+            "--broker",
+            &url,
+            "--ca-file",
+            &p(&pki.ca),
+            "--client-cert",
+            &p(&pki.client_cert),
+            "--client-key",
+            &p(&pki.ca),
+        ],
         &["--client-key", "no PEM private key"],
     );
-    expect_bad_args(&["mqtt", "throughput", "--broker", &url, "--ca-file", &p(&pki.ca), "--client-cert", &p(&pki.client_cert)], &[
-        "--client-cert needs --client-key",
-    ]);
+    expect_bad_args(
+        &["mqtt", "throughput", "--broker", &url, "--ca-file", &p(&pki.ca), "--client-cert", &p(&pki.client_cert)],
+        &["--client-cert needs --client-key"],
+    );
 }
 
 #[test]
@@ -549,14 +692,27 @@ fn qos1_drain_counts_what_was_in_flight_at_the_deadline() {
     let run = |drain: &str| {
         let out = dir.0.join(format!("drain-{drain}.json"));
         let s = run_json(&[
-            "mqtt", "throughput", "--broker", &m.url(), "--qos", "1", "--count", "100000000", "--timeout", "1", "--drain", drain,
-            "--out", out.to_str().unwrap(),
+            "mqtt",
+            "throughput",
+            "--broker",
+            &m.url(),
+            "--qos",
+            "1",
+            "--count",
+            "100000000",
+            "--timeout",
+            "1",
+            "--drain",
+            drain,
+            "--out",
+            out.to_str().unwrap(),
         ]);
         let file: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
         assert_eq!(file["mqtt"], s);
         let row = s["throughput"][0].clone();
         let o = &row["ours"];
-        let (sent, acked, unacked, received, lost) = (u(&o["sent"]), u(&o["acked"]), u(&o["unacked"]), u(&o["received"]), u(&o["lost"]));
+        let (sent, acked, unacked, received, lost) =
+            (u(&o["sent"]), u(&o["acked"]), u(&o["unacked"]), u(&o["received"]), u(&o["lost"]));
         eprintln!("--timeout 1 --drain {drain}: sent {sent}, acked {acked}, unacked {unacked}, received {received}, lost {lost}");
         assert!(sent > 0 && sent < 100_000_000, "{o}");
         assert_eq!(sent, acked + unacked, "{o}");

@@ -29,7 +29,10 @@ fn bad_input_is_one_line_and_exit_code_2() {
     expect_bad_args(&["lab", "up", "--profile", "warp-drive", "--id", "zz9"], &["unknown lab profile", "nb-iot"]);
     expect_bad_args(&["link", "--radios", "lora-sf6"], &["unknown radio profile", "lora-sf7"]);
     expect_bad_args(&["link", "--protocols", "smtp"], &["unknown protocol", "mqtt-sn"]);
-    expect_bad_args(&["http", "--formats", "jsn", "--duration", "0.2"], &["unknown format \"jsn\": did you mean \"json\"?"]);
+    expect_bad_args(
+        &["http", "--formats", "jsn", "--duration", "0.2"],
+        &["unknown format \"jsn\": did you mean \"json\"?"],
+    );
     expect_bad_args(&["tcp", "--link", "carrier-pigeon"], &["unknown link", "tbf:<rate>"]);
     // Rate out of range.
     expect_bad_args(&["http", "--rate", "20gbit", "--duration", "0.2"], &["out of range", "10 Gbit/s"]);
@@ -55,7 +58,16 @@ fn http_on_loopback_counts_delivery_and_validation() {
     let dir = tmpdir("http");
     let out = dir.join("http.json");
     let r = json_of(&[
-        "http", "--formats", "json,cbor,protobuf", "--duration", "0.5", "--connections", "4", "-o", "json", "--out",
+        "http",
+        "--formats",
+        "json,cbor,protobuf",
+        "--duration",
+        "0.5",
+        "--connections",
+        "4",
+        "-o",
+        "json",
+        "--out",
         out.to_str().unwrap(),
     ]);
     let s = &r["http"];
@@ -82,7 +94,10 @@ fn http_on_loopback_counts_delivery_and_validation() {
     // The results file was written and renders again without measuring.
     let md = wb().args(["report", out.to_str().unwrap(), "-o", "md"]).output().unwrap();
     let md = String::from_utf8(md.stdout).unwrap();
-    assert!(md.contains("## HTTP POST throughput (loopback path") && md.contains("| loopback | loopback | cbor |"), "{md}");
+    assert!(
+        md.contains("## HTTP POST throughput (loopback path") && md.contains("| loopback | loopback | cbor |"),
+        "{md}"
+    );
     let html = wb().args(["report", out.to_str().unwrap(), "-o", "html"]).output().unwrap();
     let html = String::from_utf8(html.stdout).unwrap();
     assert!(html.contains("HTTP throughput against link rate (seed 002)"));
@@ -92,8 +107,19 @@ fn http_on_loopback_counts_delivery_and_validation() {
 #[test]
 fn tcp_request_response_on_loopback_and_an_emulated_link() {
     let r = json_of(&[
-        "tcp", "--formats", "json,protobuf", "--count", "20", "--warmup", "2", "--cadence-ms", "5", "--link",
-        "loopback,2mbit", "-o", "json",
+        "tcp",
+        "--formats",
+        "json,protobuf",
+        "--count",
+        "20",
+        "--warmup",
+        "2",
+        "--cadence-ms",
+        "5",
+        "--link",
+        "loopback,2mbit",
+        "-o",
+        "json",
     ]);
     let s = &r["tcp"];
     let runs = s["runs"].as_array().unwrap();
@@ -142,7 +168,21 @@ fn tcp_request_response_on_loopback_and_an_emulated_link() {
 
 #[test]
 fn tcp_echo_mode() {
-    let r = json_of(&["tcp", "--echo-bytes", "400", "--count", "5", "--warmup", "1", "--cadence-ms", "2", "--link", "1mbit", "-o", "json"]);
+    let r = json_of(&[
+        "tcp",
+        "--echo-bytes",
+        "400",
+        "--count",
+        "5",
+        "--warmup",
+        "1",
+        "--cadence-ms",
+        "2",
+        "--link",
+        "1mbit",
+        "-o",
+        "json",
+    ]);
     let run = &r["tcp"]["runs"][0];
     assert_eq!(run["format"], "echo-400B");
     // 2 × (400 + 66) · 8 / 1e6 s = 7,456 µs.
@@ -152,7 +192,15 @@ fn tcp_echo_mode() {
 
 #[test]
 fn link_airtime_matches_the_spec_table() {
-    let r = json_of(&["link", "--payload-bytes", "0,12,51,115,222", "--radios", "lora-sf7,lora-sf8,lora-sf9,lora-sf10,lora-sf11,lora-sf12", "-o", "json"]);
+    let r = json_of(&[
+        "link",
+        "--payload-bytes",
+        "0,12,51,115,222",
+        "--radios",
+        "lora-sf7,lora-sf8,lora-sf9,lora-sf10,lora-sf11,lora-sf12",
+        "-o",
+        "json",
+    ]);
     let rows = r["link"]["rows"].as_array().unwrap();
     let mut compared = 0;
     for row in rows {
@@ -166,7 +214,17 @@ fn link_airtime_matches_the_spec_table() {
     }
     assert_eq!(compared, 23, "every row of the spec's table");
     // Formats: the EV message per format, with protocol overhead.
-    let r = json_of(&["link", "--radios", "lora-sf7,nb-iot", "--protocols", "mqtt-sn,coap", "--formats", "json,protobuf", "-o", "json"]);
+    let r = json_of(&[
+        "link",
+        "--radios",
+        "lora-sf7,nb-iot",
+        "--protocols",
+        "mqtt-sn,coap",
+        "--formats",
+        "json,protobuf",
+        "-o",
+        "json",
+    ]);
     let rows = r["link"]["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 8);
     let find = |radio: &str, proto: &str, f: &str| {
@@ -178,7 +236,10 @@ fn link_airtime_matches_the_spec_table() {
     let p = find("nb-iot", "coap", "protobuf");
     assert_eq!(p["transport"], "udpipv4");
     assert_eq!(p["ip_bytes"].as_f64().unwrap(), p["app_bytes"].as_f64().unwrap() + 28.0);
-    let text = String::from_utf8(wb().args(["link", "--radios", "sigfox", "--payload-bytes", "12,13"]).output().unwrap().stdout).unwrap();
+    let text = String::from_utf8(
+        wb().args(["link", "--radios", "sigfox", "--payload-bytes", "12,13"]).output().unwrap().stdout,
+    )
+    .unwrap();
     assert!(text.contains("sigfox") && text.contains("140") && text.contains("70"), "{text}");
 }
 
@@ -224,7 +285,19 @@ fn lab_up_status_down_as_root() {
 #[test]
 fn http_through_the_lab_or_the_emulator() {
     // 2 Mbit, a short run: the lab as root, the userspace emulator otherwise (said in the notes).
-    let r = json_of(&["http", "--rate", "2mbit", "--formats", "cbor", "--duration", "1", "--connections", "4", "-o", "json"]);
+    let r = json_of(&[
+        "http",
+        "--rate",
+        "2mbit",
+        "--formats",
+        "cbor",
+        "--duration",
+        "1",
+        "--connections",
+        "4",
+        "-o",
+        "json",
+    ]);
     let s = &r["http"];
     let run = &s["runs"][0];
     if is_root() {

@@ -42,12 +42,20 @@ fn two_runs_into_one_folder_at_once_one_runs_and_one_is_refused_at_start() {
     let study = dir.0.join("s.toml");
     std::fs::write(&study, SLOW_STUDY).unwrap();
     let out = dir.0.join("o");
-    let start = |c: &mut StdCommand| c.args(["run", study.to_str().unwrap(), "--out-dir", out.to_str().unwrap()]).spawn().unwrap();
+    let start = |c: &mut StdCommand| {
+        c.args(["run", study.to_str().unwrap(), "--out-dir", out.to_str().unwrap()]).spawn().unwrap()
+    };
     let (a, b) = (start(&mut bin()), start(&mut bin()));
     let pids = [a.id(), b.id()];
     let outs = [wait_bounded(a, Duration::from_secs(240)), wait_bounded(b, Duration::from_secs(240))];
     let codes: Vec<Option<i32>> = outs.iter().map(|o| o.status.code()).collect();
-    let text = |i: usize| format!("stdout: {}\nstderr: {}", String::from_utf8_lossy(&outs[i].stdout), String::from_utf8_lossy(&outs[i].stderr));
+    let text = |i: usize| {
+        format!(
+            "stdout: {}\nstderr: {}",
+            String::from_utf8_lossy(&outs[i].stdout),
+            String::from_utf8_lossy(&outs[i].stderr)
+        )
+    };
     let (won, lost) = match codes.as_slice() {
         [Some(0), Some(1)] => (0, 1),
         [Some(1), Some(0)] => (1, 0),
@@ -56,33 +64,43 @@ fn two_runs_into_one_folder_at_once_one_runs_and_one_is_refused_at_start() {
     // The refusal: at start (no part began, nothing on stdout), one line naming the holder.
     let refusal = String::from_utf8_lossy(&outs[lost].stderr);
     assert_eq!(refusal.trim_end().lines().count(), 1, "{refusal}");
-    assert!(refusal.contains("in use by another wirebench run") && refusal.contains(&format!("pid {}", pids[won])), "{refusal}");
+    assert!(
+        refusal.contains("in use by another wirebench run") && refusal.contains(&format!("pid {}", pids[won])),
+        "{refusal}"
+    );
     assert!(!refusal.contains("[1/") && outs[lost].stdout.is_empty(), "{}", text(lost));
     // The run that went on: its results are whole and where it said.
     let said = String::from_utf8_lossy(&outs[won].stdout);
     assert!(said.contains(&format!("results: {}", out.join("results.json").display())), "{said}");
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
     assert!(r["size"]["rows"].as_array().is_some_and(|rows| !rows.is_empty()), "{r}");
     assert!(r["speed"].is_object() && r.get("failed_parts").is_none(), "{r}");
     assert!(out.join("report.md").is_file() && out.join("report.html").is_file());
     // Nothing moved aside, no staging folder, and the lock file went with its run.
-    let names: Vec<String> = std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    let names: Vec<String> =
+        std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     let mut names = names;
     names.sort();
     assert_eq!(names, ["o", "s.toml"], "only the study and its output folder");
     // Held by a live run, the lock refuses; left behind by a run that was killed, it does not.
-    let mut holder = bin().args(["run", study.to_str().unwrap(), "--out-dir", out.to_str().unwrap(), "--force"]).spawn().unwrap();
+    let mut holder =
+        bin().args(["run", study.to_str().unwrap(), "--out-dir", out.to_str().unwrap(), "--force"]).spawn().unwrap();
     let lock = dir.0.join(".o.lock");
     let t = Instant::now();
     while !std::fs::read_to_string(&lock).is_ok_and(|s| s.contains(&format!("pid {}", holder.id()))) {
-        assert!(t.elapsed() < Duration::from_secs(60) && holder.try_wait().unwrap().is_none(), "the run never took the lock");
+        assert!(
+            t.elapsed() < Duration::from_secs(60) && holder.try_wait().unwrap().is_none(),
+            "the run never took the lock"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     // SAFETY: kill(2) on the child this test started.
     unsafe { libc::kill(holder.id() as i32, libc::SIGKILL) };
     holder.wait().unwrap();
     assert!(lock.exists(), "kill -9 leaves the lock file");
-    let o = wb().args(["run", study.to_str().unwrap(), "--out-dir", out.to_str().unwrap(), "--force"]).output().unwrap();
+    let o =
+        wb().args(["run", study.to_str().unwrap(), "--out-dir", out.to_str().unwrap(), "--force"]).output().unwrap();
     assert!(o.status.success(), "a stale lock file does not block: {}", String::from_utf8_lossy(&o.stderr));
     assert!(!lock.exists());
 }
@@ -141,10 +159,28 @@ fn one_fault_gives_one_exit_code_in_every_command() {
 
     // Every command, with an option it does not have: usage, 2.
     let commands: &[&[&str]] = &[
-        &["size"], &["speed"], &["compare", &results, &results], &["run", "quickstart"], &["report", &results],
-        &["mqtt", "sizes"], &["lab", "status"], &["http"], &["tcp"], &["link"], &["dds", "latency"], &["recommend"],
-        &["device"], &["energy"], &["micropython"], &["fleet"], &["merge", &results], &["transcode", "--to", "json"],
-        &["encode", "-f", "json"], &["decode", "-f", "json"], &["codecs"], &["schema", &sample],
+        &["size"],
+        &["speed"],
+        &["compare", &results, &results],
+        &["run", "quickstart"],
+        &["report", &results],
+        &["mqtt", "sizes"],
+        &["lab", "status"],
+        &["http"],
+        &["tcp"],
+        &["link"],
+        &["dds", "latency"],
+        &["recommend"],
+        &["device"],
+        &["energy"],
+        &["micropython"],
+        &["fleet"],
+        &["merge", &results],
+        &["transcode", "--to", "json"],
+        &["encode", "-f", "json"],
+        &["decode", "-f", "json"],
+        &["codecs"],
+        &["schema", &sample],
     ];
     // An input file that is not there (named wrongly): bad input, 2.
     let inputs: &[Row] = &[
@@ -193,7 +229,12 @@ fn one_fault_gives_one_exit_code_in_every_command() {
         let stderr = String::from_utf8_lossy(&o.stderr).to_string();
         let one_line = stderr.trim_end().lines().count() == 1 && stderr.starts_with("error");
         let ok = o.status.code() == Some(want) && one_line && !stderr.contains("panicked");
-        table.push(format!("{} {class:<10} {name:<22} exit {:?} (want {want}): {}", if ok { "ok  " } else { "FAIL" }, o.status.code(), stderr.trim_end()));
+        table.push(format!(
+            "{} {class:<10} {name:<22} exit {:?} (want {want}): {}",
+            if ok { "ok  " } else { "FAIL" },
+            o.status.code(),
+            stderr.trim_end()
+        ));
     };
     for c in commands {
         let mut args: Vec<String> = c.iter().map(|s| s.to_string()).collect();
@@ -204,7 +245,12 @@ fn one_fault_gives_one_exit_code_in_every_command() {
         check("input", name, row.iter().map(|a| a.replace("{}", &missing)).collect(), 2);
     }
     for (name, row) in &outputs {
-        let args = row.iter().map(|a| a.replace("{dir}", &unwritable_dir).replace("{}", &unwritable).replace("{sample}", &sample).replace("{results}", &results));
+        let args = row.iter().map(|a| {
+            a.replace("{dir}", &unwritable_dir)
+                .replace("{}", &unwritable)
+                .replace("{sample}", &sample)
+                .replace("{results}", &results)
+        });
         check("output", name, args.collect(), 1);
     }
     let text = table.join("\n");

@@ -49,7 +49,8 @@ fn readme_commands() -> Vec<(usize, Vec<String>)> {
             if words[..at].starts_with(&["cargo"]) && words.get(at + 1) != Some(&"--") {
                 continue;
             }
-            let mut args: Vec<String> = words[at + 1..].iter().map(|w| w.trim_matches(['\'', '"']).to_string()).collect();
+            let mut args: Vec<String> =
+                words[at + 1..].iter().map(|w| w.trim_matches(['\'', '"']).to_string()).collect();
             if args.first().map(String::as_str) == Some("--") {
                 args.remove(0);
             }
@@ -107,8 +108,5 @@ fn the_binary_is_the_size_the_readme_states() {
         return;
     }
     let mb = std::fs::metadata(&bin).unwrap().len() as f64 / 1e6;
-    assert!(
-        (mb / stated - 1.0).abs() <= 0.15,
-        "the release binary is {mb:.1} MB; the README says about {stated} MB"
-    );
+    assert!((mb / stated - 1.0).abs() <= 0.15, "the release binary is {mb:.1} MB; the README says about {stated} MB");
 }

@@ -20,7 +20,10 @@ fn run(args: &[&str], stdin: &[u8]) -> Vec<u8> {
 
 #[test]
 fn every_cdr_vector_round_trips_through_the_cli_byte_exactly() {
-    let vectors: Vec<J> = serde_json::from_str(&std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors/cdr.json")).unwrap()).unwrap();
+    let vectors: Vec<J> = serde_json::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors/cdr.json")).unwrap(),
+    )
+    .unwrap();
     let dir = TempDir::new("idl");
     let mut checked = 0;
     for (i, v) in vectors.iter().enumerate() {
@@ -55,15 +58,30 @@ fn idl_errors_are_one_line_with_file_line_and_column() {
     let dir = TempDir::new("idl-bad");
     let idl = dir.0.join("s.idl");
     std::fs::write(&idl, "struct A {\n  long x;\n  strin y;\n};\n").unwrap();
-    expect_bad_input(wb().args(["encode", "-f", "cdr-xcdr2", "--schema", idl.to_str().unwrap()]).write_stdin("{}"), &["s.idl:3:"]);
+    expect_bad_input(
+        wb().args(["encode", "-f", "cdr-xcdr2", "--schema", idl.to_str().unwrap()]).write_stdin("{}"),
+        &["s.idl:3:"],
+    );
     std::fs::write(&idl, "struct Reading { long x; };\n").unwrap();
     expect_bad_input(
-        wb().args(["encode", "-f", "cdr-xcdr2", "--schema", idl.to_str().unwrap(), "--type", "Readng"]).write_stdin("{\"x\":1}"),
+        wb().args(["encode", "-f", "cdr-xcdr2", "--schema", idl.to_str().unwrap(), "--type", "Readng"])
+            .write_stdin("{\"x\":1}"),
         &["unknown type \"Readng\": did you mean \"Reading\"?"],
     );
-    expect_bad_input(wb().args(["encode", "-f", "json", "--endian", "big"]).write_stdin("1"), &["--endian and --headerless apply to -f cdr-xcdr1/cdr-xcdr2"]);
-    expect_bad_input(wb().args(["encode", "-f", "protobuf", "--schema", idl.to_str().unwrap(), "--headerless"]).write_stdin("{\"x\":1}"), &["--endian and --headerless apply to"]);
-    expect_bad_input(wb().args(["decode", "-f", "cdr-xcdr2", "--schema", idl.to_str().unwrap()]).write_stdin(&b"\x00\x07\x00\x00\x01"[..]), &["invalid CDR", "at byte"]);
+    expect_bad_input(
+        wb().args(["encode", "-f", "json", "--endian", "big"]).write_stdin("1"),
+        &["--endian and --headerless apply to -f cdr-xcdr1/cdr-xcdr2"],
+    );
+    expect_bad_input(
+        wb().args(["encode", "-f", "protobuf", "--schema", idl.to_str().unwrap(), "--headerless"])
+            .write_stdin("{\"x\":1}"),
+        &["--endian and --headerless apply to"],
+    );
+    expect_bad_input(
+        wb().args(["decode", "-f", "cdr-xcdr2", "--schema", idl.to_str().unwrap()])
+            .write_stdin(&b"\x00\x07\x00\x00\x01"[..]),
+        &["invalid CDR", "at byte"],
+    );
 }
 
 const PROTO: &str = r#"// A reading, as a sensor team would write it.
@@ -108,7 +126,15 @@ fn proto_avsc_and_idl_files_drive_every_schema_directed_codec() {
     // temp is a float32 in all three files: decode marks it so that it stays one.
     let want: J = serde_json::from_str(&READING.replace("\"temp\":21.5", "\"temp\":{\"$f32\":21.5}")).unwrap();
     // The sizes docs/schemas.md documents, the same from each of the three files.
-    for (format, size) in [("protobuf", 36), ("avro", 33), ("thrift", 41), ("xml", 125), ("cdr-xcdr1", 64), ("cdr-xcdr2", 52), ("uadp", 52)] {
+    for (format, size) in [
+        ("protobuf", 36),
+        ("avro", 33),
+        ("thrift", 41),
+        ("xml", 125),
+        ("cdr-xcdr1", 64),
+        ("cdr-xcdr2", 52),
+        ("uadp", 52),
+    ] {
         for f in &files {
             let n = run(&["encode", "-f", format, "--schema", f.to_str().unwrap()], READING.as_bytes()).len();
             assert_eq!(n, size, "{format} with {}", f.display());
@@ -141,7 +167,10 @@ fn proto_avsc_and_idl_files_drive_every_schema_directed_codec() {
     want_bytes.extend(21.5f32.to_le_bytes());
     assert_eq!(hex(&proto), hex(&want_bytes));
     // A negative int64 is ten bytes (two's complement varint), as protoc writes it.
-    let neg = run(&["encode", "-f", "protobuf", "--schema", files[0].to_str().unwrap()], br#"{"sensor":"","time":-1,"data":[],"status":0}"#);
+    let neg = run(
+        &["encode", "-f", "protobuf", "--schema", files[0].to_str().unwrap()],
+        br#"{"sensor":"","time":-1,"data":[],"status":0}"#,
+    );
     assert_eq!(hex(&neg), "10ffffffffffffffffff01");
     // Avro from the .avsc: string, long (zigzag), array block, int, union index 1 + float.
     let avro = run(&["encode", "-f", "avro", "--schema", files[1].to_str().unwrap()], READING.as_bytes());
@@ -156,19 +185,32 @@ fn schema_file_errors_name_file_line_and_column() {
         ("u.proto", "syntax = \"proto3\";\nmessage A {\n  Missing x = 1;\n}\n", &["u.proto:3:3: ", "Missing"]),
         ("n.proto", "syntax = \"proto3\";\nmessage A {\n  int32 x = 0;\n}\n", &["n.proto:3:13: "]),
         ("g.proto", "message A {\n  int32 x = 1;\n}\n", &["g.proto:2:"]),
-        ("e.avsc", r#"{"type":"record","name":"A","fields":[{"name":"c","type":{"type":"enum","name":"C","symbols":["X"]}}]}"#, &["e.avsc:1: Avro enum C at $.c has no mapping"]),
+        (
+            "e.avsc",
+            r#"{"type":"record","name":"A","fields":[{"name":"c","type":{"type":"enum","name":"C","symbols":["X"]}}]}"#,
+            &["e.avsc:1: Avro enum C at $.c has no mapping"],
+        ),
         ("s.json", "{\"root\": 5}", &["s.json:1:", "not a wirebench schema"]),
     ];
     for (name, text, needles) in cases {
         let p = dir.0.join(name);
         std::fs::write(&p, text).unwrap();
-        expect_bad_input(wb().args(["encode", "-f", "protobuf", "--schema", p.to_str().unwrap()]).write_stdin("{}"), needles);
+        expect_bad_input(
+            wb().args(["encode", "-f", "protobuf", "--schema", p.to_str().unwrap()]).write_stdin("{}"),
+            needles,
+        );
     }
     // Several roots: --type picks one (a near miss gets a suggestion).
     let p = dir.0.join("two.proto");
     std::fs::write(&p, "syntax = \"proto3\";\nmessage A { int32 x = 1; }\nmessage B { string y = 1; }\n").unwrap();
-    expect_bad_input(wb().args(["encode", "-f", "protobuf", "--schema", p.to_str().unwrap()]).write_stdin("{}"), &["several messages could be the root (A, B): name one with --type"]);
-    expect_bad_input(wb().args(["encode", "-f", "protobuf", "--schema", p.to_str().unwrap(), "--type", "C"]).write_stdin("{}"), &["unknown message \"C\""]);
+    expect_bad_input(
+        wb().args(["encode", "-f", "protobuf", "--schema", p.to_str().unwrap()]).write_stdin("{}"),
+        &["several messages could be the root (A, B): name one with --type"],
+    );
+    expect_bad_input(
+        wb().args(["encode", "-f", "protobuf", "--schema", p.to_str().unwrap(), "--type", "C"]).write_stdin("{}"),
+        &["unknown message \"C\""],
+    );
     let out = run(&["encode", "-f", "protobuf", "--schema", p.to_str().unwrap(), "--type", "B"], br#"{"y":"hi"}"#);
     assert_eq!(hex(&out), "0a026869");
 }
@@ -179,7 +221,8 @@ fn schema_file_errors_name_file_line_and_column() {
 #[test]
 fn uadp_and_pson_decode_then_encode_give_the_original_bytes() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors/");
-    let unhex = |h: &str| (0..h.len()).step_by(2).map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap()).collect::<Vec<u8>>();
+    let unhex =
+        |h: &str| (0..h.len()).step_by(2).map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap()).collect::<Vec<u8>>();
     let uadp: Vec<J> = serde_json::from_str(&std::fs::read_to_string(format!("{root}uadp.json")).unwrap()).unwrap();
     let mut n = 0;
     for v in uadp.iter().filter(|v| v["encoding"] == "uadp" && !v["name"].as_str().unwrap().starts_with("invalid")) {
@@ -193,12 +236,16 @@ fn uadp_and_pson_decode_then_encode_give_the_original_bytes() {
     assert!(n >= 8, "{n} UADP vectors");
     // The valid bit survives: a message marked not valid comes back not valid.
     let first = unhex(uadp[0]["hex"].as_str().unwrap());
-    let json = String::from_utf8(run(&["decode", "-f", "uadp"], &first)).unwrap().replace("\"valid\":true", "\"valid\":false");
+    let json =
+        String::from_utf8(run(&["decode", "-f", "uadp"], &first)).unwrap().replace("\"valid\":true", "\"valid\":false");
     let invalid = run(&["encode", "-f", "uadp"], json.as_bytes());
     let back = String::from_utf8(run(&["decode", "-f", "uadp"], &invalid)).unwrap();
     assert!(back.contains("\"valid\":false"), "{back}");
     // The Part 14 JSON mapping cannot carry it: transcode says so instead of dropping it.
-    expect_bad_input(wb().args(["transcode", "--to", "json"]).write_stdin(invalid), &["marked not valid", "decode -f uadp"]);
+    expect_bad_input(
+        wb().args(["transcode", "--to", "json"]).write_stdin(invalid),
+        &["marked not valid", "decode -f uadp"],
+    );
     let pson: Vec<J> = serde_json::from_str(&std::fs::read_to_string(format!("{root}pson.json")).unwrap()).unwrap();
     let (mut n, mut f32s) = (0, 0);
     for v in pson.iter().filter(|v| v["kind"] != "decode_only" || !v["name"].as_str().unwrap().starts_with("dec_")) {
@@ -220,18 +267,31 @@ fn uadp_and_pson_decode_then_encode_give_the_original_bytes() {
 fn run_on_samples_takes_a_schema_file() {
     let dir = TempDir::new("run-schema");
     let samples = dir.0.join("r.ndjson");
-    let lines: Vec<String> = (0..50).map(|i| format!("{{\"id\":{i},\"temp\":{}.25,\"hum\":{}.5}}", 20 + i % 5, 40 + i % 9)).collect();
+    let lines: Vec<String> =
+        (0..50).map(|i| format!("{{\"id\":{i},\"temp\":{}.25,\"hum\":{}.5}}", 20 + i % 5, 40 + i % 9)).collect();
     std::fs::write(&samples, lines.join("\n")).unwrap();
     let proto = dir.0.join("r.proto");
-    std::fs::write(&proto, "syntax = \"proto3\";\nmessage R { uint32 id = 1; float temp = 2; float hum = 3; }\n").unwrap();
+    std::fs::write(&proto, "syntax = \"proto3\";\nmessage R { uint32 id = 1; float temp = 2; float hum = 3; }\n")
+        .unwrap();
     let out = dir.0.join("out");
-    let o = wb().args(["run", "--samples"]).arg(&samples).arg("--schema").arg(&proto).arg("--out").arg(&out).output().unwrap();
+    let o = wb()
+        .args(["run", "--samples"])
+        .arg(&samples)
+        .arg("--schema")
+        .arg(&proto)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let r: J = serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
     let pb = r["size"]["aggregates"].as_array().unwrap().iter().find(|a| a["codec"] == "protobuf").unwrap();
     // id (1-2 bytes) + two float32 fields of 5 bytes: at most 12 bytes (float64 would be 20).
     assert!(pb["bytes_max"].as_u64().unwrap() <= 12, "{pb}");
-    expect_bad_input(wb().args(["run", "--samples"]).arg(&samples).args(["--schema", "/nonexistent.proto"]), &["/nonexistent.proto"]);
+    expect_bad_input(
+        wb().args(["run", "--samples"]).arg(&samples).args(["--schema", "/nonexistent.proto"]),
+        &["/nonexistent.proto"],
+    );
 }
 
 /// An Avro union written value first, `["double", "null"]`: the value is branch 0 and null is
@@ -251,7 +311,10 @@ fn avro_unions_in_either_order_write_the_schema_s_indexes() {
     let back: J = serde_json::from_slice(&run(&["decode", "-f", "avro", "--schema", s], &[2, 2, 0x0e])).unwrap();
     assert_eq!(back, serde_json::json!({"b": 7}));
     // A union index the schema does not have: one line with the byte offset, nothing written.
-    expect_bad_input(wb().args(["decode", "-f", "avro", "--schema", s]).write_stdin(&[0xae, 0x47][..]), &["Avro union index 4567 out of range (2 branches) at byte 0"]);
+    expect_bad_input(
+        wb().args(["decode", "-f", "avro", "--schema", s]).write_stdin(&[0xae, 0x47][..]),
+        &["Avro union index 4567 out of range (2 branches) at byte 0"],
+    );
 }
 
 /// `encode -f avro --schema X.avsc` writes fastavro's bytes and `decode` reads them back, for
@@ -261,18 +324,23 @@ fn avro_unions_in_either_order_write_the_schema_s_indexes() {
 fn avro_cli_bytes_are_fastavro_bytes() {
     let dir = TempDir::new("avro-oracle");
     let p = dir.0.join("n.avsc");
-    std::fs::write(&p, r#"{"type":"record","name":"Node","namespace":"t","fields":[
+    std::fs::write(
+        &p,
+        r#"{"type":"record","name":"Node","namespace":"t","fields":[
   {"name":"v","type":["long","null"]},
   {"name":"kind","type":{"type":"enum","name":"Kind","symbols":["A","B","C"]}},
   {"name":"id","type":{"type":"fixed","name":"Id","size":4}},
   {"name":"attrs","type":{"type":"map","values":"string"}},
   {"name":"when","type":{"type":"long","logicalType":"timestamp-millis"}},
-  {"name":"next","type":["null","Node"]}]}"#).unwrap();
+  {"name":"next","type":["null","Node"]}]}"#,
+    )
+    .unwrap();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/avro_oracle.py");
-    let out = match std::process::Command::new("python3").args([script, "gen", p.to_str().unwrap(), "100", "5"]).output() {
-        Ok(o) => o,
-        Err(e) => return oracle_skip(&format!("cannot run python3: {e}")),
-    };
+    let out =
+        match std::process::Command::new("python3").args([script, "gen", p.to_str().unwrap(), "100", "5"]).output() {
+            Ok(o) => o,
+            Err(e) => return oracle_skip(&format!("cannot run python3: {e}")),
+        };
     if out.status.code() == Some(3) {
         return oracle_skip(String::from_utf8_lossy(&out.stderr).trim());
     }
@@ -282,15 +350,24 @@ fn avro_cli_bytes_are_fastavro_bytes() {
     for line in String::from_utf8(out.stdout).unwrap().lines() {
         let j: J = serde_json::from_str(line).unwrap();
         let want = j["hex"].as_str().unwrap();
-        assert_eq!(hex(&run(&["encode", "-f", "avro", "--schema", s], j["input"].to_string().as_bytes())), want, "{}", j["input"]);
-        let bytes: Vec<u8> = (0..want.len()).step_by(2).map(|i| u8::from_str_radix(&want[i..i + 2], 16).unwrap()).collect();
+        assert_eq!(
+            hex(&run(&["encode", "-f", "avro", "--schema", s], j["input"].to_string().as_bytes())),
+            want,
+            "{}",
+            j["input"]
+        );
+        let bytes: Vec<u8> =
+            (0..want.len()).step_by(2).map(|i| u8::from_str_radix(&want[i..i + 2], 16).unwrap()).collect();
         let back: J = serde_json::from_slice(&run(&["decode", "-f", "avro", "--schema", s], &bytes)).unwrap();
         assert_eq!(back, j["expect"], "fastavro's {want}");
         same += 1;
     }
     assert_eq!(same, 100);
     // Other codecs refuse the schema in one line naming the file, line and construct.
-    expect_bad_input(wb().args(["encode", "-f", "thrift", "--schema", s]).write_stdin("{}"), &["n.avsc:3: Avro enum t.Kind at $.kind has no mapping"]);
+    expect_bad_input(
+        wb().args(["encode", "-f", "thrift", "--schema", s]).write_stdin("{}"),
+        &["n.avsc:3: Avro enum t.Kind at $.kind has no mapping"],
+    );
 }
 
 fn oracle_skip(why: &str) {
@@ -328,20 +405,44 @@ fn ros2_imu_size_and_encode_agree() {
         }
     }
     assert_eq!(encoded[0], ("cdr-xcdr1", 324));
-    let out = run(&["size", "--samples", samples.to_str().unwrap(), "--schema", &imu, "--include", root, "-f", "cdr-xcdr1,cdr-xcdr2", "--per-record", "-o", "json"], b"");
+    let out = run(
+        &[
+            "size",
+            "--samples",
+            samples.to_str().unwrap(),
+            "--schema",
+            &imu,
+            "--include",
+            root,
+            "-f",
+            "cdr-xcdr1,cdr-xcdr2",
+            "--per-record",
+            "-o",
+            "json",
+        ],
+        b"",
+    );
     let r: J = serde_json::from_slice(&out).unwrap();
     let rows = r["size"]["rows"].as_array().unwrap();
-    let sized: Vec<(String, u64)> = rows.iter().map(|row| (row["codec"].as_str().unwrap().to_string(), row["bytes"].as_u64().unwrap())).collect();
+    let sized: Vec<(String, u64)> =
+        rows.iter().map(|row| (row["codec"].as_str().unwrap().to_string(), row["bytes"].as_u64().unwrap())).collect();
     let mut want: Vec<(String, u64)> = encoded.iter().map(|(f, n)| (f.to_string(), *n)).collect();
     let mut got = sized.clone();
     want.sort();
     got.sort();
     assert_eq!(got, want, "size rows {sized:?}, encode {encoded:?}");
-    expect_bad_input(wb().args(["encode", "-f", "cdr-xcdr1", "--schema", &imu]).write_stdin(lines[0].clone()), &["Imu.idl:5:1: cannot find included file \"geometry_msgs/msg/Quaternion.idl\""]);
-    expect_bad_input(wb().args(["size", "--samples", samples.to_str().unwrap(), "--schema", &imu]), &["Imu.idl:5:1: cannot find included file"]);
+    expect_bad_input(
+        wb().args(["encode", "-f", "cdr-xcdr1", "--schema", &imu]).write_stdin(lines[0].clone()),
+        &["Imu.idl:5:1: cannot find included file \"geometry_msgs/msg/Quaternion.idl\""],
+    );
+    expect_bad_input(
+        wb().args(["size", "--samples", samples.to_str().unwrap(), "--schema", &imu]),
+        &["Imu.idl:5:1: cannot find included file"],
+    );
 }
 
-const UNITS_PROTO: &str = "syntax = \"proto3\";\npackage wb.common;\nenum Unit { UNIT_UNSPECIFIED = 0; CELSIUS = 1; PASCAL = 2; }\n";
+const UNITS_PROTO: &str =
+    "syntax = \"proto3\";\npackage wb.common;\nenum Unit { UNIT_UNSPECIFIED = 0; CELSIUS = 1; PASCAL = 2; }\n";
 
 const TELEMETRY_PROTO: &str = r#"syntax = "proto3";
 package wb;
@@ -391,20 +492,39 @@ fn proto_files_read_as_protoc_reads_them() {
     let json = br#"{"id":7,"big":"-2","unit":2,"at":"2024-01-02T03:04:05Z","text":"hi"}"#;
     let bytes = enc(std::str::from_utf8(json).unwrap());
     let back = run(&["decode", "-f", "protobuf", "--schema", schema, "-I", inc], &bytes);
-    assert_eq!(String::from_utf8(back).unwrap(), "{\"id\":7,\"big\":-2,\"unit\":\"PASCAL\",\"at\":\"2024-01-02T03:04:05Z\",\"text\":\"hi\"}\n");
+    assert_eq!(
+        String::from_utf8(back).unwrap(),
+        "{\"id\":7,\"big\":-2,\"unit\":\"PASCAL\",\"at\":\"2024-01-02T03:04:05Z\",\"text\":\"hi\"}\n"
+    );
     // Refusals.
-    expect_bad_input(wb().args(["encode", "-f", "protobuf", "--schema", schema]).write_stdin("{}"), &["telemetry.proto:3:", "common/units.proto"]);
     expect_bad_input(
-        wb().args(["encode", "-f", "protobuf", "--schema", schema, "-I", inc]).write_stdin("{\"id\":1,\n\"value\":1.5,\"text\":\"x\"}"),
+        wb().args(["encode", "-f", "protobuf", "--schema", schema]).write_stdin("{}"),
+        &["telemetry.proto:3:", "common/units.proto"],
+    );
+    expect_bad_input(
+        wb().args(["encode", "-f", "protobuf", "--schema", schema, "-I", inc])
+            .write_stdin("{\"id\":1,\n\"value\":1.5,\"text\":\"x\"}"),
         &["<stdin>:2:", "multiple fields provided for oneof 'payload'"],
     );
-    expect_bad_input(wb().args(["encode", "-f", "protobuf", "--schema", schema, "-I", inc]).write_stdin("{\"idd\":1}"), &["<stdin>:1:", "idd"]);
-    assert_eq!(run(&["encode", "-f", "protobuf", "--schema", schema, "-I", inc, "--ignore-unknown-fields"], br#"{"idd":1,"id":1}"#), [8, 1]);
+    expect_bad_input(
+        wb().args(["encode", "-f", "protobuf", "--schema", schema, "-I", inc]).write_stdin("{\"idd\":1}"),
+        &["<stdin>:1:", "idd"],
+    );
+    assert_eq!(
+        run(
+            &["encode", "-f", "protobuf", "--schema", schema, "-I", inc, "--ignore-unknown-fields"],
+            br#"{"idd":1,"id":1}"#
+        ),
+        [8, 1]
+    );
     expect_bad_input(
         wb().args(["encode", "-f", "avro", "--schema", schema, "-I", inc]).write_stdin("{\"id\":1}"),
         &["telemetry.proto:", "map field wb.Reading.counts has no flat model"],
     );
-    expect_bad_input(wb().args(["decode", "-f", "protobuf", "--schema", schema, "-I", inc]).write_stdin(&b"\x0a\x05"[..]), &["invalid protobuf"]);
+    expect_bad_input(
+        wb().args(["decode", "-f", "protobuf", "--schema", schema, "-I", inc]).write_stdin(&b"\x0a\x05"[..]),
+        &["invalid protobuf"],
+    );
 }
 
 /// `size` and `speed` with a .proto and `-I`: proto3 JSON with defaults left out is exact for
@@ -431,7 +551,13 @@ fn size_and_speed_take_a_proto_with_include_paths() {
     let (schema, inc) = (proto.to_str().unwrap(), dir.0.join("inc"));
     let inc = inc.to_str().unwrap();
     let out = dir.0.join("size.json");
-    let o = wb().args(["size", "-f", "protobuf", "--samples"]).arg(&samples).args(["--schema", schema, "-I", inc, "--per-record", "--out"]).arg(&out).output().unwrap();
+    let o = wb()
+        .args(["size", "-f", "protobuf", "--samples"])
+        .arg(&samples)
+        .args(["--schema", schema, "-I", inc, "--per-record", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let r: J = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let rows = r["size"]["rows"].as_array().unwrap();
@@ -448,7 +574,10 @@ fn size_and_speed_take_a_proto_with_include_paths() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    expect_bad_input(wb().args(["size", "-f", "protobuf", "--samples"]).arg(&samples).args(["--schema", schema]), &["t.proto:3:", "common/units.proto"]);
+    expect_bad_input(
+        wb().args(["size", "-f", "protobuf", "--samples"]).arg(&samples).args(["--schema", schema]),
+        &["t.proto:3:", "common/units.proto"],
+    );
 }
 
 /// Hostile schema shapes in each schema language, at a size and at 10x it: a long type chain
@@ -468,9 +597,14 @@ fn schema_chains_bombs_and_deep_nesting_are_refused_with_the_limit() {
                 s + &format!("message M{n} {{ int32 x = 1; }}\n")
             }
             "avsc" => {
-                let mut recs = vec![format!("{{\"type\":\"record\",\"name\":\"M{n}\",\"fields\":[{{\"name\":\"x\",\"type\":\"int\"}}]}}")];
+                let mut recs = vec![format!(
+                    "{{\"type\":\"record\",\"name\":\"M{n}\",\"fields\":[{{\"name\":\"x\",\"type\":\"int\"}}]}}"
+                )];
                 for i in (0..n).rev() {
-                    recs.push(format!("{{\"type\":\"record\",\"name\":\"M{i}\",\"fields\":[{{\"name\":\"f\",\"type\":\"M{}\"}}]}}", i + 1));
+                    recs.push(format!(
+                        "{{\"type\":\"record\",\"name\":\"M{i}\",\"fields\":[{{\"name\":\"f\",\"type\":\"M{}\"}}]}}",
+                        i + 1
+                    ));
                 }
                 format!("[{}]", recs.join(",\n"))
             }
@@ -493,7 +627,9 @@ fn schema_chains_bombs_and_deep_nesting_are_refused_with_the_limit() {
                 s
             }
             "avsc" => {
-                let mut recs = vec![format!("{{\"type\":\"record\",\"name\":\"B{n}\",\"fields\":[{{\"name\":\"x\",\"type\":\"int\"}}]}}")];
+                let mut recs = vec![format!(
+                    "{{\"type\":\"record\",\"name\":\"B{n}\",\"fields\":[{{\"name\":\"x\",\"type\":\"int\"}}]}}"
+                )];
                 for i in (0..n).rev() {
                     recs.push(format!(
                         "{{\"type\":\"record\",\"name\":\"B{i}\",\"fields\":[{{\"name\":\"a\",\"type\":\"B{0}\"}},{{\"name\":\"b\",\"type\":\"B{0}\"}}]}}",
@@ -522,21 +658,38 @@ fn schema_chains_bombs_and_deep_nesting_are_refused_with_the_limit() {
         std::fs::write(&f, text).unwrap();
         let fs = f.to_str().unwrap();
         eprintln!("{name}: {} bytes", text.len());
-        expect_bad_input(wb().args(["encode", "-f", "cbor", "--schema", fs, "--type", ty]).write_stdin("{}"), &[&[name][..], needles].concat());
+        expect_bad_input(
+            wb().args(["encode", "-f", "cbor", "--schema", fs, "--type", ty]).write_stdin("{}"),
+            &[&[name][..], needles].concat(),
+        );
     };
     for lang in ["proto", "avsc", "idl"] {
         // A chain of 5,000 types (130-400 KB) and 50,000 (10x).
-        check(&format!("chain.{lang}"), &chain(lang, 200), "M0", &["type M128 is nested deeper than 128 levels (the nesting limit, --max-depth)"]);
+        check(
+            &format!("chain.{lang}"),
+            &chain(lang, 200),
+            "M0",
+            &["type M128 is nested deeper than 128 levels (the nesting limit, --max-depth)"],
+        );
         for n in [5_000, 50_000] {
             let text = chain(lang, n);
-            let needle = if text.len() > 256 << 10 { "more than 262144 (the schema size limit" } else { "nested deeper than 128 levels" };
+            let needle = if text.len() > 256 << 10 {
+                "more than 262144 (the schema size limit"
+            } else {
+                "nested deeper than 128 levels"
+            };
             check(&format!("chain{n}.{lang}"), &text, "M0", &[needle]);
         }
         // 30 and 120 levels of a type used twice: 2^30 and 2^120 types from 1-12 KB (deeper
         // bombs meet the nesting limit first).
         for n in [30, 120] {
             let text = bomb(lang, n);
-            check(&format!("bomb{n}.{lang}"), &text, "B0", &["expands to more than 100000 types (the schema size limit"]);
+            check(
+                &format!("bomb{n}.{lang}"),
+                &text,
+                "B0",
+                &["expands to more than 100000 types (the schema size limit"],
+            );
         }
         if lang != "avsc" {
             // Nesting 2,000 and 20,000 deep: the compilers' own limits, one line.
@@ -544,16 +697,26 @@ fn schema_chains_bombs_and_deep_nesting_are_refused_with_the_limit() {
                 let f = dir.0.join(format!("nest{n}.{lang}"));
                 std::fs::write(&f, nest(lang, n)).unwrap();
                 let ty = if lang == "proto" { "A" } else { "S" };
-                expect_bad_input(wb().args(["encode", "-f", "cbor", "--schema"]).arg(&f).args(["--type", ty]).write_stdin("{}"), &[&format!("nest{n}.{lang}:")]);
+                expect_bad_input(
+                    wb().args(["encode", "-f", "cbor", "--schema"]).arg(&f).args(["--type", ty]).write_stdin("{}"),
+                    &[&format!("nest{n}.{lang}:")],
+                );
             }
         }
     }
     // The limit counts imports and includes: two files under it, over it together.
-    let big = format!("syntax = \"proto3\";\n{}", (0..4_000).map(|i| format!("message P{i} {{ int32 value_{i} = 1; }}\n")).collect::<String>());
+    let big = format!(
+        "syntax = \"proto3\";\n{}",
+        (0..4_000).map(|i| format!("message P{i} {{ int32 value_{i} = 1; }}\n")).collect::<String>()
+    );
     assert!(big.len() > 128 << 10 && big.len() < 256 << 10);
     std::fs::write(dir.0.join("a.proto"), &big).unwrap();
     std::fs::write(dir.0.join("b.proto"), big.replace("message P", "message Q")).unwrap();
-    std::fs::write(dir.0.join("top.proto"), "syntax = \"proto3\";\nimport \"a.proto\";\nimport \"b.proto\";\nmessage T { P1 p = 1; Q1 q = 2; }\n").unwrap();
+    std::fs::write(
+        dir.0.join("top.proto"),
+        "syntax = \"proto3\";\nimport \"a.proto\";\nimport \"b.proto\";\nmessage T { P1 p = 1; Q1 q = 2; }\n",
+    )
+    .unwrap();
     expect_bad_input(
         wb().args(["encode", "-f", "cbor", "--schema"]).arg(dir.0.join("top.proto")).write_stdin("{}"),
         &["b.proto: ", "(the schema size limit, with imports and includes)"],
@@ -563,7 +726,13 @@ fn schema_chains_bombs_and_deep_nesting_are_refused_with_the_limit() {
         for (name, text, ty) in [("ok-chain", chain(lang, 100), "M0"), ("ok-bomb", bomb(lang, 10), "B0")] {
             let f = dir.0.join(format!("{name}.{lang}"));
             std::fs::write(&f, text).unwrap();
-            let o = wb().args(["encode", "-f", "json", "--schema"]).arg(&f).args(["--type", ty]).write_stdin("{}").output().unwrap();
+            let o = wb()
+                .args(["encode", "-f", "json", "--schema"])
+                .arg(&f)
+                .args(["--type", ty])
+                .write_stdin("{}")
+                .output()
+                .unwrap();
             assert!(o.status.success(), "{name}.{lang}: {}", String::from_utf8_lossy(&o.stderr));
         }
     }

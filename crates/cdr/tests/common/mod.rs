@@ -169,7 +169,11 @@ fn rand_string(rng: &mut Rng, bound: Option<u32>, g: &Gen) -> String {
     let n = rng.below(max + 1);
     let mut s = String::new();
     for _ in 0..n {
-        let p = if g.python_safe || rng.chance(70) { POOL[rng.below(5) as usize] } else { POOL[rng.below(POOL.len() as u64) as usize] };
+        let p = if g.python_safe || rng.chance(70) {
+            POOL[rng.below(5) as usize]
+        } else {
+            POOL[rng.below(POOL.len() as u64) as usize]
+        };
         if let Some(b) = bound {
             if s.len() + p.len() > b as usize {
                 break;
@@ -248,7 +252,9 @@ pub fn random_value(ty: &TypeDesc, rng: &mut Rng, g: &Gen) -> Value {
                     c.labels[rng.below(c.labels.len() as u64) as usize]
                 }
                 Some(_) => ud.default_discriminator().unwrap_or(0),
-                None if no_branch_ok => unused_discriminator(ud, rng).unwrap_or_else(|| ud.cases[0].labels.first().copied().unwrap_or(0)),
+                None if no_branch_ok => {
+                    unused_discriminator(ud, rng).unwrap_or_else(|| ud.cases[0].labels.first().copied().unwrap_or(0))
+                }
                 None => ud.cases.iter().find_map(|c| c.labels.first().copied()).unwrap_or(0),
             };
             let value = ud.select(disc).map(|c| Box::new(random_value(&c.ty, rng, g)));

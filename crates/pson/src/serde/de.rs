@@ -1,15 +1,13 @@
 //! Deserializing: PSON bytes straight into derived types, borrowing strings and bytes.
 
-
 use alloc::format;
 
 use ::serde::de::value::BorrowedStrDeserializer;
 use ::serde::de::{self, DeserializeSeed, Expected, Unexpected, Visitor};
 use ::serde::Deserialize;
 
-use crate::{Decoder, ErrorKind, Item};
 use super::{Error, MAX_DEPTH};
-
+use crate::{Decoder, ErrorKind, Item};
 
 /// Deserialize a `T` from exactly one PSON item covering all of `bytes` (trailing bytes are
 /// an error). Strings and byte strings can be borrowed from `bytes`.
@@ -851,11 +849,7 @@ impl<'de> de::VariantAccess<'de> for EnumAcc<'_, 'de> {
     }
 
     #[inline]
-    fn struct_variant<V: Visitor<'de>>(
-        self,
-        _fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Error> {
+    fn struct_variant<V: Visitor<'de>>(self, _fields: &'static [&'static str], visitor: V) -> Result<V::Value, Error> {
         de::Deserializer::deserialize_map(&mut *self.de, visitor)
     }
 }
@@ -960,4 +954,3 @@ impl<'de> de::Deserializer<'de> for KeyDeserializer<'de> {
 }
 
 const _: () = assert!(core::mem::size_of::<Result<(), Error>>() <= 16);
-

@@ -1,6 +1,5 @@
 //! The error of the serde layer: one boxed code, with the byte offset of a decode error.
 
-
 use alloc::boxed::Box;
 use alloc::string::{String, ToString};
 use core::fmt;
@@ -8,7 +7,6 @@ use core::fmt;
 use ::serde::{de, ser};
 
 use crate::ErrorKind;
-
 
 /// Why a value could not be serialized or deserialized: one pointer, so `Result<(), Error>`
 /// is returned in a register and the hot encode and decode paths test it with one
@@ -116,9 +114,9 @@ impl fmt::Display for Error {
                 Some(o) => write!(f, "{} at byte {o}", m.msg),
                 None => f.write_str(&m.msg),
             },
-            ErrorCode::UnknownLength => f.write_str(
-                "PSON needs the length of every sequence and map up front (serialized without a length)",
-            ),
+            ErrorCode::UnknownLength => {
+                f.write_str("PSON needs the length of every sequence and map up front (serialized without a length)")
+            }
         }
     }
 }
@@ -153,4 +151,3 @@ impl de::Error for Error {
         Error::msg(msg.to_string())
     }
 }
-

@@ -1,6 +1,5 @@
 //! Serializing: derived types straight into a [`crate::Write`].
 
-
 use alloc::format;
 use alloc::string::ToString;
 use alloc::vec::Vec;
@@ -8,9 +7,8 @@ use alloc::vec::Vec;
 use ::serde::ser::{self, Impossible};
 use ::serde::Serialize;
 
-use crate::Encoder;
 use super::Error;
-
+use crate::Encoder;
 
 /// Serialize `value` as one PSON item into `out` (a `Vec<u8>`, a `&mut Vec<u8>`, a
 /// [`crate::SliceWriter`], ...).
@@ -476,9 +474,7 @@ fn too_many() -> Error {
 #[cold]
 #[inline(never)]
 fn too_few(left: usize) -> Error {
-    Error::msg(format!(
-        "{left} element(s) fewer serialized than the length given to serialize_seq/map/struct"
-    ))
+    Error::msg(format!("{left} element(s) fewer serialized than the length given to serialize_seq/map/struct"))
 }
 
 impl<W: crate::Write> Compound<'_, W> {
@@ -783,4 +779,3 @@ impl<W: crate::Write> ser::Serializer for KeySerializer<'_, W> {
         Err(key_must_be_string("struct variant"))
     }
 }
-

@@ -33,7 +33,11 @@ unsafe extern "C" {
         eo: *const EncodingOptions,
         bo: *const c_void,
     ) -> UA_StatusCode;
-    fn UA_NetworkMessage_encodeBinary(src: *const Blob, out: *mut UA_ByteString, eo: *const EncodingOptions) -> UA_StatusCode;
+    fn UA_NetworkMessage_encodeBinary(
+        src: *const Blob,
+        out: *mut UA_ByteString,
+        eo: *const EncodingOptions,
+    ) -> UA_StatusCode;
     fn UA_NetworkMessage_clear(p: *mut Blob);
 }
 
@@ -101,4 +105,3 @@ pub fn open62541_round_trip(bytes: &[u8], meta: &[(u16, Vec<(BuiltInType, bool)>
         Outcome { decode, encode: Some(status_name(st)), identical }
     }
 }
-

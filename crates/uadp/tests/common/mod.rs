@@ -134,9 +134,7 @@ pub fn compare(expected: &J, mine: &J, path: &str, diff: &mut Diff) {
             let iso = m["$iso"].as_str().unwrap_or("");
             let ok = match expected {
                 J::Number(n) => n.as_i64() == Some(ticks),
-                J::String(s) => {
-                    s == iso || uadp::time::parse_iso8601(s).map(|t| t.0) == Some(ticks)
-                }
+                J::String(s) => s == iso || uadp::time::parse_iso8601(s).map(|t| t.0) == Some(ticks),
                 _ => false,
             };
             if !ok {
@@ -153,8 +151,7 @@ pub fn compare(expected: &J, mine: &J, path: &str, diff: &mut Diff) {
         (_, J::Object(m)) if m.contains_key("$bytes") => {
             let ok = match expected {
                 J::String(s) => {
-                    s.eq_ignore_ascii_case(m["$bytes"].as_str().unwrap_or(""))
-                        || s == m["$b64"].as_str().unwrap_or("")
+                    s.eq_ignore_ascii_case(m["$bytes"].as_str().unwrap_or("")) || s == m["$b64"].as_str().unwrap_or("")
                 }
                 J::Array(a) => {
                     let bytes: Vec<u64> = a.iter().filter_map(J::as_u64).collect();
@@ -216,7 +213,8 @@ pub fn compare(expected: &J, mine: &J, path: &str, diff: &mut Diff) {
             }
         }
         // 64-bit integers written as strings, Guids in either case.
-        (J::String(a), J::Number(b)) if a.parse::<f64>().ok().is_some_and(|x| num_eq(x, b.as_f64().unwrap_or(f64::NAN))) => {}
+        (J::String(a), J::Number(b))
+            if a.parse::<f64>().ok().is_some_and(|x| num_eq(x, b.as_f64().unwrap_or(f64::NAN))) => {}
         (J::String(a), J::String(b)) if a.eq_ignore_ascii_case(b) && a.len() == 36 => {}
         (a, b) => {
             if a != b {

@@ -17,8 +17,8 @@ use std::sync::{Arc, Mutex};
 
 use prost::encoding::{encode_key, encode_varint, WireType};
 use prost_reflect::{
-    DescriptorPool, DeserializeOptions, DynamicMessage, FieldDescriptor, Kind, MapKey, MessageDescriptor, ReflectMessage,
-    SerializeOptions, Value as PValue,
+    DescriptorPool, DeserializeOptions, DynamicMessage, FieldDescriptor, Kind, MapKey, MessageDescriptor,
+    ReflectMessage, SerializeOptions, Value as PValue,
 };
 use serde::ser::{self, Serialize};
 use wirebench_core::{ProtoDescriptor, Schema, Value};
@@ -84,7 +84,8 @@ pub fn encode_json_text(text: &str, desc: &MessageDescriptor, ignore_unknown: bo
 
 /// Decode a message of `desc` from all of `bytes` into its JSON mapping's form.
 pub fn decode(bytes: &[u8], desc: &MessageDescriptor) -> Result<Value, CodecError> {
-    let msg = DynamicMessage::decode(desc.clone(), bytes).map_err(|e| CodecError::decode(format!("invalid protobuf: {e}"), None))?;
+    let msg = DynamicMessage::decode(desc.clone(), bytes)
+        .map_err(|e| CodecError::decode(format!("invalid protobuf: {e}"), None))?;
     let mut v = msg.serialize_with_options(ValueSer, &write_options()).map_err(|e| CodecError::decode(e.0, None))?;
     negative_zeros(&msg, &mut v);
     Ok(v)
@@ -498,7 +499,13 @@ impl ser::Serializer for ValueSer {
     fn serialize_struct(self, _: &'static str, len: usize) -> Result<MapSer, SerError> {
         self.serialize_map(Some(len))
     }
-    fn serialize_struct_variant(self, _: &'static str, _: u32, _: &'static str, len: usize) -> Result<MapSer, SerError> {
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        len: usize,
+    ) -> Result<MapSer, SerError> {
         self.serialize_map(Some(len))
     }
 }
@@ -601,7 +608,15 @@ mod tests {
     #[test]
     fn base64_is_rfc_4648() {
         // RFC 4648 section 10 test vectors.
-        let cases = [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")];
+        let cases = [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ];
         for (plain, enc) in cases {
             assert_eq!(base64(plain.as_bytes()), enc);
         }

@@ -23,7 +23,8 @@ pub const RTT_SOURCE: &str = "Results §3 Latency RTT (30 samples, via echo serv
 /// Results §4 "Memory Footprint (5 fields)": RAM allocation and wire size, bytes.
 pub const MEMORY_JSON: (u64, u64) = (1424, 472);
 pub const MEMORY_UADP: (u64, u64) = (336, 58);
-pub const MEMORY_SOURCE: &str = "Results §4 Memory Footprint (5 fields; MicroPython heap, UADP figure marked as affected by gc.collect())";
+pub const MEMORY_SOURCE: &str =
+    "Results §4 Memory Footprint (5 fields; MicroPython heap, UADP figure marked as affected by gc.collect())";
 /// Results §5 "Resource Usage": library sizes as printed (approximate, flash), bytes.
 pub const LIBRARY_FLASH_JSON_BYTES: u64 = 6 * 1024;
 pub const LIBRARY_FLASH_UADP_BYTES: u64 = 15 * 1024;

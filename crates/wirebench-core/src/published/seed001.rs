@@ -18,7 +18,8 @@ pub struct Table {
     pub note: &'static str,
 }
 
-const T: [&str; 10] = ["Test01", "Test02", "Test03", "Test04", "Test05", "Test06", "Test07", "Test08", "Test09", "Test10"];
+const T: [&str; 10] =
+    ["Test01", "Test02", "Test03", "Test04", "Test05", "Test06", "Test07", "Test08", "Test09", "Test10"];
 
 macro_rules! s {
     ($codec:literal, $op:literal, [$($v:expr),*]) => {

@@ -68,9 +68,7 @@ pub const SEED002_SOURCE: &str =
 
 /// The seed's figure for `format` at `rate_bps`, if it published one.
 pub fn seed002(rate_bps: u64, format: &str) -> Option<&'static Seed002Row> {
-    SEED002
-        .iter()
-        .find(|r| r.rate_bps == rate_bps && r.format == format)
+    SEED002.iter().find(|r| r.rate_bps == rate_bps && r.format == format)
 }
 
 /// Bytes one request of the seed occupied on the wire, derived from its link-bound 1 Mbit
@@ -140,13 +138,7 @@ const fn m(
     json: f64,
     protobuf: f64,
 ) -> Seed003Metric {
-    Seed003Metric {
-        platform,
-        metric,
-        unit,
-        json,
-        protobuf,
-    }
+    Seed003Metric { platform, metric, unit, json, protobuf }
 }
 
 /// Seed 003, §4 "Initial Benchmark (Core Metrics)".
@@ -215,20 +207,8 @@ pub struct LoraRow {
     pub per_day_ttn: f64,
 }
 
-const fn l(
-    payload: usize,
-    sf: u8,
-    airtime_ms: f64,
-    per_day_1pct: f64,
-    per_day_ttn: f64,
-) -> LoraRow {
-    LoraRow {
-        payload,
-        sf,
-        airtime_ms,
-        per_day_1pct,
-        per_day_ttn,
-    }
+const fn l(payload: usize, sf: u8, airtime_ms: f64, per_day_1pct: f64, per_day_ttn: f64) -> LoraRow {
+    LoraRow { payload, sf, airtime_ms, per_day_1pct, per_day_ttn }
 }
 
 /// `links-and-transports.md` §4, LoRa airtime table (EU868, 125 kHz, CR 4/5, LoRaWAN uplink).
@@ -263,9 +243,7 @@ pub const SPEC_LORA_SOURCE: &str =
 
 /// The spec's row for `payload` bytes at `sf`, if the table has one.
 pub fn spec_lora(payload: usize, sf: u8) -> Option<&'static LoraRow> {
-    SPEC_LORA
-        .iter()
-        .find(|r| r.payload == payload && r.sf == sf)
+    SPEC_LORA.iter().find(|r| r.payload == payload && r.sf == sf)
 }
 
 #[cfg(test)]
@@ -283,18 +261,11 @@ mod tests {
         }
         // The seed's "Throughput" column is Transfer/sec × 8 / 1000 (its text says / 1024).
         for r in SEED002 {
-            assert!(
-                (r.transfer_kb_per_sec * 8.0 / 1000.0 - r.throughput_mbps).abs() < 0.0015,
-                "{r:?}"
-            );
+            assert!((r.transfer_kb_per_sec * 8.0 / 1000.0 - r.throughput_mbps).abs() < 0.0015, "{r:?}");
         }
         let j = seed002_wire_bytes_per_request("json").unwrap();
         assert!((j - 4980.0).abs() < 1.0, "{j}");
-        assert!(
-            seed002_notes()[0].contains("1255"),
-            "{}",
-            seed002_notes()[0]
-        );
+        assert!(seed002_notes()[0].contains("1255"), "{}", seed002_notes()[0]);
         // Seed 003: throughput ≈ size × 20/s in KiB/s (within 1 %).
         let t = SEED003_FINAL;
         let size = t.iter().find(|m| m.metric == "size").unwrap();

@@ -13,7 +13,6 @@
 //! from older files. A number that was not finite is written as `null` by serde_json: the fields
 //! where that can happen read `null` back as NaN ([`nullable`]), so such a file still loads.
 
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -710,7 +709,6 @@ impl DdsSection {
         }
         out
     }
-
 }
 
 /// Reading numbers that may have been written as `null` (serde_json writes NaN and infinities
@@ -759,7 +757,8 @@ mod tests {
         assert!(back.samples_per_s.is_nan());
         assert_eq!(back.payload_size(), 2048);
         assert_eq!(serde_json::to_string(&back).unwrap(), text);
-        let f: Failure = serde_json::from_str(r#"{"error":"e","marshal":null,"round":1,"size":2048,"what":"latency"}"#).unwrap();
+        let f: Failure =
+            serde_json::from_str(r#"{"error":"e","marshal":null,"round":1,"size":2048,"what":"latency"}"#).unwrap();
         assert!(f.marshal.is_none());
         assert_eq!(serde_json::to_string(&Marshal::Json).unwrap(), "\"json\"");
         assert_eq!(Marshal::parse(" XCDR1 "), Some(Marshal::Cdr));

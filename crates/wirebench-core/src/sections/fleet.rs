@@ -349,10 +349,16 @@ pub fn merge(parts: &[(&str, &FleetSection)]) -> Result<FleetSection, MergeError
     let count = first.shards.first().map_or(0, |s| s.count);
     for (name, s) in parts {
         if s.version != FLEET_SECTION_VERSION {
-            return err(format!("{name}: fleet section version {} (this wirebench reads {FLEET_SECTION_VERSION})", s.version));
+            return err(format!(
+                "{name}: fleet section version {} (this wirebench reads {FLEET_SECTION_VERSION})",
+                s.version
+            ));
         }
         if s.run_id != first.run_id {
-            return err(format!("{name}: run id {:?}, but {first_name} has {:?}: not shards of one fleet", s.run_id, first.run_id));
+            return err(format!(
+                "{name}: run id {:?}, but {first_name} has {:?}: not shards of one fleet",
+                s.run_id, first.run_id
+            ));
         }
         if s.shards.len() != 1 {
             return err(format!("{name}: holds {} shards already (merge the shard files themselves)", s.shards.len()));
@@ -375,7 +381,10 @@ pub fn merge(parts: &[(&str, &FleetSection)]) -> Result<FleetSection, MergeError
     if shards.len() as u32 != count {
         let mut missing: Vec<u32> = (0..count).filter(|i| !shards.iter().any(|s| s.index == *i)).collect();
         missing.truncate(10);
-        return err(format!("{} shard files for a fleet of {count} shards: missing shard(s) {missing:?}", shards.len()));
+        return err(format!(
+            "{} shard files for a fleet of {count} shards: missing shard(s) {missing:?}",
+            shards.len()
+        ));
     }
     shards.sort_by_key(|s| s.index);
     let mut runs = Vec::with_capacity(first.runs.len());
@@ -383,8 +392,18 @@ pub fn merge(parts: &[(&str, &FleetSection)]) -> Result<FleetSection, MergeError
         let mut r = r0.clone();
         for (name, s) in &parts[1..] {
             let o = &s.runs[i];
-            if o.broker != r.broker || o.qos != r.qos || o.period_ms != r.period_ms || o.jitter != r.jitter || o.burst != r.burst {
-                return err(format!("{name}: run {} ({}, {} devices) was measured with another broker, QoS or schedule", i + 1, o.format, o.devices));
+            if o.broker != r.broker
+                || o.qos != r.qos
+                || o.period_ms != r.period_ms
+                || o.jitter != r.jitter
+                || o.burst != r.burst
+            {
+                return err(format!(
+                    "{name}: run {} ({}, {} devices) was measured with another broker, QoS or schedule",
+                    i + 1,
+                    o.format,
+                    o.devices
+                ));
             }
             merge_run(&mut r, o);
         }
@@ -501,7 +520,9 @@ fn finish_run(r: &mut FleetRun) {
 
 /// The bound on the shards' clock skew from their probes.
 pub fn skew(shards: &[ShardInfo]) -> ClockSkew {
-    let delay = |from: u32, to: &ShardInfo| to.probes.iter().find(|p| p.from_shard == from && p.received > 0).map(|p| p.min_delay_us);
+    let delay = |from: u32, to: &ShardInfo| {
+        to.probes.iter().find(|p| p.from_shard == from && p.received > 0).map(|p| p.min_delay_us)
+    };
     let mut max_bound: Option<u64> = Some(0);
     let mut unbounded = Vec::new();
     for (a, i) in shards.iter().enumerate() {
@@ -516,10 +537,7 @@ pub fn skew(shards: &[ShardInfo]) -> ClockSkew {
             }
         }
     }
-    ClockSkew {
-        max_skew_bound_us: if unbounded.is_empty() { max_bound } else { None },
-        unbounded_pairs: unbounded,
-    }
+    ClockSkew { max_skew_bound_us: if unbounded.is_empty() { max_bound } else { None }, unbounded_pairs: unbounded }
 }
 
 #[cfg(test)]
@@ -528,7 +546,12 @@ mod tests {
 
     fn hist(values: &[u64]) -> Hist {
         let b: Vec<[u64; 2]> = values.iter().map(|&v| [v, 1]).collect();
-        Hist::from_buckets(b, *values.iter().min().unwrap(), *values.iter().max().unwrap(), values.iter().map(|&v| v as u128).sum())
+        Hist::from_buckets(
+            b,
+            *values.iter().min().unwrap(),
+            *values.iter().max().unwrap(),
+            values.iter().map(|&v| v as u128).sum(),
+        )
     }
 
     #[test]
@@ -564,7 +587,10 @@ mod tests {
             started_unix_ms: 0,
             ended_unix_ms: 0,
             fd_limit: FdLimit::default(),
-            probes: probes.into_iter().map(|(f, d)| ClockProbe { from_shard: f, received: 3, min_delay_us: d }).collect(),
+            probes: probes
+                .into_iter()
+                .map(|(f, d)| ClockProbe { from_shard: f, received: 3, min_delay_us: d })
+                .collect(),
         };
         // j's clock 400 µs ahead of i's, delays 100 µs: i→j shows 500, j→i shows −300.
         let s = skew(&[sh(0, vec![(1, -300)]), sh(1, vec![(0, 500)])]);

@@ -565,7 +565,8 @@ mod tests {
     #[test]
     fn files_from_before_tls_and_drain_still_read() {
         // A broker and a throughput side as written before these fields existed.
-        let b: BrokerInfo = serde_json::from_str(r#"{"name": "x", "url": "mqtt://h:1", "kind": "external", "skipped": null}"#).unwrap();
+        let b: BrokerInfo =
+            serde_json::from_str(r#"{"name": "x", "url": "mqtt://h:1", "kind": "external", "skipped": null}"#).unwrap();
         assert_eq!((b.tls, b.username, b.client_cert), (None, None, None));
         let v: serde_json::Value = serde_json::from_str(FULL).unwrap();
         let mut side = v["throughput"][0]["ours"].clone();

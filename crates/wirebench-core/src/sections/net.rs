@@ -168,7 +168,9 @@ pub enum Shaper {
 pub enum LoadMode {
     Closed,
     /// Constant total rate in requests per second.
-    Open { rate: f64 },
+    Open {
+        rate: f64,
+    },
 }
 
 /// Errors counted during a load run (a run with errors still reports).

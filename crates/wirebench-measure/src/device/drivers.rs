@@ -25,7 +25,8 @@ pub enum Lib {
 }
 
 impl Lib {
-    pub const ALL: [Lib; 8] = [Lib::Pson, Lib::Uadp, Lib::Cdr, Lib::Nanopb, Lib::Cjson, Lib::Msgpuck, Lib::Tinycbor, Lib::Tinyxml2];
+    pub const ALL: [Lib; 8] =
+        [Lib::Pson, Lib::Uadp, Lib::Cdr, Lib::Nanopb, Lib::Cjson, Lib::Msgpuck, Lib::Tinycbor, Lib::Tinyxml2];
 
     /// The driver is C++ (built and linked with the target's C++ compiler).
     pub fn is_cxx(self) -> bool {
@@ -75,7 +76,8 @@ impl Lib {
     }
 }
 
-const PRELUDE: &str = "#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n#include \"wb_lab.h\"\n";
+const PRELUDE: &str =
+    "#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n#include \"wb_lab.h\"\n";
 
 /// The driver C file of `lib` for `plan` (nanopb also needs [`nanopb_proto`]).
 pub fn driver(lib: Lib, plan: &Plan) -> String {
@@ -190,7 +192,8 @@ fn field_read(f: &Field, m: &MapReader) -> String {
 fn pson(plan: &Plan) -> String {
     let mut s = String::new();
     for (i, r) in plan.records.iter().enumerate().rev() {
-        let _ = writeln!(s, "static int enc_r{i}(pson_writer *w, const wb_r{i} *e)\n{{\n    size_t i = 0;\n    (void)i;");
+        let _ =
+            writeln!(s, "static int enc_r{i}(pson_writer *w, const wb_r{i} *e)\n{{\n    size_t i = 0;\n    (void)i;");
         let _ = writeln!(s, "    if (pson_write_map(w, {})) return 1;", r.fields.len());
         for f in &r.fields {
             let _ = writeln!(s, "    if (pson_write_str(w, {}, {})) return 1;", c_string(&f.key), f.key.len());
@@ -364,7 +367,12 @@ fn tinycbor(plan: &Plan) -> String {
         );
         let _ = writeln!(s, "    if ((err = cbor_encoder_create_map(parent, &m, {}))) return err;", r.fields.len());
         for f in &r.fields {
-            let _ = writeln!(s, "    if ((err = cbor_encode_text_string(&m, {}, {}))) return err;", c_string(&f.key), f.key.len());
+            let _ = writeln!(
+                s,
+                "    if ((err = cbor_encode_text_string(&m, {}, {}))) return err;",
+                c_string(&f.key),
+                f.key.len()
+            );
             let c = &f.c;
             match &f.kind {
                 Kind::Scalar(sc) => {
@@ -470,7 +478,10 @@ fn cjson(plan: &Plan) -> String {
                     );
                 }
                 Kind::Record(sub) => {
-                    let _ = writeln!(s, "    if (!(a = cJSON_AddObjectToObject(o, {key})) || enc_r{sub}(a, &e->{c})) return 1;");
+                    let _ = writeln!(
+                        s,
+                        "    if (!(a = cJSON_AddObjectToObject(o, {key})) || enc_r{sub}(a, &e->{c})) return 1;"
+                    );
                 }
             }
         }
@@ -569,7 +580,8 @@ fn nanopb(plan: &Plan) -> String {
     // fill: the user's variables into the generated struct; take: back out of it.
     for (i, r) in plan.records.iter().enumerate().rev() {
         let _ = writeln!(s, "static void fill_r{i}(R{i} *m, const wb_r{i} *e)\n{{\n    size_t i = 0;\n    (void)i;");
-        let mut take = format!("static void take_r{i}(wb_r{i} *g, const R{i} *m)\n{{\n    size_t i = 0;\n    (void)i;\n");
+        let mut take =
+            format!("static void take_r{i}(wb_r{i} *g, const R{i} *m)\n{{\n    size_t i = 0;\n    (void)i;\n");
         for f in &r.fields {
             let c = &f.c;
             match &f.kind {
@@ -588,7 +600,10 @@ fn nanopb(plan: &Plan) -> String {
                         (format!("m->{c}[i] = e->{c}[i];"), format!("g->{c}[i] = m->{c}[i];"))
                     };
                     let _ = writeln!(s, "    m->{c}_count = e->{c}_n;\n    for (i = 0; i < e->{c}_n; i++) {put}");
-                    let _ = writeln!(take, "    g->{c}_n = (uint16_t)m->{c}_count;\n    for (i = 0; i < m->{c}_count; i++) {get}");
+                    let _ = writeln!(
+                        take,
+                        "    g->{c}_n = (uint16_t)m->{c}_count;\n    for (i = 0; i < m->{c}_count; i++) {get}"
+                    );
                 }
                 Kind::Record(sub) => {
                     let _ = writeln!(s, "    m->has_{c} = true;\n    fill_r{sub}(&m->{c}, &e->{c});");
@@ -632,13 +647,18 @@ fn tinyxml2(plan: &Plan) -> String {
         }
     };
     for (i, r) in plan.records.iter().enumerate().rev() {
-        let _ = writeln!(s, "static void enc_r{i}(XMLPrinter &p, const wb_r{i} *e)\n{{\n    size_t i = 0;\n    (void)i;");
+        let _ =
+            writeln!(s, "static void enc_r{i}(XMLPrinter &p, const wb_r{i} *e)\n{{\n    size_t i = 0;\n    (void)i;");
         for f in &r.fields {
             let key = c_string(&f.key);
             let c = &f.c;
             match &f.kind {
                 Kind::Scalar(sc) => {
-                    let _ = writeln!(s, "    p.OpenElement({key}, true);\n    {}\n    p.CloseElement(true);", push(*sc, &format!("e->{c}")));
+                    let _ = writeln!(
+                        s,
+                        "    p.OpenElement({key}, true);\n    {}\n    p.CloseElement(true);",
+                        push(*sc, &format!("e->{c}"))
+                    );
                 }
                 Kind::Array(sc, _) => {
                     let _ = writeln!(
@@ -648,7 +668,10 @@ fn tinyxml2(plan: &Plan) -> String {
                     );
                 }
                 Kind::Record(sub) => {
-                    let _ = writeln!(s, "    p.OpenElement({key}, true);\n    enc_r{sub}(p, &e->{c});\n    p.CloseElement(true);");
+                    let _ = writeln!(
+                        s,
+                        "    p.OpenElement({key}, true);\n    enc_r{sub}(p, &e->{c});\n    p.CloseElement(true);"
+                    );
                 }
             }
         }
@@ -680,7 +703,11 @@ fn tinyxml2(plan: &Plan) -> String {
             let c = &f.c;
             match &f.kind {
                 Kind::Scalar(sc) => {
-                    let _ = writeln!(s, "    if (!(c = x->FirstChildElement({key}))) return 1;\n    {}", take(*sc, "c", &format!("o->{c}")));
+                    let _ = writeln!(
+                        s,
+                        "    if (!(c = x->FirstChildElement({key}))) return 1;\n    {}",
+                        take(*sc, "c", &format!("o->{c}"))
+                    );
                 }
                 Kind::Array(sc, cap) => {
                     let _ = writeln!(
@@ -690,7 +717,8 @@ fn tinyxml2(plan: &Plan) -> String {
                     );
                 }
                 Kind::Record(sub) => {
-                    let _ = writeln!(s, "    if (!(c = x->FirstChildElement({key})) || dec_r{sub}(c, &o->{c})) return 1;");
+                    let _ =
+                        writeln!(s, "    if (!(c = x->FirstChildElement({key})) || dec_r{sub}(c, &o->{c})) return 1;");
                 }
             }
         }
@@ -877,7 +905,10 @@ fn uadp(plan: &Plan) -> String {
         match &f.kind {
             Kind::Scalar(sc) => {
                 let (ty, member) = uadp_type(*sc);
-                let _ = writeln!(s, "    if (uadp_next_field(&r, &f) || f.value.is_array || f.value.type != {ty}) return 1;");
+                let _ = writeln!(
+                    s,
+                    "    if (uadp_next_field(&r, &f) || f.value.is_array || f.value.type != {ty}) return 1;"
+                );
                 if *sc == Scalar::Str {
                     let _ = writeln!(s, "    if (take_str(&f.value.scalar, {lv}, sizeof {lv})) return 1;");
                 } else {
@@ -919,7 +950,12 @@ mod tests {
             }
         }
         let (proto, opts) = nanopb_proto(&plan);
-        assert!(proto.contains("sint32 f_n = 2;") && proto.contains("repeated double f_a = 6;") && proto.contains("R1 f_r = 7;"), "{proto}");
+        assert!(
+            proto.contains("sint32 f_n = 2;")
+                && proto.contains("repeated double f_a = 6;")
+                && proto.contains("R1 f_r = 7;"),
+            "{proto}"
+        );
         assert!(opts.contains("R0.f_s max_size:2") && opts.contains("R0.f_a max_count:2"), "{opts}");
     }
 }

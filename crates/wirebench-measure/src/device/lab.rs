@@ -185,7 +185,9 @@ fn lib_sources(lib: Lib, root: &Path, libs: &Path) -> Vec<PathBuf> {
         Lib::Pson => vec![c.join("pson.c")],
         Lib::Uadp => vec![c.join("uadp.c")],
         Lib::Cdr => vec![c.join("cdr.c")],
-        Lib::Nanopb => ["pb_encode.c", "pb_decode.c", "pb_common.c"].iter().map(|f| libs.join("nanopb").join(f)).collect(),
+        Lib::Nanopb => {
+            ["pb_encode.c", "pb_decode.c", "pb_common.c"].iter().map(|f| libs.join("nanopb").join(f)).collect()
+        }
         Lib::Cjson => vec![libs.join("cjson/cJSON.c")],
         Lib::Msgpuck => vec![libs.join("msgpuck/msgpuck.c")],
         Lib::Tinycbor => ["cborencoder.c", "cborparser.c", "cborencoder_float.c", "cborparser_float.c"]
@@ -212,7 +214,9 @@ fn lib_includes(lib: Lib, libs: &Path) -> Vec<String> {
 /// numbers with printf/scanf, whose float support newlib-nano and avr-libc leave out unless asked.
 fn lib_link(lib: Lib, target: Target) -> Vec<String> {
     match (lib, target) {
-        (Lib::Cjson | Lib::Tinyxml2, Target::Avr) => ["-Wl,-u,vfprintf", "-lprintf_flt", "-Wl,-u,vfscanf", "-lscanf_flt", "-lm"].map(String::from).to_vec(),
+        (Lib::Cjson | Lib::Tinyxml2, Target::Avr) => {
+            ["-Wl,-u,vfprintf", "-lprintf_flt", "-Wl,-u,vfscanf", "-lscanf_flt", "-lm"].map(String::from).to_vec()
+        }
         (Lib::Cjson | Lib::Tinyxml2, _) => ["-u", "_printf_float", "-u", "_scanf_float"].map(String::from).to_vec(),
         _ => vec![],
     }
@@ -233,7 +237,11 @@ fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
             .unwrap_or("")
             .trim();
         let first = first.rsplit_once("/ld: ").map(|(_, m)| m).unwrap_or(first);
-        if first.contains("out of ram") || first.contains("not within region `data'") || first.contains("region `data' overflowed") || first.contains("region `RAM' overflowed") {
+        if first.contains("out of ram")
+            || first.contains("not within region `data'")
+            || first.contains("region `data' overflowed")
+            || first.contains("region `RAM' overflowed")
+        {
             return Err(format!("{what}: does not fit the target's RAM ({first})"));
         }
         return Err(format!("{what}: {first}"));
@@ -363,7 +371,14 @@ fn prebuild(cfg: &LabConfig, target: Target, lib: Lib) -> Result<Vec<PathBuf>, S
     Ok(objs)
 }
 
-fn build_fw(cfg: &LabConfig, target: Target, lib: Lib, plan: &Plan, dir: &Path, objs: &[PathBuf]) -> Result<(PathBuf, Built), String> {
+fn build_fw(
+    cfg: &LabConfig,
+    target: Target,
+    lib: Lib,
+    plan: &Plan,
+    dir: &Path,
+    objs: &[PathBuf],
+) -> Result<(PathBuf, Built), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let drv = dir.join(format!("drv_{}.{}", lib.name(), if lib.is_cxx() { "cpp" } else { "c" }));
     std::fs::write(&drv, driver(lib, plan)).map_err(|e| format!("{}: {e}", drv.display()))?;
@@ -411,7 +426,9 @@ fn host_check(lib: Lib, bytes: &[u8], value: &Value, f32_only: bool) -> Result<(
     let codec = wirebench_codecs::find(codec_id).ok_or_else(|| format!("no host codec {codec_id}"))?;
     let schema = wirebench_core::schema::Schema::infer(std::iter::once(value));
     let schema = if f32_only { narrow_floats(&schema) } else { schema };
-    let got = codec.decode(bytes, Some(&schema)).map_err(|e| format!("the host {codec_id} decoder refuses the device's bytes: {e}"))?;
+    let got = codec
+        .decode(bytes, Some(&schema))
+        .map_err(|e| format!("the host {codec_id} decoder refuses the device's bytes: {e}"))?;
     if same(&got, value, f32_only) {
         Ok(())
     } else {
@@ -444,7 +461,8 @@ fn same(a: &Value, b: &Value, f32_only: bool) -> bool {
         (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q, f32_only)),
         _ => match (a.as_i128(), b.as_i128()) {
             (Some(p), Some(q)) => p == q,
-            _ => match (a.as_float().or(a.as_i128().map(|i| i as f64)), b.as_float().or(b.as_i128().map(|i| i as f64))) {
+            _ => match (a.as_float().or(a.as_i128().map(|i| i as f64)), b.as_float().or(b.as_i128().map(|i| i as f64)))
+            {
                 (Some(p), Some(q)) if f32_only => p as f32 == q as f32,
                 (Some(p), Some(q)) => p == q,
                 _ => a == b,
@@ -462,16 +480,20 @@ int memcmp(const void *, const void *, size_t);\nsize_t strlen(const char *);\n"
 /// What the lab says about the ESP32, and our codecs' object sizes for Xtensa LX106 when its
 /// compiler is installed (Debian gcc-xtensa-lx106).
 fn xtensa(cfg: &LabConfig) -> (String, Vec<ObjectSize>) {
-    let mut note = "ESP32 (Xtensa LX6, seeds 000 and 001): no figures from execution; no emulator of it is available here \
+    let mut note =
+        "ESP32 (Xtensa LX6, seeds 000 and 001): no figures from execution; no emulator of it is available here \
                     (Debian's QEMU has no ESP32 machine, unicorn no Xtensa)."
-        .to_string();
+            .to_string();
     if crate::programs::which("xtensa-lx106-elf-gcc").is_none() {
-        note.push_str(" Object sizes with the closest toolchain need xtensa-lx106-elf-gcc (apt-get install gcc-xtensa-lx106).");
+        note.push_str(
+            " Object sizes with the closest toolchain need xtensa-lx106-elf-gcc (apt-get install gcc-xtensa-lx106).",
+        );
         return (note, vec![]);
     }
     let dir = cfg.build.join("xtensa");
     let shim = dir.join("include");
-    if std::fs::create_dir_all(&shim).is_err() || std::fs::write(shim.join("string.h"), FREESTANDING_STRING_H).is_err() {
+    if std::fs::create_dir_all(&shim).is_err() || std::fs::write(shim.join("string.h"), FREESTANDING_STRING_H).is_err()
+    {
         return (note, vec![]);
     }
     let mut out = Vec::new();
@@ -490,7 +512,8 @@ fn xtensa(cfg: &LabConfig) -> (String, Vec<ObjectSize>) {
         );
         let size = built.and_then(|_| run(Command::new("xtensa-lx106-elf-size").arg(&obj), "xtensa-lx106-elf-size"));
         if let Ok(text) = size {
-            let n: Vec<u64> = text.lines().nth(1).unwrap_or("").split_whitespace().take(3).filter_map(|x| x.parse().ok()).collect();
+            let n: Vec<u64> =
+                text.lines().nth(1).unwrap_or("").split_whitespace().take(3).filter_map(|x| x.parse().ok()).collect();
             if let [t, d, b] = n[..] {
                 out.push(ObjectSize { lib: lib.into(), text: t, data: d, bss: b });
             }
@@ -595,7 +618,8 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
             continue;
         }
         let (name, value) = &cfg.payloads[p];
-        let mut row = LabRow { target: t.name().into(), lib: l.name().into(), payload: name.clone(), ..LabRow::default() };
+        let mut row =
+            LabRow { target: t.name().into(), lib: l.name().into(), payload: name.clone(), ..LabRow::default() };
         match r.and_then(|(b, sim)| fill(&mut row, t, l, value, &b, &sim, baseline.get(&(t, p)))) {
             Ok(()) => row.status = "ok".into(),
             Err(reason) => row.status = reason,

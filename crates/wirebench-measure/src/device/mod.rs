@@ -68,7 +68,11 @@ pub fn cache_root() -> Result<PathBuf, PartError> {
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
         .map(|c| c.join("wirebench"))
-        .ok_or_else(|| PartError::failed("neither XDG_CACHE_HOME nor HOME is set: wirebench needs a cache folder (or a checkout's folder)"))
+        .ok_or_else(|| {
+            PartError::failed(
+                "neither XDG_CACHE_HOME nor HOME is set: wirebench needs a cache folder (or a checkout's folder)",
+            )
+        })
 }
 
 /// Write compiled-in files under `<cache>/wirebench/<folder>` (a file is rewritten only when
@@ -83,7 +87,8 @@ pub fn unpack(folder: &str, files: &[(&str, &[u8])]) -> Result<PathBuf, PartErro
         }
         let dir = path.parent().expect("a relative path with a folder");
         std::fs::create_dir_all(dir).map_err(|e| PartError::failed(format!("{}: {e}", dir.display())))?;
-        let tmp = dir.join(format!(".{}.{}", path.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
+        let tmp =
+            dir.join(format!(".{}.{}", path.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
         std::fs::write(&tmp, bytes).map_err(|e| PartError::failed(format!("{}: {e}", tmp.display())))?;
         if rel.ends_with(".sh") {
             use std::os::unix::fs::PermissionsExt;
@@ -141,7 +146,8 @@ impl Cells<'_> {
 /// Build (in `c_dir`, or in the compiled-in sources unpacked under the cache folder) and read
 /// the code sizes and instruction counts.
 pub fn measure(c_dir: Option<&Path>) -> Result<DeviceSection, PartError> {
-    let missing: Vec<&(&str, &str)> = TOOLS.iter().filter(|(program, _)| crate::programs::which(program).is_none()).collect();
+    let missing: Vec<&(&str, &str)> =
+        TOOLS.iter().filter(|(program, _)| crate::programs::which(program).is_none()).collect();
     if !missing.is_empty() {
         let programs: Vec<&str> = missing.iter().map(|(p, _)| *p).collect();
         let packages: Vec<&str> = missing.iter().map(|(_, pkg)| *pkg).collect();
@@ -153,7 +159,10 @@ pub fn measure(c_dir: Option<&Path>) -> Result<DeviceSection, PartError> {
     }
     let dir: PathBuf = match c_dir {
         Some(dir) if !dir.join("Makefile").is_file() => {
-            return Err(PartError::bad(format!("{}: no Makefile here (--c-dir names a checkout's c/ folder)", dir.display())))
+            return Err(PartError::bad(format!(
+                "{}: no Makefile here (--c-dir names a checkout's c/ folder)",
+                dir.display()
+            )))
         }
         Some(dir) => dir.to_path_buf(),
         None => unpack_sources()?,
@@ -174,7 +183,9 @@ pub fn measure(c_dir: Option<&Path>) -> Result<DeviceSection, PartError> {
     }
     let sizes_path = dir.join("build/arm/sizes.csv");
     if !sizes_path.is_file() {
-        return Err(PartError::failed("arm-none-eabi-gcc is not installed: apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi"));
+        return Err(PartError::failed(
+            "arm-none-eabi-gcc is not installed: apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi",
+        ));
     }
     let (header, rows) = read_csv(&sizes_path)?;
     let c = Cells { path: &sizes_path, header: &header };
@@ -228,7 +239,12 @@ pub struct LabOptions {
 
 /// Names separated by commas (or several such lists), or `all`, as the distinct items of
 /// `known` (none given: all of them); `what` names the kind in the error.
-fn parse_names<T: Copy + PartialEq>(lists: &[&str], known: &[T], name: fn(T) -> &'static str, what: &str) -> Result<Vec<T>, PartError> {
+fn parse_names<T: Copy + PartialEq>(
+    lists: &[&str],
+    known: &[T],
+    name: fn(T) -> &'static str,
+    what: &str,
+) -> Result<Vec<T>, PartError> {
     let mut out = Vec::new();
     for item in lists.iter().flat_map(|l| l.split(',')).map(str::trim) {
         let found: Vec<T> = if item == "all" {
@@ -266,7 +282,12 @@ pub fn parse_target_lists(lists: &[String]) -> Result<Vec<lab::Target>, PartErro
 }
 
 pub fn parse_lib_lists(lists: &[String]) -> Result<Vec<drivers::Lib>, PartError> {
-    parse_names(&lists.iter().map(String::as_str).collect::<Vec<_>>(), &drivers::Lib::ALL, drivers::Lib::name, "library")
+    parse_names(
+        &lists.iter().map(String::as_str).collect::<Vec<_>>(),
+        &drivers::Lib::ALL,
+        drivers::Lib::name,
+        "library",
+    )
 }
 
 /// The programs a target needs, with the Debian packages that bring them; the Python
@@ -294,7 +315,9 @@ fn missing_for(target: lab::Target) -> Vec<String> {
             .map(|s| s.success())
             .unwrap_or(false);
         if !ok {
-            missing.push("the Python modules unicorn, capstone, pyelftools (pip install -r c/lab/arm/requirements.txt)".into());
+            missing.push(
+                "the Python modules unicorn, capstone, pyelftools (pip install -r c/lab/arm/requirements.txt)".into(),
+            );
         }
     }
     missing
@@ -332,7 +355,8 @@ pub fn run_lab(opts: &LabOptions) -> Result<wirebench_core::sections::device::La
         match Command::new("python3").arg(root.join("c/lab/libs/fetch.py")).arg(&libs_dir).args(&peers).output() {
             Ok(out) if out.status.success() => {}
             Ok(out) => {
-                lib_failure = Some(String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("fetch.py failed").to_string())
+                lib_failure =
+                    Some(String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("fetch.py failed").to_string())
             }
             Err(e) => lib_failure = Some(format!("cannot run python3 to fetch them ({e}; apt-get install python3)")),
         }
@@ -351,7 +375,13 @@ pub fn run_lab(opts: &LabOptions) -> Result<wirebench_core::sections::device::La
         if missing.is_empty() {
             runnable.push(t);
         } else {
-            refused.push((t, format!("not measured here: missing {} (or, as root: wirebench setup --install device)", missing.join(", "))));
+            refused.push((
+                t,
+                format!(
+                    "not measured here: missing {} (or, as root: wirebench setup --install device)",
+                    missing.join(", ")
+                ),
+            ));
         }
     }
     if runnable.contains(&lab::Target::Avr) {

@@ -116,7 +116,10 @@ impl Part for DevicePart {
         }
         if let Some(dir) = &opts.c_dir {
             if !dir.join("Makefile").is_file() {
-                return Err(PartError::bad(format!("{}: no Makefile here (--c-dir names a checkout's c/ folder)", dir.display())));
+                return Err(PartError::bad(format!(
+                    "{}: no Makefile here (--c-dir names a checkout's c/ folder)",
+                    dir.display()
+                )));
             }
         }
         check_payloads(opts.corpus.as_deref(), &opts.samples, None)?;
@@ -137,7 +140,10 @@ impl Part for DevicePart {
             libs: libs(opts)?,
             payloads: payloads(opts)?,
             root: opts.c_dir.as_ref().map(|c| {
-                c.parent().filter(|p| !p.as_os_str().is_empty()).map(|p| p.to_path_buf()).unwrap_or_else(|| PathBuf::from("."))
+                c.parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .map(|p| p.to_path_buf())
+                    .unwrap_or_else(|| PathBuf::from("."))
             }),
             jobs,
         })?;

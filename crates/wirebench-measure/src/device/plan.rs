@@ -16,9 +16,14 @@ use wirebench_core::value::Value;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Scalar {
     Bool,
-    Int { bits: u8, signed: bool },
+    Int {
+        bits: u8,
+        signed: bool,
+    },
     /// `bits` 32 (float) or 64 (double; on AVR this plan is never built with 64).
-    Real { bits: u8 },
+    Real {
+        bits: u8,
+    },
     Str,
 }
 
@@ -193,7 +198,10 @@ impl Plan {
                         } else {
                             format!("a->{c}[i] != b->{c}[i]")
                         };
-                        let _ = writeln!(s, "    for (i = 0; i < a->{c}_n; i++) if ({cmp}) {{ wb_diff = {key}; return 0; }}");
+                        let _ = writeln!(
+                            s,
+                            "    for (i = 0; i < a->{c}_n; i++) if ({cmp}) {{ wb_diff = {key}; return 0; }}"
+                        );
                     }
                     Kind::Record(sub) => {
                         let _ = writeln!(s, "    if (!wb_eq_r{sub}(&a->{c}, &b->{c})) return 0;");
@@ -249,8 +257,9 @@ fn str_len(v: &Value, at: &str) -> Result<usize, Unsupported> {
 
 /// `f_` + the key with every other character than `[A-Za-z0-9]` as `_`, made unique.
 fn unique_ident<'a>(key: &str, taken: impl Iterator<Item = &'a str> + Clone) -> String {
-    let base: String =
-        std::iter::once("f_".to_string()).chain(key.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_string() } else { "_".into() })).collect();
+    let base: String = std::iter::once("f_".to_string())
+        .chain(key.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_string() } else { "_".into() }))
+        .collect();
     let mut name = base.clone();
     let mut n = 2;
     while taken.clone().any(|t| t == name) {
@@ -340,7 +349,10 @@ mod tests {
         assert!(c.contains("uint32_t f_long;"));
         assert!(c.contains("int32_t f_neg;"));
         assert!(c.contains("double f_array[2];\n    uint16_t f_array_n;"));
-        assert!(c.contains(r#"{"test", 1.03, UINT64_C(1351824120), UINT64_C(1), INT64_C(-2), true, {48.75, 2.3}, 2}"#), "{c}");
+        assert!(
+            c.contains(r#"{"test", 1.03, UINT64_C(1351824120), UINT64_C(1), INT64_C(-2), true, {48.75, 2.3}, 2}"#),
+            "{c}"
+        );
         let avr = Plan::new("Test10", &v(r#"{"double":1.03}"#), true).unwrap();
         assert!(avr.c_types().contains("float f_double;") && avr.c_types().contains("{1.03f}"));
     }

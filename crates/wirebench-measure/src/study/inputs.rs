@@ -10,11 +10,10 @@ use wirebench_core::Schema;
 
 /// The codec of this id, or the list of known ids.
 pub fn find_codec(id: &str) -> Result<&'static dyn Codec, PartError> {
-    wirebench_codecs::find(id)
-        .ok_or_else(|| {
-            let known: Vec<&str> = wirebench_codecs::registry().iter().map(|c| c.info().id).collect();
-            PartError::bad(wirebench_core::names::unknown("format", id, &known))
-        })
+    wirebench_codecs::find(id).ok_or_else(|| {
+        let known: Vec<&str> = wirebench_codecs::registry().iter().map(|c| c.info().id).collect();
+        PartError::bad(wirebench_core::names::unknown("format", id, &known))
+    })
 }
 
 /// The codecs of these ids; all of them when the list is empty.
@@ -57,7 +56,11 @@ pub fn sample_error(e: corpus::SampleError) -> PartError {
 
 /// Check a part's payload source before anything runs: the corpus is built in, every sample
 /// path exists, the schema file reads.
-pub fn check_payloads(corpus: Option<&str>, samples: &[PathBuf], schema: Option<(&Path, Option<&str>)>) -> Result<(), PartError> {
+pub fn check_payloads(
+    corpus: Option<&str>,
+    samples: &[PathBuf],
+    schema: Option<(&Path, Option<&str>)>,
+) -> Result<(), PartError> {
     if let Some(name) = corpus {
         find_corpus(name)?;
     }

@@ -115,7 +115,9 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
     wirebench_codecs::schema_files::set_include_dirs(&args.include);
     let given_schema = match &args.schema_value {
         Some(s) => Some(s.clone()),
-        None => args.schema.as_deref().map(|p| read_schema_with(p, args.type_name.as_deref(), &args.include)).transpose()?,
+        None => {
+            args.schema.as_deref().map(|p| read_schema_with(p, args.type_name.as_deref(), &args.include)).transpose()?
+        }
     };
     let needs_schema = codecs.iter().any(|c| c.info().schema != SchemaUse::None);
     // Which messages are compressed and checked: every one of a built-in corpus, a sample of
@@ -170,10 +172,19 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
             given => {
                 let sampled = policy == Compress::Sample || rt_policy == Compress::Sample;
                 let n = if sampled { count_samples(&args.samples)? } else { 0 };
-                (given.unwrap_or(Schema { tag: "wirebench-schema/1".into(), root: wirebench_core::Type::Any, native: None, proto: None }), n)
+                (
+                    given.unwrap_or(Schema {
+                        tag: "wirebench-schema/1".into(),
+                        root: wirebench_core::Type::Any,
+                        native: None,
+                        proto: None,
+                    }),
+                    n,
+                )
             }
         };
-        let mut meter = sampled(SizeMeter::new(codecs, SchemaSource::Fixed(schema), args.per_record), policy, rt_policy, records);
+        let mut meter =
+            sampled(SizeMeter::new(codecs, SchemaSource::Fixed(schema), args.per_record), policy, rt_policy, records);
         let files = corpus::expand_paths(&args.samples).map_err(sample_error)?;
         meter.add_input_bytes(files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum());
         // Bounded batches keep memory flat and let the meter parse and measure on every core;
@@ -215,7 +226,8 @@ fn raw_batch(stream: &mut SampleStream) -> Result<Option<Vec<RawSample>>, PartEr
 fn parse_parallel(batch: &[RawSample]) -> Result<Vec<wirebench_core::corpus::Payload>, PartError> {
     let per = batch.len().div_ceil(crate::size::worker_threads()).max(256);
     let parsed: Vec<Vec<_>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = batch.chunks(per).map(|c| scope.spawn(move || c.iter().map(RawSample::parse).collect())).collect();
+        let handles: Vec<_> =
+            batch.chunks(per).map(|c| scope.spawn(move || c.iter().map(RawSample::parse).collect())).collect();
         handles.into_iter().map(|h| h.join().expect("parse worker panicked")).collect()
     });
     parsed.into_iter().flatten().map(|r| r.map_err(sample_error)).collect()

@@ -347,7 +347,6 @@ fn build_cases<'a>(w: &'a Workload, codecs: &[&'static dyn Codec], skipped: &mut
     cases
 }
 
-
 /// The child side of `--instructions`: build the same cases and run them in callgrind segments.
 pub fn callgrind_child(args: &SpeedOpts) -> Result<(), PartError> {
     let w = load(args)?;
@@ -371,7 +370,10 @@ pub fn validate(args: &SpeedOpts) -> Result<(), PartError> {
     codecs_of(&args.formats)?;
     find_codec(args.baseline.as_deref().unwrap_or("json"))?;
     if args.samples_per_case < 10 {
-        return Err(PartError::bad(format!("--rounds {} is too few for the statistics (at least 10; 30 or more recommended)", args.samples_per_case)));
+        return Err(PartError::bad(format!(
+            "--rounds {} is too few for the statistics (at least 10; 30 or more recommended)",
+            args.samples_per_case
+        )));
     }
     if args.samples_per_case > MAX_SAMPLES_PER_CASE {
         return Err(PartError::bad(format!(
@@ -393,7 +395,11 @@ pub fn validate(args: &SpeedOpts) -> Result<(), PartError> {
         return Err(PartError::bad("--instructions needs valgrind (apt-get install valgrind)"));
     }
     wirebench_codecs::schema_files::set_include_dirs(&args.include);
-    check_payloads(args.corpus.as_deref(), &args.samples, args.schema.as_deref().map(|p| (p, args.type_name.as_deref())))
+    check_payloads(
+        args.corpus.as_deref(),
+        &args.samples,
+        args.schema.as_deref().map(|p| (p, args.type_name.as_deref())),
+    )
 }
 
 /// Run the speed measurement; the section and the configuration it ran with.
@@ -436,7 +442,8 @@ pub fn measure(args: &SpeedOpts) -> Result<(SpeedSection, serde_json::Value), Pa
             .tempdir()
             .map_err(|e| PartError::failed(format!("instruction counts: creating a temporary folder: {e}")))?;
         let dir = tmp.path();
-        let exe = std::env::current_exe().map_err(|e| PartError::failed(format!("instruction counts: cannot find this program: {e}")))?;
+        let exe = std::env::current_exe()
+            .map_err(|e| PartError::failed(format!("instruction counts: cannot find this program: {e}")))?;
         let mut child_args = args.to_cli_args();
         child_args.push("--callgrind-child".into());
         // Two runs: counts that differ between them are flagged, not trusted as a gate.
@@ -447,7 +454,11 @@ pub fn measure(args: &SpeedOpts) -> Result<(SpeedSection, serde_json::Value), Pa
             let _ = std::fs::remove_dir_all(&d);
             let counts = counts.map_err(|e| PartError::failed(format!("instruction counts: {e}")))?;
             if counts.len() != section.cases.len() {
-                return Err(PartError::failed(format!("instruction counts: {} segments for {} cases", counts.len(), section.cases.len())));
+                return Err(PartError::failed(format!(
+                    "instruction counts: {} segments for {} cases",
+                    counts.len(),
+                    section.cases.len()
+                )));
             }
             runs.push(counts);
         }

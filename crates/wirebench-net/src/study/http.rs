@@ -428,10 +428,17 @@ fn measure(opts: &HttpOpts, plan: &Plan) -> Result<HttpSection, PartError> {
                     "  [{done}/{total}] {} {f}: {:.0} req/s{}{} ({:.0} s{})",
                     run.link,
                     run.ours.requests_per_sec,
-                    run.ours.link.as_ref().map(|l| format!(", {:.1} % of the link ceiling", l.ratio * 100.0)).unwrap_or_default(),
+                    run.ours
+                        .link
+                        .as_ref()
+                        .map(|l| format!(", {:.1} % of the link ceiling", l.ratio * 100.0))
+                        .unwrap_or_default(),
                     run.wrk.as_ref().map(|w| format!("; wrk {:.0} req/s", w.requests_per_sec)).unwrap_or_default(),
                     t0.elapsed().as_secs_f64(),
-                    Some(wirebench_measure::progress::time_left(t0, done, total)).filter(|t| !t.is_empty()).map(|t| format!(", {t}")).unwrap_or_default()
+                    Some(wirebench_measure::progress::time_left(t0, done, total))
+                        .filter(|t| !t.is_empty())
+                        .map(|t| format!(", {t}"))
+                        .unwrap_or_default()
                 );
                 runs.push(run);
             }
@@ -555,7 +562,14 @@ fn one_run(
 
 /// The whole harness's CPU during a run (generator, collector, emulator: all in this process),
 /// and a verdict line that names the side that limited the run, with numbers.
-fn harness_use(r: &LoadReport, process_cpu_s: f64, wall_s: f64, busy: Option<f64>, path: Path, linked: bool) -> HarnessUse {
+fn harness_use(
+    r: &LoadReport,
+    process_cpu_s: f64,
+    wall_s: f64,
+    busy: Option<f64>,
+    path: Path,
+    linked: bool,
+) -> HarnessUse {
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) as f64;
     let process = process_cpu_s / wall_s.max(1e-9);
     // The whole machine's busy share (/proc/stat), and what other processes took of it.
@@ -569,7 +583,10 @@ fn harness_use(r: &LoadReport, process_cpu_s: f64, wall_s: f64, busy: Option<f64
         _ => "collector",
     };
     let link_share = || {
-        r.link.as_ref().map(|l| format!(" while the link carried {:.1} % of its ceiling", l.ratio * 100.0)).unwrap_or_default()
+        r.link
+            .as_ref()
+            .map(|l| format!(" while the link carried {:.1} % of its ceiling", l.ratio * 100.0))
+            .unwrap_or_default()
     };
     let verdict = match r.bound {
         Bound::Link => r.bound_detail.clone(),

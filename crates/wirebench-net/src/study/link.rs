@@ -75,8 +75,17 @@ impl Part for LinkPart {
 }
 
 const DEFAULT_RADIOS: &[&str] = &[
-    "lora-sf7", "lora-sf8", "lora-sf9", "lora-sf10", "lora-sf11", "lora-sf12", "sigfox", "nb-iot", "lte-m1",
-    "ble-dle", "802.15.4",
+    "lora-sf7",
+    "lora-sf8",
+    "lora-sf9",
+    "lora-sf10",
+    "lora-sf11",
+    "lora-sf12",
+    "sigfox",
+    "nb-iot",
+    "lte-m1",
+    "ble-dle",
+    "802.15.4",
 ];
 const DEFAULT_FORMATS: &[&str] = &["json", "cbor", "msgpack", "protobuf", "pson"];
 
@@ -108,7 +117,9 @@ fn protocol(name: &str, topic: usize) -> Result<(Protocol, Option<Transport>, St
         "mqtt-sn" | "mqttsn" => (Protocol::MqttSn, Some(Transport::UdpIpv4)),
         // CON/NON with a 2-byte token, Uri-Path "t" (2 B) and Content-Format (2 B).
         "coap" => (Protocol::Coap { token_len: 2, options_len: 4 }, Some(Transport::UdpIpv4)),
-        "http" | "http11" | "http/1.1" => (Protocol::Http11 { header_bytes: WRK_REQUEST_HEADER }, Some(Transport::TcpIpv4)),
+        "http" | "http11" | "http/1.1" => {
+            (Protocol::Http11 { header_bytes: WRK_REQUEST_HEADER }, Some(Transport::TcpIpv4))
+        }
         other => {
             return Err(PartError::bad(format!(
                 "unknown protocol {other:?} (known: raw, mqtt, mqtt0, mqtt5, mqtt-sn, coap, http)"
@@ -225,8 +236,10 @@ fn measure(opts: &LinkOpts) -> Result<LinkSection, PartError> {
     } else {
         opts.radios.clone()
     };
-    let radios: Vec<Radio> =
-        radio_names.iter().map(|r| Radio::parse(r).map_err(|e| PartError::bad(e.to_string()))).collect::<Result<_, _>>()?;
+    let radios: Vec<Radio> = radio_names
+        .iter()
+        .map(|r| Radio::parse(r).map_err(|e| PartError::bad(e.to_string())))
+        .collect::<Result<_, _>>()?;
     let protos = if opts.protocols.is_empty() { vec!["raw".to_string()] } else { opts.protocols.clone() };
     let topic = topic_bytes(opts)?;
     let protos: Vec<_> = protos.iter().map(|p| protocol(p, topic)).collect::<Result<_, _>>()?;
@@ -305,7 +318,9 @@ mod tests {
             Err(PartError::BadInput(m)) => m,
             other => panic!("{other:?}"),
         };
-        assert!(bad(LinkOpts { radios: vec!["lora-sf6".into()], ..Default::default() }).contains("unknown radio profile"));
+        assert!(
+            bad(LinkOpts { radios: vec!["lora-sf6".into()], ..Default::default() }).contains("unknown radio profile")
+        );
         assert!(bad(LinkOpts { protocols: vec!["smtp".into()], ..Default::default() }).starts_with("unknown protocol"));
         assert!(bad(LinkOpts { topic_bytes: Some(70_000), ..Default::default() }).contains("65,535"));
         assert!(bad(LinkOpts { payload_bytes: vec![2 << 20], ..Default::default() }).contains("1 MiB"));
@@ -314,7 +329,11 @@ mod tests {
 
     #[test]
     fn formats_use_the_encoded_sizes_of_the_messages() {
-        let opts = LinkOpts { radios: vec!["nb-iot".into()], formats: vec!["json".into(), "cbor".into()], ..Default::default() };
+        let opts = LinkOpts {
+            radios: vec!["nb-iot".into()],
+            formats: vec!["json".into(), "cbor".into()],
+            ..Default::default()
+        };
         let s = LinkPart::run(&opts).unwrap();
         assert_eq!(s.rows.len(), 2);
         assert!(s.rows[0].payload_bytes > s.rows[1].payload_bytes, "JSON is larger than CBOR");

@@ -32,7 +32,9 @@ pub(crate) fn part_error(e: NetError) -> PartError {
 /// Distinct messages of a workload (`messages`): 1 to 10,000 (they are held in memory).
 pub(crate) fn check_messages(messages: Option<usize>) -> Result<(), PartError> {
     match messages {
-        Some(n) if n == 0 || n > 10_000 => Err(PartError::bad(format!("messages {n}: use 1 to 10,000 distinct messages"))),
+        Some(n) if n == 0 || n > 10_000 => {
+            Err(PartError::bad(format!("messages {n}: use 1 to 10,000 distinct messages")))
+        }
         _ => Ok(()),
     }
 }

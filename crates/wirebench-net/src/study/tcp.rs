@@ -364,9 +364,12 @@ impl One<'_> {
         };
         let ns_b = self.lab.map(|l| l.ns_b().to_string());
         let server = match self.echo_bytes {
-            Some(_) => Server::Echo(EchoServer::start(listen, ns_b.as_deref()).map_err(|e| RunError::Part(part_error(e)))?),
+            Some(_) => {
+                Server::Echo(EchoServer::start(listen, ns_b.as_deref()).map_err(|e| RunError::Part(part_error(e)))?)
+            }
             None => Server::Rr(
-                RrServer::start(listen, self.format, Some(self.workload.schema.clone()), ns_b.as_deref()).map_err(run_error)?,
+                RrServer::start(listen, self.format, Some(self.workload.schema.clone()), ns_b.as_deref())
+                    .map_err(run_error)?,
             ),
         };
         let server_addr = match &server {
@@ -499,7 +502,10 @@ mod tests {
 
     #[test]
     fn a_stall_the_link_model_explains_is_not_a_stall() {
-        let w = vec!["RTT p50 40.1 ms is near 40 ms: a Nagle + delayed-ACK stall (TCP_NODELAY missing somewhere?)".to_string(), "other".to_string()];
+        let w = vec![
+            "RTT p50 40.1 ms is near 40 ms: a Nagle + delayed-ACK stall (TCP_NODELAY missing somewhere?)".to_string(),
+            "other".to_string(),
+        ];
         assert_eq!(unexplained(w.clone(), 40_100.0, Some(39_700.0)), vec!["other".to_string()]);
         assert_eq!(unexplained(w.clone(), 40_100.0, Some(20_000.0)).len(), 2);
         assert_eq!(unexplained(w, 40_100.0, None).len(), 2);
@@ -537,7 +543,13 @@ mod tests {
 
     #[test]
     fn a_loopback_echo_run_reports_its_model_and_shape() {
-        let opts = TcpOpts { echo_bytes: Some(64), count: Some(5), warmup: Some(1), cadence_ms: Some(1.0), ..Default::default() };
+        let opts = TcpOpts {
+            echo_bytes: Some(64),
+            count: Some(5),
+            warmup: Some(1),
+            cadence_ms: Some(1.0),
+            ..Default::default()
+        };
         let s = TcpPart::run(&opts).unwrap();
         assert_eq!(s.workload.name, "echo");
         let TcpRun::Echo(r) = &s.runs[0] else { panic!("an echo run") };

@@ -118,7 +118,8 @@ pub fn socket_inodes(pid: u32) -> Vec<u64> {
 fn proc_addr(s: &str) -> Option<std::net::SocketAddr> {
     let (a, p) = s.split_once(':')?;
     let port = u16::from_str_radix(p, 16).ok()?;
-    let words: Vec<u32> = (0..a.len() / 8).map(|i| u32::from_str_radix(&a[i * 8..i * 8 + 8], 16)).collect::<Result<_, _>>().ok()?;
+    let words: Vec<u32> =
+        (0..a.len() / 8).map(|i| u32::from_str_radix(&a[i * 8..i * 8 + 8], 16)).collect::<Result<_, _>>().ok()?;
     let ip: std::net::IpAddr = match words.len() {
         1 => std::net::Ipv4Addr::from(words[0].to_ne_bytes()).into(),
         4 => {
@@ -136,7 +137,8 @@ fn proc_addr(s: &str) -> Option<std::net::SocketAddr> {
 /// Every TCP and UDP socket (IPv4 and IPv6) that a process of `pids` holds, in this network
 /// namespace.
 pub fn sockets_of(pids: &[u32]) -> Vec<ProcSocket> {
-    let owners: Vec<(u32, u64)> = pids.iter().flat_map(|&p| socket_inodes(p).into_iter().map(move |i| (p, i))).collect();
+    let owners: Vec<(u32, u64)> =
+        pids.iter().flat_map(|&p| socket_inodes(p).into_iter().map(move |i| (p, i))).collect();
     let mut out = Vec::new();
     for proto in ["tcp", "tcp6", "udp", "udp6"] {
         let Ok(table) = std::fs::read_to_string(format!("/proc/net/{proto}")) else { continue };
@@ -148,7 +150,13 @@ pub fn sockets_of(pids: &[u32]) -> Vec<ProcSocket> {
             let (Some(local), Ok(inode)) = (proc_addr(f[1]), f[9].parse::<u64>()) else { continue };
             for &(pid, i) in &owners {
                 if i == inode && inode != 0 {
-                    out.push(ProcSocket { pid, proto, local, inode, listening: proto.starts_with("tcp") && f[3] == "0A" });
+                    out.push(ProcSocket {
+                        pid,
+                        proto,
+                        local,
+                        inode,
+                        listening: proto.starts_with("tcp") && f[3] == "0A",
+                    });
                 }
             }
         }
