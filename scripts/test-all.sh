@@ -63,6 +63,7 @@ export WIREBENCH_ORACLES=require
 export WIREBENCH_DDS=require
 
 step "formatting: cargo fmt --check (rustfmt.toml)"
+cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
 cargo fmt --all --check
 
 step "release build (with DDS): the binary the CLI tests, the studies and the reports use"
