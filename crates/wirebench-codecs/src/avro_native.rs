@@ -43,6 +43,40 @@ pub(crate) struct NativeAvro {
 /// How many items of zero encoded size (arrays and maps of nulls) one datum may declare.
 const ZERO_SIZE_ITEMS: usize = 1 << 20;
 
+/// Every name of a record, error, enum or fixed type is an Avro name (`[A-Za-z_][A-Za-z0-9_]*`,
+/// dot-separated with its namespace), checked before apache-avro reads the schema: apache-avro
+/// 0.21 unwraps that check for a named type's `name` and panics on a bad one (found by the
+/// schema_avsc fuzz target). Walks the JSON without recursion.
+fn check_type_names(json: &serde_json::Value) -> Result<(), String> {
+    use serde_json::Value;
+    let ident = |s: &str| {
+        let mut c = s.chars();
+        c.next().is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+            && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
+    };
+    let mut stack = vec![json];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => {
+                let named = matches!(map.get("type"), Some(Value::String(t)) if matches!(t.as_str(), "record" | "error" | "enum" | "fixed"));
+                if let (true, Some(Value::String(name))) = (named, map.get("name")) {
+                    let full = name.strip_prefix('.').unwrap_or(name);
+                    if !full.split('.').all(ident) {
+                        let shown = wirebench_core::names::escape_controls(name, &[]);
+                        return Err(format!(
+                            "not an Avro schema: the type name {shown:?} is not an Avro name (letters, digits and _, not starting with a digit; dots between namespace parts)"
+                        ));
+                    }
+                }
+                stack.extend(map.values());
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// apache-avro's error as one line.
 fn one_line(e: impl std::fmt::Display) -> String {
     e.to_string().replace('\n', " ")
@@ -52,6 +86,9 @@ impl NativeAvro {
     /// Parse the schema text; the root is the named type `root` (a full name), or the whole
     /// schema when `root` is empty.
     pub(crate) fn parse(text: &str, root: &str) -> Result<NativeAvro, String> {
+        if let Ok(json) = serde_json::from_str::<serde_json::Value>(text) {
+            check_type_names(&json)?;
+        }
         let schema = AvroSchema::parse_str(text).map_err(|e| format!("not an Avro schema: {}", one_line(e)))?;
         let mut names = HashMap::new();
         collect_names(&schema, &mut names);

@@ -45,6 +45,11 @@ pub fn read_schema_file(path: &Path, type_name: Option<&str>) -> Result<Schema, 
 /// before the file's own directory; none given: the include path of [`set_include_dirs`]):
 /// .proto files are compiled by `protox`, see [`crate::proto_schema`].
 pub fn read_schema_file_with(path: &Path, type_name: Option<&str>, proto_path: &[PathBuf]) -> Result<Schema, String> {
+    // An error may quote the file (a token, a name): its control bytes are written as escapes.
+    read_any_schema_file(path, type_name, proto_path).map_err(|e| wirebench_core::names::escape_controls(&e, &[]))
+}
+
+fn read_any_schema_file(path: &Path, type_name: Option<&str>, proto_path: &[PathBuf]) -> Result<Schema, String> {
     if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("proto")) {
         let dirs = if proto_path.is_empty() { include_dirs() } else { proto_path.to_vec() };
         return crate::proto_schema::read_proto(path, type_name, &dirs);
