@@ -9,7 +9,6 @@ use std::fmt::Write;
 use wirebench_core::results::Results;
 use wirebench_core::sections::energy::{EnergyRow, EnergySection};
 
-use crate::csv::record;
 use crate::html::{table, Ctx, Section};
 use crate::svg::{color, esc, fixed, BarChart, Bars};
 use crate::table::Table;
@@ -131,19 +130,7 @@ pub fn render(r: &Results, output: Output) -> String {
     let tables = [rows_table(s), figures_table(s)];
     match output {
         Output::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
-        Output::Csv => {
-            let mut out = String::new();
-            for (i, t) in tables.iter().enumerate() {
-                if i > 0 {
-                    out.push('\n');
-                }
-                out.push_str(&record(&t.headers));
-                for row in &t.rows {
-                    out.push_str(&record(row));
-                }
-            }
-            out
-        }
+        Output::Csv => tables.iter().map(crate::csv::table).collect::<Vec<_>>().join("\n"),
         _ => {
             let md = output == Output::Markdown;
             let heading = format!(
