@@ -327,11 +327,13 @@ impl Part for FleetPart {
     }
 
     fn run(opts: &FleetOpts) -> Result<FleetSection, PartError> {
-        measure(opts)
+        measure(opts, &|_| {})
     }
 }
 
-fn measure(opts: &FleetOpts) -> Result<FleetSection, PartError> {
+/// Measures every fleet size × format in turn; `finished` sees the section after each run (the
+/// runs so far), so that a signal can still write them.
+fn measure(opts: &FleetOpts, finished: &dyn Fn(&FleetSection)) -> Result<FleetSection, PartError> {
     let p = plan(opts)?;
     let mut payloads = Vec::new();
     for f in &p.formats {
@@ -387,6 +389,23 @@ fn measure(opts: &FleetOpts) -> Result<FleetSection, PartError> {
             eprintln!("{m}");
         }
     };
+    let section = |runs: &[wirebench_core::sections::fleet::FleetRun]| FleetSection {
+        version: fleet::FLEET_SECTION_VERSION,
+        run_id: p.run_id.clone(),
+        shards: vec![ShardInfo {
+            index: p.shard.0,
+            count: p.shard.1,
+            host: hostname(),
+            pid: std::process::id(),
+            started_unix_ms: started,
+            ended_unix_ms: unix_ms(),
+            fd_limit: fd_limit.clone(),
+            probes: probes.probes(),
+        }],
+        clock: None,
+        runs: runs.to_vec(),
+        notes: notes.clone(),
+    };
     let mut runs = Vec::new();
     // Time left: each run's planned length, scaled by how the finished runs compared with theirs.
     let planned: Vec<f64> = p.configs.iter().flat_map(|c| payloads.iter().map(move |_| planned_run_s(c))).collect();
@@ -417,26 +436,11 @@ fn measure(opts: &FleetOpts) -> Result<FleetSection, PartError> {
             ));
             runs.push(r);
             clock.took.push(run_start.elapsed().as_secs_f64());
+            finished(&section(&runs));
         }
     }
     drop(broker);
-    Ok(FleetSection {
-        version: fleet::FLEET_SECTION_VERSION,
-        run_id: p.run_id.clone(),
-        shards: vec![ShardInfo {
-            index: p.shard.0,
-            count: p.shard.1,
-            host: hostname(),
-            pid: std::process::id(),
-            started_unix_ms: started,
-            ended_unix_ms: unix_ms(),
-            fd_limit,
-            probes: probes.probes(),
-        }],
-        clock: None,
-        runs,
-        notes,
-    })
+    Ok(section(&runs))
 }
 
 fn unix_ms() -> u64 {
@@ -485,9 +489,32 @@ pub fn run(args: Args) -> Result<()> {
         );
         return write_stdout(line.as_bytes());
     }
-    let section = FleetPart::run(&args.opts).map_err(part_error)?;
-    let mut results =
+    let results =
         Results::new(provenance(args.opts.seed), serde_json::json!({"measurement": "fleet", "options": &args.opts}));
+    // With --out, a signal that ends the fleet writes the runs that finished, the fleet marked
+    // as not finished (as `run` does for a study's parts).
+    let so_far = std::sync::Arc::new(std::sync::Mutex::new(None::<FleetSection>));
+    let _on_signal = args.out.clone().map(|out| {
+        let (so_far, results) = (so_far.clone(), results.clone());
+        wirebench_core::signals::on_signal(move |sig| {
+            let mut r = results.clone();
+            r.fleet = so_far.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            let n = r.fleet.as_ref().map_or(0, |f| f.runs.len());
+            let why = format!("not finished: the fleet was ended by {}", wirebench_core::signals::name(sig));
+            r.failed_parts.push(wirebench_core::results::FailedPart { part: "fleet".into(), error: why });
+            match write_results(&r, &out) {
+                Ok(()) => eprintln!(
+                    "wirebench: {}: the {n} finished fleet run(s) in {}",
+                    wirebench_core::signals::name(sig),
+                    out.display()
+                ),
+                Err(e) => eprintln!("wirebench: {e:#}"),
+            }
+        })
+    });
+    let section = measure(&args.opts, &|s| *so_far.lock().unwrap_or_else(|e| e.into_inner()) = Some(s.clone()))
+        .map_err(part_error)?;
+    let mut results = results;
     results.fleet = Some(section);
     emit(&results, args.output, args.out.as_ref())
 }

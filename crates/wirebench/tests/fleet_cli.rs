@@ -248,3 +248,52 @@ fn bad_fleet_options_are_one_line() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("shard 3/4 (devices 750..1000 of 1000)"));
 }
+
+#[test]
+fn sigint_keeps_the_finished_fleet_runs() {
+    let _one_at_a_time = serial();
+    let dir = TempDir::new("fleet-sigint");
+    let f = dir.0.join("f.json");
+    // Two runs (json, then pson); the signal comes while the second one publishes.
+    let mut child = std::process::Command::new(bin())
+        .args(["fleet", "--devices", "20", "--every", "1s", "--duration", "4s", "-f", "json,pson", "--out"])
+        .arg(&f)
+        .env("WIREBENCH_PROGRESS", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let t0 = std::time::Instant::now();
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        let n = std::io::BufRead::read_line(&mut err, &mut line).unwrap();
+        seen.push_str(&line);
+        if line.contains("fleet run 2/2") {
+            break;
+        }
+        if n == 0 || t0.elapsed() > std::time::Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("the second fleet run did not start: {seen}");
+        }
+    }
+    assert!(!f.exists(), "nothing is written before the fleet ends or is ended");
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "{status:?}");
+    assert!(rest.contains("SIGINT: the 1 finished fleet run(s) in"), "{rest}");
+    let r = read(&f);
+    let runs = r["fleet"]["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(runs[0]["format"], "json");
+    assert_complete(&runs[0], 20);
+    assert_eq!(r["failed_parts"][0]["part"], "fleet", "{r}");
+    assert!(r["failed_parts"][0]["error"].as_str().unwrap().contains("ended by SIGINT"));
+    // The file is a results file: it renders.
+    let md = wb().args(["report"]).arg(&f).args(["-o", "md"]).output().unwrap();
+    assert!(md.status.success(), "{}", String::from_utf8_lossy(&md.stderr));
+}
