@@ -133,7 +133,19 @@ pub struct StudyOpts {
     /// Latency: round trips before recording.
     #[serde(default = "default_warmup")]
     pub warmup: u32,
+    /// The must-hold bar of the latency checks at 2 and 8 KB: ours ÷ ddsperf p50 at most this
+    /// (default 2). A check that fails is a failure of the run (exit 1).
+    #[serde(default)]
+    pub check_latency_within: Option<f64>,
+    /// The must-hold bar of the throughput checks at 2 and 8 KB: ours ÷ ddsperf at least this
+    /// (default 0.5).
+    #[serde(default)]
+    pub check_throughput_at_least: Option<f64>,
 }
+
+/// The bars of the must-hold checks when the plan does not set them.
+pub const CHECK_LATENCY_WITHIN: f64 = 2.0;
+pub const CHECK_THROUGHPUT_AT_LEAST: f64 = 0.5;
 
 /// The `[dds]` part of a study.
 pub struct DdsPart;
@@ -282,6 +294,16 @@ pub fn check_plan(p: &Plan) -> Result<(), PartError> {
 }
 
 /// The checked plan of a study's `[dds]` options.
+/// A must-hold bar: a positive, finite ratio.
+fn bar(name: &str, v: Option<f64>) -> Result<Option<f64>, PartError> {
+    match v {
+        Some(x) if !(x.is_finite() && x > 0.0) => {
+            Err(PartError::bad(format!("{name} = {x}: a ratio above 0 (ours ÷ ddsperf)")))
+        }
+        _ => Ok(v),
+    }
+}
+
 pub fn plan_of(o: &StudyOpts) -> Result<Plan, PartError> {
     let mut cases = Vec::new();
     for c in &o.cases {
@@ -328,6 +350,8 @@ pub fn plan_of(o: &StudyOpts) -> Result<Plan, PartError> {
         batch: o.batch,
         warmup: o.warmup,
         count_allocs: true,
+        check_latency_within: bar("check_latency_within", o.check_latency_within)?,
+        check_throughput_at_least: bar("check_throughput_at_least", o.check_throughput_at_least)?,
     };
     check_plan(&plan)?;
     Ok(plan)
@@ -598,8 +622,21 @@ fn long_enough(
 }
 
 /// The section of the collected runs, with the checks, ratios and figures per size.
-fn section(plan: &Plan, c: Collected) -> DdsSection {
-    let checks = checks(&c);
+fn section(plan: &Plan, mut c: Collected) -> DdsSection {
+    let checks = checks(plan, &c);
+    // A must-hold check that fails is a failure of the run, as a run that failed is.
+    for k in checks.iter().filter(|k| !k.pass) {
+        c.failures.push(Failure {
+            round: k.round,
+            what: "must-hold check".into(),
+            size: k.size,
+            marshal: Some(Marshal::Cdr),
+            error: format!(
+                "{} (round {}): ours {:.1} {} ÷ ddsperf {:.1} = {:.2}, the bar is {}",
+                k.name, k.round, k.ours, k.unit, k.ddsperf, k.ratio, k.limit
+            ),
+        });
+    }
     let ratios = ratios(&c);
     let mut s = DdsSection {
         transport: format!(
@@ -642,23 +679,25 @@ fn fail(round: u32, what: &str, size: usize, marshal: Option<Marshal>, e: crate:
 }
 
 /// The must-hold comparisons with ddsperf, per round: CDR latency p50 within 2× of ddsperf's and
-/// CDR throughput at least 0.5× of ddsperf's, at 2 KB and 8 KB.
-fn checks(c: &Collected) -> Vec<Check> {
+/// CDR throughput at least 0.5× of ddsperf's (or the plan's bars), at 2 KB and 8 KB.
+fn checks(plan: &Plan, c: &Collected) -> Vec<Check> {
+    let within = plan.check_latency_within.unwrap_or(CHECK_LATENCY_WITHIN);
+    let at_least = plan.check_throughput_at_least.unwrap_or(CHECK_THROUGHPUT_AT_LEAST);
     let mut out = Vec::new();
     for size in [2048usize, 8192] {
         for l in c.latency.iter().filter(|l| l.size == size && l.marshal == Marshal::Cdr) {
             if let Some(d) = c.ddsperf_latency.iter().find(|d| d.round == l.round && d.payload_size() == size) {
                 let ratio = l.half_rtt_us.p50 / d.p50;
                 out.push(Check {
-                    name: format!("latency p50 within 2x of ddsperf at {}", crate::size_label(size)),
+                    name: format!("latency p50 within {within}x of ddsperf at {}", crate::size_label(size)),
                     round: l.round,
                     size,
                     ours: l.half_rtt_us.p50,
                     ddsperf: d.p50,
                     unit: "us".into(),
                     ratio,
-                    limit: 2.0,
-                    pass: ratio <= 2.0,
+                    limit: within,
+                    pass: ratio <= within,
                 });
             }
         }
@@ -670,15 +709,15 @@ fn checks(c: &Collected) -> Vec<Check> {
                 let theirs = ddsperf::steady_samples_per_s(d);
                 let ratio = ours / theirs;
                 out.push(Check {
-                    name: format!("throughput at least 0.5x of ddsperf at {}", crate::size_label(size)),
+                    name: format!("throughput at least {at_least}x of ddsperf at {}", crate::size_label(size)),
                     round: t.round,
                     size,
                     ours,
                     ddsperf: theirs,
                     unit: "samples/s".into(),
                     ratio,
-                    limit: 0.5,
-                    pass: ratio >= 0.5,
+                    limit: at_least,
+                    pass: ratio >= at_least,
                 });
             }
         }
@@ -751,6 +790,8 @@ mod tests {
             min_latency_secs: None,
             batch: true,
             warmup: 200,
+            check_latency_within: None,
+            check_throughput_at_least: None,
         }
     }
 
@@ -929,14 +970,26 @@ mod tests {
             }],
             ..Default::default()
         };
-        let checks = checks(&c);
+        let checks = checks(&Plan::default(), &c);
         assert_eq!(checks.len(), 1, "round 2 has no ddsperf run");
         assert_eq!((checks[0].ratio, checks[0].pass), (3.0, false));
+        // The plan's bar decides: within 5× passes.
+        let lenient = Plan { check_latency_within: Some(5.0), ..Plan::default() };
+        let k = &super::checks(&lenient, &c)[0];
+        assert_eq!((k.pass, k.limit, k.name.as_str()), (true, 5.0, "latency p50 within 5x of ddsperf at 2 KB"));
         let ratios = ratios(&c);
         // Nearest-rank medians over the two rounds: JSON 50, CDR 10.
         assert_eq!(ratios[0].latency_p50, Some(5.0));
         assert_eq!(ratios[0].marshal_bytes, None);
         let s = section(&Plan::default(), c);
+        // The failed check is a failure of the run.
+        assert_eq!(s.failures.len(), 1, "{:?}", s.failures);
+        assert_eq!(s.failures[0].what, "must-hold check");
+        assert!(
+            s.failures[0].error.contains("latency p50 within 2x of ddsperf at 2 KB (round 1)"),
+            "{}",
+            s.failures[0].error
+        );
         assert_eq!(s.ddsperf_throughput[0].payload, Some(2048));
         assert_eq!(s.ddsperf_throughput[0].payload_mb_per_s, Some(100_000.0 * 2048.0 / 1e6));
         let f = &s.per_size.as_ref().unwrap()[0];
@@ -956,7 +1009,7 @@ mod tests {
             }],
             ..Default::default()
         };
-        let found = super::checks(&c);
+        let found = super::checks(&Plan::default(), &c);
         assert_eq!(found.len(), 1, "found at the wire size");
         assert_eq!(found[0].ratio, 3.0);
     }

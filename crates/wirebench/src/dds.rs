@@ -171,6 +171,8 @@ fn measure_cmd(a: RunArgs, kind: Kind) -> Result<()> {
         batch: !a.no_batch,
         warmup: a.warmup,
         count_allocs: true,
+        check_latency_within: None,
+        check_throughput_at_least: None,
     };
     study::check_plan(&plan).map_err(cli_error)?;
     if let Some(out) = &a.out {
@@ -189,7 +191,11 @@ fn measure_cmd(a: RunArgs, kind: Kind) -> Result<()> {
     } else {
         wirebench_report::dds::render(&results, output)
     };
-    write_stdout(text.as_bytes())
+    write_stdout(text.as_bytes())?;
+    match results.dds.as_ref().map(|d| d.failures.as_slice()).unwrap_or_default() {
+        [] => Ok(()),
+        f => anyhow::bail!("{} failure(s) (in the results); the first: {}", f.len(), f[0].error),
+    }
 }
 
 fn interop(a: InteropArgs) -> Result<()> {

@@ -652,7 +652,18 @@ pub fn run(args: RunArgs) -> Result<()> {
         out_dir.join("report.md").display(),
         out_dir.join("report.html").display()
     );
-    write_stdout(text.as_bytes())
+    write_stdout(text.as_bytes())?;
+    // Runs that failed inside a part, and must-hold checks that failed, are in the results and
+    // end the run with exit 1.
+    if let Some(d) = results.dds.as_ref().filter(|d| !d.failures.is_empty()) {
+        anyhow::bail!(
+            "[dds] {} failure(s), in {}; the first: {}",
+            d.failures.len(),
+            results_path.display(),
+            d.failures[0].error
+        );
+    }
+    Ok(())
 }
 
 /// The most lines one part prints on the terminal in a summary (`run` without -v): a study of

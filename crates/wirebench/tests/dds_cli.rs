@@ -155,7 +155,7 @@ fn a_study_with_a_dds_part_writes_results_and_reports() {
         &study,
         format!(
             "[study]\nname = \"t\"\ntitle = \"t\"\n[dds]\nrounds = 1\ndomain = {}\nddsperf = true\nddsperf_secs = 2\n\
-             marshal = [\"cdr\"]\n[[dds.cases]]\nsizes = [\"2k\"]\ninstances = 2\nsamples = 5\nthroughput_samples = 500\n",
+             marshal = [\"cdr\"]\n{LOOSE}[[dds.cases]]\nsizes = [\"2k\"]\ninstances = 2\nsamples = 5\nthroughput_samples = 500\n",
             domain(3)
         ),
     )
@@ -167,13 +167,59 @@ fn a_study_with_a_dds_part_writes_results_and_reports() {
     assert_eq!(d["failures"].as_array().unwrap().len(), 0, "{}", d["failures"]);
     assert_eq!(d["ddsperf_latency"].as_array().unwrap().len(), 1);
     assert_eq!(d["ddsperf_throughput"].as_array().unwrap().len(), 1);
-    // Both must-hold comparisons at 2 KB are computed (pass or fail is not asserted: timing).
+    // Both must-hold comparisons at 2 KB are computed, against bars any working run meets.
     assert_eq!(d["checks"].as_array().unwrap().len(), 2, "{}", d["checks"]);
+    assert!(d["checks"].as_array().unwrap().iter().all(|c| c["pass"] == true), "{}", d["checks"]);
     let md = std::fs::read_to_string(dir.join("o/report.md")).unwrap();
     assert!(md.contains("Must hold") && md.contains("seed native (published"), "{md}");
     // The seed's latency rows were measured on another grid than this run's: they say so.
     assert!(md.contains("seed native (published, 100×20 grid; ours 2×5)"), "{md}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Bars that only show that the checks ran (ours within 1000× of ddsperf): the timing of a
+/// shared machine does not decide the test.
+const LOOSE: &str = "check_latency_within = 1000.0\ncheck_throughput_at_least = 0.001\n";
+
+#[test]
+fn a_must_hold_check_that_fails_ends_the_run_with_exit_1() {
+    if !dds_built() {
+        return;
+    }
+    let dir = TempDir::new("dds-must-hold");
+    let study = dir.0.join("s.toml");
+    // A bar no run can meet: a million times ddsperf's throughput.
+    std::fs::write(
+        &study,
+        format!(
+            "[study]\nname = \"t\"\ntitle = \"t\"\n[dds]\nrounds = 1\ndomain = {}\nddsperf = true\nddsperf_secs = 1\n\
+             latency = false\nmarshal = [\"cdr\"]\ncheck_throughput_at_least = 1000000.0\n\
+             [[dds.cases]]\nsizes = [\"2k\"]\ninstances = 2\nsamples = 5\nthroughput_samples = 500\n",
+            domain(4)
+        ),
+    )
+    .unwrap();
+    let out = wb().args(["run", study.to_str().unwrap(), "--out", dir.0.join("o").to_str().unwrap()]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("[dds] 1 failure(s)") && err.contains("throughput at least 1000000x of ddsperf at 2 KB"),
+        "{err}"
+    );
+    // The finished results are written, the failed check in `failures`.
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.0.join("o/results.json")).unwrap()).unwrap();
+    let d = &r["dds"];
+    let f = d["failures"].as_array().unwrap();
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0]["what"], "must-hold check");
+    assert_eq!(d["checks"][0]["pass"], false, "{}", d["checks"]);
+    assert!(dir.0.join("o/report.html").exists());
+    // A bar that is not a ratio is refused before anything runs.
+    std::fs::write(&study, std::fs::read_to_string(&study).unwrap().replace("1000000.0", "-1.0")).unwrap();
+    expect_bad_input(
+        wb().args(["run", study.to_str().unwrap(), "--out", dir.0.join("p").to_str().unwrap()]),
+        &["check_throughput_at_least = -1"],
+    );
 }
 
 #[test]

@@ -127,6 +127,12 @@ pub struct Plan {
     /// Batch writes in throughput runs.
     pub batch: bool,
     pub cases: Vec<Case>,
+    /// The must-hold bar of the latency checks: ours ÷ ddsperf p50 at most this (absent: 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_latency_within: Option<f64>,
+    /// The must-hold bar of the throughput checks: ours ÷ ddsperf at least this (absent: 0.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_throughput_at_least: Option<f64>,
     /// Count Rust heap allocations.
     pub count_allocs: bool,
     /// Run Cyclone's ddsperf beside ours.
