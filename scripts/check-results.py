@@ -10,6 +10,8 @@ it wrote. For every results file:
     column, one row per table row;
   - `BIN report F -o csv --out D` writes one CSV per table, each of which loads as well;
   - `BIN report F -o table|md|html` renders (exit 0, not empty).
+  - with a speed section, `BIN compare F F -o json` is JSON and `-o csv` loads in pandas with
+    one row per case and numeric figure columns.
 Prints a line per check and closes with 'N passed, N failed'; exits 1 on any failure.
 """
 import argparse
@@ -92,6 +94,21 @@ def main():
         odd = sorted({c for n in names for c in pandas.read_csv(os.path.join(d, n), nrows=0).columns
                       if not re.fullmatch(r"[a-z0-9_.]+", str(c))})
         check(f"{path}: every CSV column is snake_case", not odd, ", ".join(map(repr, odd[:10])))
+        # `compare` of a run with itself, as a script reads it: -o json is JSON, -o csv loads in
+        # pandas with one row per case and the figures as numbers.
+        if doc.get("speed"):
+            rj = subprocess.run([args.wirebench, "compare", path, path, "-o", "json"], capture_output=True, text=True)
+            rc = subprocess.run([args.wirebench, "compare", path, path, "-o", "csv"], capture_output=True, text=True)
+            try:
+                cases = json.loads(rj.stdout)["comparison"]["cases"]
+                df = pandas.read_csv(io.StringIO(rc.stdout))
+                numeric = ["old_ns", "new_ns", "change_ratio", "ci_low_ratio", "ci_high_ratio"]
+                odd = [c for c in numeric if c not in df.columns or df[c].dtype.kind not in "if"]
+                ok = rj.returncode == 0 and rc.returncode == 0 and len(df) == len(cases) > 0 and not odd
+                check(f"{path}: compare -o json / -o csv in pandas ({len(df)} rows for {len(cases)} cases)", ok,
+                      f"not numeric: {odd}; {rc.stderr[-300:]}")
+            except Exception as e:  # noqa: BLE001 - any parse failure is the finding
+                check(f"{path}: compare -o json / -o csv in pandas", False, f"{type(e).__name__}: {e}")
         for kind in ("table", "md", "html"):
             r = subprocess.run([args.wirebench, "report", path, "-o", kind], capture_output=True)
             check(f"{path}: report -o {kind}", r.returncode == 0 and len(r.stdout) > 0, r.stderr.decode(errors="replace"))

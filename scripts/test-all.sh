@@ -19,8 +19,8 @@ case "${1:-}" in
     *) echo "usage: scripts/test-all.sh [--quick]" >&2; exit 2 ;;
 esac
 
-# Each step prints how long the one before it took, so the suite's time (≤ ~40 min on 2 cores
-# is the aim) can be read off any log.
+# Each step prints how long the one before it took, so the suite's time (≤ 30 min on 2 cores
+# is the bar; the README gives the last measured figures) can be read off any log.
 step_start=$SECONDS
 step() {
     printf '\n== %s   [last step %d s, total %d s]\n' "$*" $((SECONDS - step_start)) "$SECONDS"

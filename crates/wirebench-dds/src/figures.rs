@@ -165,6 +165,7 @@ mod tests {
 
     fn lat(round: u32, size: usize, marshal: Marshal, p50: f64) -> LatencyResult {
         LatencyResult {
+            domain: None,
             alloc_bytes_per_sample: None,
             allocs_per_sample: None,
             baggage_bytes: size,
@@ -455,6 +456,7 @@ mod tests {
                 throughput: None,
             }],
             throughput: vec![ThroughputResult {
+                domain: None,
                 alloc_bytes_per_sample: None,
                 allocs_per_sample: None,
                 baggage_bytes: 1,

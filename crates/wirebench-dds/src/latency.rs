@@ -310,6 +310,7 @@ pub fn run(opts: &LatencyOpts, mode: PeerMode) -> Result<LatencyResult, DdsError
         _ => (None, None),
     };
     Ok(LatencyResult {
+        domain: Some(opts.domain),
         size: opts.size,
         marshal: opts.marshal,
         instances,

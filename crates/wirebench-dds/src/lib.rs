@@ -19,6 +19,7 @@ pub mod bench;
 pub mod config;
 pub mod cpu;
 pub mod ddsperf;
+pub mod domains;
 mod ffi;
 pub mod figures;
 pub mod interop;

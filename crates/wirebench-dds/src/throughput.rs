@@ -301,6 +301,7 @@ pub fn run_with_stats(opts: &ThroughputOpts, mode: PeerMode) -> Result<(Throughp
     let b = batches(&marks, warm_at.map_or(u64::MAX, |(n, _)| n), CI_BATCHES);
     let stats = RunStats { batches: b.len() };
     let result = ThroughputResult {
+        domain: Some(opts.domain),
         size: opts.size,
         marshal: opts.marshal,
         batch: opts.batch,

@@ -834,6 +834,7 @@ mod tests {
         };
         let mut r = Results::new(prov, serde_json::json!({}));
         let lat = |m: Marshal, p50: f64| LatencyResult {
+            domain: None,
             round: 1,
             size: 2048,
             marshal: m,
@@ -912,6 +913,7 @@ mod tests {
             transport: "Cyclone DDS 0.10.2 <lo>".into(),
             latency: vec![lat(Marshal::Cdr, 20.0), lat(Marshal::Json, 60.0)],
             throughput: vec![ThroughputResult {
+                domain: None,
                 round: 1,
                 size: 2048,
                 marshal: Marshal::Cdr,

@@ -408,11 +408,14 @@ pub fn render(r: &Results, output: Output) -> String {
             };
             if let Some(t) = sizes_table(s) {
                 let mut b = tab(&t);
-                b.push_str(if md {
-                    "\n`!` did not decode back to the message encoded\n"
-                } else {
-                    "! did not decode back to the message encoded\n"
-                });
+                // The legend of the mark, only where a size carries it.
+                if s.sizes.iter().any(|r| !r.round_trip) {
+                    b.push_str(if md {
+                        "\n`!` did not decode back to the message encoded\n"
+                    } else {
+                        "! did not decode back to the message encoded\n"
+                    });
+                }
                 block(&mut out, b);
             }
             if let Some(t) = layout_table(s) {
@@ -1038,6 +1041,12 @@ mod tests {
         assert!(t.contains("\nuadp                      44    54\n"), "{t}");
         assert!(t.contains("\nthesis UADP (published)   38    48\n"), "{t}");
         assert!(t.contains("260!"), "a size that did not round-trip is marked: {t}");
+        assert!(t.contains("! did not decode back to the message encoded"), "and the mark explained: {t}");
+        // Every size round-tripped: no mark, no legend.
+        let mut clean = results();
+        clean.mqtt.as_mut().unwrap().sizes.iter_mut().for_each(|r| r.round_trip = true);
+        let t = render(&clean, Output::Table);
+        assert!(!t.contains("260!") && !t.contains("did not decode back"), "{t}");
         assert!(t.contains("9000") && t.contains("10000") && t.contains("0.90") && t.contains("99.0 %"), "{t}");
         // Every throughput figure with its 95 % interval, and what the intervals are.
         assert!(

@@ -4,6 +4,8 @@
 //! assertions: delivery, shapes and exit codes only. Needs libddsc and ddsperf
 //! (cyclonedds-dev, cyclonedds-tools). Each test has its own DDS domains.
 
+use std::process::Stdio;
+
 mod common;
 use common::*;
 use std::time::Duration;
@@ -64,6 +66,51 @@ fn latency_cdr_and_json_between_two_processes() {
     let html = String::from_utf8_lossy(&rep.stdout);
     assert!(html.contains("id=\"dds\"") && html.contains("seed native p50 (published)"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Two runs at once from one base domain (as two users' studies with the default `domain = 60`
+/// would be) take domain ids no other run holds (host-wide leases: the test holds the first one
+/// itself), so neither counts the other's pings or pongs: every ping of each run is answered
+/// once, by its own peer.
+#[test]
+fn two_runs_at_once_use_different_domains() {
+    if !dds_built() {
+        return;
+    }
+    let dir = TempDir::new("dds-two");
+    let base = domain(5);
+    // The first id a run from `base` would take, held here as another run would hold it.
+    let first = base.parse::<u32>().unwrap() + 1;
+    let held = wirebench_dds::domains::lease(&[first]);
+    assert_eq!(held.domain, first);
+    let start = |name: &str| {
+        std::process::Command::new(bin())
+            .args(["dds", "latency", "--size", "2k", "--marshal", "cdr,json", "--instances", "4", "--samples", "50"])
+            .args(["--warmup", "10", "--domain", &base, "--out"])
+            .arg(dir.0.join(name))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (start("a.json"), start("b.json"));
+    let mut domains = Vec::new();
+    for (child, name) in [(a, "a.json"), (b, "b.json")] {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.0.join(name)).unwrap()).unwrap();
+        let d = &r["dds"];
+        assert_eq!(d["failures"].as_array().unwrap().len(), 0, "{}", d["failures"]);
+        for run in d["latency"].as_array().unwrap() {
+            assert_eq!(run["round_trips"], 200, "{run}");
+            assert_eq!(run["peer"]["handled"].as_u64().unwrap(), 210 + run["retries"].as_u64().unwrap(), "{run}");
+            domains.push(run["domain"].as_u64().unwrap());
+        }
+    }
+    assert_eq!(domains.len(), 4);
+    // No run used the id this process holds.
+    assert!(!domains.contains(&u64::from(first)), "{domains:?} (held: {first})");
+    drop(held);
 }
 
 /// During `wirebench dds latency` every UDP socket of wirebench and of its peer process is bound
@@ -192,7 +239,7 @@ fn a_must_hold_check_that_fails_ends_the_run_with_exit_1() {
     std::fs::write(
         &study,
         format!(
-            "[study]\nname = \"t\"\ntitle = \"t\"\n[dds]\nrounds = 1\ndomain = {}\nddsperf = true\nddsperf_secs = 1\n\
+            "[study]\nname = \"t\"\ntitle = \"t\"\n[dds]\nrounds = 1\ndomain = {}\nddsperf = true\nddsperf_secs = 2\n\
              latency = false\nmarshal = [\"cdr\"]\ncheck_throughput_at_least = 1000000.0\n\
              [[dds.cases]]\nsizes = [\"2k\"]\ninstances = 2\nsamples = 5\nthroughput_samples = 500\n",
             domain(4)

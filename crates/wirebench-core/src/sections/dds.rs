@@ -218,6 +218,10 @@ pub struct PeerReport {
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct LatencyResult {
     pub alloc_bytes_per_sample: Option<f64>,
+    /// The DDS domain id the run used (leased host-wide for the run; absent from files written
+    /// before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain: Option<u32>,
     /// Rust heap allocations per sample (a sample = one marshal at the writer + one unmarshal at
     /// the reader; both ends counted, Cyclone's own C allocations are not).
     pub allocs_per_sample: Option<f64>,
@@ -248,6 +252,10 @@ pub struct LatencyResult {
 /// One pub/sub run of ours.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct ThroughputResult {
+    /// The DDS domain id the run used (leased host-wide for the run; absent from files written
+    /// before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain: Option<u32>,
     pub alloc_bytes_per_sample: Option<f64>,
     /// Rust heap allocations per sample, writer marshal + reader unmarshal.
     pub allocs_per_sample: Option<f64>,
