@@ -202,8 +202,8 @@ pub fn table(t: &Table) -> String {
 pub type CellDecorator<'a> = &'a dyn Fn(usize, usize, &str) -> Option<(&'static str, String)>;
 
 /// A column header: escaped, with break opportunities after `/`, `_`, `÷` and `×` besides its
-/// spaces, so a narrow column breaks there first (the style sheet still breaks inside a word
-/// as the last resort that keeps a wide table within the page).
+/// spaces, so a narrow column breaks there; headers never break inside a word (a table of
+/// [`DENSE_COLUMNS`] or more columns is set denser instead, to stay within the page).
 fn header_html(h: &str) -> String {
     let mut out = String::new();
     for c in h.chars() {
@@ -215,11 +215,20 @@ fn header_html(h: &str) -> String {
     out
 }
 
+/// Tables with this many columns or more get smaller type and padding (`table.dense`), so that
+/// the widest ones (seed 000's throughput, seed 001's energy) fit 1,280 px without breaking a
+/// header inside a word.
+pub const DENSE_COLUMNS: usize = 16;
+
 /// A [`Table`] as an HTML table; `decorate(row, column, text)` may give a cell a CSS class and a
 /// tooltip.
 pub fn table_with(t: &Table, decorate: CellDecorator) -> String {
     let num = |i: usize| t.numeric.get(i).copied().unwrap_or(false);
-    let mut out = String::from("<div class=\"table-wrap\"><table>");
+    let mut out = String::from(if t.headers.len() >= DENSE_COLUMNS {
+        "<div class=\"table-wrap\"><table class=\"dense\">"
+    } else {
+        "<div class=\"table-wrap\"><table>"
+    });
     if !t.title.is_empty() {
         let _ = write!(out, "<caption>{}</caption>", esc(&t.title));
     }
@@ -1164,7 +1173,8 @@ table{border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}
 caption{text-align:left;font-weight:600;font-size:14px;padding:0 0 4px}
 th,td{padding:3px 6px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 td:not(.num),tbody th{overflow-wrap:anywhere;min-width:3.5em}
-thead th{overflow-wrap:anywhere}
+table.dense{font-size:12px}
+table.dense th,table.dense td{padding:3px 4px}
 thead th{background:var(--panel);border-bottom:2px solid #b8bec7}
 tbody th{font-weight:600}
 .num{text-align:right}
@@ -1201,5 +1211,12 @@ mod tests {
         assert!(h.contains(">protobuf</th>"), "{h}");
         assert!(h.contains(">app kB/<wbr>s</th>"), "{h}");
         assert!(h.contains(">JSON÷<wbr>CDR</th>"), "{h}");
+        assert!(h.starts_with("<div class=\"table-wrap\"><table>"), "a narrow table keeps the normal type: {h}");
+        // A wide table is set denser; no header breaks inside a word.
+        let heads: Vec<String> = (0..DENSE_COLUMNS).map(|i| format!("c{i}")).collect();
+        let heads: Vec<&str> = heads.iter().map(String::as_str).collect();
+        let wide = table_with(&Table::new("", &heads), &|_, _, _| None);
+        assert!(wide.starts_with("<div class=\"table-wrap\"><table class=\"dense\">"), "{wide}");
+        assert!(!CSS.contains("thead th{overflow-wrap:anywhere}"));
     }
 }
