@@ -279,12 +279,34 @@ fn sigint_keeps_the_finished_fleet_runs() {
         }
     }
     assert!(!f.exists(), "nothing is written before the fleet ends or is ended");
+    // The embedded broker runs as a child process of the fleet, started afresh for the run.
+    let t1 = std::time::Instant::now();
+    let children: Vec<u32> = loop {
+        let c: Vec<u32> = process_tree(child.id()).into_iter().skip(1).collect();
+        if !c.is_empty() || t1.elapsed() > std::time::Duration::from_secs(10) {
+            break c;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(!children.is_empty(), "no broker child under the fleet process");
     // SAFETY: kill(2) on our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
     let status = child.wait().unwrap();
     assert!(!status.success(), "{status:?}");
+    // No child outlives the fleet (a zombie waiting for init to reap it has ended).
+    let alive = |p: &u32| {
+        std::fs::read_to_string(format!("/proc/{p}/stat"))
+            .ok()
+            .and_then(|st| st.rsplit_once(')').map(|(_, r)| r.trim_start().to_string()))
+            .is_some_and(|r| !r.starts_with('Z') && !r.starts_with('X'))
+    };
+    let t1 = std::time::Instant::now();
+    while children.iter().any(alive) && t1.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!children.iter().any(alive), "children left running: {children:?}");
     assert!(rest.contains("SIGINT: the 1 finished fleet run(s) in"), "{rest}");
     let r = read(&f);
     let runs = r["fleet"]["runs"].as_array().unwrap();
