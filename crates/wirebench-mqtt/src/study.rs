@@ -156,6 +156,11 @@ impl StudyOpts {
 /// The environment variable a broker password is read from (never from a study file).
 pub const PASSWORD_ENV: &str = "WIREBENCH_MQTT_PASSWORD";
 
+/// `max_queued_messages` of the mosquitto a run starts: more than one run's messages (a
+/// throughput run sends at most a few hundred thousand), so the broker queues what its
+/// subscriber has not taken yet instead of dropping it.
+pub const MOSQUITTO_QUEUE: u64 = 10_000_000;
+
 impl Default for StudyOpts {
     fn default() -> Self {
         StudyOpts {
@@ -601,8 +606,15 @@ impl Broker {
             "embedded" => Err(PartError::bad(
                 "--broker embedded: this build has no embedded broker (cargo feature embedded-broker)",
             )),
+            // Mosquitto's default queue of 1,000 QoS 1 messages per client drops what a
+            // subscriber has not taken yet when a run publishes flat out (6,226 of 120,000 on a
+            // busy host): the queue is set for the load a run offers (MOSQUITTO_QUEUE).
             "mosquitto" => Ok(Broker::Mosquitto(
-                Mosquitto::start().map_err(|e| PartError::bad(format!("--broker mosquitto: {e}")))?,
+                Mosquitto::start_with(&crate::MosquittoOptions {
+                    extra_config: vec![format!("max_queued_messages {MOSQUITTO_QUEUE}")],
+                    ..crate::MosquittoOptions::default()
+                })
+                .map_err(|e| PartError::bad(format!("--broker mosquitto: {e}")))?,
             )),
             url if url.contains("://") => {
                 Ok(Broker::External(ExternalBroker::with_credentials(url, c).map_err(broker_err)?))
