@@ -293,7 +293,6 @@ pub fn check_plan(p: &Plan) -> Result<(), PartError> {
     Ok(())
 }
 
-/// The checked plan of a study's `[dds]` options.
 /// A must-hold bar: a positive, finite ratio.
 fn bar(name: &str, v: Option<f64>) -> Result<Option<f64>, PartError> {
     match v {
@@ -304,6 +303,7 @@ fn bar(name: &str, v: Option<f64>) -> Result<Option<f64>, PartError> {
     }
 }
 
+/// The checked plan of a study's `[dds]` options.
 pub fn plan_of(o: &StudyOpts) -> Result<Plan, PartError> {
     let mut cases = Vec::new();
     for c in &o.cases {

@@ -192,9 +192,9 @@ fn measure_cmd(a: RunArgs, kind: Kind) -> Result<()> {
         wirebench_report::dds::render(&results, output)
     };
     write_stdout(text.as_bytes())?;
-    match results.dds.as_ref().map(|d| d.failures.as_slice()).unwrap_or_default() {
-        [] => Ok(()),
-        f => anyhow::bail!("{} failure(s) (in the results); the first: {}", f.len(), f[0].error),
+    match results.dds.as_ref().and_then(|d| d.first_failure()) {
+        None => Ok(()),
+        Some((n, first)) => anyhow::bail!("{n} failure(s) (in the results); the first: {first}"),
     }
 }
 

@@ -501,7 +501,7 @@ pub fn run(args: Args) -> Result<()> {
             r.fleet = so_far.lock().unwrap_or_else(|e| e.into_inner()).clone();
             let n = r.fleet.as_ref().map_or(0, |f| f.runs.len());
             let why = format!("not finished: the fleet was ended by {}", wirebench_core::signals::name(sig));
-            r.failed_parts.push(wirebench_core::results::FailedPart { part: "fleet".into(), error: why });
+            let r = crate::study::with_rest_marked(&r, &["fleet".into()], &why);
             match write_results(&r, &out) {
                 Ok(()) => eprintln!(
                     "wirebench: {}: the {n} finished fleet run(s) in {}",

@@ -655,13 +655,8 @@ pub fn run(args: RunArgs) -> Result<()> {
     write_stdout(text.as_bytes())?;
     // Runs that failed inside a part, and must-hold checks that failed, are in the results and
     // end the run with exit 1.
-    if let Some(d) = results.dds.as_ref().filter(|d| !d.failures.is_empty()) {
-        anyhow::bail!(
-            "[dds] {} failure(s), in {}; the first: {}",
-            d.failures.len(),
-            results_path.display(),
-            d.failures[0].error
-        );
+    if let Some((n, first)) = results.dds.as_ref().and_then(|d| d.first_failure()) {
+        anyhow::bail!("[dds] {n} failure(s), in {}; the first: {first}", results_path.display());
     }
     Ok(())
 }
@@ -689,7 +684,7 @@ struct Saved {
 }
 
 /// `results` with each part of `rest` not yet in its failures recorded as `why`.
-fn with_rest_marked(results: &Results, rest: &[String], why: &str) -> Results {
+pub(crate) fn with_rest_marked(results: &Results, rest: &[String], why: &str) -> Results {
     let mut r = results.clone();
     for name in rest {
         if !r.failed_parts.iter().any(|f| &f.part == name) {

@@ -693,6 +693,12 @@ impl SizeFigures {
 }
 
 impl DdsSection {
+    /// How many failures the run recorded and the first one's error, if any (a run with
+    /// failures exits 1).
+    pub fn first_failure(&self) -> Option<(usize, &str)> {
+        self.failures.first().map(|f| (self.failures.len(), f.error.as_str()))
+    }
+
     /// The figures per payload size the part stored (`wirebench_dds::figures` computes them;
     /// `complete` adds them to files written before they were stored).
     pub fn figures(&self) -> &[SizeFigures] {
