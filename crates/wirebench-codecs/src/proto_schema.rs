@@ -372,7 +372,12 @@ fn model_field(
         name: f.name().to_string(),
         ty,
         optional,
-        proto: Some(ProtoField { number: f.number(), kind: kind.to_string(), implicit }),
+        proto: Some(ProtoField {
+            number: f.number(),
+            kind: kind.to_string(),
+            implicit,
+            unpacked: list && !f.is_packed() && !matches!(f.kind(), Kind::Message(_) | Kind::String | Kind::Bytes),
+        }),
         null_branch: None,
     })
 }

@@ -75,6 +75,10 @@ pub struct ProtoField {
     /// field may be absent, and absence reads back as its type's default (0, false, "", []).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub implicit: bool,
+    /// A repeated scalar written as one tagged value per element (proto2's default, or
+    /// `[packed = false]`) instead of one packed, length-delimited field.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unpacked: bool,
 }
 
 impl Field {

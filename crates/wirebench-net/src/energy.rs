@@ -561,6 +561,9 @@ pub struct EnergyOpts {
     /// The device lab's messages: your JSON/NDJSON samples (at most 10 of them are measured).
     #[arg(long, num_args = 1.., conflicts_with = "device_results")]
     pub samples: Vec<PathBuf>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub schema: wirebench_measure::study::inputs::SchemaArgs,
     /// Payloads of the lab to keep (default: all).
     #[arg(long, value_delimiter = ',')]
     pub payloads: Vec<String>,
@@ -672,9 +675,11 @@ pub fn lab_figures(opts: &EnergyOpts, plan: &Plan, data: &EnergyData) -> Result<
         ..Default::default()
     })?;
     let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    let lab = device::run_lab(&device::LabOptions { targets, libs, payloads, root: None, jobs }).map_err(|e| {
-        PartError::failed(format!("the device lab failed: {}", e.to_string().lines().next().unwrap_or("")))
-    })?;
+    let schema = opts.schema.read()?;
+    let lab =
+        device::run_lab(&device::LabOptions { targets, libs, payloads, schema, root: None, jobs }).map_err(|e| {
+            PartError::failed(format!("the device lab failed: {}", e.to_string().lines().next().unwrap_or("")))
+        })?;
     let what = if opts.samples.is_empty() {
         format!("{} corpus", opts.corpus.as_deref().unwrap_or("pson-paper"))
     } else {
@@ -717,6 +722,7 @@ impl Part for EnergyPart {
                 payloads: opts.payloads.clone(),
                 ..Default::default()
             })?;
+            opts.schema.read()?;
         }
         Ok(())
     }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use wirebench_core::corpus::{self, SampleStream};
 use wirebench_core::{Schema, Value};
+pub use wirebench_measure::study::inputs::SchemaArgs;
 
 use crate::NetError;
 
@@ -60,15 +61,26 @@ impl Workload {
         Ok(Workload { name: "samples".into(), messages, schema })
     }
 
-    /// Pick the source: samples if any, else a corpus name, else the EV series of `n`.
-    pub fn pick(samples: &[PathBuf], corpus: Option<&str>, n: usize, seed: u64) -> Result<Workload, NetError> {
-        if !samples.is_empty() {
-            Workload::samples(samples)
+    /// Pick the source: samples if any, else a corpus name, else the EV series of `n`; with
+    /// the user's schema (`--schema`) instead of the source's own when one is given.
+    pub fn pick(
+        samples: &[PathBuf],
+        corpus: Option<&str>,
+        n: usize,
+        seed: u64,
+        schema: &SchemaArgs,
+    ) -> Result<Workload, NetError> {
+        let mut w = if !samples.is_empty() {
+            Workload::samples(samples)?
         } else if let Some(c) = corpus {
-            Workload::corpus(c, n, seed)
+            Workload::corpus(c, n, seed)?
         } else {
-            Ok(Workload::ev(n, seed))
+            Workload::ev(n, seed)
+        };
+        if let Some(s) = schema.read().map_err(|e| NetError::invalid("schema", e.to_string()))? {
+            w.schema = s;
         }
+        Ok(w)
     }
 
     /// Every message encoded with `codec` (schema given to the codecs that use one), after a

@@ -61,12 +61,8 @@ pub fn find_codec(id: &str) -> Result<&'static dyn Codec> {
     inputs::find_codec(id).map_err(part_error)
 }
 
-/// A schema file with `--type NAME` for files that hold several messages / records / structs.
-pub fn read_schema_typed(path: &Path, type_name: Option<&str>) -> Result<Schema> {
-    inputs::read_schema_typed(path, type_name).map_err(part_error)
-}
-
-/// [`read_schema_typed`] with the include paths of a .proto file's imports (`-I DIR`).
+/// A schema file with `--type NAME` for files that hold several messages / records / structs,
+/// and the include paths of a .proto file's imports (`-I DIR`).
 pub fn read_schema_with(path: &Path, type_name: Option<&str>, proto_path: &[std::path::PathBuf]) -> Result<Schema> {
     inputs::read_schema_with(path, type_name, proto_path).map_err(part_error)
 }

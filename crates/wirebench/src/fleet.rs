@@ -43,6 +43,9 @@ pub struct FleetOpts {
     /// Sample files or directories (.json, .ndjson, .jsonl): the devices send them in turn.
     #[arg(long, num_args = 1..)]
     pub samples: Vec<PathBuf>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub schema: wirebench_net::workload::SchemaArgs,
     /// `embedded` (rumqttd in this process), `mosquitto` (a child on a free loopback port),
     /// `mqtt://[user[:password]@]host[:port]` or `mqtts://…` (needs --ca-file).
     #[arg(long, default_value = "embedded")]
@@ -103,6 +106,7 @@ impl Default for FleetOpts {
             formats: Vec::new(),
             corpus: None,
             samples: Vec::new(),
+            schema: Default::default(),
             broker: "embedded".into(),
             qos: 1,
             duration: "60s".into(),
@@ -211,6 +215,7 @@ fn plan(opts: &FleetOpts) -> Result<Plan, PartError> {
         Some(opts.corpus.as_deref().unwrap_or("pson-paper")),
         100,
         opts.seed,
+        &opts.schema,
     )
     .map_err(|e| PartError::bad(e.to_string()))?;
     let shard = shard_of(opts)?;
@@ -289,7 +294,7 @@ fn plan(opts: &FleetOpts) -> Result<Plan, PartError> {
 /// The same for every shard started with the same options: a hash of what defines the fleet.
 fn default_run_id(opts: &FleetOpts) -> String {
     let key = format!(
-        "{:?}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{}",
+        "{:?}|{}|{}|{}|{:?}|{:?}|{:?}|{:?}|{}|{}|{}",
         opts.devices,
         opts.every,
         opts.jitter,
@@ -297,6 +302,7 @@ fn default_run_id(opts: &FleetOpts) -> String {
         opts.formats,
         opts.corpus,
         opts.samples,
+        opts.schema,
         opts.qos,
         opts.duration,
         opts.seed

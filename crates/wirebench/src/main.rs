@@ -227,13 +227,10 @@ struct RunArgs {
     /// and link parts (schema inferred). Transport parts keep their own messages.
     #[arg(long, num_args = 1..)]
     samples: Vec<PathBuf>,
-    /// With --samples: the schema both ends share (.proto, .avsc, .idl or wirebench schema)
-    /// for the size and speed parts, instead of one inferred from the samples.
-    #[arg(long, requires = "samples")]
-    schema: Option<PathBuf>,
-    /// The message / record / struct of --schema, where the file defines several.
-    #[arg(long = "type", value_name = "NAME", requires = "schema")]
-    type_name: Option<String>,
+    /// The schema both ends share, for every part that encodes messages (size, speed, link,
+    /// http, tcp, device, energy, fleet), instead of each part's own or inferred one.
+    #[command(flatten)]
+    schema: wirebench_measure::study::inputs::SchemaArgs,
     /// Where the results file and the reports go (default: out/<study name>). A previous run
     /// there is kept: moved aside to <folder>.<its start time>, unless --force.
     #[arg(long = "out-dir", visible_alias = "out", value_name = "DIR")]

@@ -121,6 +121,9 @@ struct TransportArgs {
     /// A built-in corpus for a codec (`--format json`): pson-paper (default), ev-telemetry, ...
     #[arg(long, conflicts_with = "message")]
     corpus: Option<String>,
+    /// The schema the codec encodes --samples or --corpus with (default: inferred).
+    #[command(flatten)]
+    schema: wirebench_net::workload::SchemaArgs,
     /// Fields per NetworkMessage (study formats).
     #[arg(long, default_value_t = 3)]
     fields: usize,
@@ -268,9 +271,14 @@ fn zoo_payloads(t: &TransportArgs) -> Result<Option<wirebench_mqtt::study::Paylo
             return Err(bad(format!("--format: {}", wirebench_core::names::unknown("format", &t.format, &known))));
         }
     };
-    let w =
-        wirebench_net::workload::Workload::pick(&t.samples, Some(t.corpus.as_deref().unwrap_or("pson-paper")), 100, 1)
-            .map_err(|e| bad(e.to_string()))?;
+    let w = wirebench_net::workload::Workload::pick(
+        &t.samples,
+        Some(t.corpus.as_deref().unwrap_or("pson-paper")),
+        100,
+        1,
+        &t.schema,
+    )
+    .map_err(|e| bad(e.to_string()))?;
     let items = w.encode_all(codec).map_err(|e| bad(e.to_string()))?;
     let source = if t.samples.is_empty() { w.name.clone() } else { "sample".into() };
     wirebench_mqtt::study::PayloadSpec::encoded(codec, &source, items).map(Some).map_err(part_err)

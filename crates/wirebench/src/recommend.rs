@@ -42,15 +42,11 @@ pub struct Args {
     /// Battery for the days figure, capacity[@voltage] (default 2400mAh@3.6V).
     #[arg(long)]
     battery: Option<String>,
-    /// The schema both ends share: a .proto, .avsc, .idl or wirebench schema file (default:
-    /// inferred from the messages).
-    #[arg(long, conflicts_with = "schemaless")]
-    schema: Option<PathBuf>,
-    /// The message / record / struct of the schema file, where it defines several.
-    #[arg(long = "type", value_name = "NAME", requires = "schema")]
-    type_name: Option<String>,
+    /// The schema both ends share (default: inferred from the messages).
+    #[command(flatten)]
+    schema: wirebench_measure::study::inputs::SchemaArgs,
     /// No schema is shared between sender and receiver: schema-driven formats are excluded.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "schema")]
     schemaless: bool,
     /// Exclude formats whose round trip changes a value (e.g. a whole float read back as an integer).
     #[arg(long)]
@@ -95,7 +91,6 @@ pub fn run(args: Args) -> Result<()> {
         samples: args.samples.clone(),
         formats: args.formats.clone(),
         schema: args.schema.clone(),
-        type_name: args.type_name.clone(),
         float_tolerance: args.float_tolerance,
         // A recommendation says which formats are lossless on these samples: every message's
         // round trip is checked, not a sample.
@@ -107,8 +102,13 @@ pub fn run(args: Args) -> Result<()> {
     let energy = energy_ask(args.radio.as_deref(), args.every.as_deref(), args.battery.as_deref(), target, &[], None)?;
     let evidence = match target {
         Some(target) => {
-            let mut ev =
-                device_evidence(args.corpus.as_deref(), &args.samples, args.device_results.as_deref(), target)?;
+            let mut ev = device_evidence(
+                args.corpus.as_deref(),
+                &args.samples,
+                &args.schema,
+                args.device_results.as_deref(),
+                target,
+            )?;
             ev.energy = energy;
             Some(ev)
         }
@@ -150,8 +150,8 @@ pub(crate) fn float32_suggestion(
     radio: Option<&wirebench_net::airtime::Radio>,
     evidence: Option<&recommend::DeviceEvidence>,
 ) -> Result<Option<String>> {
-    let base = match &opts.schema {
-        Some(p) => crate::common::read_schema_typed(p, opts.type_name.as_deref())?,
+    let base = match opts.schema.read().map_err(part_error)? {
+        Some(s) => s,
         None => {
             let mut inf = wirebench_core::schema::Inferrer::default();
             if opts.samples.is_empty() {
@@ -183,7 +183,7 @@ pub(crate) fn float32_suggestion(
         .take(4)
         .map(|r| format!("{} {:.1} B (max {} B)", r.codec, r.mean_bytes, r.max_bytes))
         .collect();
-    let whose = if opts.schema.is_some() { "your schema" } else { "the inferred schema" };
+    let whose = if opts.schema.file.is_some() { "your schema" } else { "the inferred schema" };
     let how = if opts.samples.is_empty() {
         "a schema with those fields as float32".to_string()
     } else {
@@ -245,6 +245,7 @@ pub(crate) fn energy_ask(
 pub(crate) fn device_evidence(
     corpus: Option<&str>,
     samples: &[PathBuf],
+    schema: &wirebench_measure::study::inputs::SchemaArgs,
     device_results: Option<&Path>,
     target: &str,
 ) -> Result<recommend::DeviceEvidence> {
@@ -282,6 +283,7 @@ pub(crate) fn device_evidence(
         targets: wirebench_measure::device::parse_targets(target).map_err(part_error)?,
         libs: wirebench_measure::device::drivers::Lib::ALL.to_vec(),
         payloads: vec![largest],
+        schema: schema.read().map_err(part_error)?,
         root: None,
         jobs: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
     });

@@ -28,6 +28,7 @@ use crate::common::*;
 use crate::size::SizeOpts;
 use crate::speed::SpeedOpts;
 use crate::{ReportArgs, RunArgs};
+use wirebench_measure::study::inputs::SchemaArgs;
 
 /// What a study file holds.
 #[derive(serde::Deserialize, serde::Serialize, Debug)]
@@ -70,11 +71,9 @@ impl Study {
         let mut single: Vec<&mut Option<PathBuf>> = Vec::new();
         if let Some(o) = &mut self.size {
             lists.push(&mut o.samples);
-            single.push(&mut o.schema);
         }
         if let Some(o) = &mut self.speed {
             lists.push(&mut o.samples);
-            single.push(&mut o.schema);
         }
         if let Some(o) = &mut self.link {
             lists.push(&mut o.samples);
@@ -90,6 +89,7 @@ impl Study {
             single.push(&mut o.c_dir);
         }
         if let Some(o) = &mut self.energy {
+            lists.push(&mut o.samples);
             single.push(&mut o.device_results);
             single.push(&mut o.energy_data);
         }
@@ -106,6 +106,23 @@ impl Study {
         };
         lists.into_iter().flatten().for_each(fix);
         single.into_iter().flatten().for_each(fix);
+        for s in self.schemas_mut() {
+            s.resolve_paths(base);
+        }
+    }
+
+    /// The schema options of every part that encodes messages.
+    fn schemas_mut(&mut self) -> Vec<&mut SchemaArgs> {
+        let mut v: Vec<&mut SchemaArgs> = Vec::new();
+        v.extend(self.size.as_mut().map(|o| &mut o.schema));
+        v.extend(self.speed.as_mut().map(|o| &mut o.schema));
+        v.extend(self.link.as_mut().map(|o| &mut o.schema));
+        v.extend(self.http.as_mut().map(|o| &mut o.schema));
+        v.extend(self.tcp.as_mut().map(|o| &mut o.schema));
+        v.extend(self.device.as_mut().map(|o| &mut o.schema));
+        v.extend(self.energy.as_mut().map(|o| &mut o.schema));
+        v.extend(self.fleet.as_mut().map(|o| &mut o.schema));
+        v
     }
 
     /// The parts this study runs, in run order.
@@ -441,12 +458,9 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
         None => (samples_study(&args.samples), "(built in: run --samples)".to_string()),
     };
-    if let Some(schema) = &args.schema {
-        if let Some(o) = &mut study.size {
-            (o.schema, o.type_name) = (Some(schema.clone()), args.type_name.clone());
-        }
-        if let Some(o) = &mut study.speed {
-            (o.schema, o.type_name) = (Some(schema.clone()), args.type_name.clone());
+    if args.schema.file.is_some() {
+        for s in study.schemas_mut() {
+            *s = args.schema.clone();
         }
     }
     // Every part is checked before the first one runs: a typo in the last part costs nothing.
@@ -613,7 +627,13 @@ pub fn run(args: RunArgs) -> Result<()> {
                     eprintln!("answer: measuring each format's C library on the {target} lab (largest message)");
                     let corpus = study.size.as_ref().and_then(|o| o.corpus.clone());
                     (
-                        crate::recommend::device_evidence(corpus.as_deref(), &args.samples, None, target)?,
+                        crate::recommend::device_evidence(
+                            corpus.as_deref(),
+                            &args.samples,
+                            &args.schema,
+                            None,
+                            target,
+                        )?,
                         "a lab run on the largest message",
                     )
                 }

@@ -543,18 +543,29 @@ pub fn nanopb_proto(plan: &Plan) -> (String, String) {
     for (i, r) in plan.records.iter().enumerate() {
         let _ = writeln!(proto, "message R{i} {{");
         for (n, f) in r.fields.iter().enumerate() {
+            // The user's .proto: its number and declared type (an enum's wire form is int32's).
+            // On AVR (32-bit double) a declared double is written as float, as without a schema.
+            let declared = f.proto.as_ref().map(|p| match p.kind.as_str() {
+                "enum" => "int32".to_string(),
+                "double" if plan.f32_only => "float".to_string(),
+                k => k.to_string(),
+            });
+            let number = f.proto.as_ref().map_or(n as u32 + 1, |p| p.number);
             let (rep, ty) = match &f.kind {
-                Kind::Scalar(sc) => ("", proto_type(*sc)),
+                Kind::Scalar(sc) => {
+                    (if f.optional { "optional " } else { "" }, declared.unwrap_or_else(|| proto_type(*sc)))
+                }
                 Kind::Array(sc, cap) => {
                     let _ = writeln!(opts, "R{i}.{} max_count:{cap}", f.c);
-                    ("repeated ", proto_type(*sc))
+                    ("repeated ", declared.unwrap_or_else(|| proto_type(*sc)))
                 }
                 Kind::Record(sub) => ("", format!("R{sub}")),
             };
             if f.str_max > 0 || matches!(f.kind, Kind::Scalar(Scalar::Str) | Kind::Array(Scalar::Str, _)) {
                 let _ = writeln!(opts, "R{i}.{} max_size:{}", f.c, f.str_max + 1);
             }
-            let _ = writeln!(proto, "    {rep}{ty} {} = {};", f.c, n + 1);
+            let packed = if f.proto.as_ref().is_some_and(|p| p.unpacked) { " [packed = false]" } else { "" };
+            let _ = writeln!(proto, "    {rep}{ty} {} = {number}{packed};", f.c);
         }
         proto.push_str("}\n\n");
     }
@@ -586,10 +597,16 @@ fn nanopb(plan: &Plan) -> String {
             let c = &f.c;
             match &f.kind {
                 Kind::Scalar(Scalar::Str) => {
+                    if f.optional {
+                        let _ = writeln!(s, "    m->has_{c} = true;");
+                    }
                     let _ = writeln!(s, "    strcpy(m->{c}, e->{c});");
                     let _ = writeln!(take, "    strcpy(g->{c}, m->{c});");
                 }
                 Kind::Scalar(_) => {
+                    if f.optional {
+                        let _ = writeln!(s, "    m->has_{c} = true;");
+                    }
                     let _ = writeln!(s, "    m->{c} = e->{c};");
                     let _ = writeln!(take, "    g->{c} = m->{c};");
                 }

@@ -161,6 +161,8 @@ pub struct LabConfig<'a> {
     pub targets: Vec<Target>,
     pub libs: Vec<Lib>,
     pub payloads: Vec<(String, Value)>,
+    /// The shared schema, else each payload's own inferred one.
+    pub schema: Option<wirebench_core::Schema>,
     /// Where the lab sources and libraries are (a checkout's root, or the unpacked cache).
     pub root: &'a Path,
     /// Where the peer libraries are fetched to.
@@ -417,15 +419,31 @@ fn nanopb_generator() -> &'static str {
 }
 
 /// Check the bytes a device wrote with the host codec of the same format: they must decode
-/// to the payload (floats compared as float32 on a target whose double is 32 bit).
-fn host_check(lib: Lib, bytes: &[u8], value: &Value, f32_only: bool) -> Result<(), String> {
+/// to the payload (floats compared as float32 on a target whose double is 32 bit), read with
+/// the user's schema when the run has one (a .proto: as protoc reads them).
+fn host_check(
+    lib: Lib,
+    bytes: &[u8],
+    value: &Value,
+    given: Option<&wirebench_core::Schema>,
+    f32_only: bool,
+) -> Result<(), String> {
     let (_, codec_id) = lib.format();
     if codec_id.is_empty() {
         return Ok(());
     }
     let codec = wirebench_codecs::find(codec_id).ok_or_else(|| format!("no host codec {codec_id}"))?;
-    let schema = wirebench_core::schema::Schema::infer(std::iter::once(value));
-    let schema = if f32_only { narrow_floats(&schema) } else { schema };
+    let schema = match given {
+        Some(s) => s.clone(),
+        None => {
+            let schema = wirebench_core::schema::Schema::infer(std::iter::once(value));
+            if f32_only {
+                narrow_floats(&schema)
+            } else {
+                schema
+            }
+        }
+    };
     let got = codec
         .decode(bytes, Some(&schema))
         .map_err(|e| format!("the host {codec_id} decoder refuses the device's bytes: {e}"))?;
@@ -578,12 +596,14 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
                 let Some((t, l, p)) = queue.lock().unwrap().pop() else { break };
                 let (name, value) = &cfg.payloads[p];
                 let dir = cfg.build.join(t.name()).join(name);
-                let r = Plan::new(name, value, t == Target::Avr).map_err(|u| u.0).and_then(|plan| {
-                    let objs = objs_for(t, l)?;
-                    let (elf, built) = build_fw(cfg, t, l, &plan, &dir, &objs)?;
-                    let sim = simulate(t, cfg.root, cfg.build, &elf)?;
-                    Ok((built, sim))
-                });
+                let r = Plan::with_schema(name, value, cfg.schema.as_ref(), t == Target::Avr)
+                    .map_err(|u| u.0)
+                    .and_then(|plan| {
+                        let objs = objs_for(t, l)?;
+                        let (elf, built) = build_fw(cfg, t, l, &plan, &dir, &objs)?;
+                        let sim = simulate(t, cfg.root, cfg.build, &elf)?;
+                        Ok((built, sim))
+                    });
                 // Reasons name files by their name in the firmware's folder, not the run's
                 // temporary build path.
                 let r = r.map_err(|e| e.replace(&format!("{}/", dir.display()), ""));
@@ -620,7 +640,8 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
         let (name, value) = &cfg.payloads[p];
         let mut row =
             LabRow { target: t.name().into(), lib: l.name().into(), payload: name.clone(), ..LabRow::default() };
-        match r.and_then(|(b, sim)| fill(&mut row, t, l, value, &b, &sim, baseline.get(&(t, p)))) {
+        match r.and_then(|(b, sim)| fill(&mut row, (t, l), value, cfg.schema.as_ref(), &b, &sim, baseline.get(&(t, p))))
+        {
             Ok(()) => row.status = "ok".into(),
             Err(reason) => row.status = reason,
         }
@@ -642,9 +663,9 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
 
 fn fill(
     row: &mut LabRow,
-    t: Target,
-    l: Lib,
+    (t, l): (Target, Lib),
     value: &Value,
+    schema: Option<&wirebench_core::Schema>,
     b: &Built,
     sim: &SimOut,
     base: Option<&(u64, u64)>,
@@ -661,7 +682,7 @@ fn fill(
         None => return Err("the simulator stopped without an exit".into()),
     }
     let bytes = sim.value("bytes").and_then(hex).ok_or("the firmware printed no bytes")?;
-    host_check(l, &bytes, value, t == Target::Avr)?;
+    host_check(l, &bytes, value, schema, t == Target::Avr)?;
     row.bytes = Some(bytes.len() as u64);
     let (ec, ei) = sim.span(1, 2).ok_or("no encode markers")?;
     let (dc, di) = sim.span(3, 4).ok_or("no decode markers")?;

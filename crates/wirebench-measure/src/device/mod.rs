@@ -232,6 +232,9 @@ pub struct LabOptions {
     pub targets: Vec<lab::Target>,
     pub libs: Vec<drivers::Lib>,
     pub payloads: Vec<(String, wirebench_core::value::Value)>,
+    /// The schema both ends share (`--schema`): the drivers' C types and nanopb's .proto come
+    /// from it (field numbers and declared types of a .proto); `None`: inferred per payload.
+    pub schema: Option<wirebench_core::Schema>,
     /// A checkout's root (with c/), instead of the sources compiled into the binary.
     pub root: Option<PathBuf>,
     pub jobs: usize,
@@ -404,6 +407,7 @@ pub fn run_lab(opts: &LabOptions) -> Result<wirebench_core::sections::device::La
         targets: runnable,
         libs: opts.libs.clone(),
         payloads: opts.payloads.clone(),
+        schema: opts.schema.clone(),
         root: &root,
         libs_dir: &libs_dir,
         build: &build,

@@ -9,7 +9,7 @@ use wirebench_core::part::{Part, PartError};
 use wirebench_core::sections::device::DeviceSection;
 use wirebench_core::value::Value;
 
-use crate::study::inputs::{check_payloads, find_corpus, sample_error};
+use crate::study::inputs::{check_payloads, find_corpus, sample_error, SchemaArgs};
 
 /// `--libs`'s help: every library of the lab, from its registry.
 fn libs_help() -> String {
@@ -35,6 +35,9 @@ pub struct DeviceOpts {
     /// Your JSON/NDJSON samples: each one is a payload (at most --max-payloads of them).
     #[arg(long, num_args = 1..)]
     pub samples: Vec<PathBuf>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub schema: SchemaArgs,
     /// Only these payloads of the corpus (names, comma-separated, e.g. Test01,Test10).
     #[arg(long, value_delimiter = ',')]
     pub payloads: Vec<String>,
@@ -122,7 +125,7 @@ impl Part for DevicePart {
                 )));
             }
         }
-        check_payloads(opts.corpus.as_deref(), &opts.samples, None)?;
+        check_payloads(opts.corpus.as_deref(), &[], &opts.samples, &opts.schema)?;
         if !opts.codec_sizes {
             payloads(opts)?;
         }
@@ -139,6 +142,7 @@ impl Part for DevicePart {
             targets: targets(opts)?,
             libs: libs(opts)?,
             payloads: payloads(opts)?,
+            schema: opts.schema.read()?,
             root: opts.c_dir.as_ref().map(|c| {
                 c.parent()
                     .filter(|p| !p.as_os_str().is_empty())

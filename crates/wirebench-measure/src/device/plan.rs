@@ -65,6 +65,11 @@ pub struct Field {
     pub value: Value,
     /// Longest string length of this field (strings and arrays of strings), for buffers.
     pub str_max: usize,
+    /// Explicit presence in the schema (proto3 `optional`, proto2 optional, a oneof member):
+    /// a present value is written even when it is the default.
+    pub optional: bool,
+    /// The field's number and declared type in the user's .proto (nanopb's .proto keeps them).
+    pub proto: Option<wirebench_core::schema::ProtoField>,
 }
 
 /// One record type: `wb_r<index>` in C; record 0 is the root.
@@ -89,13 +94,36 @@ pub struct Unsupported(pub String);
 impl Plan {
     /// Build the plan of `value` (schema inferred from it). `f32_only` for AVR.
     pub fn new(name: &str, value: &Value, f32_only: bool) -> Result<Plan, Unsupported> {
-        let schema = Schema::infer(std::iter::once(value));
+        Plan::with_schema(name, value, None, f32_only)
+    }
+
+    /// Build the plan of `value` with the types of `schema` (the user's, e.g. a .proto: its
+    /// widths, field numbers and declared types), else of the schema inferred from `value`.
+    /// A field the schema lets a message leave out and the payload leaves out is not in the
+    /// plan (it is not on the wire either); a key the schema does not have is refused.
+    pub fn with_schema(
+        name: &str,
+        value: &Value,
+        schema: Option<&Schema>,
+        f32_only: bool,
+    ) -> Result<Plan, Unsupported> {
+        let inferred;
+        let schema = match schema {
+            Some(s) => s,
+            None => {
+                inferred = Schema::infer(std::iter::once(value));
+                &inferred
+            }
+        };
         let mut plan = Plan { name: name.to_string(), records: Vec::new(), f32_only };
         match (&schema.root, value) {
             (Type::Record { fields, .. }, Value::Map(pairs)) => {
                 plan.add_record(fields, pairs, "")?;
             }
-            _ => return Err(Unsupported(format!("the payload is a {}, not a record", value.kind()))),
+            (Type::Record { .. }, _) => {
+                return Err(Unsupported(format!("the payload is a {}, not a record", value.kind())))
+            }
+            (t, _) => return Err(Unsupported(format!("the schema's root is a {}, not a record", t.describe()))),
         }
         Ok(plan)
     }
@@ -108,10 +136,24 @@ impl Plan {
     ) -> Result<usize, Unsupported> {
         let index = self.records.len();
         self.records.push(Record { fields: Vec::new() });
+        // The payload's key of a field: its name, or (a proto3 JSON printer's) lowerCamelCase.
+        let key_of = |f: &wirebench_core::schema::Field| -> Option<&(String, Value)> {
+            let camel = lower_camel(&f.name);
+            pairs.iter().find(|(k, _)| *k == f.name).or_else(|| pairs.iter().find(|(k, _)| *k == camel))
+        };
+        for (k, _) in pairs {
+            if !fields.iter().any(|f| f.name == *k || lower_camel(&f.name) == *k) {
+                return Err(Unsupported(format!("{path}.{k}: the schema has no such field")));
+            }
+        }
         let mut out = Vec::new();
         for f in fields {
             let at = format!("{path}.{}", f.name);
-            let value = pairs.iter().find(|(k, _)| *k == f.name).map(|(_, v)| v.clone()).unwrap_or(Value::Null);
+            let (key, value) = match key_of(f) {
+                Some((_, Value::Null)) | None if f.may_be_absent() => continue,
+                Some((k, v)) => (k.clone(), v.clone()),
+                None => (f.name.clone(), Value::Null),
+            };
             let c = unique_ident(&f.name, out.iter().map(|x: &Field| x.c.as_str()));
             let (kind, str_max) = match (&f.ty, &value) {
                 (Type::Record { fields: sub, .. }, Value::Map(sub_pairs)) => {
@@ -127,7 +169,7 @@ impl Plan {
                 }
                 (t, v) => (Kind::Scalar(self.scalar(t, &at)?), str_len(v, &at)?),
             };
-            out.push(Field { key: f.name.clone(), c, kind, value, str_max });
+            out.push(Field { key, c, kind, value, str_max, optional: f.optional, proto: f.proto.clone() });
         }
         self.records[index].fields = out;
         Ok(index)
@@ -253,6 +295,23 @@ fn str_len(v: &Value, at: &str) -> Result<usize, Unsupported> {
         Value::Bytes(_) => Err(Unsupported(format!("{at}: bytes have no C driver form"))),
         _ => Ok(0),
     }
+}
+
+/// A proto field name as the proto3 JSON mapping writes it (`float_value` → `floatValue`).
+fn lower_camel(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut up = false;
+    for ch in name.chars() {
+        if ch == '_' {
+            up = true;
+        } else if up {
+            out.extend(ch.to_uppercase());
+            up = false;
+        } else {
+            out.push(ch);
+        }
+    }
+    out
 }
 
 /// `f_` + the key with every other character than `[A-Za-z0-9]` as `_`, made unique.

@@ -54,14 +54,68 @@ pub fn sample_error(e: corpus::SampleError) -> PartError {
     PartError::bad(e.to_string())
 }
 
-/// Check a part's payload source before anything runs: the corpus is built in, every sample
-/// path exists, the schema file reads.
+/// The schema both ends share, as every command and study part that takes `--samples` takes
+/// it: `--schema FILE [--type NAME] [-I DIR]`, or `schema`, `type` and `include` in the part's
+/// table. Without a file the schema is inferred from the messages.
+#[derive(clap::Args, serde::Deserialize, serde::Serialize, Debug, Default, Clone, PartialEq)]
+#[serde(default)]
+pub struct SchemaArgs {
+    /// Schema for the schema-driven codecs: a .proto, .avsc, .idl or wirebench schema file
+    /// (default: inferred from the messages).
+    #[arg(id = "schema", long = "schema", value_name = "FILE")]
+    #[serde(rename = "schema")]
+    pub file: Option<PathBuf>,
+    /// The message / record / struct of the schema file to use, where it defines several.
+    #[arg(long = "type", value_name = "NAME", requires = "schema")]
+    #[serde(rename = "type")]
+    pub type_name: Option<String>,
+    /// Where `#include`d IDL files and a .proto schema's imports are looked up (after the
+    /// including file's own folder), repeatable.
+    #[arg(short = 'I', long = "include", visible_alias = "proto-path", value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+}
+
+impl SchemaArgs {
+    /// The schema file read (errors name the file, line and column), `None` without one.
+    pub fn read(&self) -> Result<Option<Schema>, PartError> {
+        wirebench_codecs::schema_files::set_include_dirs(&self.include);
+        self.file.as_deref().map(|p| read_schema_with(p, self.type_name.as_deref(), &self.include)).transpose()
+    }
+
+    /// The same as command-line arguments (for child processes).
+    pub fn to_cli_args(&self) -> Vec<String> {
+        let mut a = Vec::new();
+        if let Some(s) = &self.file {
+            a.extend(["--schema".into(), s.display().to_string()]);
+        }
+        if let Some(t) = &self.type_name {
+            a.extend(["--type".into(), t.clone()]);
+        }
+        for d in &self.include {
+            a.extend(["--proto-path".into(), d.display().to_string()]);
+        }
+        a
+    }
+
+    /// The paths of a study file, relative to its folder `base`.
+    pub fn resolve_paths(&mut self, base: &Path) {
+        for p in self.file.iter_mut().chain(self.include.iter_mut()) {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        }
+    }
+}
+
+/// Check a part's payload source before anything runs: the corpus is built in (or one of
+/// `extra_corpora`), every sample path exists, the schema file reads.
 pub fn check_payloads(
     corpus: Option<&str>,
+    extra_corpora: &[&str],
     samples: &[PathBuf],
-    schema: Option<(&Path, Option<&str>)>,
+    schema: &SchemaArgs,
 ) -> Result<(), PartError> {
-    if let Some(name) = corpus {
+    if let Some(name) = corpus.filter(|n| !extra_corpora.contains(n)) {
         find_corpus(name)?;
     }
     for p in samples {
@@ -69,8 +123,5 @@ pub fn check_payloads(
             return Err(PartError::bad(format!("{}: no such file or directory", p.display())));
         }
     }
-    if let Some((s, type_name)) = schema {
-        read_schema_typed(s, type_name)?;
-    }
-    Ok(())
+    schema.read().map(drop)
 }

@@ -29,18 +29,9 @@ pub struct SizeOpts {
     /// Comma-separated codec ids (default: all). See `wirebench codecs`.
     #[arg(long, short = 'f', value_delimiter = ',')]
     pub formats: Vec<String>,
-    /// Schema for the schema-driven codecs: a .proto, .avsc, .idl or wirebench schema file
-    /// (default: inferred from the samples).
-    #[arg(long)]
-    pub schema: Option<PathBuf>,
-    /// The message / record / struct of the schema file to use, where it defines several.
-    #[arg(long = "type", value_name = "NAME")]
-    #[serde(rename = "type")]
-    pub type_name: Option<String>,
-    /// Where `#include`d IDL files and a .proto schema's imports are looked up (after the
-    /// including file's own folder), repeatable.
-    #[arg(short = 'I', long = "include", visible_alias = "proto-path", value_name = "DIR")]
-    pub include: Vec<PathBuf>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub schema: SchemaArgs,
     /// A schema given as a value (recommend's tightened schemas); wins over `schema`.
     #[arg(skip)]
     #[serde(skip)]
@@ -100,24 +91,19 @@ fn sampled(meter: SizeMeter, compress: Compress, roundtrip: Compress, records: u
 /// Check the options before anything runs (also the `[size]` part of a study).
 pub fn validate(args: &SizeOpts) -> Result<(), PartError> {
     codecs_of(&args.formats)?;
-    wirebench_codecs::schema_files::set_include_dirs(&args.include);
     if let Some(t) = args.float_tolerance {
         wirebench_core::fidelity::set_float_tolerance(t).map_err(PartError::bad)?;
     }
-    check_payloads(args.corpus.as_deref(), &args.samples, None)?;
-    args.schema.as_deref().map(|p| read_schema_with(p, args.type_name.as_deref(), &args.include)).transpose().map(drop)
+    check_payloads(args.corpus.as_deref(), &[], &args.samples, &args.schema)
 }
 
 /// Run the size measurement; the section and the configuration it ran with.
 pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), PartError> {
     let codecs = codecs_of(&args.formats)?;
     wirebench_core::fidelity::set_float_tolerance(args.float_tolerance.unwrap_or(0.0)).map_err(PartError::bad)?;
-    wirebench_codecs::schema_files::set_include_dirs(&args.include);
     let given_schema = match &args.schema_value {
         Some(s) => Some(s.clone()),
-        None => {
-            args.schema.as_deref().map(|p| read_schema_with(p, args.type_name.as_deref(), &args.include)).transpose()?
-        }
+        None => args.schema.read()?,
     };
     let needs_schema = codecs.iter().any(|c| c.info().schema != SchemaUse::None);
     // Which messages are compressed and checked: every one of a built-in corpus, a sample of
@@ -129,8 +115,8 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
         "corpus": args.corpus,
         "samples": args.samples,
         "formats": codecs.iter().map(|c| c.info().id).collect::<Vec<_>>(),
-        "schema": args.schema,
-        "type": args.type_name,
+        "schema": args.schema.file,
+        "type": args.schema.type_name,
         "per_record": args.per_record,
         "float_tolerance": args.float_tolerance,
         "zstd_level": crate::compress::ZSTD_LEVEL,

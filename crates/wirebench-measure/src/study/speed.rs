@@ -32,18 +32,9 @@ pub struct SpeedOpts {
     /// Comma-separated codec ids (default: all).
     #[arg(long, short = 'f', value_delimiter = ',')]
     pub formats: Vec<String>,
-    /// Schema for the schema-driven codecs with --samples: a .proto, .avsc, .idl or
-    /// wirebench schema file (default: inferred).
-    #[arg(long)]
-    pub schema: Option<PathBuf>,
-    /// The message / record / struct of the schema file, where it defines several.
-    #[arg(long = "type", value_name = "NAME")]
-    #[serde(rename = "type")]
-    pub type_name: Option<String>,
-    /// Where `#include`d IDL files and a .proto schema's imports are looked up (after the
-    /// including file's own folder), repeatable.
-    #[arg(short = 'I', long = "include", visible_alias = "proto-path", value_name = "DIR")]
-    pub include: Vec<PathBuf>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub schema: SchemaArgs,
     /// The codec ratios are taken against (default: json).
     #[arg(long)]
     pub baseline: Option<String>,
@@ -73,9 +64,7 @@ impl Default for SpeedOpts {
             corpus: None,
             samples: Vec::new(),
             formats: Vec::new(),
-            schema: None,
-            type_name: None,
-            include: Vec::new(),
+            schema: SchemaArgs::default(),
             baseline: None,
             samples_per_case: 60,
             sample_ms: 0.5,
@@ -100,15 +89,7 @@ impl SpeedOpts {
         if !self.formats.is_empty() {
             a.extend(["--formats".into(), self.formats.join(",")]);
         }
-        if let Some(s) = &self.schema {
-            a.extend(["--schema".into(), s.display().to_string()]);
-        }
-        if let Some(t) = &self.type_name {
-            a.extend(["--type".into(), t.clone()]);
-        }
-        for d in &self.include {
-            a.extend(["--proto-path".into(), d.display().to_string()]);
-        }
+        a.extend(self.schema.to_cli_args());
         a
     }
 }
@@ -149,8 +130,8 @@ fn load(args: &SpeedOpts) -> Result<Workload, PartError> {
     if all.is_empty() {
         return Err(PartError::bad("no samples in the given files"));
     }
-    let schema = match &args.schema {
-        Some(p) => read_schema_with(p, args.type_name.as_deref(), &args.include)?,
+    let schema = match args.schema.read()? {
+        Some(s) => s,
         None => Schema::infer(all.iter().map(|p| &p.value)),
     };
     let name = format!("samples ({} records)", all.len());
@@ -394,12 +375,7 @@ pub fn validate(args: &SpeedOpts) -> Result<(), PartError> {
     if args.instructions && !crate::callgrind::available() {
         return Err(PartError::bad("--instructions needs valgrind (apt-get install valgrind)"));
     }
-    wirebench_codecs::schema_files::set_include_dirs(&args.include);
-    check_payloads(
-        args.corpus.as_deref(),
-        &args.samples,
-        args.schema.as_deref().map(|p| (p, args.type_name.as_deref())),
-    )
+    check_payloads(args.corpus.as_deref(), &[], &args.samples, &args.schema)
 }
 
 /// Run the speed measurement; the section and the configuration it ran with.

@@ -34,7 +34,7 @@ use crate::lab::{self, Lab};
 use crate::loadgen::{self, LoadConfig, LoadMode};
 use crate::profile::{format_rate, parse_rate, Burst, LabProfile, Shaper};
 use crate::wire::http_request_ceiling;
-use crate::workload::{codec_ids, content_type, Workload};
+use crate::workload::{codec_ids, content_type, SchemaArgs, Workload};
 use crate::{published, wrk};
 
 /// One more sweep of a study: rates × formats (study files only).
@@ -106,6 +106,9 @@ pub struct HttpOpts {
     /// Sample files (.json / .ndjson) instead of the EV telemetry message.
     #[arg(long, num_args = 1..)]
     pub samples: Vec<PathBuf>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub schema: SchemaArgs,
     /// More sweeps (study files only): `[[http.sweeps]] rates = [..] formats = [..] wrk = false`.
     #[arg(skip)]
     pub sweeps: Vec<HttpSweep>,
@@ -124,7 +127,7 @@ impl Part for HttpPart {
         if plan.sweeps.iter().any(|s| s.wrk) && !crate::have_program("wrk") {
             return Err(PartError::bad("--wrk needs wrk: apt-get install wrk"));
         }
-        check_payloads(opts.corpus.as_deref(), &opts.samples)
+        check_payloads(opts.corpus.as_deref(), &opts.samples, &opts.schema)
     }
 
     fn run(opts: &HttpOpts) -> Result<HttpSection, PartError> {
@@ -373,7 +376,8 @@ impl Setup<'_> {
 /// Run the sweeps into the `http` section (the options are checked).
 fn measure(opts: &HttpOpts, plan: &Plan) -> Result<HttpSection, PartError> {
     let messages = opts.messages.unwrap_or(16).clamp(1, 10_000);
-    let workload = Workload::pick(&opts.samples, opts.corpus.as_deref(), messages, 3).map_err(part_error)?;
+    let workload =
+        Workload::pick(&opts.samples, opts.corpus.as_deref(), messages, 3, &opts.schema).map_err(part_error)?;
     let mut notes: Vec<String> = Vec::new();
     let path = choose_path(opts, plan, &mut notes)?;
     let bodies = encode_bodies(plan, &workload);

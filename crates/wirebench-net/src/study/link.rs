@@ -15,7 +15,7 @@ use super::check_payloads;
 use crate::airtime::{airtime_with, Airtime, Radio, RADIO_NAMES};
 use crate::published;
 use crate::wire::{message_bytes, Protocol, Transport, WRK_REQUEST_HEADER};
-use crate::workload::{codec_ids, Workload};
+use crate::workload::{codec_ids, SchemaArgs, Workload};
 
 /// The options of this part in a study file (and of the command).
 #[derive(clap::Args, serde::Deserialize, serde::Serialize, Debug, Default, Clone)]
@@ -39,6 +39,9 @@ pub struct LinkOpts {
     /// Sample files (.json / .ndjson) for the message sizes.
     #[arg(long, num_args = 1..)]
     pub samples: Vec<PathBuf>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub schema: SchemaArgs,
     /// MQTT topic length in bytes (default 4, as `t/ev`).
     #[arg(long)]
     pub topic_bytes: Option<usize>,
@@ -65,7 +68,7 @@ impl Part for LinkPart {
         }
         check_sizes(&opts.payload_bytes)?;
         codec_ids(&opts.formats).map_err(|e| PartError::bad(e.to_string()))?;
-        check_payloads(opts.corpus.as_deref(), &opts.samples)
+        check_payloads(opts.corpus.as_deref(), &opts.samples, &opts.schema)
     }
 
     fn run(opts: &LinkOpts) -> Result<LinkSection, PartError> {
@@ -168,7 +171,8 @@ fn payload_sets(opts: &LinkOpts) -> Result<(String, Vec<Payloads>), PartError> {
         opts.formats.clone()
     };
     let ids = codec_ids(&formats).map_err(|e| PartError::bad(e.to_string()))?;
-    let w = Workload::pick(&opts.samples, opts.corpus.as_deref(), 1, 1).map_err(|e| PartError::bad(e.to_string()))?;
+    let w = Workload::pick(&opts.samples, opts.corpus.as_deref(), 1, 1, &opts.schema)
+        .map_err(|e| PartError::bad(e.to_string()))?;
     let sets = ids
         .into_iter()
         .map(|id| match w.encode_all(&id) {

@@ -11,7 +11,6 @@ pub mod tcp;
 
 use std::path::PathBuf;
 
-use wirebench_core::corpus;
 use wirebench_core::part::PartError;
 use wirebench_core::sections::net::{Seed002Published, Seed002Row, Seed003Metric, Seed003Published};
 
@@ -39,19 +38,12 @@ pub(crate) fn check_messages(messages: Option<usize>) -> Result<(), PartError> {
     }
 }
 
-pub(crate) fn check_payloads(corpus: Option<&str>, samples: &[PathBuf]) -> Result<(), PartError> {
-    if let Some(name) = corpus {
-        if corpus::builtin(name).is_none() {
-            let known: Vec<_> = corpus::BUILTIN.iter().map(|c| c.name).collect();
-            return Err(PartError::bad(wirebench_core::names::unknown("corpus", name, &known)));
-        }
-    }
-    for p in samples {
-        if !p.exists() {
-            return Err(PartError::bad(format!("{}: no such file or directory", p.display())));
-        }
-    }
-    Ok(())
+pub(crate) fn check_payloads(
+    corpus: Option<&str>,
+    samples: &[PathBuf],
+    schema: &wirebench_measure::study::inputs::SchemaArgs,
+) -> Result<(), PartError> {
+    wirebench_measure::study::inputs::check_payloads(corpus, &["ev-telemetry", "ev"], samples, schema)
 }
 
 /// A row of seed 002's table as the section carries it.
@@ -112,11 +104,11 @@ mod tests {
 
     #[test]
     fn payload_checks_name_the_problem() {
-        let e = check_payloads(Some("nope"), &[]).unwrap_err();
+        let e = check_payloads(Some("nope"), &[], &Default::default()).unwrap_err();
         assert!(matches!(&e, PartError::BadInput(m) if m.starts_with("unknown corpus \"nope\" (known: ")), "{e}");
-        let e = check_payloads(None, &[PathBuf::from("/no/such/sample.json")]).unwrap_err();
+        let e = check_payloads(None, &[PathBuf::from("/no/such/sample.json")], &Default::default()).unwrap_err();
         assert_eq!(e.to_string(), "/no/such/sample.json: no such file or directory");
-        assert!(check_payloads(None, &[]).is_ok());
+        assert!(check_payloads(None, &[], &Default::default()).is_ok());
     }
 
     #[test]

@@ -31,7 +31,7 @@ use crate::emu::{EmuConfig, Emulator, LinkParams, TCP_OVERHEAD};
 use crate::lab::{self, Lab};
 use crate::profile::{format_rate, parse_rate, LabProfile};
 use crate::rr::{self, EchoConfig, EchoServer, RrConfig, RrServer};
-use crate::workload::{codec_ids, Workload};
+use crate::workload::{codec_ids, SchemaArgs, Workload};
 use crate::NetError;
 
 /// One more sweep of a study: links × formats (study files only).
@@ -78,6 +78,9 @@ pub struct TcpOpts {
     /// Sample files (.json / .ndjson) instead of the EV telemetry message.
     #[arg(long, num_args = 1..)]
     pub samples: Vec<PathBuf>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub schema: SchemaArgs,
     /// More sweeps (study files only): `[[tcp.sweeps]] links = [..] formats = [..] count = 100`.
     #[arg(skip)]
     pub sweeps: Vec<TcpSweep>,
@@ -212,7 +215,7 @@ fn plan(opts: &TcpOpts) -> Result<Plan, PartError> {
         check_count(n)?;
         sweeps.push(Sweep { links: links(&s.links)?, formats: formats(&s.formats)?, count: n });
     }
-    check_payloads(opts.corpus.as_deref(), &opts.samples)?;
+    check_payloads(opts.corpus.as_deref(), &opts.samples, &opts.schema)?;
     Ok(Plan {
         cadence_ms,
         cadence: Duration::from_secs_f64(cadence_ms / 1e3),
@@ -253,7 +256,8 @@ fn run_error(e: NetError) -> RunError {
 /// Run the sweeps into the `tcp` section (the options are checked).
 fn measure(opts: &TcpOpts, plan: Plan) -> Result<TcpSection, PartError> {
     let messages = opts.messages.unwrap_or(64).clamp(1, 10_000);
-    let workload = Workload::pick(&opts.samples, opts.corpus.as_deref(), messages, 7).map_err(part_error)?;
+    let workload =
+        Workload::pick(&opts.samples, opts.corpus.as_deref(), messages, 7, &opts.schema).map_err(part_error)?;
     let mut notes: Vec<String> = Vec::new();
     if opts.echo_bytes.is_none() {
         notes.push(CODEC_PATH_NOTE.into());
