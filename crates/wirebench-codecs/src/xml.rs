@@ -544,7 +544,7 @@ impl<'a> Parser<'a> {
                     pairs.push((f.name.clone(), v));
                 }
                 (_, Some(v)) => pairs.push((f.name.clone(), v)),
-                (_, None) if f.optional => {}
+                (_, None) if f.may_be_absent() => {}
                 (_, None) => return Err(self.err(format!("<{name}> lacks the required element <{}>", f.name))),
             }
         }

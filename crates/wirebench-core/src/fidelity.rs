@@ -84,6 +84,79 @@ pub fn float_tolerance() -> f64 {
     f64::from_bits(FLOAT_TOLERANCE.load(std::sync::atomic::Ordering::Relaxed))
 }
 
+/// Whether a change of key order counts as a loss in [`compare_under`] (`--strict-order`; off
+/// by default: JSON objects are unordered, RFC 8259, and schema-directed codecs write fields in
+/// the schema's order, not the sample's). [`compare`] always names it.
+static STRICT_ORDER: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Count a change of key order as a loss (`true`) or not (`false`, the default).
+pub fn set_strict_order(strict: bool) {
+    STRICT_ORDER.store(strict, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether a change of key order counts as a loss.
+pub fn strict_order() -> bool {
+    STRICT_ORDER.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// [`compare`] under the schema both ends share: a field the schema lets a message leave out
+/// with absence reading back as its default (proto3 implicit presence) compares the same
+/// whether it is absent or present with that default.
+/// A change of key order alone is not a loss here unless [`set_strict_order`] says so.
+pub fn compare_under(original: &Value, decoded: &Value, schema: Option<&crate::Schema>) -> Vec<String> {
+    let mut losses = compare(original, decoded);
+    if let Some(s) = schema.filter(|s| !losses.is_empty() && has_implicit(&s.root)) {
+        losses = compare(&without_implicit_defaults(original, &s.root), &without_implicit_defaults(decoded, &s.root));
+    }
+    if !strict_order() {
+        losses.retain(|l| !l.ends_with(": key order changed"));
+    }
+    losses
+}
+
+fn has_implicit(t: &crate::schema::Type) -> bool {
+    use crate::schema::Type;
+    match t {
+        Type::Record { fields, .. } => {
+            fields.iter().any(|f| f.proto.as_ref().is_some_and(|p| p.implicit) || has_implicit(&f.ty))
+        }
+        Type::Array { items } => has_implicit(items),
+        _ => false,
+    }
+}
+
+/// `v` with every implicit-presence field that holds its type's default left out.
+fn without_implicit_defaults(v: &Value, t: &crate::schema::Type) -> Value {
+    use crate::schema::Type;
+    let is_default = |v: &Value| match v {
+        Value::Bool(b) => !b,
+        Value::String(s) => s.is_empty(),
+        Value::Bytes(b) => b.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Map(m) => m.is_empty(),
+        _ => v.as_i128() == Some(0) || v.as_float().is_some_and(|x| x == 0.0 && x.is_sign_positive()),
+    };
+    match (t, v) {
+        (Type::Record { fields, .. }, Value::Map(pairs)) => Value::Map(
+            pairs
+                .iter()
+                .filter_map(|(k, x)| {
+                    let f = fields.iter().find(|f| f.name == *k);
+                    let implicit = f.is_some_and(|f| f.proto.as_ref().is_some_and(|p| p.implicit));
+                    if implicit && !matches!(f.map(|f| &f.ty), Some(Type::Record { .. })) && is_default(x) {
+                        return None;
+                    }
+                    Some((k.clone(), f.map_or_else(|| x.clone(), |f| without_implicit_defaults(x, &f.ty))))
+                })
+                .collect(),
+        ),
+        (Type::Array { items }, Value::Array(xs)) => {
+            Value::Array(xs.iter().map(|x| without_implicit_defaults(x, items)).collect())
+        }
+        _ => v.clone(),
+    }
+}
+
 /// How many distinct losses are kept per comparison.
 const MAX_LOSSES: usize = 8;
 

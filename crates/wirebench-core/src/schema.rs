@@ -82,6 +82,27 @@ pub struct ProtoField {
 }
 
 impl Field {
+    /// The value an absent field reads back as under implicit presence (proto3: 0, false, "",
+    /// empty bytes or list), for codecs that must write every field; `None` when the field has
+    /// explicit presence, is required, or its type has no such default (a record).
+    pub fn implicit_default(&self) -> Option<crate::value::Value> {
+        use crate::value::Value;
+        if !self.proto.as_ref().is_some_and(|p| p.implicit) {
+            return None;
+        }
+        Some(match &self.ty {
+            Type::Bool => Value::Bool(false),
+            Type::Int { signed: true, .. } => Value::Int(0),
+            Type::Int { signed: false, .. } => Value::UInt(0),
+            Type::Float { bits: 32 } => Value::F32(0.0),
+            Type::Float { .. } => Value::F64(0.0),
+            Type::String => Value::String(String::new()),
+            Type::Bytes => Value::Bytes(Vec::new()),
+            Type::Array { .. } => Value::Array(Vec::new()),
+            _ => return None,
+        })
+    }
+
     /// Whether a value may leave this field out: an optional field, or one with implicit
     /// presence (absent reads back as the default).
     pub fn may_be_absent(&self) -> bool {

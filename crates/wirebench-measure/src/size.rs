@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use wirebench_codecs::{Codec, CodecError, Prepared, SchemaUse};
 use wirebench_core::classes::{classes, Novelty};
 use wirebench_core::corpus::{Payload, RawSample, SampleError};
-use wirebench_core::fidelity::{compare, Fidelity};
+use wirebench_core::fidelity::{compare_under, Fidelity};
 use wirebench_core::results::{peak_rss_kib, RunStats, SizeAggregate, SizeRow, SizeSection, StageSeconds};
 use wirebench_core::Schema;
 
@@ -598,7 +598,7 @@ fn measure_one(
         None => codec.decode(buf, schema),
     };
     row.fidelity = match decoded {
-        Ok(back) => Fidelity::from_losses(compare(&payload.value, &back)),
+        Ok(back) => Fidelity::from_losses(compare_under(&payload.value, &back, schema)),
         Err(e) => Fidelity::Failed { reason: format!("round trip: {e}") },
     };
     clock.record(ROUNDTRIP, t);

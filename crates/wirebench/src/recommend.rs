@@ -55,6 +55,10 @@ pub struct Args {
     /// rounding, for sensors whose precision is below it).
     #[arg(long, value_name = "REL")]
     float_tolerance: Option<f64>,
+    /// With --exact: a change of key order also counts as a change (default: not; JSON objects
+    /// are unordered).
+    #[arg(long)]
+    strict_order: bool,
     /// Codec ids to consider (default: all).
     #[arg(long, short = 'f', value_delimiter = ',')]
     formats: Vec<String>,
@@ -92,6 +96,7 @@ pub fn run(args: Args) -> Result<()> {
         formats: args.formats.clone(),
         schema: args.schema.clone(),
         float_tolerance: args.float_tolerance,
+        strict_order: args.strict_order,
         // A recommendation says which formats are lossless on these samples: every message's
         // round trip is checked, not a sample.
         roundtrip: Some(wirebench_measure::study::size::Compress::All),

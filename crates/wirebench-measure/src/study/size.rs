@@ -43,6 +43,10 @@ pub struct SizeOpts {
     /// (e.g. 1e-6 accepts float64 → float32 rounding; default 0: only the same value).
     #[arg(long, value_name = "REL")]
     pub float_tolerance: Option<f64>,
+    /// Count a change of key order in the round trip as a loss (default: not; JSON objects are
+    /// unordered, and schema-directed codecs write the schema's field order).
+    #[arg(long)]
+    pub strict_order: bool,
     /// Compressed sizes (zstd, deflate, each message on its own): `all` messages, a systematic
     /// `sample` (every k-th message, about 2,000 of them; the totals are scaled and marked) or
     /// `none` (raw sizes only). Default: all for a built-in corpus, sample for --samples.
@@ -94,6 +98,7 @@ pub fn validate(args: &SizeOpts) -> Result<(), PartError> {
     if let Some(t) = args.float_tolerance {
         wirebench_core::fidelity::set_float_tolerance(t).map_err(PartError::bad)?;
     }
+    wirebench_core::fidelity::set_strict_order(args.strict_order);
     check_payloads(args.corpus.as_deref(), &[], &args.samples, &args.schema)
 }
 
@@ -101,6 +106,7 @@ pub fn validate(args: &SizeOpts) -> Result<(), PartError> {
 pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), PartError> {
     let codecs = codecs_of(&args.formats)?;
     wirebench_core::fidelity::set_float_tolerance(args.float_tolerance.unwrap_or(0.0)).map_err(PartError::bad)?;
+    wirebench_core::fidelity::set_strict_order(args.strict_order);
     let given_schema = match &args.schema_value {
         Some(s) => Some(s.clone()),
         None => args.schema.read()?,
@@ -119,6 +125,7 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
         "type": args.schema.type_name,
         "per_record": args.per_record,
         "float_tolerance": args.float_tolerance,
+        "strict_order": args.strict_order,
         "zstd_level": crate::compress::ZSTD_LEVEL,
         "deflate_level": crate::compress::DEFLATE_LEVEL,
         "compress": policy,

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use wirebench_codecs::typed::builtin_case;
 use wirebench_codecs::{Codec, SchemaUse};
 use wirebench_core::corpus::{Payload, SampleStream};
-use wirebench_core::fidelity::compare;
+use wirebench_core::fidelity::compare_under;
 use wirebench_core::part::{Part, PartError};
 use wirebench_core::results::SpeedSection;
 use wirebench_core::Schema;
@@ -277,7 +277,10 @@ fn build_cases<'a>(w: &'a Workload, codecs: &[&'static dyn Codec], skipped: &mut
                         }
                         Ok(back) => {
                             if lossy.is_none() {
-                                lossy = compare(&p.value, &back).into_iter().next().map(|l| format!("{}: {l}", p.name));
+                                lossy = compare_under(&p.value, &back, schema)
+                                    .into_iter()
+                                    .next()
+                                    .map(|l| format!("{}: {l}", p.name));
                             }
                         }
                     },
