@@ -949,15 +949,20 @@ pub fn from_json(text: &str, opts: &JsonDecodeOptions<'_>) -> Result<JsonMessage
             ])
     });
     out.data_set_message_header = !headerless;
-    // The form: untyped if any field value is (a bare value, or a DataValue with an untyped
-    // "Value"); `{}` and DataValues without a value say nothing.
+    // The form: untyped if any field value is (a bare value, a DataValue with an untyped
+    // "Value", or a status with its "Symbol"); `{}` and other DataValues without a value say
+    // nothing.
     // A `{}` for a field the metadata calls a scalar StatusCode is a Good StatusCode (the field
     // reader takes it so), which only the untyped form writes as `{}`.
     let untyped = |name: &str, v: &Node<'_>, meta: Option<&DataSetMetaData>| match &v.v {
         Jv::Obj(m) if m.is_empty() => meta.is_some_and(|md| {
             md.fields.iter().any(|f| f.name == name && f.built_in_type == BuiltInType::StatusCode && !f.array)
         }),
-        Jv::Obj(_) => v.get("UaType").is_none() && v.has_any(&["Value", "Code", "Symbol"]),
+        // A DataValue's StatusCode with its "Symbol" (only the untyped form writes one).
+        Jv::Obj(_) => {
+            (v.get("UaType").is_none() && v.has_any(&["Value", "Code", "Symbol"]))
+                || v.get("Status").is_some_and(|st| st.get("Symbol").is_some())
+        }
         _ => true,
     };
     let any_untyped = dsms.iter().any(|&d| {

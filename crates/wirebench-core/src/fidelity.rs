@@ -99,14 +99,20 @@ pub fn strict_order() -> bool {
     STRICT_ORDER.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// [`compare`] under the schema both ends share: a field the schema lets a message leave out
-/// with absence reading back as its default (proto3 implicit presence) compares the same
-/// whether it is absent or present with that default.
-/// A change of key order alone is not a loss here unless [`set_strict_order`] says so.
+/// [`compare`] under the schema both ends share: what the schema says two forms of the same
+/// message are is not a loss.
+///
+/// - A float32 field given as the float32's own shortest decimal (`3.323`, as every JSON
+///   printer writes a float32) is that float32: reading it as float32 loses nothing the JSON
+///   could carry. A decimal that needs more digits than a float32 holds is rounded: a loss.
+/// - For a schema read from a .proto file, the proto3 JSON mapping's equivalences: a field
+///   written with its lowerCamelCase name (`batteryLevel`) is the field (`battery_level`), and a
+///   field with implicit presence reads the same absent as present with its default.
+/// - A change of key order alone is not a loss unless [`set_strict_order`] says so.
 pub fn compare_under(original: &Value, decoded: &Value, schema: Option<&crate::Schema>) -> Vec<String> {
     let mut losses = compare(original, decoded);
-    if let Some(s) = schema.filter(|s| !losses.is_empty() && has_implicit(&s.root)) {
-        losses = compare(&without_implicit_defaults(original, &s.root), &without_implicit_defaults(decoded, &s.root));
+    if let Some(s) = schema.filter(|_| !losses.is_empty()) {
+        losses = compare(&canonical(original, &s.root), &canonical(decoded, &s.root));
     }
     if !strict_order() {
         losses.retain(|l| !l.ends_with(": key order changed"));
@@ -114,45 +120,43 @@ pub fn compare_under(original: &Value, decoded: &Value, schema: Option<&crate::S
     losses
 }
 
-fn has_implicit(t: &crate::schema::Type) -> bool {
-    use crate::schema::Type;
-    match t {
-        Type::Record { fields, .. } => {
-            fields.iter().any(|f| f.proto.as_ref().is_some_and(|p| p.implicit) || has_implicit(&f.ty))
-        }
-        Type::Array { items } => has_implicit(items),
-        _ => false,
-    }
-}
-
-/// `v` with every implicit-presence field that holds its type's default left out.
-fn without_implicit_defaults(v: &Value, t: &crate::schema::Type) -> Value {
+/// `v` as the schema reads it (see [`compare_under`]): float32 fields' shortest decimals as
+/// float32, every key as its field's .proto name, implicit-presence defaults left out.
+fn canonical(v: &Value, t: &crate::schema::Type) -> Value {
     use crate::schema::Type;
     let is_default = |v: &Value| match v {
         Value::Bool(b) => !b,
         Value::String(s) => s.is_empty(),
         Value::Bytes(b) => b.is_empty(),
         Value::Array(a) => a.is_empty(),
-        Value::Map(m) => m.is_empty(),
         _ => v.as_i128() == Some(0) || v.as_float().is_some_and(|x| x == 0.0 && x.is_sign_positive()),
     };
     match (t, v) {
+        (Type::Float { bits: 32 }, Value::F64(x)) => {
+            let f = *x as f32;
+            if f.is_finite() && format!("{f}").parse::<f64>() == Ok(*x) {
+                Value::F32(f)
+            } else {
+                v.clone()
+            }
+        }
         (Type::Record { fields, .. }, Value::Map(pairs)) => Value::Map(
             pairs
                 .iter()
                 .filter_map(|(k, x)| {
-                    let f = fields.iter().find(|f| f.name == *k);
-                    let implicit = f.is_some_and(|f| f.proto.as_ref().is_some_and(|p| p.implicit));
-                    if implicit && !matches!(f.map(|f| &f.ty), Some(Type::Record { .. })) && is_default(x) {
+                    let f = fields.iter().find(|f| f.name == *k).or_else(|| {
+                        fields.iter().find(|f| f.proto.is_some() && crate::schema::lower_camel(&f.name) == *k)
+                    });
+                    let Some(f) = f else { return Some((k.clone(), x.clone())) };
+                    let implicit = f.proto.as_ref().is_some_and(|p| p.implicit);
+                    if implicit && !matches!(f.ty, Type::Record { .. }) && is_default(x) {
                         return None;
                     }
-                    Some((k.clone(), f.map_or_else(|| x.clone(), |f| without_implicit_defaults(x, &f.ty))))
+                    Some((f.name.clone(), canonical(x, &f.ty)))
                 })
                 .collect(),
         ),
-        (Type::Array { items }, Value::Array(xs)) => {
-            Value::Array(xs.iter().map(|x| without_implicit_defaults(x, items)).collect())
-        }
+        (Type::Array { items }, Value::Array(xs)) => Value::Array(xs.iter().map(|x| canonical(x, items)).collect()),
         _ => v.clone(),
     }
 }

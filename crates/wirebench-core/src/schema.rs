@@ -185,7 +185,67 @@ pub struct SchemaMismatch {
     pub found: String,
 }
 
+/// A .proto field name as the proto3 JSON mapping writes it (`battery_level` →
+/// `batteryLevel`).
+pub fn lower_camel(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut up = false;
+    for ch in name.chars() {
+        if ch == '_' {
+            up = true;
+        } else if up {
+            out.extend(ch.to_uppercase());
+            up = false;
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
 impl Schema {
+    /// `v` with every key a proto3 JSON printer wrote in lowerCamelCase (`batteryLevel`) as
+    /// its field's .proto name (`battery_level`), for the codecs that read the shared model;
+    /// `None` when no key needs it (or the schema is not from a .proto file).
+    pub fn with_proto_names(&self, v: &crate::value::Value) -> Option<crate::value::Value> {
+        use crate::value::Value;
+        fn walk(t: &Type, v: &Value) -> Option<Value> {
+            match (t, v) {
+                (Type::Record { fields, .. }, Value::Map(pairs)) => {
+                    let mut changed = false;
+                    let out: Vec<(String, Value)> = pairs
+                        .iter()
+                        .map(|(k, x)| {
+                            let f = fields
+                                .iter()
+                                .find(|f| f.name == *k)
+                                .or_else(|| fields.iter().find(|f| f.proto.is_some() && lower_camel(&f.name) == *k));
+                            let Some(f) = f else { return (k.clone(), x.clone()) };
+                            changed |= f.name != *k;
+                            match walk(&f.ty, x) {
+                                Some(y) => {
+                                    changed = true;
+                                    (f.name.clone(), y)
+                                }
+                                None => (f.name.clone(), x.clone()),
+                            }
+                        })
+                        .collect();
+                    changed.then_some(Value::Map(out))
+                }
+                (Type::Array { items }, Value::Array(xs)) => {
+                    let each: Vec<Option<Value>> = xs.iter().map(|x| walk(items, x)).collect();
+                    each.iter().any(Option::is_some).then(|| {
+                        Value::Array(each.into_iter().zip(xs).map(|(y, x)| y.unwrap_or_else(|| x.clone())).collect())
+                    })
+                }
+                _ => None,
+            }
+        }
+        self.proto.as_ref()?;
+        walk(&self.root, v)
+    }
+
     /// This schema with every float64 as float32, and the paths of the fields that changed
     /// (`temp`, `pos.lat`, `data[]`): the tightening `recommend` suggests when nothing fits.
     pub fn with_float32(&self) -> (Schema, Vec<String>) {

@@ -562,13 +562,19 @@ fn measure_one(
         deflate_bytes: None,
         fidelity: Fidelity::Exact,
     };
+    // The round trip is judged under the run's schema for every codec (a float32 field's
+    // shortest decimal is that float32, whichever codec carries it).
+    let judge = schema;
     let schema = (info.schema != wirebench_codecs::SchemaUse::None).then_some(schema);
+    // A .proto schema's lowerCamelCase keys, as the codecs of the shared model read them.
+    let renamed = schema.and_then(|s| s.with_proto_names(&payload.value));
+    let value = renamed.as_ref().unwrap_or(&payload.value);
     buf.clear();
     let t = timing.all.then(Instant::now);
     let encoded = match bound {
-        Some(b) if fitted => b.encode_fitted(&payload.value, buf),
-        Some(b) => b.encode(&payload.value, buf),
-        None => codec.encode(&payload.value, schema, buf),
+        Some(b) if fitted => b.encode_fitted(value, buf),
+        Some(b) => b.encode(value, buf),
+        None => codec.encode(value, schema, buf),
     };
     clock.record(ENCODE, t);
     if let Err(e) = encoded {
@@ -598,7 +604,7 @@ fn measure_one(
         None => codec.decode(buf, schema),
     };
     row.fidelity = match decoded {
-        Ok(back) => Fidelity::from_losses(compare_under(&payload.value, &back, schema)),
+        Ok(back) => Fidelity::from_losses(compare_under(&payload.value, &back, Some(judge))),
         Err(e) => Fidelity::Failed { reason: format!("round trip: {e}") },
     };
     clock.record(ROUNDTRIP, t);

@@ -90,10 +90,13 @@ impl Workload {
             .ok_or_else(|| NetError::UnknownCodec(codec.into(), wirebench_codecs::ids()))?;
         let err = |e: wirebench_codecs::CodecError| NetError::Codec { codec: c.info().id.into(), msg: e.to_string() };
         let p = c.prepare(Some(&self.schema)).map_err(err)?;
+        let uses_schema = c.info().schema != wirebench_codecs::SchemaUse::None;
         let mut out = Vec::with_capacity(self.messages.len());
         for v in &self.messages {
             let mut b = Vec::new();
-            p.encode(v, &mut b).map_err(err)?;
+            // A .proto schema's lowerCamelCase keys, as the codecs of the shared model read them.
+            let renamed = if uses_schema { self.schema.with_proto_names(v) } else { None };
+            p.encode(renamed.as_ref().unwrap_or(v), &mut b).map_err(err)?;
             out.push(b);
         }
         if let Some(first) = out.first() {

@@ -245,3 +245,54 @@ fn avro_unions_in_either_order_are_fastavros_bytes() {
         .collect();
     cli_agrees("avro-unions", "avro", &["--schema", avsc.to_str().unwrap()], &msgs);
 }
+
+/// 200 Meshtastic device-metrics readings as `json_format.MessageToJson` prints them
+/// (lowerCamelCase names, defaults left out): every one is exact in protobuf, and the
+/// recommendation for a 51 B LoRa SF9 budget on a Cortex-M0+ ranks protobuf with nanopb
+/// measured on the lab from the same .proto.
+#[test]
+fn meshtastic_readings_rank_protobuf_with_nanopb_measured() {
+    let Some(d) = public() else { return };
+    let root = d.join("meshtastic");
+    let proto = root.join("meshtastic/telemetry.proto");
+    let dir = TempDir::new("mesh-readings");
+    let samples = dir.0.join("readings.ndjson");
+    let mut text = String::new();
+    for i in 0..200u32 {
+        let f = f64::from(i);
+        text.push_str(&format!(
+            "{{\"time\":{},\"deviceMetrics\":{{\"batteryLevel\":{},\"voltage\":{:.3},\"channelUtilization\":{:.2},\"airUtilTx\":{:.3},\"uptimeSeconds\":{}}}}}\n",
+            1_764_633_600 + i * 900,
+            if i % 7 == 0 { 0 } else { 100 - i % 50 },
+            3.3 + 0.9 * (f / 17.0).sin().abs(),
+            if i % 3 == 0 { 0.0 } else { 30.0 * (f / 11.0).cos().abs() },
+            5.0 * (f / 5.0).sin().abs(),
+            i * 900 + i % 13,
+        ));
+    }
+    std::fs::write(&samples, text).unwrap();
+    let schema = ["--schema", proto.to_str().unwrap(), "-I", root.to_str().unwrap(), "--type", "meshtastic.Telemetry"];
+    let out = wb()
+        .args(["size", "-f", "protobuf", "--roundtrip", "all", "-o", "json", "--samples", samples.to_str().unwrap()])
+        .args(schema)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: J = serde_json::from_slice(&out.stdout).unwrap();
+    let agg = &r["size"]["aggregates"][0];
+    assert_eq!((agg["codec"].as_str(), agg["exact"].as_u64()), (Some("protobuf"), Some(200)), "{agg}");
+    let out = wb()
+        .args(["recommend", "--budget", "51", "--link", "lora-sf9", "--mcu", "m0", "-o", "json"])
+        .args(["--samples", samples.to_str().unwrap()])
+        .args(schema)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: J = serde_json::from_slice(&out.stdout).unwrap();
+    let pb = r["ranked"].as_array().unwrap().iter().find(|x| x["codec"] == "protobuf");
+    let pb = pb.unwrap_or_else(|| panic!("protobuf is not ranked: {r}"));
+    assert!(pb["max_bytes"].as_u64().unwrap() <= 51, "{pb}");
+    let why = pb["reasons"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect::<Vec<_>>().join("; ");
+    assert!(why.contains("on cortex-m0plus (nanopb, measured)"), "{why}");
+    println!("meshtastic readings: protobuf 200 exact, max {} B, ranked with: {why}", pb["max_bytes"]);
+}

@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use wirebench_core::schema::{Schema, Type};
+use wirebench_core::schema::{lower_camel, Schema, Type};
 use wirebench_core::value::Value;
 
 /// A scalar type as the C variables hold it.
@@ -295,23 +295,6 @@ fn str_len(v: &Value, at: &str) -> Result<usize, Unsupported> {
         Value::Bytes(_) => Err(Unsupported(format!("{at}: bytes have no C driver form"))),
         _ => Ok(0),
     }
-}
-
-/// A proto field name as the proto3 JSON mapping writes it (`float_value` → `floatValue`).
-fn lower_camel(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut up = false;
-    for ch in name.chars() {
-        if ch == '_' {
-            up = true;
-        } else if up {
-            out.extend(ch.to_uppercase());
-            up = false;
-        } else {
-            out.push(ch);
-        }
-    }
-    out
 }
 
 /// `f_` + the key with every other character than `[A-Za-z0-9]` as `_`, made unique.

@@ -263,7 +263,23 @@ fn build_cases<'a>(w: &'a Workload, codecs: &[&'static dyn Codec], skipped: &mut
             let mut encoded: Vec<Vec<u8>> = Vec::with_capacity(values.len());
             let mut failure = None;
             let mut lossy = None;
-            for p in values {
+            // A .proto schema's lowerCamelCase keys, as the codecs of the shared model read
+            // them (renamed once, before timing).
+            let renamed: Option<Vec<Payload>> = schema.and_then(|s| {
+                let r: Vec<Option<wirebench_core::Value>> =
+                    values.iter().map(|p| s.with_proto_names(&p.value)).collect();
+                r.iter().any(Option::is_some).then(|| {
+                    r.into_iter()
+                        .zip(values.iter())
+                        .map(|(v, p)| Payload { value: v.unwrap_or_else(|| p.value.clone()), ..p.clone() })
+                        .collect()
+                })
+            });
+            let values: std::borrow::Cow<'a, [Payload]> = match renamed {
+                Some(r) => std::borrow::Cow::Owned(r),
+                None => std::borrow::Cow::Borrowed(&values[..]),
+            };
+            for p in values.iter() {
                 let mut b = Vec::new();
                 match prepared.encode(&p.value, &mut b) {
                     Err(e) => {
