@@ -113,6 +113,23 @@ fn cli_agrees(tag: &str, format: &str, schema: &[&str], msgs: &[Message]) {
     for c in cases {
         assert_eq!(c["bytes"].as_u64().unwrap(), mean, "{tag}: speed's bytes ({})", c["op"]);
     }
+    // And message by message, on 20 of them spread over the set (a speed run each).
+    let step = (msgs.len() / 20).max(1);
+    for (i, m) in msgs.iter().enumerate().step_by(step) {
+        let one = dir.0.join(format!("m{i}.json"));
+        std::fs::write(&one, &m.json).unwrap();
+        let out = wb()
+            .args(["speed", "-f", format, "--rounds", "10", "--sample-ms", "0.02", "--warmup-ms", "0", "-o", "json"])
+            .args(["--samples", one.to_str().unwrap()])
+            .args(schema)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{tag} speed message {i}: {}", String::from_utf8_lossy(&out.stderr));
+        let r: J = serde_json::from_slice(&out.stdout).unwrap();
+        for c in r["speed"]["cases"].as_array().unwrap() {
+            assert_eq!(c["bytes"].as_u64().unwrap(), m.bytes.len() as u64, "{tag} message {i}: speed's bytes");
+        }
+    }
     println!(
         "{tag}: {} messages: encode = the peer's bytes, decode = the peer's JSON, size and speed agree",
         msgs.len()
