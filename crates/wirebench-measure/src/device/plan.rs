@@ -150,7 +150,10 @@ impl Plan {
         for f in fields {
             let at = format!("{path}.{}", f.name);
             let (key, value) = match key_of(f) {
-                Some((_, Value::Null)) | None if f.may_be_absent() => continue,
+                None if f.may_be_absent() => continue,
+                // A null for an optional field of a real type is absence; a field that is only
+                // ever null (inferred) has nothing typed to hold it (refused below).
+                Some((_, Value::Null)) if f.optional && f.ty != Type::Null => continue,
                 Some((k, v)) => (k.clone(), v.clone()),
                 None => (f.name.clone(), Value::Null),
             };
