@@ -1,7 +1,7 @@
 //! Pieces every command shares: the bad-input error (exit code 2), reading inputs and schemas,
 //! writing stdout, provenance.
 
-use std::io::{Read, Write};
+use std::io::{Read, Seek, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -231,8 +231,17 @@ impl FolderLock {
                 if e.raw_os_error() != Some(libc::EWOULDBLOCK) {
                     return Err(cannot(e));
                 }
+                // The holder writes its pid right after taking the lock: on a busy host that
+                // can be a moment later, so wait for it a little (at most 0.5 s).
                 let mut holder = String::new();
-                let _ = file.read_to_string(&mut holder);
+                for _ in 0..50 {
+                    holder.clear();
+                    let _ = file.seek(std::io::SeekFrom::Start(0)).and_then(|_| file.read_to_string(&mut holder));
+                    if !holder.trim().is_empty() {
+                        break;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
                 let holder = holder.trim();
                 let holder = if holder.is_empty() { "another process".to_string() } else { holder.replace('\n', ", ") };
                 anyhow::bail!(
