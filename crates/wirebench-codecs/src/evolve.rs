@@ -1124,7 +1124,7 @@ pub fn same(m: &Value, g: &Value) -> bool {
         _ => match (m.as_i128(), g.as_i128()) {
             (Some(x), Some(y)) => x == y,
             _ => match (num(m), num(g)) {
-                (Some(x), Some(y)) => x == y || (matches!(g, Value::F32(_)) && (x as f32) == (y as f32) && x == y),
+                (Some(x), Some(y)) => x == y,
                 _ => m == g,
             },
         },

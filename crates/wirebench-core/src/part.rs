@@ -1,13 +1,8 @@
 //! One shape for every part of a study (size, speed, link, mqtt, http, tcp, dds, and the parts
 //! later measurements add): options read from the study file's table of the part's name (or
 //! from the command line), checked completely before any part of the study runs, then run into
-//! a typed, serde-serializable results section of the same name.
-
-/// Every part, in run order, which is also the order of the report's sections: the one list
-/// the study runner, the CLI and the report follow (their tests check that they cover it, in
-/// this order).
-pub const NAMES: &[&str] =
-    &["size", "speed", "link", "mqtt", "http", "tcp", "dds", "device", "energy", "micropython", "fleet"];
+//! a typed, serde-serializable results section of the same name. The study runner's registry
+//! (`crates/wirebench/src/parts.rs`) lists every part, in run order, with its section view.
 
 /// Why a part could not be checked or run.
 #[derive(Debug, thiserror::Error)]

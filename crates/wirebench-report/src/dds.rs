@@ -25,6 +25,7 @@ use wirebench_core::sections::dds::{
     DdsSection, DdsperfSize, Interval, Marshal, SizeFigures, SEED_CDR, SEED_JSON, SEED_NATIVE,
 };
 
+use crate::blocks::{Block, List};
 use crate::csv::record;
 use crate::html::{table, Ctx, Section};
 use crate::svg::{color, esc, fixed, BarChart, Bars, Line, LineChart};
@@ -417,6 +418,34 @@ fn failure_lines(d: &DdsSection) -> Vec<String> {
 // ---------------------------------------------------------------------------------------------
 // Text
 
+/// The section as blocks: the transport, the tables present, the failed runs and the notes
+/// about the seed's figures.
+fn blocks(d: &DdsSection) -> Vec<Block> {
+    let mut out = vec![Block::Heading("DDS latency and throughput, CDR vs JSON (seed 004)".into())];
+    if !d.transport.is_empty() {
+        out.push(Block::Note(format!("{}.", d.transport)));
+    }
+    let tables =
+        [checks_table(d), latency_table(d), throughput_table(d), marshal_table(d), ratio_table(d), native_table(d)];
+    let before = out.len();
+    out.extend(tables.into_iter().flatten().map(Block::Table));
+    if out.len() == before {
+        // The lists below always had a blank line before them, under the heading too.
+        out.push(Block::Blank);
+    }
+    let fails = failure_lines(d);
+    if !fails.is_empty() {
+        out.push(List::new("Failed runs", fails).into());
+    }
+    let notes = &d.published.notes;
+    if !notes.is_empty() {
+        let src = &d.published.source;
+        let aside = if src.is_empty() { String::new() } else { format!(" ({src})") };
+        out.push(List::new("About the seed's figures", notes.clone()).aside(aside).into());
+    }
+    out
+}
+
 pub fn render(r: &Results, output: Output) -> String {
     let Some(d) = r.dds.as_ref() else {
         return String::new();
@@ -424,59 +453,7 @@ pub fn render(r: &Results, output: Output) -> String {
     match output {
         Output::Json => serde_json::to_string_pretty(d).unwrap_or_default() + "\n",
         Output::Csv => csv(d),
-        Output::Table | Output::Markdown => {
-            let md = output == Output::Markdown;
-            let tab = |t: &Table| if md { t.to_markdown() } else { t.to_text() };
-            let bullet = if md { "- " } else { "  " };
-            let mut out = String::new();
-            out.push_str(if md {
-                "## DDS latency and throughput, CDR vs JSON (seed 004)\n\n"
-            } else {
-                "DDS latency and throughput, CDR vs JSON (seed 004)\n\n"
-            });
-            if !d.transport.is_empty() {
-                let _ = writeln!(out, "{}.\n", d.transport);
-            }
-            let mut first = true;
-            for t in [
-                checks_table(d),
-                latency_table(d),
-                throughput_table(d),
-                marshal_table(d),
-                ratio_table(d),
-                native_table(d),
-            ]
-            .into_iter()
-            .flatten()
-            {
-                if !first {
-                    out.push('\n');
-                }
-                first = false;
-                out.push_str(&tab(&t));
-            }
-            let fails = failure_lines(d);
-            if !fails.is_empty() {
-                out.push_str(if md { "\n**Failed runs**\n\n" } else { "\nFailed runs\n" });
-                for l in fails {
-                    let _ = writeln!(out, "{bullet}{l}");
-                }
-            }
-            let notes = &d.published.notes;
-            if !notes.is_empty() {
-                let src = &d.published.source;
-                let _ =
-                    write!(out, "{}", if md { "\n**About the seed's figures**" } else { "\nAbout the seed's figures" });
-                let _ = writeln!(out, "{}", if src.is_empty() { String::new() } else { format!(" ({src})") });
-                if md {
-                    out.push('\n');
-                }
-                for l in notes {
-                    let _ = writeln!(out, "{bullet}{l}");
-                }
-            }
-            out
-        }
+        Output::Table | Output::Markdown => crate::blocks::render(&blocks(d), output),
     }
 }
 

@@ -3,6 +3,7 @@
 use wirebench_core::results::Results;
 use wirebench_core::sections::device::{DeviceSection, LabSection};
 
+use crate::blocks::Block;
 use crate::table::Table;
 use crate::Output;
 
@@ -227,18 +228,20 @@ pub fn render(results: &Results, output: Output) -> String {
         return match output {
             Output::Json => serde_json::to_string_pretty(results).expect("results serialize") + "\n",
             Output::Csv => crate::csv::table(&lab_rows_table(lab)),
-            Output::Markdown => {
-                tables.iter().map(|t| t.to_markdown()).collect::<Vec<_>>().join("\n") + "\n" + &note + "\n"
+            Output::Table | Output::Markdown => {
+                let mut blocks: Vec<Block> = tables.into_iter().map(Block::Table).collect();
+                blocks.push(Block::Note(note));
+                crate::blocks::render(&blocks, output)
             }
-            Output::Table => tables.iter().map(|t| t.to_text()).collect::<Vec<_>>().join("\n") + "\n" + &note + "\n",
         };
     }
     let (t, it) = tables(d);
     match output {
         Output::Json => serde_json::to_string_pretty(results).expect("results serialize") + "\n",
         Output::Csv => format!("{}\n{}", crate::csv::table(&t), crate::csv::table(&it)),
-        Output::Markdown => format!("{}\n{}\n{SEED_NOTE}\n", t.to_markdown(), it.to_markdown()),
-        Output::Table => format!("{}\n{}\n{SEED_NOTE}\n", t.to_text(), it.to_text()),
+        Output::Table | Output::Markdown => {
+            crate::blocks::render(&[Block::Table(t), Block::Table(it), Block::Note(SEED_NOTE.into())], output)
+        }
     }
 }
 

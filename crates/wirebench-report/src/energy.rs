@@ -9,6 +9,7 @@ use std::fmt::Write;
 use wirebench_core::results::Results;
 use wirebench_core::sections::energy::{EnergyRow, EnergySection};
 
+use crate::blocks::{Block, List};
 use crate::html::{table, Ctx, Section};
 use crate::svg::{color, esc, fixed, BarChart, Bars};
 use crate::table::Table;
@@ -124,6 +125,20 @@ fn notes(s: &EnergySection) -> Vec<(String, Vec<String>)> {
     v
 }
 
+/// The section as blocks: the heading, the two tables and the notes.
+fn blocks(s: &EnergySection, tables: [Table; 2]) -> Vec<Block> {
+    let heading = format!(
+        "Energy per message and battery life (every {} s, {} mAh at {} V)",
+        fixed(s.every_s, 0),
+        fixed(s.battery_mah, 0),
+        s.battery_v
+    );
+    let mut out = vec![Block::Heading(heading)];
+    out.extend(tables.into_iter().map(Block::Table));
+    out.extend(notes(s).into_iter().map(|(title, lines)| List::new(title, lines).bullet("  - ").into()));
+    out
+}
+
 /// Text, Markdown, CSV or JSON of the section.
 pub fn render(r: &Results, output: Output) -> String {
     let Some(s) = r.energy.as_ref() else { return String::new() };
@@ -131,31 +146,7 @@ pub fn render(r: &Results, output: Output) -> String {
     match output {
         Output::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
         Output::Csv => tables.iter().map(crate::csv::table).collect::<Vec<_>>().join("\n"),
-        _ => {
-            let md = output == Output::Markdown;
-            let heading = format!(
-                "Energy per message and battery life (every {} s, {} mAh at {} V)",
-                fixed(s.every_s, 0),
-                fixed(s.battery_mah, 0),
-                s.battery_v
-            );
-            let mut out = if md { format!("## {heading}\n\n") } else { format!("{heading}\n\n") };
-            for t in &tables {
-                out.push_str(&if md { t.to_markdown() } else { t.to_text() });
-                out.push('\n');
-            }
-            for (title, lines) in notes(s) {
-                out.push_str(&if md { format!("**{title}**\n\n") } else { format!("{title}\n") });
-                for l in lines {
-                    out.push_str(&if md { format!("- {l}\n") } else { format!("  - {l}\n") });
-                }
-                out.push('\n');
-            }
-            while out.ends_with("\n\n") {
-                out.pop();
-            }
-            out
-        }
+        _ => crate::blocks::render(&blocks(s, tables), output),
     }
 }
 

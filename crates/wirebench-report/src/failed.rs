@@ -2,6 +2,7 @@
 
 use wirebench_core::results::Results;
 
+use crate::blocks::Block;
 use crate::table::Table;
 use crate::Output;
 
@@ -17,9 +18,8 @@ pub fn render(results: &Results, output: Output) -> String {
         t.push(vec![f.part.clone(), f.error.clone()]);
     }
     match output {
-        Output::Markdown => t.to_markdown(),
         Output::Csv => crate::csv::table(&t),
-        _ => t.to_text(),
+        _ => crate::blocks::render(&[Block::Table(t)], output),
     }
 }
 

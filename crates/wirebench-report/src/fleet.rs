@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use wirebench_core::results::Results;
 use wirebench_core::sections::fleet::{FleetRun, FleetSection, Hist};
 
+use crate::blocks::{Block, List};
 use crate::html::{figure, table, Ctx, Section};
 use crate::svg::{color, esc, BarChart, Bars, Line, LineChart};
 use crate::table::Table;
@@ -158,12 +159,11 @@ pub fn render(results: &Results, output: Output) -> String {
     match output {
         Output::Json => serde_json::to_string_pretty(results).expect("results serialize") + "\n",
         Output::Csv => t.iter().map(crate::csv::table).collect::<Vec<_>>().join("\n"),
-        Output::Markdown => {
-            t.iter().map(|t| t.to_markdown()).collect::<Vec<_>>().join("\n")
-                + "\n"
-                + &n.iter().map(|l| format!("- {l}\n")).collect::<String>()
+        Output::Table | Output::Markdown => {
+            let mut blocks: Vec<Block> = t.into_iter().map(Block::Table).collect();
+            blocks.push(List::untitled(n).into());
+            crate::blocks::render(&blocks, output)
         }
-        Output::Table => t.iter().map(|t| t.to_text()).collect::<Vec<_>>().join("\n") + "\n" + &n.join("\n") + "\n",
     }
 }
 

@@ -2,10 +2,10 @@
 //! resource) from one or more results files.
 //!
 //! The page has a header (title, what was measured, provenance of every results file) and one
-//! section per measurement found in the files. Sections are looked up in [`SECTIONS`] by their
-//! key in the results JSON; adding a measurement to the report is one function
-//! `fn(&Results, &Ctx) -> Option<Section>` and one line in that table. A section the table does
-//! not know is shown as pretty JSON in a `<details>` element ([`generic_section`]).
+//! section per measurement found in the files, in the order of the views the caller passes (the
+//! study runner's registry: each part's [`crate::View`] has its `fn(&Results, &Ctx) ->
+//! Option<Section>`). A section no view knows is shown as pretty JSON in a `<details>` element
+//! ([`generic_section`]).
 //!
 //! The output is deterministic: it depends only on the results (no clock, no hash order), items
 //! keep the order of the results, and every number is printed with a fixed precision. All text
@@ -47,45 +47,8 @@ pub struct Section {
 /// A section renderer: `None` when the results file has no such section.
 pub type SectionFn = fn(&Results, &Ctx) -> Option<Section>;
 
-/// The known sections, in page order: results key → renderer.
-pub const SECTIONS: &[(&str, SectionFn)] = &[
-    ("answer", crate::recommend::html_section),
-    ("failed_parts", failed_section),
-    ("size", size_section),
-    ("speed", speed_section),
-    ("link", crate::net::link_section),
-    ("mqtt", crate::mqtt::html_section),
-    ("http", crate::net::http_section),
-    ("tcp", crate::net::tcp_section),
-    ("dds", crate::dds::html_section),
-    ("device", crate::device::html_section),
-    ("energy", crate::energy::html_section),
-    ("micropython", crate::micropython::html_section),
-    ("fleet", crate::fleet::html_section),
-];
-
-/// Whether a results file has the known section `key`.
-fn has(r: &Results, key: &str) -> bool {
-    match key {
-        "answer" => r.answer.is_some(),
-        "failed_parts" => !r.failed_parts.is_empty(),
-        "size" => r.size.is_some(),
-        "speed" => r.speed.is_some(),
-        "link" => r.link.is_some(),
-        "mqtt" => r.mqtt.is_some(),
-        "http" => r.http.is_some(),
-        "tcp" => r.tcp.is_some(),
-        "dds" => r.dds.is_some(),
-        "device" => r.device.is_some(),
-        "energy" => r.energy.is_some(),
-        "micropython" => r.micropython.is_some(),
-        "fleet" => r.fleet.is_some(),
-        _ => false,
-    }
-}
-
 /// The parts of a study that did not finish, first on the page.
-fn failed_section(r: &Results, _ctx: &Ctx) -> Option<Section> {
+pub fn failed_section(r: &Results, _ctx: &Ctx) -> Option<Section> {
     if r.failed_parts.is_empty() {
         return None;
     }
@@ -101,19 +64,21 @@ fn failed_section(r: &Results, _ctx: &Ctx) -> Option<Section> {
     })
 }
 
-/// Render one self-contained HTML page from results files.
-pub fn render(results: &[&Results], title: &str) -> String {
+/// Render one self-contained HTML page from results files, with these sections in this order
+/// (the study runner's views: `wirebench_report::FRAME` and each part's).
+pub fn render(results: &[&Results], title: &str, views: &[crate::View]) -> String {
     let files = results.len();
     // Which sections each file has, in page order: the known ones, then the sections this
     // version has no type for, by name.
     let mut found: Vec<(usize, String)> = Vec::new();
     for (fi, r) in results.iter().enumerate() {
-        for (key, _) in SECTIONS {
-            if has(r, key) {
-                found.push((fi, key.to_string()));
+        for v in views {
+            if (v.has)(r) {
+                found.push((fi, v.key.to_string()));
             }
         }
-        found.extend(r.other.keys().map(|k| (fi, k.clone())));
+        // The sections this build has no field for, unless a view shows them.
+        found.extend(r.other.keys().filter(|k| !views.iter().any(|v| v.key == k.as_str())).map(|k| (fi, k.clone())));
     }
     // A section kind found in several files gets the file number in its id and title.
     let mut used_ids: Vec<String> = Vec::new();
@@ -122,8 +87,8 @@ pub fn render(results: &[&Results], title: &str) -> String {
         let repeated = found.iter().filter(|(_, k)| k == key).count() > 1;
         let id = unique_id(&mut used_ids, key, if repeated { Some(fi + 1) } else { None });
         let ctx = Ctx { id: id.clone(), file: fi + 1, files };
-        let section = match SECTIONS.iter().find(|(k, _)| k == key) {
-            Some((_, f)) => f(results[*fi], &ctx),
+        let section = match views.iter().find(|v| v.key == key) {
+            Some(v) => (v.html)(results[*fi], &ctx),
             None => results[*fi].other.get(key).map(|v| generic_section(key, v)),
         };
         if let Some(mut s) = section {
@@ -156,7 +121,7 @@ pub fn render(results: &[&Results], title: &str) -> String {
         }
         out.push_str("</ul></nav>\n");
     }
-    out.push_str(&provenance(results));
+    out.push_str(&provenance(results, views));
     out.push_str("</header>\n<main>\n");
     for (id, _, s) in &sections {
         let _ = writeln!(out, "<section id=\"{id}\">\n<h2>{}</h2>\n{}</section>", esc(&s.title), s.body);
@@ -310,7 +275,7 @@ fn shell_word(s: &str) -> String {
     }
 }
 
-fn provenance(results: &[&Results]) -> String {
+fn provenance(results: &[&Results], views: &[crate::View]) -> String {
     if results.is_empty() {
         return String::new();
     }
@@ -318,7 +283,7 @@ fn provenance(results: &[&Results]) -> String {
     for (i, r) in results.iter().enumerate() {
         let p = &r.provenance;
         let m = &p.machine;
-        let measured: Vec<String> = section_keys(r);
+        let measured: Vec<String> = section_keys(r, views);
         let (commit, dirty) = match p.git_commit.strip_suffix("-dirty") {
             Some(c) => (c, true),
             None => (p.git_commit.as_str(), false),
@@ -380,7 +345,7 @@ fn provenance(results: &[&Results]) -> String {
     out
 }
 
-fn section_keys(r: &Results) -> Vec<String> {
+fn section_keys(r: &Results, views: &[crate::View]) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(s) = &r.size {
         out.push(format!("size ({})", s.corpus));
@@ -389,13 +354,9 @@ fn section_keys(r: &Results) -> Vec<String> {
         out.push(format!("speed ({})", s.corpus));
     }
     // The other sections by name, in the order the results file lists them (alphabetical).
-    let mut rest: Vec<String> = SECTIONS
-        .iter()
-        .map(|(k, _)| *k)
-        .filter(|k| *k != "size" && *k != "speed" && has(r, k))
-        .map(String::from)
-        .collect();
-    rest.extend(r.other.keys().cloned());
+    let mut rest: Vec<String> =
+        views.iter().filter(|v| v.key != "size" && v.key != "speed" && (v.has)(r)).map(|v| v.key.to_string()).collect();
+    rest.extend(r.other.keys().filter(|k| !views.iter().any(|v| v.key == k.as_str())).cloned());
     rest.sort();
     out.extend(rest);
     out
@@ -436,7 +397,7 @@ fn spans(values: &[Option<f64>], span: f64) -> bool {
 // ---------------------------------------------------------------------------------------------
 // Size
 
-fn size_section(r: &Results, ctx: &Ctx) -> Option<Section> {
+pub fn size_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     let s = r.size.as_ref()?;
     Some(render_size(s, ctx))
 }
@@ -738,7 +699,7 @@ fn render_size(s: &SizeSection, ctx: &Ctx) -> Section {
 // ---------------------------------------------------------------------------------------------
 // Speed
 
-fn speed_section(r: &Results, ctx: &Ctx) -> Option<Section> {
+pub fn speed_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     let s = r.speed.as_ref()?;
     Some(render_speed(s, ctx))
 }

@@ -4,6 +4,7 @@
 //! - [`csv`]: RFC 4180 CSV.
 //! - [`size`]: the encoded-size report in each output kind.
 
+pub mod blocks;
 pub mod compare;
 pub mod csv;
 pub mod dds;
@@ -21,6 +22,24 @@ pub mod speed;
 pub mod studies;
 pub mod svg;
 pub mod table;
+
+/// One section of every report kind: its key in the results file, whether a results file has
+/// it, its text (terminal, Markdown, CSV, JSON) and its HTML view. The study runner's registry
+/// pairs each part with its view; [`FRAME`] are the sections every report opens with.
+#[derive(Clone, Copy)]
+pub struct View {
+    pub key: &'static str,
+    pub has: fn(&wirebench_core::results::Results) -> bool,
+    pub text: fn(&wirebench_core::results::Results, Output) -> String,
+    pub html: html::SectionFn,
+}
+
+/// The sections before the parts': the answer (`--budget`, `--link`, `--samples`) and the
+/// parts that did not finish.
+pub const FRAME: [View; 2] = [
+    View { key: "answer", has: |r| r.answer.is_some(), text: recommend::render_answer, html: recommend::html_section },
+    View { key: "failed_parts", has: |r| !r.failed_parts.is_empty(), text: failed::render, html: html::failed_section },
+];
 
 /// The output kinds every report offers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

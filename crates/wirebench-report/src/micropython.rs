@@ -7,6 +7,7 @@ use wirebench_core::published::seed000 as thesis;
 use wirebench_core::results::Results;
 use wirebench_core::sections::micropython::{MicroPythonBuild, MicroPythonSection};
 
+use crate::blocks::Block;
 use crate::html::{figure, table, Ctx, Section};
 use crate::svg::{color, esc, BarChart, Bars};
 use crate::table::Table;
@@ -79,8 +80,11 @@ pub fn render(results: &Results, output: Output) -> String {
     match output {
         Output::Json => serde_json::to_string_pretty(results).expect("results serialize") + "\n",
         Output::Csv => t.iter().map(crate::csv::table).collect::<Vec<_>>().join("\n"),
-        Output::Markdown => t.iter().map(|t| t.to_markdown()).collect::<Vec<_>>().join("\n") + "\n" + &notes + "\n",
-        Output::Table => t.iter().map(|t| t.to_text()).collect::<Vec<_>>().join("\n") + "\n" + &notes + "\n",
+        Output::Table | Output::Markdown => {
+            let mut blocks: Vec<Block> = t.into_iter().map(Block::Table).collect();
+            blocks.push(Block::Note(notes));
+            crate::blocks::render(&blocks, output)
+        }
     }
 }
 

@@ -19,6 +19,7 @@ use std::fmt::Write;
 use wirebench_core::results::Results;
 use wirebench_core::sections::mqtt::{EndReason, MqttSection};
 
+use crate::blocks::{Block, List};
 use crate::csv::record;
 use crate::html::{table, Ctx, Section};
 use crate::svg::{color, esc, fixed, BarChart, Bars, Line, LineChart};
@@ -380,6 +381,43 @@ fn problems_split(s: &MqttSection) -> (Vec<String>, Vec<String>) {
     (errs, warns)
 }
 
+/// The section as blocks: each table present (sizes with the legend of their mark, the layout
+/// with why the thesis's sizes cannot be right, throughput with what its intervals are), then
+/// the errors and warnings and the notes.
+fn blocks(s: &MqttSection) -> Vec<Block> {
+    let mut out = vec![Block::Heading("OPC UA PubSub over MQTT (seed 000)".into())];
+    if let Some(t) = sizes_table(s) {
+        out.push(Block::Table(t));
+        // The legend of the mark, only where a size carries it.
+        if s.sizes.iter().any(|r| !r.round_trip) {
+            out.push(Block::Legend(vec![("!".into(), "did not decode back to the message encoded".into())]));
+        }
+    }
+    if let Some(t) = layout_table(s) {
+        out.push(Block::Table(t));
+        let lines = layout_lines(s);
+        if !lines.is_empty() {
+            out.push(List::new("Why not 38/48/58/83", lines.to_vec()).into());
+        }
+    }
+    out.extend(codec_table(s).map(Block::Table));
+    if let Some(t) = throughput_table(s) {
+        out.push(Block::Table(t));
+        out.push(Block::Caption(THROUGHPUT_CI_NOTE.to_string()));
+    }
+    out.extend([rtt_table(s), comparison_table(s)].into_iter().flatten().map(Block::Table));
+    let probs = problems(s);
+    if !probs.is_empty() {
+        out.push(List::new("Errors and warnings", probs).warning(true).into());
+    }
+    if !s.notes.is_empty() || citation(s).is_some() {
+        let mut notes = s.notes.clone();
+        notes.extend(citation(s).map(|c| format!("Published figures: {c}.")));
+        out.push(List::new("Notes", notes).into());
+    }
+    out
+}
+
 /// Render the mqtt section of a results file (empty when there is none).
 pub fn render(r: &Results, output: Output) -> String {
     let Some(s) = section(r) else {
@@ -388,81 +426,7 @@ pub fn render(r: &Results, output: Output) -> String {
     match output {
         Output::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
         Output::Csv => csv(s),
-        Output::Table | Output::Markdown => {
-            let md = output == Output::Markdown;
-            let tab = |t: &Table| if md { t.to_markdown() } else { t.to_text() };
-            let bullet = if md { "- " } else { "  " };
-            let mut out = String::new();
-            out.push_str(if md {
-                "## OPC UA PubSub over MQTT (seed 000)\n\n"
-            } else {
-                "OPC UA PubSub over MQTT (seed 000)\n\n"
-            });
-            let mut first = true;
-            let mut block = |out: &mut String, text: String| {
-                if !first {
-                    out.push('\n');
-                }
-                first = false;
-                out.push_str(&text);
-            };
-            if let Some(t) = sizes_table(s) {
-                let mut b = tab(&t);
-                // The legend of the mark, only where a size carries it.
-                if s.sizes.iter().any(|r| !r.round_trip) {
-                    b.push_str(if md {
-                        "\n`!` did not decode back to the message encoded\n"
-                    } else {
-                        "! did not decode back to the message encoded\n"
-                    });
-                }
-                block(&mut out, b);
-            }
-            if let Some(t) = layout_table(s) {
-                let mut b = tab(&t);
-                let lines = layout_lines(s);
-                if !lines.is_empty() {
-                    b.push_str(if md { "\n**Why not 38/48/58/83**\n\n" } else { "\nWhy not 38/48/58/83\n" });
-                    for l in lines {
-                        let _ = writeln!(b, "{bullet}{l}");
-                    }
-                }
-                block(&mut out, b);
-            }
-            if let Some(t) = codec_table(s) {
-                block(&mut out, tab(&t));
-            }
-            if let Some(t) = throughput_table(s) {
-                let mut b = tab(&t);
-                b.push_str(if md { "\n" } else { "" });
-                let _ = writeln!(b, "{THROUGHPUT_CI_NOTE}");
-                block(&mut out, b);
-            }
-            for t in [rtt_table(s), comparison_table(s)].into_iter().flatten() {
-                block(&mut out, tab(&t));
-            }
-            let probs = problems(s);
-            if !probs.is_empty() {
-                let paint = |t: &str| if md { t.to_string() } else { crate::table::warning(t) };
-                let mut b =
-                    if md { "**Errors and warnings**\n\n".to_string() } else { paint("Errors and warnings") + "\n" };
-                for p in probs {
-                    let _ = writeln!(b, "{bullet}{}", paint(&p));
-                }
-                block(&mut out, b);
-            }
-            if !s.notes.is_empty() || citation(s).is_some() {
-                let mut b = String::from(if md { "**Notes**\n\n" } else { "Notes\n" });
-                for n in &s.notes {
-                    let _ = writeln!(b, "{bullet}{n}");
-                }
-                if let Some(c) = citation(s) {
-                    let _ = writeln!(b, "{bullet}Published figures: {c}.");
-                }
-                block(&mut out, b);
-            }
-            out
-        }
+        Output::Table | Output::Markdown => crate::blocks::render(&blocks(s), output),
     }
 }
 
@@ -1179,7 +1143,8 @@ mod tests {
         assert!(b.contains("<b>Errors</b><ul><li>throughput rumqttd 0.20 (embedded) · uadp, 3 fields · QoS 1 · ours: publisher connection: connection reset by peer</li>"), "{b}");
         assert!(b.contains("<summary>1 run warning (harness- or machine-bound runs, stalls)</summary>"), "{b}");
         // The whole page renders with it.
-        let page = crate::html::render(&[&r], "t");
+        let view = crate::View { key: "mqtt", has: |r| r.mqtt.is_some(), text: render, html: html_section };
+        let page = crate::html::render(&[&r], "t", &[view]);
         assert!(page.contains("<section id=\"mqtt\">"));
     }
 }

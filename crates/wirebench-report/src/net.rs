@@ -11,6 +11,7 @@ use wirebench_core::results::Results;
 use wirebench_core::sections::link::{LinkRow, LinkSection};
 use wirebench_core::sections::net::{HttpRun, HttpSection, TcpRun, TcpSection};
 
+use crate::blocks::{Block, List};
 use crate::html::{table, Ctx, Section};
 use crate::svg::{color, compact, esc, fixed, BarChart, Bars, Line, LineChart};
 use crate::table::Table;
@@ -35,28 +36,14 @@ fn pct(v: Option<f64>) -> String {
     v.map(|x| format!("{:.1} %", x * 100.0)).unwrap_or_else(|| "-".into())
 }
 
-/// Text output of tables plus notes, in the requested kind.
-fn emit(output: Output, heading: &str, tables: &[Table], notes: &[(String, Vec<String>)]) -> String {
-    let md = output == Output::Markdown;
-    let mut out = if md { format!("## {heading}\n\n") } else { format!("{heading}\n\n") };
-    for t in tables {
-        out.push_str(&if md { t.to_markdown() } else { t.to_text() });
-        out.push('\n');
-    }
-    for (title, lines) in notes {
-        if lines.is_empty() {
-            continue;
-        }
-        let warn = !md && crate::table::is_warning_title(title);
-        let paint = |t: String| if warn { crate::table::warning(&t) } else { t };
-        out.push_str(&if md { format!("**{title}**\n\n") } else { format!("{}\n", paint(title.clone())) });
-        for l in lines {
-            out.push_str(&if md { format!("- {l}\n") } else { format!("  - {}\n", paint(l.clone())) });
-        }
-        out.push('\n');
-    }
-    while out.ends_with("\n\n") {
-        out.pop();
+/// A section as blocks: its heading, its tables, then each list of notes that has lines (a
+/// list whose title names warnings is coloured on the terminal).
+fn blocks(heading: &str, tables: Vec<Table>, notes: Vec<(String, Vec<String>)>) -> Vec<Block> {
+    let mut out = vec![Block::Heading(heading.to_string())];
+    out.extend(tables.into_iter().map(Block::Table));
+    for (title, lines) in notes.into_iter().filter(|(_, lines)| !lines.is_empty()) {
+        let warning = crate::table::is_warning_title(&title);
+        out.push(List::new(title, lines).bullet("  - ").warning(warning).into());
     }
     out
 }
@@ -238,7 +225,7 @@ pub fn render_http(r: &Results, output: Output) -> String {
     match output {
         Output::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
         Output::Csv => csv_tables(&[http_table(s)]),
-        _ => emit(output, &http_heading(s), &[http_table(s)], &http_notes(s)),
+        _ => crate::blocks::render(&blocks(&http_heading(s), vec![http_table(s)], http_notes(s)), output),
     }
 }
 
@@ -530,7 +517,7 @@ pub fn render_tcp(r: &Results, output: Output) -> String {
         _ => {
             let heading =
                 format!("TCP request/response ({}, one message every {} ms)", s.workload.name, f1(Some(s.cadence_ms)));
-            emit(output, &heading, &tables, &tcp_notes(s))
+            crate::blocks::render(&blocks(&heading, tables, tcp_notes(s)), output)
         }
     }
 }
@@ -700,12 +687,10 @@ pub fn render_link(r: &Results, output: Output) -> String {
     match output {
         Output::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
         Output::Csv => csv_tables(&[link_table(s)]),
-        _ => emit(
-            output,
-            &format!("Link models: airtime and messages per day ({})", s.source),
-            &[link_table(s)],
-            &link_notes(s),
-        ),
+        _ => {
+            let heading = format!("Link models: airtime and messages per day ({})", s.source);
+            crate::blocks::render(&blocks(&heading, vec![link_table(s)], link_notes(s)), output)
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 
 use wirebench_core::sections::recommend::Recommendation;
 
+use crate::blocks::{Block, List};
 use crate::table::Table;
 
 /// The ranked formats as a table (`title` may be empty).
@@ -33,17 +34,9 @@ pub fn table(rec: &Recommendation, title: &str) -> Table {
 pub fn render_answer(r: &wirebench_core::results::Results, output: crate::Output) -> String {
     let Some(rec) = &r.answer else { return String::new() };
     match output {
-        crate::Output::Table => format!(
-            "The answer
-{}",
-            render(rec, false)
-        ),
-        crate::Output::Markdown => format!(
-            "## The answer
-
-{}",
-            render(rec, true).trim_start_matches("## Recommended formats\n\n")
-        ),
+        crate::Output::Table | crate::Output::Markdown => {
+            crate::blocks::render(&blocks(rec, Some("The answer")), output)
+        }
         _ => String::new(),
     }
 }
@@ -82,26 +75,23 @@ pub fn html_section(r: &wirebench_core::results::Results, _: &crate::html::Ctx) 
     })
 }
 
-/// The recommendation as a terminal table or Markdown.
-pub fn render(rec: &Recommendation, md: bool) -> String {
-    let t = table(rec, if md { "" } else { "Recommended formats" });
-    let mut out = String::new();
-    if md {
-        out.push_str("## Recommended formats\n\n");
-    }
-    out.push_str(&if md { t.to_markdown() } else { t.to_text() });
+/// The recommendation as blocks: the ranked table (under `heading`, else titled "Recommended
+/// formats"), the best fit, the excluded formats and the notes.
+fn blocks(rec: &Recommendation, heading: Option<&str>) -> Vec<Block> {
+    let mut out =
+        vec![Block::LeadTable { heading: heading.map(String::from), table: table(rec, "Recommended formats") }];
     if let Some(best) = rec.ranked.first() {
-        out.push_str(&format!("\nBest fit: {} (device classes {}).\n", best.codec, best.mcu));
+        out.push(Block::Note(format!("Best fit: {} (device classes {}).", best.codec, best.mcu)));
     }
     if !rec.excluded.is_empty() {
-        out.push_str(if md { "\n## Excluded\n\n" } else { "\nExcluded\n" });
-        for e in &rec.excluded {
-            out.push_str(&format!("{} {}: {}\n", if md { "-" } else { " -" }, e.codec, e.why));
-        }
+        let items = rec.excluded.iter().map(|e| format!("{}: {}", e.codec, e.why)).collect();
+        out.push(List::new("Excluded", items).heading().bullet(" - ").into());
     }
-    out.push_str(if md { "\n## Notes\n\n" } else { "\nNotes\n" });
-    for n in &rec.notes {
-        out.push_str(&format!("{} {n}\n", if md { "-" } else { " -" }));
-    }
+    out.push(List::new("Notes", rec.notes.clone()).heading().bullet(" - ").into());
     out
+}
+
+/// The recommendation as a terminal table or Markdown.
+pub fn render(rec: &Recommendation, md: bool) -> String {
+    crate::blocks::render(&blocks(rec, None), crate::blocks::text_kind(md))
 }

@@ -2,6 +2,7 @@
 
 use wirebench_core::results::{Results, SizeSection};
 
+use crate::blocks::{Block, List};
 use crate::csv::record;
 use crate::table::Table;
 use crate::Output;
@@ -164,6 +165,27 @@ fn run_line(s: &SizeSection) -> String {
     line
 }
 
+/// The size section as blocks: the matrix with its legend, the per-codec summary with how the
+/// compressed sizes and round trips were taken, the fidelity notes and the run's figures.
+fn blocks(s: &SizeSection) -> Vec<Block> {
+    let mut out = vec![Block::Heading(format!("Encoded size: {}", s.corpus))];
+    if !s.rows.is_empty() {
+        out.push(Block::Table(matrix(s)));
+        out.push(Block::Legend(vec![
+            ("~".into(), "lossy round trip".into()),
+            ("!".into(), "not encoded (see notes)".into()),
+        ]));
+    }
+    out.push(Block::Table(summary(s)));
+    out.extend(compression_note(s).into_iter().chain(roundtrip_note(s)).map(Block::Caption));
+    let n = notes(s);
+    if !n.is_empty() {
+        out.push(List::new("Fidelity notes", n).into());
+    }
+    out.push(Block::Emphasis(run_line(s)));
+    out
+}
+
 /// Render the size section of a results file.
 pub fn render(results: &Results, output: Output) -> String {
     let Some(s) = &results.size else {
@@ -172,41 +194,7 @@ pub fn render(results: &Results, output: Output) -> String {
     match output {
         Output::Json => serde_json::to_string_pretty(results).expect("results serialize") + "\n",
         Output::Csv => csv(s),
-        Output::Table | Output::Markdown => {
-            let md = output == Output::Markdown;
-            let render = |t: &Table| if md { t.to_markdown() } else { t.to_text() };
-            let mut out = String::new();
-            if md {
-                out.push_str(&format!("## Encoded size: {}\n\n", s.corpus));
-            } else {
-                out.push_str(&format!("Encoded size: {}\n\n", s.corpus));
-            }
-            if !s.rows.is_empty() {
-                out.push_str(&render(&matrix(s)));
-                out.push_str(if md {
-                    "\n`~` lossy round trip, `!` not encoded (see notes)\n\n"
-                } else {
-                    "~ lossy round trip, ! not encoded (see notes)\n\n"
-                });
-            }
-            out.push_str(&render(&summary(s)));
-            for c in compression_note(s).into_iter().chain(roundtrip_note(s)) {
-                out.push_str(&format!("{}{c}\n", if md { "\n" } else { "" }));
-            }
-            let n = notes(s);
-            if !n.is_empty() {
-                out.push_str(if md { "\n**Fidelity notes**\n\n" } else { "\nFidelity notes\n" });
-                for line in n {
-                    out.push_str(&format!("{}{line}\n", if md { "- " } else { "  " }));
-                }
-            }
-            out.push_str(&format!("\n{}{}\n", if md { "_" } else { "" }, run_line(s)));
-            if md {
-                out.pop();
-                out.push_str("_\n");
-            }
-            out
-        }
+        Output::Table | Output::Markdown => crate::blocks::render(&blocks(s), output),
     }
 }
 

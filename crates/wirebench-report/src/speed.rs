@@ -4,6 +4,7 @@
 use wirebench_core::published::PSON_PAPER_ESP32;
 use wirebench_core::results::{Results, SpeedCase, SpeedSection};
 
+use crate::blocks::{Block, List};
 use crate::csv::record;
 use crate::table::Table;
 use crate::Output;
@@ -271,6 +272,60 @@ fn warnings(s: &SpeedSection) -> Vec<String> {
     w
 }
 
+/// The speed section as blocks: the matrices, the per-codec summary, the seeds' tables beside
+/// ours, the warnings and the run's clock figures.
+fn blocks(s: &SpeedSection) -> Vec<Block> {
+    let mut out = vec![Block::Heading(format!("Speed: {}", s.corpus))];
+    for op in ["encode", "decode"] {
+        out.extend(matrices(s, op).into_iter().map(Block::Table));
+    }
+    let short = s.cases.iter().filter(|c| c.short).count();
+    if short > 0 {
+        out.push(Block::Note(format!(
+            "{SHORT_MARK}: {short} case(s) ran short samples (iterations x median below half the target) even after re-calibrating: unreliable, compare does not judge them"
+        )));
+    }
+    out.push(Block::Table(summary(s)));
+    if let Some(t) = seed001(s) {
+        out.push(Block::Table(t));
+        out.push(Block::Caption(format!(
+            "Our ns per operation equals µs per 1000 iterations, the paper's unit. Our ratios divide times of one path: the typed path where the codec and JSON both have one, else the dynamic path. Absolute times are host-specific; ratios compare. Source: {}. {}",
+            PSON_PAPER_ESP32.source,
+            PSON_PAPER_ESP32.note
+        )));
+    }
+    if let Some(t) = seed003(s) {
+        out.push(Block::Table(t));
+        out.push(Block::Caption(format!(
+            "Below 1: Protobuf is faster. The seed measured generated code (its typed path); our dynamic path goes through a value tree for every message. Source: {}.",
+            wirebench_core::published::seed002_003::SEED003_SOURCE
+        )));
+    }
+    let w = warnings(s);
+    if !w.is_empty() {
+        let more = (w.len() > 40).then(|| format!("  ... and {} more (see the results file)", w.len() - 40));
+        out.push(List::new("Warnings", w.into_iter().take(40).collect()).warning(true).more(more).into());
+    }
+    let mut run = format!(
+        "{} samples per case, >= {:.0} µs each, interleaved in shuffled rounds (seed {}); clock step {:.0} ns, clock read {:.0} ns, harness {:.2} ns/op",
+        s.samples,
+        s.target_sample_ns / 1000.0,
+        s.seed,
+        s.timer.precision_ns,
+        s.timer.now_overhead_ns,
+        s.timer.harness_overhead_ns_per_op
+    );
+    if let Some(h) = &s.host_reference {
+        run.push_str(&format!(
+            "\nHost reference (fixed integer work timed in every round; compare it between runs): {} ns per op, robust spread {:.1}%",
+            ns(h.ns_per_op.median),
+            100.0 * h.ns_per_op.robust_cv()
+        ));
+    }
+    out.push(Block::Note(run));
+    out
+}
+
 /// Render the speed section of a results file.
 pub fn render(results: &Results, output: Output) -> String {
     let Some(s) = &results.speed else {
@@ -279,76 +334,7 @@ pub fn render(results: &Results, output: Output) -> String {
     match output {
         Output::Json => serde_json::to_string_pretty(results).expect("results serialize") + "\n",
         Output::Csv => csv(s),
-        Output::Table | Output::Markdown => {
-            let md = output == Output::Markdown;
-            let r = |t: &Table| if md { t.to_markdown() } else { t.to_text() };
-            let mut out = String::new();
-            out.push_str(&if md { format!("## Speed: {}\n\n", s.corpus) } else { format!("Speed: {}\n\n", s.corpus) });
-            for op in ["encode", "decode"] {
-                for t in matrices(s, op) {
-                    out.push_str(&r(&t));
-                    out.push('\n');
-                }
-            }
-            let short = s.cases.iter().filter(|c| c.short).count();
-            if short > 0 {
-                out.push_str(&format!(
-                    "{SHORT_MARK}: {short} case(s) ran short samples (iterations x median below half the target) even after re-calibrating: unreliable, compare does not judge them\n\n"
-                ));
-            }
-            out.push_str(&r(&summary(s)));
-            if let Some(t) = seed001(s) {
-                out.push('\n');
-                out.push_str(&r(&t));
-                out.push_str(&format!(
-                    "{}Our ns per operation equals µs per 1000 iterations, the paper's unit. Our ratios divide times of one path: the typed path where the codec and JSON both have one, else the dynamic path. Absolute times are host-specific; ratios compare. Source: {}. {}\n",
-                    if md { "\n" } else { "" },
-                    PSON_PAPER_ESP32.source,
-                    PSON_PAPER_ESP32.note
-                ));
-            }
-            if let Some(t) = seed003(s) {
-                out.push('\n');
-                out.push_str(&r(&t));
-                out.push_str(&format!(
-                    "{}Below 1: Protobuf is faster. The seed measured generated code (its typed path); our dynamic path goes through a value tree for every message. Source: {}.\n",
-                    if md { "\n" } else { "" },
-                    wirebench_core::published::seed002_003::SEED003_SOURCE
-                ));
-            }
-            let w = warnings(s);
-            if !w.is_empty() {
-                let paint = |t: String| if md { t } else { crate::table::warning(&t) };
-                out.push_str(&if md {
-                    "\n**Warnings**\n\n".to_string()
-                } else {
-                    format!("\n{}\n", paint("Warnings".into()))
-                });
-                for line in w.iter().take(40) {
-                    out.push_str(&format!("{}{}\n", if md { "- " } else { "  " }, paint(line.clone())));
-                }
-                if w.len() > 40 {
-                    out.push_str(&format!("  ... and {} more (see the results file)\n", w.len() - 40));
-                }
-            }
-            out.push_str(&format!(
-                "\n{} samples per case, >= {:.0} µs each, interleaved in shuffled rounds (seed {}); clock step {:.0} ns, clock read {:.0} ns, harness {:.2} ns/op\n",
-                s.samples,
-                s.target_sample_ns / 1000.0,
-                s.seed,
-                s.timer.precision_ns,
-                s.timer.now_overhead_ns,
-                s.timer.harness_overhead_ns_per_op
-            ));
-            if let Some(h) = &s.host_reference {
-                out.push_str(&format!(
-                    "Host reference (fixed integer work timed in every round; compare it between runs): {} ns per op, robust spread {:.1}%\n",
-                    ns(h.ns_per_op.median),
-                    100.0 * h.ns_per_op.robust_cv()
-                ));
-            }
-            out
-        }
+        Output::Table | Output::Markdown => crate::blocks::render(&blocks(s), output),
     }
 }
 

@@ -10,6 +10,27 @@ use wirebench_report::html::{self, generic_section};
 use wirebench_report::svg::{self, BarChart, Bars, Line, LineChart};
 use wirebench_report::table::Table;
 
+/// The page with the frame's sections, size and speed (the study runner's order).
+fn page_of(results: &[&Results], title: &str) -> String {
+    let views = [
+        wirebench_report::FRAME[0],
+        wirebench_report::FRAME[1],
+        wirebench_report::View {
+            key: "size",
+            has: |r| r.size.is_some(),
+            text: wirebench_report::size::render,
+            html: html::size_section,
+        },
+        wirebench_report::View {
+            key: "speed",
+            has: |r| r.speed.is_some(),
+            text: wirebench_report::speed::render,
+            html: html::speed_section,
+        },
+    ];
+    html::render(results, title, &views)
+}
+
 const EVIL: &str = "<script>alert(\"x\")</script>";
 
 fn provenance(command: &str) -> Provenance {
@@ -232,7 +253,7 @@ fn check_well_formed(html: &str) -> Result<(), String> {
 fn full_page() -> (Results, Results, String) {
     let size = size_results(&paper_payloads(), "$.data[1]: float64 rounded to float32");
     let speed = speed_results("pson-paper", &paper_payloads(), &["json", "pson", "msgpack", "protobuf"]);
-    let page = html::render(&[&size, &speed], "wirebench <test> & report");
+    let page = page_of(&[&size, &speed], "wirebench <test> & report");
     (size, speed, page)
 }
 
@@ -316,7 +337,7 @@ fn text_from_the_results_is_escaped() {
     let mut speed = speed_results(EVIL, &[EVIL, "other"], &["json", EVIL]);
     speed.provenance.machine.cpu_model = EVIL.into();
     speed.config = serde_json::json!({ "note": EVIL });
-    let page = html::render(&[&size, &speed], EVIL);
+    let page = page_of(&[&size, &speed], EVIL);
     check_well_formed(&page).unwrap();
     assert!(!page.to_ascii_lowercase().contains("<script"), "raw script tag in the page");
     assert!(!page.contains("<b>bold</b>"));
@@ -328,11 +349,11 @@ fn text_from_the_results_is_escaped() {
 #[test]
 fn rendering_is_deterministic() {
     let (size, speed, page) = full_page();
-    assert_eq!(html::render(&[&size, &speed], "wirebench <test> & report"), page);
+    assert_eq!(page_of(&[&size, &speed], "wirebench <test> & report"), page);
     // Through JSON and back (as read from files): the same bytes.
     let back = |r: &Results| -> Results { serde_json::from_str(&serde_json::to_string(r).unwrap()).unwrap() };
     let (size2, speed2) = (back(&size), back(&speed));
-    assert_eq!(html::render(&[&size2, &speed2], "wirebench <test> & report"), page);
+    assert_eq!(page_of(&[&size2, &speed2], "wirebench <test> & report"), page);
     // No clock: the only date is the one in the results.
     assert_eq!(page.matches("2026-").count(), page.matches("2026-01-02T03:04:05Z").count());
 }
@@ -342,7 +363,7 @@ fn the_page_loads_nothing_from_outside() {
     let url_note = "see https://example.com/a?b=1 and http://x.test";
     let size = size_results(&paper_payloads(), url_note);
     let speed = speed_results("pson-paper", &paper_payloads(), &["json", "pson"]);
-    let page = html::render(&[&size, &speed], "report");
+    let page = page_of(&[&size, &speed], "report");
     check_well_formed(&page).unwrap();
     let escaped = svg::esc(url_note);
     assert!(page.contains(&escaped));
@@ -358,7 +379,7 @@ fn the_page_loads_nothing_from_outside() {
         assert!(url.starts_with('#'), "external url(): {:.40}", url);
     }
     // And without any URL in the results there is none at all.
-    let plain = html::render(&[&size_results(&["a"], "x"), &speed], "report");
+    let plain = page_of(&[&size_results(&["a"], "x"), &speed], "report");
     assert!(!plain.contains("http://") && !plain.contains("https://"));
 }
 
@@ -375,7 +396,7 @@ fn published_figures_are_marked_for_the_pson_paper_corpus() {
     assert!(page.contains("Not measured in this run: bson, xml"));
     // Another corpus: no published figures.
     let other = speed_results("my-corpus", &["p1", "p2"], &["json", "pson"]);
-    let page = html::render(&[&other], "report");
+    let page = page_of(&[&other], "report");
     check_well_formed(&page).unwrap();
     assert!(!page.contains("published (ESP32)") && !page.contains("Seed 001"));
 
@@ -383,7 +404,7 @@ fn published_figures_are_marked_for_the_pson_paper_corpus() {
     // of what cannot be reproduced, from docs/studies (the one source for both).
     let mut sized = size_results(&["Test01", "Test02"], "x");
     sized.size.as_mut().unwrap().corpus = "pson-paper".into();
-    let page = html::render(&[&sized], "report");
+    let page = page_of(&[&sized], "report");
     check_well_formed(&page).unwrap();
     assert!(
         page.contains("The paper&#39;s size claims beside ours")
@@ -393,7 +414,7 @@ fn published_figures_are_marked_for_the_pson_paper_corpus() {
     assert!(page.contains("66.3 B") && page.contains("0.85 × JSON"));
     assert!(page.contains("Where the paper cannot be reproduced, or is ambiguous"));
     assert!(page.contains("From docs/studies/seed001-pson-paper.md"));
-    let other = html::render(&[&size_results(&["a"], "x")], "report");
+    let other = page_of(&[&size_results(&["a"], "x")], "report");
     assert!(!other.contains("Where the paper cannot be reproduced"));
 }
 
@@ -404,17 +425,17 @@ fn sparse_and_partial_results_render() {
     speed.speed.as_mut().unwrap().cases.retain(|c| !(c.payload == "p2" && c.codec == "cbor"));
     let mut size = size_results(&["p1", "p2"], "x");
     size.size.as_mut().unwrap().rows.clear();
-    let page = html::render(&[&size, &speed], "partial");
+    let page = page_of(&[&size, &speed], "partial");
     check_well_formed(&page).unwrap();
     assert!(page.contains("n/a"), "a missing bar is labelled");
     assert!(!page.contains("NaN") && !page.contains(">inf") && !page.contains("\"inf"));
     assert!(page.contains("(first of 1 not exact)"));
-    let empty = html::render(&[], "nothing");
+    let empty = page_of(&[], "nothing");
     check_well_formed(&empty).unwrap();
     assert!(empty.contains("no measurement"));
     // Two files with the same section: numbered, ids stay unique.
     let a = speed_results("c", &["p1"], &["json", "pson"]);
-    let page = html::render(&[&a, &a], "twice");
+    let page = page_of(&[&a, &a], "twice");
     check_well_formed(&page).unwrap();
     assert!(page.contains("<section id=\"speed-1\">") && page.contains("<section id=\"speed-2\">"));
     assert!(page.contains("Speed: c (file 2)"));
@@ -434,7 +455,7 @@ fn a_short_case_is_marked_beside_its_figure() {
     assert_eq!(text.matches('!').count(), 1, "{text}");
     let out = wirebench_report::speed::render(&r, wirebench_report::Output::Table);
     assert!(out.contains("1 case(s) ran short samples"), "{out}");
-    let page = html::render(&[&r], "short");
+    let page = page_of(&[&r], "short");
     check_well_formed(&page).unwrap();
     assert!(page.contains(&format!("{median}!")));
 }

@@ -6,16 +6,13 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use wirebench_core::part::{Part, PartError};
 use wirebench_core::results::Results;
-use wirebench_core::sections::dds::DdsSection;
-use wirebench_dds::study::{self, Case, DdsPart, Plan};
+use wirebench_dds::study::{self, Case, Plan};
 
-use crate::common::{bad, check_writable, provenance, write_results, write_stdout};
+use crate::common::{bad, check_writable, part_error, provenance, write_results, write_stdout};
 use crate::OutputArg;
 
 /// The options of this part in a study file.
-pub use wirebench_dds::study::StudyOpts;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -114,14 +111,6 @@ struct InteropArgs {
     count: u64,
 }
 
-/// A part error as the CLI reports it: bad input exits with code 2.
-fn cli_error(e: PartError) -> anyhow::Error {
-    match e {
-        PartError::BadInput(m) => bad(m),
-        PartError::Failed(m) => anyhow::anyhow!(m),
-    }
-}
-
 /// DDS runs need Cyclone DDS in this build: the one-line answer (exit 2) when it is missing.
 fn need_dds() -> Result<()> {
     wirebench_dds::available().map_err(bad)
@@ -148,7 +137,7 @@ fn measure_cmd(a: RunArgs, kind: Kind) -> Result<()> {
     let list: Vec<String> = a.marshal.split(',').map(str::to_string).collect();
     let plan = Plan {
         cases: vec![Case {
-            sizes: study::sizes(&a.size).map_err(cli_error)?,
+            sizes: study::sizes(&a.size).map_err(part_error)?,
             instances: a.instances,
             samples: a.samples,
             iterations: a.iterations,
@@ -156,7 +145,7 @@ fn measure_cmd(a: RunArgs, kind: Kind) -> Result<()> {
             json_throughput_samples: None,
             rounds: None,
         }],
-        marshals: study::marshals(&list).map_err(cli_error)?,
+        marshals: study::marshals(&list).map_err(part_error)?,
         rounds: a.rounds,
         domain_base: a.domain,
         latency: kind == Kind::Latency,
@@ -165,7 +154,7 @@ fn measure_cmd(a: RunArgs, kind: Kind) -> Result<()> {
         marshal_bench: kind == Kind::Marshal,
         ddsperf: a.ddsperf,
         ddsperf_secs: a.ddsperf_secs,
-        ddsperf_size: Some(study::ddsperf_size(&a.ddsperf_size).map_err(cli_error)?),
+        ddsperf_size: Some(study::ddsperf_size(&a.ddsperf_size).map_err(part_error)?),
         min_throughput_secs: (a.min_secs > 0.0).then_some(a.min_secs),
         min_latency_secs: study::min_latency_secs(a.latency_secs, a.ddsperf, a.ddsperf_secs),
         batch: !a.no_batch,
@@ -174,7 +163,7 @@ fn measure_cmd(a: RunArgs, kind: Kind) -> Result<()> {
         check_latency_within: None,
         check_throughput_at_least: None,
     };
-    study::check_plan(&plan).map_err(cli_error)?;
+    study::check_plan(&plan).map_err(part_error)?;
     if let Some(out) = &a.out {
         check_writable(out)?;
     }
@@ -199,22 +188,11 @@ fn measure_cmd(a: RunArgs, kind: Kind) -> Result<()> {
 }
 
 fn interop(a: InteropArgs) -> Result<()> {
-    let r = wirebench_dds::interop::run(a.domain, &a.size, a.count).map_err(cli_error)?;
+    let r = wirebench_dds::interop::run(a.domain, &a.size, a.count).map_err(part_error)?;
     write_stdout(r.text().as_bytes())?;
     if r.passed() {
         Ok(())
     } else {
         Err(anyhow::anyhow!("interoperability with ddsperf failed"))
     }
-}
-
-/// Check this part of a study before anything runs: its plan, and that this build has DDS when
-/// the part needs it (latency, throughput or ddsperf; the marshalling bench alone does not).
-pub fn validate(opts: &StudyOpts) -> Result<()> {
-    DdsPart::validate(opts).map_err(cli_error)
-}
-
-/// Run this part of a study into its results section.
-pub fn measure(opts: &StudyOpts) -> Result<DdsSection> {
-    DdsPart::run(opts).map_err(cli_error)
 }

@@ -13,21 +13,18 @@ mod common;
 mod compare;
 mod dds;
 mod device;
-mod energy;
 mod evolve;
 mod fixed_random;
 mod fleet;
-mod http;
 mod lab;
-mod link;
 mod micropython;
 mod mqtt;
+mod parts;
 mod recommend;
 mod setup;
 mod size;
 mod speed;
 mod study;
-mod tcp;
 mod transcode;
 
 use common::BadInput;
@@ -43,8 +40,12 @@ static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
         Ok(()) => format!("dds (Cyclone DDS {})", wirebench_dds::cyclone_version()),
         Err(why) => format!("no dds: {why}"),
     };
-    // The study parts this build runs, from the one list of parts (DDS named with its state).
-    let parts: Vec<&str> = wirebench_core::part::NAMES.iter().copied().filter(|p| *p != "dds").collect();
+    version_text(parts::REGISTRY, &dds)
+});
+
+/// The `--version` text with the parts of `registry` (DDS named with its state).
+fn version_text(registry: &[&dyn parts::StudyPart], dds: &str) -> String {
+    let parts: Vec<&str> = parts::names(registry).into_iter().filter(|p| *p != "dds").collect();
     format!(
         "{} (commit {}, {})\nparts: {}; {dds}",
         env!("CARGO_PKG_VERSION"),
@@ -52,7 +53,7 @@ static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
         env!("WIREBENCH_RUSTC"),
         parts.join(", ")
     )
-});
+}
 
 #[derive(Parser)]
 #[command(name = "wirebench", version, long_version = VERSION.as_str(), about = "How many bytes, how fast, over which link: wire formats measured reproducibly")]
@@ -125,11 +126,11 @@ enum Command {
     /// The two-host network lab (namespaces, veth, tbf, nftables loss): up, down, status.
     Lab(lab::Args),
     /// HTTP POST throughput of encoded bodies against our validating collector.
-    Http(http::Args),
+    Http(parts::PartArgs<wirebench_net::study::http::HttpOpts>),
     /// Fixed-cadence TCP request/response: size, RTT, jitter, (de)serialization time.
-    Tcp(tcp::Args),
+    Tcp(parts::PartArgs<wirebench_net::study::tcp::TcpOpts>),
     /// Analytic link models: bytes on air, airtime, messages per day per format.
-    Link(link::Args),
+    Link(parts::PartArgs<wirebench_net::study::link::LinkOpts>),
     /// DDS over real RTPS (Cyclone DDS): latency and throughput, CDR vs JSON marshalling.
     Dds(dds::Args),
     /// Schema evolution: which format keeps old and new devices talking (both directions), what it costs in bytes.
@@ -139,7 +140,7 @@ enum Command {
     /// The device lab: cycles, µs, flash, RAM and stack of each library on simulated AVR (UNO) and Cortex-M0+/M4.
     Device(DeviceArgs),
     /// Energy per message (CPU / radio / sleep) and battery days per library × MCU × radio.
-    Energy(energy::Args),
+    Energy(parts::PartArgs<wirebench_net::energy::EnergyOpts>),
     /// The Python device codecs under MicroPython: bytecode per module, heap per message (seed 000).
     Micropython(micropython::Args),
     /// A fleet of simulated devices over MQTT: delivery, latency, uplink bytes and broker cost per format.
@@ -221,14 +222,14 @@ struct SpeedArgs {
 struct RunArgs {
     /// The study file (TOML), e.g. studies/seed001-pson-paper.toml. Without one, `--samples`
     /// runs the size, speed and link parts on your payloads.
-    #[arg(required_unless_present = "samples")]
+    #[arg(required_unless_present = "samples", long_help = parts::study_help())]
     study: Option<PathBuf>,
-    /// Your JSON/NDJSON samples (files or directories): replace the corpus of the size, speed
-    /// and link parts (schema inferred). Transport parts keep their own messages.
-    #[arg(long, num_args = 1..)]
+    /// Your JSON/NDJSON samples (files or directories): the parts that take inputs measure them
+    /// instead of their own messages (the list: `run --help`).
+    #[arg(long, num_args = 1.., long_help = parts::inputs_help("Your JSON/NDJSON samples (files or directories): these parts measure them instead of their own messages (schema inferred unless --schema)"))]
     samples: Vec<PathBuf>,
-    /// The schema both ends share, for every part that encodes messages (size, speed, link,
-    /// http, tcp, device, energy, fleet), instead of each part's own or inferred one.
+    /// The schema both ends share (`--schema`, `--type`, `-I`), for every part that takes
+    /// inputs, instead of each part's own or inferred one.
     #[command(flatten)]
     schema: wirebench_measure::study::inputs::SchemaArgs,
     /// Where the results file and the reports go (default: out/<study name>). A previous run
@@ -476,14 +477,14 @@ fn run(cli: Cli) -> Result<()> {
         Command::Report(args) => study::report(args),
         Command::Mqtt(args) => mqtt::run(args),
         Command::Lab(args) => lab::run(args),
-        Command::Http(args) => http::run(args),
-        Command::Tcp(args) => tcp::run(args),
-        Command::Link(args) => link::run(args),
+        Command::Http(args) => parts::run_command(&parts::HTTP, args),
+        Command::Tcp(args) => parts::run_command(&parts::TCP, args),
+        Command::Link(args) => parts::run_command(&parts::LINK, args),
         Command::Dds(args) => dds::run(args),
         Command::Recommend(args) => recommend::run(args),
         Command::Evolve(args) => evolve::run(args),
         Command::Device(args) => device::device(args),
-        Command::Energy(args) => energy::run(args),
+        Command::Energy(args) => parts::run_command(&parts::ENERGY, args),
         Command::Micropython(args) => micropython::run(args),
         Command::Fleet(args) => fleet::run(args),
         Command::Merge(args) => fleet::merge(args),

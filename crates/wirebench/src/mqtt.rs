@@ -26,18 +26,16 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use serde_json::{json, Value};
-use wirebench_core::part::{Part, PartError};
 use wirebench_core::results::Results;
 use wirebench_core::sections::mqtt::MqttSection;
 use wirebench_mqtt::opcua::FIELD_COUNTS;
-use wirebench_mqtt::study::{EchoOpts, MqttPart, TransportOpts};
+use wirebench_mqtt::study::{EchoOpts, TransportOpts};
 use wirebench_mqtt::{redact_url, Credentials, Password, TlsFiles, REDACTED};
 use wirebench_report::Output;
 
 use crate::common::*;
 
 /// The options of the `[mqtt]` part of a study file.
-pub use wirebench_mqtt::study::StudyOpts;
 
 // =============================================================================================
 // Command line
@@ -180,7 +178,8 @@ pub fn run(args: Args) -> Result<()> {
             if let Some(p) = &a.out.out {
                 check_writable(p)?;
             }
-            let section = wirebench_mqtt::study::sizes_section(&a.format, &a.fields, !a.no_speed).map_err(part_err)?;
+            let section =
+                wirebench_mqtt::study::sizes_section(&a.format, &a.fields, !a.no_speed).map_err(part_error)?;
             finish(section, &a.out, json!({"command": "mqtt sizes", "formats": a.format, "fields": a.fields}))
         }
         Cmd::Throughput(a) => transport(&a.t, None, Some(a.drain)),
@@ -228,8 +227,8 @@ fn transport(t: &TransportArgs, rtt: Option<EchoOpts>, drain: Option<f64>) -> Re
         rtt,
     }
     .plan()
-    .map_err(part_err)?;
-    let section = plan.run().map_err(part_err)?;
+    .map_err(part_error)?;
+    let section = plan.run().map_err(part_error)?;
     let what = if rtt.is_some() { "mqtt rtt" } else { "mqtt throughput" };
     let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
     let has_password = credentials.password.is_some()
@@ -281,7 +280,7 @@ fn zoo_payloads(t: &TransportArgs) -> Result<Option<wirebench_mqtt::study::Paylo
     .map_err(|e| bad(e.to_string()))?;
     let items = w.encode_all(codec).map_err(|e| bad(e.to_string()))?;
     let source = if t.samples.is_empty() { w.name.clone() } else { "sample".into() };
-    wirebench_mqtt::study::PayloadSpec::encoded(codec, &source, items).map(Some).map_err(part_err)
+    wirebench_mqtt::study::PayloadSpec::encoded(codec, &source, items).map(Some).map_err(part_error)
 }
 
 /// Render (and optionally write) a section as a results file.
@@ -298,22 +297,4 @@ fn finish(section: MqttSection, out: &OutArgs, config: Value) -> Result<()> {
         wirebench_report::mqtt::render(&results, output)
     };
     write_stdout(text.as_bytes())
-}
-
-/// A part error as the CLI reports it: bad input exits with code 2, a failure with 1.
-fn part_err(e: PartError) -> anyhow::Error {
-    match e {
-        PartError::BadInput(m) => bad(m),
-        PartError::Failed(m) => anyhow::anyhow!(m),
-    }
-}
-
-/// Check the `[mqtt]` part of a study before anything runs.
-pub fn validate(opts: &StudyOpts) -> Result<()> {
-    MqttPart::validate(opts).map_err(part_err)
-}
-
-/// Run the `[mqtt]` part of a study; the section becomes `results.mqtt`.
-pub fn measure(opts: &StudyOpts) -> Result<MqttSection> {
-    MqttPart::run(opts).map_err(part_err)
 }

@@ -21,11 +21,6 @@ pub fn size(args: SizeArgs) -> Result<()> {
     write_stdout(wirebench_report::size::render(&results, args.output.into()).as_bytes())
 }
 
-/// Check the options before anything runs (also the `[size]` part of a study).
-pub fn validate(opts: &SizeOpts) -> Result<()> {
-    wirebench_measure::study::size::validate(opts).map_err(part_error)
-}
-
 /// The section and the configuration it ran with.
 pub fn measure_with_config(opts: &SizeOpts) -> Result<(SizeSection, serde_json::Value)> {
     wirebench_measure::study::size::measure(opts).map_err(part_error)

@@ -24,11 +24,6 @@ pub fn speed(args: SpeedArgs) -> Result<()> {
     write_stdout(wirebench_report::speed::render(&results, args.output.into()).as_bytes())
 }
 
-/// Check the options before anything runs (also the `[speed]` part of a study).
-pub fn validate(opts: &SpeedOpts) -> Result<()> {
-    wirebench_measure::study::speed::validate(opts).map_err(part_error)
-}
-
 /// The section and the configuration it ran with.
 pub fn measure_with_config(opts: &SpeedOpts) -> Result<(SpeedSection, serde_json::Value)> {
     wirebench_measure::study::speed::measure(opts).map_err(part_error)

@@ -22,218 +22,96 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use wirebench_core::results::{FailedPart, OutputSet, Results};
-use wirebench_report::Output;
+use wirebench_report::{Output, View};
 
 use crate::common::*;
+use crate::parts::{Planned, StudyPart, REGISTRY};
 use crate::size::SizeOpts;
 use crate::speed::SpeedOpts;
 use crate::{ReportArgs, RunArgs};
-use wirebench_measure::study::inputs::SchemaArgs;
 
-/// What a study file holds.
-#[derive(serde::Deserialize, serde::Serialize, Debug)]
-#[serde(deny_unknown_fields)]
+/// What a study file holds: its `[study]` table and the parts it names, in the registry's
+/// order (`crate::parts::REGISTRY`).
 pub struct Study {
     pub study: Meta,
-    #[serde(default)]
-    pub size: Option<SizeOpts>,
-    #[serde(default)]
-    pub speed: Option<SpeedOpts>,
-    #[serde(default)]
-    pub mqtt: Option<crate::mqtt::StudyOpts>,
-    #[serde(default)]
-    pub http: Option<crate::http::StudyOpts>,
-    #[serde(default)]
-    pub tcp: Option<crate::tcp::StudyOpts>,
-    #[serde(default)]
-    pub link: Option<crate::link::StudyOpts>,
-    #[serde(default)]
-    pub dds: Option<crate::dds::StudyOpts>,
-    #[serde(default)]
-    pub device: Option<wirebench_measure::device::part::DeviceOpts>,
-    pub energy: Option<crate::energy::StudyOpts>,
-    #[serde(default)]
-    pub micropython: Option<wirebench_measure::micropython::MicroPythonOpts>,
-    #[serde(default)]
-    pub fleet: Option<crate::fleet::FleetOpts>,
+    pub parts: Vec<StudyItem>,
     /// The study at the reduced scale the test suite runs it at (`run --ci`): tables here
     /// replace the same keys of the study's own (tables merge, other values and arrays are
     /// replaced), so every part still runs every code path, on fewer or shorter repetitions.
-    #[serde(default, skip_serializing)]
     pub ci: Option<toml::Table>,
 }
 
-impl Study {
-    /// Make every relative file path in the study (samples, schemas) relative to `base`, the
-    /// folder of the study file.
-    fn resolve_paths(&mut self, base: &Path) {
-        let mut lists: Vec<&mut Vec<PathBuf>> = Vec::new();
-        let mut single: Vec<&mut Option<PathBuf>> = Vec::new();
-        if let Some(o) = &mut self.size {
-            lists.push(&mut o.samples);
-        }
-        if let Some(o) = &mut self.speed {
-            lists.push(&mut o.samples);
-        }
-        if let Some(o) = &mut self.link {
-            lists.push(&mut o.samples);
-        }
-        if let Some(o) = &mut self.http {
-            lists.push(&mut o.samples);
-        }
-        if let Some(o) = &mut self.tcp {
-            lists.push(&mut o.samples);
-        }
-        if let Some(o) = &mut self.device {
-            lists.push(&mut o.samples);
-            single.push(&mut o.c_dir);
-        }
-        if let Some(o) = &mut self.energy {
-            lists.push(&mut o.samples);
-            single.push(&mut o.device_results);
-            single.push(&mut o.energy_data);
-        }
-        if let Some(o) = &mut self.fleet {
-            lists.push(&mut o.samples);
-            single.push(&mut o.ca_file);
-            single.push(&mut o.client_cert);
-            single.push(&mut o.client_key);
-        }
-        let fix = |p: &mut PathBuf| {
-            if p.is_relative() {
-                *p = base.join(&*p);
-            }
-        };
-        lists.into_iter().flatten().for_each(fix);
-        single.into_iter().flatten().for_each(fix);
-        for s in self.schemas_mut() {
-            s.resolve_paths(base);
-        }
-    }
-
-    /// The schema options of every part that encodes messages.
-    fn schemas_mut(&mut self) -> Vec<&mut SchemaArgs> {
-        let mut v: Vec<&mut SchemaArgs> = Vec::new();
-        v.extend(self.size.as_mut().map(|o| &mut o.schema));
-        v.extend(self.speed.as_mut().map(|o| &mut o.schema));
-        v.extend(self.link.as_mut().map(|o| &mut o.schema));
-        v.extend(self.http.as_mut().map(|o| &mut o.schema));
-        v.extend(self.tcp.as_mut().map(|o| &mut o.schema));
-        v.extend(self.device.as_mut().map(|o| &mut o.schema));
-        v.extend(self.energy.as_mut().map(|o| &mut o.schema));
-        v.extend(self.fleet.as_mut().map(|o| &mut o.schema));
-        v
-    }
-
-    /// The parts this study runs, in run order.
-    pub fn parts(&self) -> Vec<Part<'_>> {
-        let mut v = Vec::new();
-        v.extend(self.size.as_ref().map(Part::Size));
-        v.extend(self.speed.as_ref().map(Part::Speed));
-        v.extend(self.link.as_ref().map(Part::Link));
-        v.extend(self.mqtt.as_ref().map(Part::Mqtt));
-        v.extend(self.http.as_ref().map(Part::Http));
-        v.extend(self.tcp.as_ref().map(Part::Tcp));
-        v.extend(self.dds.as_ref().map(Part::Dds));
-        v.extend(self.device.as_ref().map(Part::Device));
-        v.extend(self.energy.as_ref().map(Part::Energy));
-        v.extend(self.micropython.as_ref().map(Part::MicroPython));
-        v.extend(self.fleet.as_ref().map(Part::Fleet));
-        v
+impl std::fmt::Debug for Study {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Study").field("study", &self.study).field("parts", &self.to_value()).finish()
     }
 }
 
 /// One part of a study with its options: checked before any part runs, then run into its
 /// results section.
-pub enum Part<'a> {
-    Size(&'a SizeOpts),
-    Speed(&'a SpeedOpts),
-    Link(&'a crate::link::StudyOpts),
-    Mqtt(&'a crate::mqtt::StudyOpts),
-    Http(&'a crate::http::StudyOpts),
-    Tcp(&'a crate::tcp::StudyOpts),
-    Dds(&'a crate::dds::StudyOpts),
-    Device(&'a wirebench_measure::device::part::DeviceOpts),
-    Energy(&'a crate::energy::StudyOpts),
-    MicroPython(&'a wirebench_measure::micropython::MicroPythonOpts),
-    Fleet(&'a crate::fleet::FleetOpts),
+pub struct StudyItem {
+    pub part: &'static dyn StudyPart,
+    pub plan: Box<dyn Planned>,
 }
 
-impl Part<'_> {
+impl StudyItem {
     /// The part's table in a study file and its section in the results file.
     pub fn name(&self) -> &'static str {
-        match self {
-            Part::Size(_) => "size",
-            Part::Speed(_) => "speed",
-            Part::Link(_) => "link",
-            Part::Mqtt(_) => "mqtt",
-            Part::Http(_) => "http",
-            Part::Tcp(_) => "tcp",
-            Part::Dds(_) => "dds",
-            Part::Device(_) => "device",
-            Part::Energy(_) => "energy",
-            Part::MicroPython(_) => "micropython",
-            Part::Fleet(_) => "fleet",
-        }
+        self.part.name()
     }
 
     /// Check every option (formats, corpora, paths, ranges, the tools it needs) without
     /// measuring anything.
     pub fn validate(&self) -> Result<()> {
-        match self {
-            Part::Size(o) => crate::size::validate(o),
-            Part::Speed(o) => crate::speed::validate(o),
-            Part::Link(o) => crate::link::validate(o),
-            Part::Mqtt(o) => crate::mqtt::validate(o),
-            Part::Http(o) => crate::http::validate(o),
-            Part::Tcp(o) => crate::tcp::validate(o),
-            Part::Dds(o) => crate::dds::validate(o),
-            Part::Device(o) => <wirebench_measure::device::part::DevicePart as wirebench_core::part::Part>::validate(o)
-                .map_err(part_error),
-            Part::Energy(o) => crate::energy::validate(o),
-            Part::MicroPython(o) => {
-                <wirebench_measure::micropython::MicroPythonPart as wirebench_core::part::Part>::validate(o)
-                    .map_err(part_error)
-            }
-            Part::Fleet(o) => <crate::fleet::FleetPart as wirebench_core::part::Part>::validate(o).map_err(part_error),
-        }
+        self.plan.validate().map_err(part_error)
     }
 
     /// Measure, and put the section into `results`.
     fn run(&self, results: &mut Results) -> Result<()> {
-        match self {
-            Part::Size(o) => results.size = Some(crate::size::measure_with_config(o)?.0),
-            Part::Speed(o) => results.speed = Some(crate::speed::measure_with_config(o)?.0),
-            Part::Link(o) => results.link = Some(crate::link::measure(o)?),
-            Part::Mqtt(o) => results.mqtt = Some(crate::mqtt::measure(o)?),
-            Part::Http(o) => results.http = Some(crate::http::measure(o)?),
-            Part::Tcp(o) => results.tcp = Some(crate::tcp::measure(o)?),
-            Part::Dds(o) => results.dds = Some(crate::dds::measure(o)?),
-            Part::Device(o) => {
-                results.device = Some(
-                    <wirebench_measure::device::part::DevicePart as wirebench_core::part::Part>::run(o)
-                        .map_err(part_error)?,
-                )
-            }
-            Part::Energy(o) => {
-                // The device lab measured earlier in this study is reused, not run again.
-                results.energy = Some(match results.device.as_ref().and_then(|d| d.lab.as_ref()) {
-                    Some(lab) => wirebench_net::energy::run_with_lab(o, lab).map_err(part_error)?,
-                    None => crate::energy::measure(o)?,
-                })
-            }
-            Part::MicroPython(o) => {
-                results.micropython = Some(
-                    <wirebench_measure::micropython::MicroPythonPart as wirebench_core::part::Part>::run(o)
-                        .map_err(part_error)?,
-                )
-            }
-            Part::Fleet(o) => {
-                results.fleet =
-                    Some(<crate::fleet::FleetPart as wirebench_core::part::Part>::run(o).map_err(part_error)?)
-            }
+        self.plan.run(results).map_err(part_error)
+    }
+}
+
+/// The `[study]` and `[ci]` tables of a study file (the parts' tables are read by the registry).
+#[derive(serde::Deserialize)]
+struct Head {
+    study: Meta,
+    #[serde(default)]
+    ci: Option<toml::Table>,
+}
+
+impl Study {
+    /// Make every relative file path in the study (samples, schemas, certificates, the C and
+    /// Python sources) relative to `base`, the folder of the study file.
+    fn resolve_paths(&mut self, base: &Path) {
+        for item in &mut self.parts {
+            crate::parts::resolve_paths(item.plan.as_mut(), base);
         }
-        Ok(())
+    }
+
+    /// The parts this study runs, in run order.
+    pub fn parts(&self) -> &[StudyItem] {
+        &self.parts
+    }
+
+    /// The options of the part `name`, typed.
+    pub fn opts<T: 'static>(&self, name: &str) -> Option<&T> {
+        self.parts.iter().find(|i| i.name() == name).and_then(|i| i.plan.options().downcast_ref::<T>())
+    }
+
+    /// Whether the study has the part `name`.
+    pub fn has(&self, name: &str) -> bool {
+        self.parts.iter().any(|i| i.name() == name)
+    }
+
+    /// The study as its results file records it: `study` and each part's options.
+    pub fn to_value(&self) -> serde_json::Value {
+        let mut m = serde_json::Map::new();
+        m.insert("study".into(), serde_json::to_value(&self.study).expect("meta serializes"));
+        for item in &self.parts {
+            m.insert(item.name().into(), item.plan.to_value());
+        }
+        serde_json::Value::Object(m)
     }
 }
 
@@ -271,10 +149,11 @@ pub fn built_in(name: &str) -> Option<(&'static str, &'static str)> {
         .map(|(_, file, text)| (*file, *text))
 }
 
-/// Read and check a study: a file, or else the name of a built-in study. Errors name the file,
-/// line and column. Relative paths inside a study file resolve against the file's folder, so a
-/// study runs the same from any working directory. Also returns where the study came from.
-pub fn read_study(path: &Path, ci: bool) -> Result<(Study, String)> {
+/// Read and check a study with the parts of `registry`: a file, or else the name of a built-in
+/// study. Errors name the file, line and column. Relative paths inside a study file resolve
+/// against the file's folder, so a study runs the same from any working directory. Also
+/// returns where the study came from.
+pub fn read_study_in(registry: &[&'static dyn StudyPart], path: &Path, ci: bool) -> Result<(Study, String)> {
     let (text, base, source) = if path.is_file() {
         let text = wirebench_core::corpus::read_text(path).map_err(bad)?;
         (text, path.parent().map(Path::to_path_buf), path.display().to_string())
@@ -292,9 +171,9 @@ pub fn read_study(path: &Path, ci: bool) -> Result<(Study, String)> {
             names.join(", ")
         )));
     };
-    let mut study = parse_study(&text, path)?;
+    let mut study = parse_study(registry, &text, path)?;
     if ci {
-        study = at_ci_scale(study, &text, path)?;
+        study = at_ci_scale(registry, study, &text, path)?;
     }
     if let Some(base) = base {
         study.resolve_paths(&base);
@@ -302,30 +181,50 @@ pub fn read_study(path: &Path, ci: bool) -> Result<(Study, String)> {
     Ok((study, source))
 }
 
-/// Parse and check the text of a study; `path` names it in errors.
-fn parse_study(text: &str, path: &Path) -> Result<Study> {
-    let study: Study = toml::from_str(text).map_err(|e| {
-        let (line, col) = e
-            .span()
-            .map(|s| {
-                let before = &text[..s.start.min(text.len())];
-                (before.matches('\n').count() + 1, s.start - before.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1)
-            })
-            .unwrap_or((0, 0));
+/// Parse and check the text of a study, with the parts of `registry`; `path` names it in
+/// errors (with the line and column).
+fn parse_study(registry: &[&'static dyn StudyPart], text: &str, path: &Path) -> Result<Study> {
+    let at = |offset: usize| {
+        let before = &text[..offset.min(text.len())];
+        (before.matches('\n').count() + 1, offset - before.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1)
+    };
+    let located = |e: toml::de::Error| {
+        let (line, col) = e.span().map(|s| at(s.start)).unwrap_or((0, 0));
         bad(format!("{}:{line}:{col}: {}", path.display(), e.message()))
-    })?;
-    if study.parts().is_empty() {
+    };
+    let names: Vec<String> = registry.iter().map(|p| format!("[{}]", p.name())).collect();
+    let doc = toml::de::DeTable::parse(text).map_err(located)?;
+    for (key, _) in doc.get_ref().iter() {
+        let k: &str = key.get_ref();
+        if k != "study" && k != "ci" && !registry.iter().any(|p| p.name() == k) {
+            let (line, col) = at(key.span().start);
+            return Err(bad(format!(
+                "{}:{line}:{col}: unknown table `{k}` (a study holds [study], its parts {} and [ci])",
+                path.display(),
+                names.join(", ")
+            )));
+        }
+    }
+    let head: Head = toml::from_str(text).map_err(located)?;
+    let mut parts = Vec::new();
+    for part in registry {
+        if let Some(plan) = part.read(text).map_err(located)? {
+            parts.push(StudyItem { part: *part, plan });
+        }
+    }
+    if parts.is_empty() {
         return Err(bad(format!(
-            "{}: the study names no part to run (add [size], [speed], [link], [mqtt], [http], [tcp], [dds], [device], [energy], [micropython] or [fleet])",
-            path.display()
+            "{}: the study names no part to run (add one of {})",
+            path.display(),
+            names.join(", ")
         )));
     }
-    Ok(study)
+    Ok(Study { study: head.study, parts, ci: head.ci })
 }
 
 /// `study` with its `[ci]` table merged over its own tables (the reduced scale of `run --ci`);
 /// a study without one runs as it is.
-fn at_ci_scale(study: Study, text: &str, path: &Path) -> Result<Study> {
+fn at_ci_scale(registry: &[&'static dyn StudyPart], study: Study, text: &str, path: &Path) -> Result<Study> {
     fn merge(into: &mut toml::Table, over: toml::Table) {
         for (k, v) in over {
             match (into.get_mut(&k), v) {
@@ -342,77 +241,67 @@ fn at_ci_scale(study: Study, text: &str, path: &Path) -> Result<Study> {
     table.remove("ci");
     merge(&mut table, over);
     let merged = toml::to_string(&table).map_err(|e| bad(format!("{}: [ci]: {e}", path.display())))?;
-    let mut study = parse_study(&merged, path).map_err(|e| bad(format!("[ci] of {e:#}")))?;
+    let mut study = parse_study(registry, &merged, path).map_err(|e| bad(format!("[ci] of {e:#}")))?;
     study.ci = None;
     Ok(study)
 }
 
 /// The study `run --samples PATH` runs when no study file is given: every codec's size, a
 /// speed run of every codec (dynamic path), and the link models, all on the user's samples.
-pub fn samples_study(samples: &[PathBuf]) -> Study {
+pub fn samples_study(samples: &[PathBuf]) -> Result<Study> {
     let names: Vec<String> = samples.iter().map(|p| p.display().to_string()).collect();
-    Study {
-        study: Meta {
-            name: "samples".into(),
-            title: format!("Your payloads ({}): size, speed and links per format", names.join(", ")),
-            description: "Encoded size (raw, zstd, deflate) with round-trip fidelity, encode/decode time on the \
-                          dynamic path, and bytes on air / airtime / messages per day per link, for every codec \
-                          on the given samples (schema inferred)."
-                .into(),
-            reproduces: None,
-        },
-        size: Some(SizeOpts { samples: samples.to_vec(), ..Default::default() }),
-        speed: Some(SpeedOpts {
-            samples: samples.to_vec(),
-            samples_per_case: 30,
-            sample_ms: 0.3,
-            warmup_ms: 5.0,
-            ..Default::default()
-        }),
-        link: Some(crate::link::StudyOpts {
-            samples: samples.to_vec(),
-            formats: vec!["all".into()],
-            ..Default::default()
-        }),
-        mqtt: None,
-        http: None,
-        tcp: None,
-        dds: None,
-        device: None,
-        energy: None,
-        micropython: None,
-        fleet: None,
-        ci: None,
+    let meta = Meta {
+        name: "samples".into(),
+        title: format!("Your payloads ({}): size, speed and links per format", names.join(", ")),
+        description: "Encoded size (raw, zstd, deflate) with round-trip fidelity, encode/decode time on the \
+                      dynamic path, and bytes on air / airtime / messages per day per link, for every codec \
+                      on the given samples (schema inferred)."
+            .into(),
+        reproduces: None,
+    };
+    let size = SizeOpts { samples: samples.to_vec(), ..Default::default() };
+    let speed = SpeedOpts {
+        samples: samples.to_vec(),
+        samples_per_case: 30,
+        sample_ms: 0.3,
+        warmup_ms: 5.0,
+        ..Default::default()
+    };
+    let link = wirebench_net::study::link::LinkOpts {
+        samples: samples.to_vec(),
+        formats: vec!["all".into()],
+        ..Default::default()
+    };
+    // Written as a study file and read as one, so it is checked as every study is.
+    fn toml_of<T: serde::Serialize>(v: &T) -> Result<toml::Value> {
+        toml::Value::try_from(v).map_err(|e| anyhow::anyhow!("the samples study: {e}"))
     }
+    let mut doc = toml::Table::new();
+    doc.insert("study".into(), toml_of(&meta)?);
+    doc.insert("size".into(), toml_of(&size)?);
+    doc.insert("speed".into(), toml_of(&speed)?);
+    doc.insert("link".into(), toml_of(&link)?);
+    let text = toml::to_string(&doc).map_err(|e| anyhow::anyhow!("the samples study: {e}"))?;
+    parse_study(REGISTRY, &text, Path::new("(run --samples)"))
 }
 
-/// `--samples` given with a study file: the payload-driven parts measure the samples instead
-/// of their corpus.
+/// `--samples` given with a study file: every part that takes inputs measures the samples
+/// instead of its own messages, and the title says which parts did.
 fn use_samples(study: &mut Study, samples: &[PathBuf]) {
     let names: Vec<String> = samples.iter().map(|p| p.display().to_string()).collect();
-    study.study.title = format!("{} — on your samples ({})", study.study.title, names.join(", "));
-    if let Some(o) = &mut study.size {
-        o.corpus = None;
-        o.samples = samples.to_vec();
+    let mut used = Vec::new();
+    for item in &mut study.parts {
+        if item.part.takes_inputs() {
+            item.plan.use_samples(samples);
+            used.push(item.name());
+        }
     }
-    if let Some(o) = &mut study.speed {
-        o.corpus = None;
-        o.samples = samples.to_vec();
-    }
-    if let Some(o) = &mut study.link {
-        o.corpus = None;
-        o.payload_bytes.clear();
-        o.samples = samples.to_vec();
-    }
-    if let Some(o) = &mut study.device {
-        o.corpus = None;
-        o.payloads.clear();
-        o.samples = samples.to_vec();
-    }
-    if let Some(o) = &mut study.fleet {
-        o.corpus = None;
-        o.samples = samples.to_vec();
-    }
+    let parts = if used.is_empty() {
+        "no part of this study takes them".to_string()
+    } else {
+        format!("in {}", used.join(", "))
+    };
+    study.study.title = format!("{} — on your samples ({}; {parts})", study.study.title, names.join(", "));
 }
 
 /// A previous run in `out_dir` is never overwritten silently: it moves aside to
@@ -443,6 +332,11 @@ fn keep_previous_run(out_dir: &Path) -> Result<()> {
 }
 
 pub fn run(args: RunArgs) -> Result<()> {
+    run_in(REGISTRY, args)
+}
+
+/// [`run`] with the parts of `registry`.
+pub fn run_in(registry: &[&'static dyn StudyPart], args: RunArgs) -> Result<()> {
     for p in &args.samples {
         if !p.exists() {
             return Err(bad(format!("{}: no such file or directory", p.display())));
@@ -450,17 +344,19 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     let (mut study, source) = match &args.study {
         Some(path) => {
-            let (mut study, source) = read_study(path, args.ci)?;
+            let (mut study, source) = read_study_in(registry, path, args.ci)?;
             if !args.samples.is_empty() {
                 use_samples(&mut study, &args.samples);
             }
             (study, source)
         }
-        None => (samples_study(&args.samples), "(built in: run --samples)".to_string()),
+        None => (samples_study(&args.samples)?, "(built in: run --samples)".to_string()),
     };
     if args.schema.file.is_some() {
-        for s in study.schemas_mut() {
-            *s = args.schema.clone();
+        for item in &mut study.parts {
+            if let Some(s) = item.plan.schema_mut() {
+                *s = args.schema.clone();
+            }
         }
     }
     // Every part is checked before the first one runs: a typo in the last part costs nothing.
@@ -471,7 +367,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     // size part has measured. A run on the user's payloads always opens with an answer (ranked
     // by the largest message when no budget or link is given).
     let asked = args.budget.is_some() || args.link.is_some() || args.mcu.is_some() || args.schemaless || args.exact;
-    let on_payloads = !args.samples.is_empty() && study.size.is_some();
+    let on_payloads = !args.samples.is_empty() && study.has("size");
     let constraints = (asked || on_payloads).then(|| wirebench_net::recommend::Constraints {
         corpus: None,
         samples: args.samples.clone(),
@@ -483,7 +379,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     });
     let radio = match &constraints {
         Some(c) => {
-            if study.size.is_none() {
+            if !study.has("size") {
                 return Err(bad(format!("{source}: --budget and --link rank the formats by the [size] part's measurements; the study has none")));
             }
             wirebench_net::recommend::check(c).map_err(part_error)?
@@ -493,7 +389,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     // With a lab target, the answer is ranked again at the end on the device lab's measurements
     // (and by energy per message with a radio); everything it needs is checked now.
     let target = args.mcu.as_deref().and_then(wirebench_net::recommend::lab_target);
-    let energy_part = study.energy.as_ref();
+    let energy_part = study.opts::<wirebench_net::energy::EnergyOpts>("energy");
     let radio_asked = args.radio.clone().or_else(|| {
         let e = energy_part?;
         (target.is_some() && e.radio.len() == 1).then(|| e.radio[0].clone())
@@ -527,22 +423,24 @@ pub fn run(args: RunArgs) -> Result<()> {
         "study": source,
         "scale": if args.ci { "ci: the study's [ci] table (reduced, for the test suite)" } else { "as written" },
         "samples": args.samples.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-        "definition": serde_json::to_value(&study)?,
+        "definition": study.to_value(),
     });
-    let seed = study.speed.as_ref().map(|s| s.seed).unwrap_or(0);
+    let seed = study.opts::<SpeedOpts>("speed").map(|s| s.seed).unwrap_or(0);
     let mut results = Results::new(provenance(seed), config);
+    let views = crate::parts::views(registry);
     let parts = study.parts();
     let names: Vec<String> = parts.iter().map(|p| p.name().to_string()).collect();
     // What is on disk: the results after each finished part, the rest marked. A signal that ends
     // the run rewrites it with the running part and the rest marked interrupted.
     let saved = Arc::new(Mutex::new(Saved { results: results.clone(), done: 0 }));
     let _on_signal = {
-        let (saved, names, out_dir, title) = (saved.clone(), names.clone(), out_dir.clone(), study.study.title.clone());
+        let (saved, names, out_dir, title, views) =
+            (saved.clone(), names.clone(), out_dir.clone(), study.study.title.clone(), views.clone());
         wirebench_core::signals::on_signal(move |sig| {
             let s = saved.lock().unwrap_or_else(|e| e.into_inner());
             let why = format!("not finished: the run was ended by {}", wirebench_core::signals::name(sig));
             let r = with_rest_marked(&s.results, &names[s.done..], &why);
-            match write_set(&out_dir, &r, &title) {
+            match write_set(&out_dir, &r, &title, &views) {
                 Ok(()) => eprintln!(
                     "wirebench: {}: results of the {} finished part(s) in {}",
                     wirebench_core::signals::name(sig),
@@ -574,7 +472,7 @@ pub fn run(args: RunArgs) -> Result<()> {
             let mut rec =
                 wirebench_net::recommend::rank(c, radio.as_ref(), &size.aggregates, None).map_err(part_error)?;
             if rec.ranked.is_empty() && c.budget.is_some() {
-                if let Some(opts) = &study.size {
+                if let Some(opts) = study.opts::<SizeOpts>("size") {
                     if let Some(note) = crate::recommend::float32_suggestion(opts, c, radio.as_ref(), None)? {
                         rec.notes.insert(0, note);
                     }
@@ -590,9 +488,9 @@ pub fn run(args: RunArgs) -> Result<()> {
                     .as_bytes(),
             )?;
         }
-        if let Some((_, render)) = SECTIONS.iter().find(|(n, _)| *n == part.name()) {
+        {
             wirebench_report::table::begin_section();
-            let text = terminal_part(&render(&results, Output::Table));
+            let text = terminal_part(&(part.part.view().text)(&results, Output::Table));
             if !text.is_empty() {
                 write_stdout((text + "\n").as_bytes())?;
             }
@@ -600,7 +498,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         if i + 1 < parts.len() {
             let mut s = saved.lock().unwrap_or_else(|e| e.into_inner());
             let r = with_rest_marked(&results, &names[i + 1..], "not run yet: the run is going on or was ended");
-            write_set(&out_dir, &r, &study.study.title).map_err(|e| set_error(&out_dir, e, None))?;
+            write_set(&out_dir, &r, &study.study.title, &views).map_err(|e| set_error(&out_dir, e, None))?;
             *s = Saved { results: results.clone(), done: i + 1 };
         }
     }
@@ -625,7 +523,7 @@ pub fn run(args: RunArgs) -> Result<()> {
                 ),
                 None => {
                     eprintln!("answer: measuring each format's C library on the {target} lab (largest message)");
-                    let corpus = study.size.as_ref().and_then(|o| o.corpus.clone());
+                    let corpus = study.opts::<SizeOpts>("size").and_then(|o| o.corpus.clone());
                     (
                         crate::recommend::device_evidence(
                             corpus.as_deref(),
@@ -655,7 +553,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
     }
     let mut s = saved.lock().unwrap_or_else(|e| e.into_inner());
-    if let Err(e) = write_set(&out_dir, &results, &study.study.title) {
+    if let Err(e) = write_set(&out_dir, &results, &study.study.title, &views) {
         return Err(set_error(&out_dir, e, failure));
     }
     *s = Saved { results: results.clone(), done: parts.len() };
@@ -716,10 +614,10 @@ pub(crate) fn with_rest_marked(results: &Results, rest: &[String], why: &str) ->
 
 /// Write the results set (results.json, report.md, report.html) of `results` into `out_dir`,
 /// replacing the previous set in one step; on error the previous set stays as it was.
-fn write_set(out_dir: &Path, results: &Results, title: &str) -> std::io::Result<()> {
+fn write_set(out_dir: &Path, results: &Results, title: &str, views: &[View]) -> std::io::Result<()> {
     let text = serde_json::to_string_pretty(results).expect("results serialize");
-    let md = markdown(results, title);
-    let html = wirebench_report::html::render(&[results], title);
+    let md = markdown(results, title, views);
+    let html = wirebench_report::html::render(&[results], title, views);
     let set = OutputSet::begin(out_dir, &SET_FILES)?;
     set.write("results.json", text.as_bytes())?;
     set.write("report.md", md.as_bytes())?;
@@ -743,40 +641,19 @@ fn set_error(out_dir: &Path, e: std::io::Error, failure: Option<anyhow::Error>) 
 /// The files of a results set, the only ones `run` replaces in its output folder.
 const SET_FILES: [&str; 3] = ["results.json", "report.md", "report.html"];
 
-/// Every section's renderer, in report order, with the section's name.
-type Render = fn(&Results, Output) -> String;
-const SECTIONS: &[(&str, Render)] = &[
-    ("answer", wirebench_report::recommend::render_answer),
-    ("failed_parts", wirebench_report::failed::render),
-    ("size", wirebench_report::size::render),
-    ("speed", wirebench_report::speed::render),
-    ("link", wirebench_report::net::render_link),
-    ("mqtt", wirebench_report::mqtt::render),
-    ("http", wirebench_report::net::render_http),
-    ("tcp", wirebench_report::net::render_tcp),
-    ("dds", wirebench_report::dds::render),
-    ("device", wirebench_report::device::render),
-    ("energy", wirebench_report::energy::render),
-    ("micropython", wirebench_report::micropython::render),
-    ("fleet", wirebench_report::fleet::render),
-];
-
 /// Every table of every section as CSV, named after its section (`tcp`, `tcp.2`, ...).
-pub fn csv_tables(results: &Results) -> Vec<wirebench_report::csv::CsvTable> {
-    SECTIONS
-        .iter()
-        .flat_map(|(name, render)| wirebench_report::csv::tables(name, &render(results, Output::Csv)))
-        .collect()
+pub fn csv_tables(results: &Results, views: &[View]) -> Vec<wirebench_report::csv::CsvTable> {
+    views.iter().flat_map(|v| wirebench_report::csv::tables(v.key, &(v.text)(results, Output::Csv))).collect()
 }
 
 /// Every section of a results file in one output kind (not HTML). CSV is one tidy table: a
 /// `table` column, then the union of the tables' columns.
 /// The Markdown report: the title, every section, and where the figures come from (the same
 /// provenance the HTML page's card shows), so a copied report can be traced and rerun.
-fn markdown(results: &Results, title: &str) -> String {
+fn markdown(results: &Results, title: &str, views: &[View]) -> String {
     let p = &results.provenance;
     let m = &p.machine;
-    let mut out = format!("# {title}\n\n{}", render_all(results, Output::Markdown));
+    let mut out = format!("# {title}\n\n{}", render_all(results, Output::Markdown, views));
     out.push_str("\n## Provenance\n\n");
     out.push_str(&format!(
         "- wirebench {} (commit {}), {}\n- started {}; seed {}\n- machine: {} ({} cores), {} {}, kernel {}\n- command: `{}`\n",
@@ -795,16 +672,16 @@ fn markdown(results: &Results, title: &str) -> String {
     out
 }
 
-pub fn render_all(results: &Results, output: Output) -> String {
+pub fn render_all(results: &Results, output: Output, views: &[View]) -> String {
     match output {
         Output::Json => return serde_json::to_string_pretty(results).expect("results serialize") + "\n",
-        Output::Csv => return wirebench_report::csv::tidy(&csv_tables(results)),
+        Output::Csv => return wirebench_report::csv::tidy(&csv_tables(results, views)),
         Output::Table | Output::Markdown => {}
     }
     let mut out = String::new();
-    for (_, render) in SECTIONS {
+    for v in views {
         wirebench_report::table::begin_section();
-        let mut part = render(results, output);
+        let mut part = (v.text)(results, output);
         if output == Output::Table {
             part = terminal_part(&part);
         }
@@ -819,6 +696,12 @@ pub fn render_all(results: &Results, output: Output) -> String {
 }
 
 pub fn report(args: ReportArgs) -> Result<()> {
+    report_in(REGISTRY, args)
+}
+
+/// [`report`] with the parts of `registry`.
+pub fn report_in(registry: &[&'static dyn StudyPart], args: ReportArgs) -> Result<()> {
+    let views = crate::parts::views(registry);
     if args.out.is_some() && args.output != "csv" {
         return Err(bad("--out goes with -o csv (one CSV file per table); other outputs go to stdout"));
     }
@@ -843,14 +726,14 @@ pub fn report(args: ReportArgs) -> Result<()> {
         .unwrap_or("wirebench results")
         .to_string();
     let text = match args.output.as_str() {
-        "html" => wirebench_report::html::render(&[&results], &title),
-        "table" => render_all(&results, Output::Table),
-        "md" => markdown(&results, &title),
+        "html" => wirebench_report::html::render(&[&results], &title, &views),
+        "table" => render_all(&results, Output::Table, &views),
+        "md" => markdown(&results, &title, &views),
         "csv" => match &args.out {
-            Some(dir) => return write_csv_dir(&results, dir),
-            None => render_all(&results, Output::Csv),
+            Some(dir) => return write_csv_dir(&results, dir, &views),
+            None => render_all(&results, Output::Csv, &views),
         },
-        "json" => render_all(&results, Output::Json),
+        "json" => render_all(&results, Output::Json, &views),
         other => return Err(bad(format!("unknown output {other:?} (table, md, csv, json, html)"))),
     };
     write_stdout(text.as_bytes())
@@ -867,14 +750,15 @@ mod tests {
         for (short, file, _) in BUILT_IN {
             // At the reduced scale of the test suite too: the [ci] table must still make a study.
             if wirebench_dds::available().is_ok() || !study_has_dds(file) {
-                let (ci, _) = read_study(Path::new(short), true).unwrap_or_else(|e| panic!("{file} --ci: {e:#}"));
+                let (ci, _) =
+                    read_study_in(REGISTRY, Path::new(short), true).unwrap_or_else(|e| panic!("{file} --ci: {e:#}"));
                 assert!(ci.ci.is_none() && !ci.parts().is_empty(), "{file}");
                 // The reduced scale passes the parts' own checks (e.g. speed's at least 10 rounds).
                 for part in ci.parts().iter().filter(|p| ["size", "speed", "link", "tcp", "http"].contains(&p.name())) {
                     part.validate().unwrap_or_else(|e| panic!("{file} --ci: [{}]: {e:#}", part.name()));
                 }
             }
-            let parsed = read_study(Path::new(short), false);
+            let parsed = read_study_in(REGISTRY, Path::new(short), false);
             match (parsed, wirebench_dds::available()) {
                 (Ok((study, source)), _) => {
                     assert_eq!(source, format!("built in: studies/{file}"));
@@ -889,13 +773,13 @@ mod tests {
         assert!(built_in("seed01").is_none());
     }
 
-    /// The runner's parts, the report's renderers and the HTML page's sections follow the one
-    /// list of parts, in its order.
+    /// A study naming every part runs them in the registry's order.
     #[test]
-    fn parts_and_sections_follow_the_registry() {
+    fn parts_follow_the_registry() {
         let all = r#"[study]
 name = "t"
 title = "t"
+[fleet]
 [size]
 [speed]
 [link]
@@ -911,20 +795,172 @@ throughput_samples = 1
 [device]
 [energy]
 [micropython]
-[fleet]
 "#;
-        let study = parse_study(all, Path::new("t.toml")).unwrap();
-        let names: Vec<&str> = study.parts().iter().map(Part::name).collect();
-        assert_eq!(names, wirebench_core::part::NAMES);
-        let rendered: Vec<&str> =
-            SECTIONS.iter().map(|(n, _)| *n).filter(|n| wirebench_core::part::NAMES.contains(n)).collect();
-        assert_eq!(rendered, wirebench_core::part::NAMES);
-        let html: Vec<&str> = wirebench_report::html::SECTIONS
-            .iter()
-            .map(|(n, _)| *n)
-            .filter(|n| wirebench_core::part::NAMES.contains(n))
-            .collect();
-        assert_eq!(html, wirebench_core::part::NAMES);
+        let study = parse_study(REGISTRY, all, Path::new("t.toml")).unwrap();
+        let names: Vec<&str> = study.parts().iter().map(StudyItem::name).collect();
+        assert_eq!(names, crate::parts::names(REGISTRY));
+        // A table no part has is refused with its line and column; so is an empty study.
+        let e =
+            parse_study(REGISTRY, "[study]\nname = \"t\"\ntitle = \"t\"\n[sise]\n", Path::new("t.toml")).unwrap_err();
+        assert!(e.to_string().starts_with("t.toml:4:2: unknown table `sise`"), "{e}");
+        let e = parse_study(REGISTRY, "[study]\nname = \"t\"\ntitle = \"t\"\n", Path::new("t.toml")).unwrap_err();
+        assert!(e.to_string().contains("add one of [size], [speed]"), "{e}");
+        // An error inside a part's table keeps its place in the file.
+        let e =
+            parse_study(REGISTRY, "[study]\nname = \"t\"\ntitle = \"t\"\n[size]\nformat = 1\n", Path::new("t.toml"))
+                .unwrap_err();
+        assert!(e.to_string().starts_with("t.toml:4:1: unknown field `format`"), "{e}");
+    }
+
+    /// A part only this test knows, added to the registry with one line: its options, its
+    /// section (kept in `Results::other`, as a section this build has no field for) and view.
+    mod scratch {
+        use super::super::*;
+        use crate::parts::{plain_run, Opts, Typed};
+        use std::marker::PhantomData;
+        use wirebench_core::part::{Part, PartError};
+
+        #[derive(serde::Deserialize, serde::Serialize, Default)]
+        #[serde(default, deny_unknown_fields)]
+        pub struct ScratchOpts {
+            pub n: u32,
+            pub samples: Vec<PathBuf>,
+        }
+
+        impl Opts for ScratchOpts {
+            const INPUTS: bool = true;
+            fn paths_mut(&mut self) -> Vec<&mut PathBuf> {
+                self.samples.iter_mut().collect()
+            }
+            fn use_samples(&mut self, samples: &[PathBuf]) {
+                self.samples = samples.to_vec();
+            }
+        }
+
+        pub struct Scratch;
+
+        impl Part for Scratch {
+            const NAME: &'static str = "scratch";
+            type Options = ScratchOpts;
+            type Section = serde_json::Value;
+            fn validate(o: &ScratchOpts) -> Result<(), PartError> {
+                if o.n > 100 {
+                    return Err(PartError::bad(format!("n: {} is more than 100", o.n)));
+                }
+                Ok(())
+            }
+            fn run(o: &ScratchOpts) -> Result<serde_json::Value, PartError> {
+                let lines: usize = o.samples.iter().map(|p| std::fs::read_to_string(p).unwrap().lines().count()).sum();
+                Ok(serde_json::json!({"n": o.n, "sample_lines": lines}))
+            }
+        }
+
+        fn text(r: &Results, o: Output) -> String {
+            let Some(s) = r.other.get("scratch") else { return String::new() };
+            match o {
+                Output::Table => format!("Scratch\nn = {}, {} sample lines\n", s["n"], s["sample_lines"]),
+                Output::Markdown => format!("## Scratch\n\nn = {}, {} sample lines\n", s["n"], s["sample_lines"]),
+                Output::Csv => format!("n,sample_lines\n{},{}\n", s["n"], s["sample_lines"]),
+                Output::Json => serde_json::to_string_pretty(s).unwrap(),
+            }
+        }
+
+        fn html(r: &Results, _: &wirebench_report::html::Ctx) -> Option<wirebench_report::html::Section> {
+            let s = r.other.get("scratch")?;
+            Some(wirebench_report::html::Section {
+                title: "Scratch".into(),
+                summary: "a test part".into(),
+                body: format!("<p>n = {}</p>", s["n"]),
+            })
+        }
+
+        pub static SCRATCH: Typed<Scratch> = Typed {
+            about: "a part only the registry test knows",
+            view: View { key: "scratch", has: |r| r.other.contains_key("scratch"), text, html },
+            run: plain_run::<Scratch>,
+            store: |r, s| {
+                r.other.insert("scratch".into(), s);
+            },
+            _part: PhantomData,
+        };
+    }
+
+    /// Adding a part is one registry line: it is in `--version`, the study reader and its
+    /// checks, `run` (with `--samples`), every output kind and the docs' list.
+    #[test]
+    fn a_part_added_to_the_registry_is_everywhere() {
+        use clap::Parser;
+        let registry: Vec<&'static dyn StudyPart> =
+            REGISTRY.iter().copied().chain([&scratch::SCRATCH as &dyn StudyPart]).collect();
+        assert!(crate::version_text(&registry, "dds").contains(", fleet, scratch;"));
+        assert!(!crate::version_text(REGISTRY, "dds").contains("scratch"));
+        assert!(
+            crate::parts::docs_list(&registry).contains("| `[scratch]` | a part only the registry test knows | yes |")
+        );
+        // The study reader: its table is read and checked; without the line it is unknown.
+        let text = |body: &str| format!("[study]\nname = \"scratch\"\ntitle = \"Scratch\"\n[scratch]\n{body}");
+        let t = Path::new("s.toml");
+        let study = parse_study(&registry, &text("n = 200\n"), t).unwrap();
+        let e = study.parts()[0].validate().unwrap_err();
+        assert_eq!(e.to_string(), "n: 200 is more than 100");
+        let e = parse_study(&registry, &text("m = 1\n"), t).unwrap_err();
+        assert!(e.to_string().starts_with("s.toml:5:1: unknown field `m`"), "{e}");
+        let e = parse_study(REGISTRY, &text("n = 1\n"), t).unwrap_err();
+        assert!(e.to_string().starts_with("s.toml:4:2: unknown table `scratch`"), "{e}");
+        // `run`, with --samples, into a folder of its own.
+        let dir = std::env::temp_dir().join(format!("wirebench-scratch-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let study_file = dir.join("scratch.toml");
+        std::fs::write(&study_file, text("n = 3\n")).unwrap();
+        let samples = dir.join("s.ndjson");
+        std::fs::write(&samples, "{\"a\": 1}\n{\"a\": 2}\n").unwrap();
+        let out = dir.join("out");
+        let cli = crate::Cli::try_parse_from([
+            "wirebench".as_ref(),
+            "run".as_ref(),
+            study_file.as_os_str(),
+            "--samples".as_ref(),
+            samples.as_os_str(),
+            "--out-dir".as_ref(),
+            out.as_os_str(),
+        ])
+        .unwrap();
+        let crate::Command::Run(args) = cli.command else { panic!("not run") };
+        run_in(&registry, args).unwrap();
+        let results = Results::read(&out.join("results.json")).unwrap();
+        assert_eq!(results.other["scratch"], serde_json::json!({"n": 3, "sample_lines": 2}));
+        assert_eq!(results.config["definition"]["scratch"]["n"], 3);
+        let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+        assert!(md.contains("## Scratch\n\nn = 3, 2 sample lines"), "{md}");
+        assert!(md.starts_with("# Scratch — on your samples ("), "{md}");
+        assert!(md.lines().next().unwrap().ends_with("; in scratch)"), "{md}");
+        let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+        assert!(html.contains("<section id=\"scratch\">\n<h2>Scratch</h2>\n<p>n = 3</p>"), "{html}");
+        let views = crate::parts::views(&registry);
+        assert!(render_all(&results, Output::Table, &views).contains("n = 3, 2 sample lines"));
+        let csv = render_all(&results, Output::Csv, &views);
+        assert!(csv.starts_with("table,n,sample_lines\nscratch,3,2"), "{csv}");
+        let json: serde_json::Value = serde_json::from_str(&render_all(&results, Output::Json, &views)).unwrap();
+        assert_eq!(json["scratch"]["n"], 3);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// docs/architecture.md lists the registry's parts as the registry does
+    /// (`WIREBENCH_BLESS=1` writes the list).
+    #[test]
+    fn the_docs_list_the_registry() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/architecture.md");
+        let doc = std::fs::read_to_string(&path).unwrap();
+        let (begin, end) = ("<!-- parts: from the registry -->\n", "<!-- end of parts -->");
+        let a = doc.find(begin).expect("the docs mark the parts list") + begin.len();
+        let b = a + doc[a..].find(end).expect("the end of the parts list");
+        let want = crate::parts::docs_list(REGISTRY);
+        if std::env::var_os("WIREBENCH_BLESS").is_some() {
+            std::fs::write(&path, format!("{}{want}{}", &doc[..a], &doc[b..])).unwrap();
+        } else {
+            assert_eq!(&doc[a..b], want, "docs/architecture.md: the parts list is not the registry's (WIREBENCH_BLESS=1 cargo test -p wirebench the_docs_list_the_registry)");
+        }
     }
 
     fn study_has_dds(file: &str) -> bool {
@@ -933,11 +969,11 @@ throughput_samples = 1
 }
 
 /// `report -o csv --out DIR`: one CSV file per table (`DIR/size.csv`, `DIR/tcp.2.csv`, ...).
-fn write_csv_dir(results: &Results, dir: &Path) -> Result<()> {
+fn write_csv_dir(results: &Results, dir: &Path, views: &[View]) -> Result<()> {
     // An output that cannot be written is the environment's failure (exit 1), as for `--out`.
     std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
     let mut names = Vec::new();
-    for t in csv_tables(results) {
+    for t in csv_tables(results, views) {
         let path = dir.join(format!("{}.csv", t.name));
         wirebench_core::results::write_atomic(&path, wirebench_report::csv::table_text(&t).as_bytes())
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;

@@ -246,3 +246,62 @@ fn a_bad_schema_is_refused_by_every_command() {
         expect_bad_input(wb().args([cmd, "--samples", &s.all, "--schema", bad]), &["bad.proto:3"]);
     }
 }
+
+/// `run STUDY --samples FILE --schema …`: every part that takes inputs (size, link, http, tcp
+/// here) sends or prices the user's messages in the user's schema instead of its own (http and
+/// tcp default to the EV telemetry message), and the report's title says which parts used them.
+#[test]
+fn run_sends_the_users_messages_in_every_part_that_takes_inputs() {
+    let s = setup("schema-run");
+    let dir = TempDir::new("schema-run-study");
+    let study = dir.0.join("study.toml");
+    std::fs::write(
+        &study,
+        r#"[study]
+name = "inputs"
+title = "Inputs everywhere"
+[size]
+formats = ["protobuf"]
+[link]
+formats = ["protobuf"]
+radios = ["lora-sf9"]
+[http]
+formats = ["protobuf"]
+duration = 1.0
+connections = 1
+[tcp]
+formats = ["protobuf"]
+count = 8
+warmup = 1
+cadence_ms = 0.0
+"#,
+    )
+    .unwrap();
+    let out = dir.0.join("out");
+    let run = wb()
+        .args(["run", study.to_str().unwrap(), "--samples", &s.all, "--schema", &s.proto, "-I", &s.include])
+        .args(["--out-dir", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let r: J = serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let total: usize = s.sizes.iter().sum();
+    let size = r["size"]["aggregates"].as_array().unwrap().iter().find(|a| a["codec"] == "protobuf").unwrap();
+    assert_eq!(size["bytes_total"].as_u64().unwrap() as usize, total);
+    let link = r["link"]["rows"].as_array().unwrap().iter().find(|x| x["format"] == "protobuf").unwrap();
+    assert_eq!(link["payload_bytes"].as_f64().unwrap(), mean(&s.sizes));
+    assert_eq!(r["http"]["workload"]["messages"], 4, "{}", r["http"]["workload"]);
+    assert_eq!(r["http"]["workload"]["name"], "samples", "{}", r["http"]["workload"]);
+    assert_eq!(r["http"]["runs"][0]["format"], "protobuf");
+    let tcp = &r["tcp"]["runs"][0];
+    assert_eq!(tcp["bytes"]["min"].as_f64().unwrap(), *s.sizes.iter().min().unwrap() as f64);
+    assert_eq!(tcp["bytes"]["max"].as_f64().unwrap(), *s.sizes.iter().max().unwrap() as f64);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let title = md.lines().next().unwrap();
+    assert!(title.starts_with("# Inputs everywhere — on your samples ("), "{title}");
+    assert!(title.ends_with("; in size, link, http, tcp)"), "{title}");
+    // The help lists the same parts, from the registry.
+    let help = wb().args(["run", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("size, speed, link, http, tcp, device, energy, fleet. The other parts (mqtt, dds, micropython) send their own messages"), "{help}");
+}
