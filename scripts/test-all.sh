@@ -6,9 +6,9 @@
 # works on a fresh machine and in CI (`.ci/run` calls this script).
 #   usage: scripts/test-all.sh [--quick]
 #   --quick: the tier to run between changes (<= 10 minutes on 2 cores once the release build
-#   is there): the release build, the Rust workspace's tests, the C codecs' tests and the Python
-#   codecs on CPython; no studies, fuzz, MicroPython builds, browsers or fresh-machine check. The README's test command and .ci/run
-#   are the full suite.
+#   is there): formatting and clippy, the release build, the Rust workspace's tests, the C
+#   codecs' tests and the Python codecs on CPython; no studies, fuzz, MicroPython builds,
+#   browsers or fresh-machine check. The README's test command and .ci/run are the full suite.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -69,6 +69,11 @@ export WIREBENCH_DDS=require
 step "formatting: cargo fmt --check (rustfmt.toml)"
 cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
 cargo fmt --all --check
+
+step "lints: cargo clippy --workspace --all-targets -D warnings"
+# In the release profile like the build below (the same dependency features); warnings fail.
+cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
+cargo clippy --release --locked -q --workspace --all-targets -- -D warnings
 
 step "release build (with DDS): the binary the CLI tests, the studies and the reports use"
 # One release build, made first, and every test built in the same profile on top of it: the

@@ -682,7 +682,7 @@ fn parse_decimal(text: &str, scale: usize) -> Result<i128, String> {
         return Err(bad());
     }
     let mut n: i128 = 0;
-    for b in int.bytes().chain(frac.bytes()).chain(std::iter::repeat(b'0').take(scale - frac.len())) {
+    for b in int.bytes().chain(frac.bytes()).chain(std::iter::repeat_n(b'0', scale - frac.len())) {
         n = n.checked_mul(10).and_then(|n| n.checked_add((b - b'0') as i128)).ok_or_else(bad)?;
     }
     Ok(if neg { -n } else { n })
@@ -810,8 +810,8 @@ impl Reader<'_> {
             }
         }
         let count = count as u64;
-        if min > 0 {
-            if count > (self.left() / min) as u64 {
+        if let Some(fit) = self.left().checked_div(min) {
+            if count > fit as u64 {
                 return self
                     .err(format!("Avro block of {count} items cannot fit in the {} bytes left", self.left()), at);
             }

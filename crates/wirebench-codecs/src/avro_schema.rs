@@ -180,9 +180,9 @@ fn line_of(text: &str, needle: &str) -> usize {
         let mut rest = line;
         while let Some(p) = rest.find('"') {
             let tail = &rest[p..];
-            if tail.starts_with("\"name\"") {
+            if let Some(after) = tail.strip_prefix("\"name\"") {
                 after_name = true;
-                rest = &tail[6..];
+                rest = after;
             } else if after_name && tail.starts_with(&quoted) {
                 return i + 1;
             } else {

@@ -169,7 +169,7 @@ fn check_structure(b: &[u8], max: usize) -> Result<(), CodecError> {
             return err(format!("BSON binary subtype 0x{:02x} is outside wirebench's data model (only generic binary, subtype 0x00)", b[value + 4]), value + 4);
         }
         let fixed = |n: usize| -> Result<usize, CodecError> {
-            if value + n <= end - 1 {
+            if value + n < end {
                 Ok(value + n)
             } else {
                 Err(CodecError::decode(
@@ -219,7 +219,7 @@ fn check_structure(b: &[u8], max: usize) -> Result<(), CodecError> {
             0x0F => {
                 // Code with scope: total length, the code string, then a scope document.
                 let total = match u32_at(value) {
-                    Some(n) if n >= 14 && value + n <= end - 1 => n,
+                    Some(n) if n >= 14 && value + n < end => n,
                     _ => return err("BSON code-with-scope length does not fit its document".to_string(), value),
                 };
                 let doc = string(value + 4, value + total)?;

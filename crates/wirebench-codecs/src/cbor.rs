@@ -150,7 +150,7 @@ fn check_well_formed(b: &[u8], max: usize) -> Result<Option<(usize, u64)>, Codec
                     stack.push(Open::Chunks(major));
                     continue;
                 }
-                (4 | 5 | 6, Some(n)) => {
+                (4..=6, Some(n)) => {
                     if major == 6 && first_tag.is_none() {
                         first_tag = Some((start, n));
                     }

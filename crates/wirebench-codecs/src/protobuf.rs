@@ -276,7 +276,7 @@ fn derr(msg: impl Into<String>, total: usize, rest: &[u8]) -> CodecError {
 
 fn decode_message(fields: &[Field], buf: &mut &[u8], total: usize, depth: usize) -> Result<Value, CodecError> {
     if depth > max_depth() {
-        return Err(derr(&wirebench_core::value::too_deep(max_depth()), total, buf));
+        return Err(derr(wirebench_core::value::too_deep(max_depth()), total, buf));
     }
     let mut slots: Vec<Option<Value>> = vec![None; fields.len()];
     let numbered = fields.iter().any(|f| f.proto.is_some());

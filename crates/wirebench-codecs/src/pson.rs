@@ -140,6 +140,96 @@ impl Codec for Pson {
     }
 }
 
+fn protoson_write(enc: &mut pson::protoson::StreamEncoder<'_>, v: &Value) {
+    match v {
+        Value::Null => enc.null(),
+        Value::Bool(b) => enc.bool(*b),
+        Value::Int(i) => enc.int(*i),
+        Value::UInt(u) => enc.uint(*u),
+        Value::F32(f) => enc.f32(*f),
+        Value::F64(f) => enc.f64(*f),
+        Value::String(s) => enc.str(s),
+        Value::Bytes(b) => enc.bytes(b),
+        Value::Array(items) => {
+            let open = enc.begin_array();
+            for it in items {
+                protoson_write(enc, it);
+            }
+            enc.end(open);
+        }
+        Value::Map(pairs) => {
+            let open = enc.begin_map();
+            for (k, it) in pairs {
+                enc.key(k);
+                protoson_write(enc, it);
+            }
+            enc.end(open);
+        }
+    }
+}
+
+/// Borrow a [`Value`] as the `pson` crate's tree (the reference the streaming Protoson
+/// writer is tested against).
+#[cfg(test)]
+fn to_pson(v: &Value) -> pson::Value<'_> {
+    match v {
+        Value::Null => pson::Value::Null,
+        Value::Bool(b) => pson::Value::Bool(*b),
+        Value::Int(i) if *i >= 0 => pson::Value::Uint(*i as u64),
+        Value::Int(i) => pson::Value::Int(*i),
+        Value::UInt(u) => pson::Value::Uint(*u),
+        Value::F32(f) => pson::Value::F32(*f),
+        Value::F64(f) => pson::Value::F64(*f),
+        Value::String(s) => pson::Value::Str(s),
+        Value::Bytes(b) => pson::Value::Bytes(b),
+        Value::Array(items) => pson::Value::Array(items.iter().map(to_pson).collect()),
+        Value::Map(pairs) => pson::Value::Map(pairs.iter().map(|(k, v)| (k.as_str(), to_pson(v))).collect()),
+    }
+}
+
+fn from_pson(v: &pson::Value<'_>) -> Value {
+    match v {
+        pson::Value::Uint(u) => Value::UInt(*u),
+        pson::Value::Int(i) => Value::Int(*i),
+        pson::Value::F32(f) => Value::F32(*f),
+        pson::Value::F64(f) => Value::F64(*f),
+        pson::Value::Bool(b) => Value::Bool(*b),
+        pson::Value::Null => Value::Null,
+        pson::Value::Str(s) => Value::String((*s).to_owned()),
+        pson::Value::Bytes(b) => Value::Bytes(b.to_vec()),
+        pson::Value::Array(items) => Value::Array(items.iter().map(from_pson).collect()),
+        pson::Value::Map(pairs) => Value::Map(pairs.iter().map(|(k, v)| ((*k).to_owned(), from_pson(v))).collect()),
+    }
+}
+
+impl Codec for Protoson {
+    fn info(&self) -> &'static CodecInfo {
+        &PROTOSON_INFO
+    }
+
+    fn encode(&self, value: &Value, _: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        // Straight from the value into the buffer (no tree, no size pass): the bytes of
+        // `pson::protoson::encode` on the same value (a test checks it).
+        protoson_write(&mut pson::protoson::StreamEncoder::new(out), value);
+        Ok(())
+    }
+
+    fn decode(&self, bytes: &[u8], _: Option<&Schema>) -> Result<Value, CodecError> {
+        let limits = pson::Limits { max_depth: max_depth() };
+        let (v, used) = pson::protoson::decode_with(bytes, &limits).map_err(|e| {
+            let what = match e.kind {
+                pson::ErrorKind::DepthLimit => wirebench_core::value::too_deep(max_depth()),
+                kind => kind.description().to_string(),
+            };
+            CodecError::decode_kind(format!("invalid Protoson: {what}"), e.kind.name(), e.offset)
+        })?;
+        if used != bytes.len() {
+            return Err(CodecError::decode("trailing bytes after the Protoson item", Some(used)));
+        }
+        Ok(from_pson(&v))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,95 +306,5 @@ mod tests {
             Protoson.encode(v, None, &mut got).unwrap();
             assert!(got[2..] == want[..], "protoson {v:?}");
         }
-    }
-}
-
-fn protoson_write(enc: &mut pson::protoson::StreamEncoder<'_>, v: &Value) {
-    match v {
-        Value::Null => enc.null(),
-        Value::Bool(b) => enc.bool(*b),
-        Value::Int(i) => enc.int(*i),
-        Value::UInt(u) => enc.uint(*u),
-        Value::F32(f) => enc.f32(*f),
-        Value::F64(f) => enc.f64(*f),
-        Value::String(s) => enc.str(s),
-        Value::Bytes(b) => enc.bytes(b),
-        Value::Array(items) => {
-            let open = enc.begin_array();
-            for it in items {
-                protoson_write(enc, it);
-            }
-            enc.end(open);
-        }
-        Value::Map(pairs) => {
-            let open = enc.begin_map();
-            for (k, it) in pairs {
-                enc.key(k);
-                protoson_write(enc, it);
-            }
-            enc.end(open);
-        }
-    }
-}
-
-/// Borrow a [`Value`] as the `pson` crate's tree (the reference the streaming Protoson
-/// writer is tested against).
-#[cfg(test)]
-fn to_pson(v: &Value) -> pson::Value<'_> {
-    match v {
-        Value::Null => pson::Value::Null,
-        Value::Bool(b) => pson::Value::Bool(*b),
-        Value::Int(i) if *i >= 0 => pson::Value::Uint(*i as u64),
-        Value::Int(i) => pson::Value::Int(*i),
-        Value::UInt(u) => pson::Value::Uint(*u),
-        Value::F32(f) => pson::Value::F32(*f),
-        Value::F64(f) => pson::Value::F64(*f),
-        Value::String(s) => pson::Value::Str(s),
-        Value::Bytes(b) => pson::Value::Bytes(b),
-        Value::Array(items) => pson::Value::Array(items.iter().map(to_pson).collect()),
-        Value::Map(pairs) => pson::Value::Map(pairs.iter().map(|(k, v)| (k.as_str(), to_pson(v))).collect()),
-    }
-}
-
-fn from_pson(v: &pson::Value<'_>) -> Value {
-    match v {
-        pson::Value::Uint(u) => Value::UInt(*u),
-        pson::Value::Int(i) => Value::Int(*i),
-        pson::Value::F32(f) => Value::F32(*f),
-        pson::Value::F64(f) => Value::F64(*f),
-        pson::Value::Bool(b) => Value::Bool(*b),
-        pson::Value::Null => Value::Null,
-        pson::Value::Str(s) => Value::String((*s).to_owned()),
-        pson::Value::Bytes(b) => Value::Bytes(b.to_vec()),
-        pson::Value::Array(items) => Value::Array(items.iter().map(from_pson).collect()),
-        pson::Value::Map(pairs) => Value::Map(pairs.iter().map(|(k, v)| ((*k).to_owned(), from_pson(v))).collect()),
-    }
-}
-
-impl Codec for Protoson {
-    fn info(&self) -> &'static CodecInfo {
-        &PROTOSON_INFO
-    }
-
-    fn encode(&self, value: &Value, _: Option<&Schema>, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        // Straight from the value into the buffer (no tree, no size pass): the bytes of
-        // `pson::protoson::encode` on the same value (a test checks it).
-        protoson_write(&mut pson::protoson::StreamEncoder::new(out), value);
-        Ok(())
-    }
-
-    fn decode(&self, bytes: &[u8], _: Option<&Schema>) -> Result<Value, CodecError> {
-        let limits = pson::Limits { max_depth: max_depth(), ..pson::Limits::default() };
-        let (v, used) = pson::protoson::decode_with(bytes, &limits).map_err(|e| {
-            let what = match e.kind {
-                pson::ErrorKind::DepthLimit => wirebench_core::value::too_deep(max_depth()),
-                kind => kind.description().to_string(),
-            };
-            CodecError::decode_kind(format!("invalid Protoson: {what}"), e.kind.name(), e.offset)
-        })?;
-        if used != bytes.len() {
-            return Err(CodecError::decode("trailing bytes after the Protoson item", Some(used)));
-        }
-        Ok(from_pson(&v))
     }
 }

@@ -2,6 +2,8 @@
 
 use std::mem::MaybeUninit;
 
+// The C library translated to Rust: every call into it is `unsafe`, named so here for short.
+#[allow(clippy::unsafe_removed_from_name)]
 use unsafe_libyaml as sys;
 use wirebench_core::value::{max_depth, too_deep, YAML_LIBRARY_DEPTH};
 use wirebench_core::{Schema, Value};

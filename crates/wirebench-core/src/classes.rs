@@ -186,6 +186,7 @@ impl Hasher for AsIs {
 }
 
 /// The (place, class) pairs checked so far in one run, in input order.
+#[derive(Default)]
 pub struct Novelty {
     seen: HashSet<u64, BuildHasherDefault<AsIs>>,
 }
@@ -193,12 +194,6 @@ pub struct Novelty {
 /// At most this many pairs are remembered (8 MB or so); past it every message with a pair
 /// not remembered counts as new (more checks, never fewer).
 const MAX_REMEMBERED: usize = 1 << 19;
-
-impl Default for Novelty {
-    fn default() -> Self {
-        Novelty { seen: HashSet::default() }
-    }
-}
 
 impl Novelty {
     /// Whether a message with these pairs brings one not seen yet; its pairs are then

@@ -291,7 +291,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("s.ndjson");
         std::fs::write(&f, b"{\"a\":1}\n{\"b\":\"x\xff\"}\n").unwrap();
-        let items: Vec<_> = SampleStream::open(&[f.clone()]).unwrap().collect();
+        let items: Vec<_> = SampleStream::open(std::slice::from_ref(&f)).unwrap().collect();
         let e = items[1].as_ref().unwrap_err().to_string();
         assert!(e.ends_with("s.ndjson:2:8: not UTF-8 text (byte 0xff); samples are JSON text in UTF-8"), "{e}");
         let g = dir.join("one.json");
@@ -307,13 +307,13 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("s.ndjson");
         std::fs::write(&f, "{\"a\":1}\n\n{\"a\":2}\n{\"a\":\n").unwrap();
-        let items: Vec<_> = SampleStream::open(&[f.clone()]).unwrap().collect();
+        let items: Vec<_> = SampleStream::open(std::slice::from_ref(&f)).unwrap().collect();
         assert_eq!(items.len(), 3);
         assert_eq!(items[1].as_ref().unwrap().name, "s.ndjson:3");
         let e = items[2].as_ref().unwrap_err().to_string();
         assert!(e.starts_with(&format!("{}:4:", f.display())), "{e}");
         std::fs::write(dir.join("t.json"), "[1,2]").unwrap();
-        let all: Vec<_> = SampleStream::open(&[dir.clone()]).unwrap().collect();
+        let all: Vec<_> = SampleStream::open(std::slice::from_ref(&dir)).unwrap().collect();
         assert_eq!(all.len(), 4);
         std::fs::remove_dir_all(&dir).unwrap();
     }

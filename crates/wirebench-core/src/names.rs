@@ -60,8 +60,8 @@ fn distance(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate().take(b.len() + 1) {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
@@ -74,28 +74,6 @@ fn distance(a: &str, b: &str) -> usize {
         }
     }
     d[a.len()][b.len()]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn near_misses_are_suggested_and_far_ones_are_not() {
-        let known = ["json", "cbor", "msgpack", "protobuf", "cdr-xcdr2", "pson-paper", "ev-telemetry"];
-        assert_eq!(suggest("jsno", &known), Some("json"));
-        assert_eq!(suggest("MsgPak", &known), Some("msgpack"));
-        assert_eq!(suggest("protobuff", &known), Some("protobuf"));
-        assert_eq!(suggest("ev", &known), Some("ev-telemetry"));
-        assert_eq!(suggest("xml", &known), None);
-        assert_eq!(suggest("cdr", &known), Some("cdr-xcdr2"));
-        assert_eq!(suggest("", &known), None);
-        assert_eq!(
-            unknown("corpus", "pson-papr", &["pson-paper", "ev-telemetry", "ev-telemetry"]),
-            "unknown corpus \"pson-papr\": did you mean \"pson-paper\"? (known: pson-paper, ev-telemetry)"
-        );
-        assert_eq!(unknown("format", "zzz", &["json"]), "unknown format \"zzz\" (known: json)");
-    }
 }
 
 /// `text` with control characters other than `keep` (ESC, CR, BEL, NUL, ...) written as
@@ -119,4 +97,26 @@ pub fn escape_controls(text: &str, keep: &[char]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn near_misses_are_suggested_and_far_ones_are_not() {
+        let known = ["json", "cbor", "msgpack", "protobuf", "cdr-xcdr2", "pson-paper", "ev-telemetry"];
+        assert_eq!(suggest("jsno", &known), Some("json"));
+        assert_eq!(suggest("MsgPak", &known), Some("msgpack"));
+        assert_eq!(suggest("protobuff", &known), Some("protobuf"));
+        assert_eq!(suggest("ev", &known), Some("ev-telemetry"));
+        assert_eq!(suggest("xml", &known), None);
+        assert_eq!(suggest("cdr", &known), Some("cdr-xcdr2"));
+        assert_eq!(suggest("", &known), None);
+        assert_eq!(
+            unknown("corpus", "pson-papr", &["pson-paper", "ev-telemetry", "ev-telemetry"]),
+            "unknown corpus \"pson-papr\": did you mean \"pson-paper\"? (known: pson-paper, ev-telemetry)"
+        );
+        assert_eq!(unknown("format", "zzz", &["json"]), "unknown format \"zzz\" (known: json)");
+    }
 }

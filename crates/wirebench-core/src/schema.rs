@@ -350,7 +350,7 @@ fn record_name(key: &str) -> String {
         }
     }
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert_str(0, "R");
+        out.insert(0, 'R');
     }
     out
 }

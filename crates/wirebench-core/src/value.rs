@@ -271,7 +271,7 @@ pub fn to_hex(bytes: &[u8]) -> String {
 /// Parse hex (either case); `None` when the text is not an even run of hex digits.
 pub fn from_hex(text: &str) -> Option<Vec<u8>> {
     let t = text.as_bytes();
-    if t.len() % 2 != 0 {
+    if !t.len().is_multiple_of(2) {
         return None;
     }
     let nib = |c: u8| -> Option<u8> {

@@ -165,6 +165,8 @@ pub fn steady_rate(windows: &[SubWindow]) -> Option<SteadyRate> {
     for &i in used {
         // The first window with data is not used, so every used one has a line before it.
         let dt = windows[i].t - windows[i - 1].t;
+        // Also refuses a NaN.
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
         if !(dt > 0.0) {
             return None;
         }

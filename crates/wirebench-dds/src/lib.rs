@@ -114,7 +114,7 @@ pub fn parse_size(s: &str) -> Option<usize> {
 
 /// A size as the tables print it: `2 KB` for multiples of 1024, else bytes.
 pub fn size_label(n: usize) -> String {
-    if n >= 1024 && n % 1024 == 0 {
+    if n >= 1024 && n.is_multiple_of(1024) {
         format!("{} KB", n / 1024)
     } else {
         format!("{n} B")

@@ -116,6 +116,8 @@ pub fn batches(marks: &[(u64, f64)], warm: u64, k: usize) -> Vec<(u64, f64)> {
 /// per sample, the rate of a resample being 1 ÷ its mean time per sample, weighted by samples).
 /// `None` below three batches or with a batch without samples or time.
 pub fn rate_ci(batches: &[(u64, f64)], seed: u64) -> Option<(f64, f64)> {
+    // `!(t > 0.0)` also refuses a NaN.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     if batches.len() < 3 || batches.iter().any(|&(n, t)| n == 0 || !(t > 0.0)) {
         return None;
     }

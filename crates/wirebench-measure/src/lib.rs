@@ -6,7 +6,6 @@ pub mod callgrind;
 pub mod compare;
 pub mod compress;
 pub mod cpu;
-pub mod device;
 pub mod micropython;
 pub mod programs;
 pub mod progress;

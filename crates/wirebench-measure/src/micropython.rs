@@ -40,7 +40,7 @@ pub struct MicroPythonOpts {
 pub struct MicroPythonPart;
 
 fn unpack() -> Result<PathBuf, PartError> {
-    Ok(crate::device::unpack(&format!("python-{}", env!("CARGO_PKG_VERSION")), SOURCES)?.join("python"))
+    Ok(crate::programs::unpack(&format!("python-{}", env!("CARGO_PKG_VERSION")), SOURCES)?.join("python"))
 }
 
 /// What `cost.py` prints for one build (the keys this section keeps).

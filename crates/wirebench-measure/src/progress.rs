@@ -43,7 +43,7 @@ impl Progress {
     pub fn update(&mut self, done: usize, total: usize) {
         if !self.on {
             // Piped: a line at 25, 50 and 75 % of the way.
-            let q = if total == 0 { 0 } else { done * 4 / total };
+            let q = (done * 4).checked_div(total).unwrap_or(0);
             if q > self.quarters && q < 4 {
                 self.quarters = q;
                 let left = time_left(self.started, done, total);
@@ -53,7 +53,7 @@ impl Progress {
             return;
         }
         let width = 30;
-        let filled = if total == 0 { width } else { done * width / total };
+        let filled = (done * width).checked_div(total).unwrap_or(width);
         let eta = if done == 0 {
             String::new()
         } else {

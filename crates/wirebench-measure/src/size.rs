@@ -14,7 +14,8 @@ use wirebench_core::Schema;
 
 use crate::compress::Compressors;
 
-/// Where the schema-directed codecs get their schema from.
+/// Where the schema-directed codecs get their schema from (one per run: its size is no matter).
+#[allow(clippy::large_enum_variant)]
 pub enum SchemaSource {
     /// One schema for every payload (given with `--schema`, or inferred from all samples).
     Fixed(Schema),
@@ -279,7 +280,7 @@ impl SizeMeter {
         let flags: Vec<bool> = values
             .enumerate()
             .map(|(i, pairs)| {
-                let sampled = k > 0 && (first + i as u64) % k == 0;
+                let sampled = k > 0 && (first + i as u64).is_multiple_of(k);
                 nov.is_new(pairs, sampled) && !sampled
             })
             .collect();
@@ -338,7 +339,7 @@ impl SizeMeter {
             let mut clock = StageClock::default();
             let mut out = Vec::with_capacity(chunk.len());
             for (i, raw) in chunk.iter().enumerate() {
-                let t = ((first + (offset + i) as u64) % TIME_EVERY == 0).then(Instant::now);
+                let t = (first + (offset + i) as u64).is_multiple_of(TIME_EVERY).then(Instant::now);
                 // Only a message with a pair not seen before the batch is passed on to be decided
                 // in order (after the first messages of a run, almost none are).
                 let parsed = raw.parse().map(|p| {
@@ -413,7 +414,7 @@ impl SizeMeter {
         // The message's index in the whole run decides whether it is compressed, so the sample
         // does not depend on batches or threads.
         let (first, every, rt_every) = (self.records, self.compress_every, self.roundtrip_every);
-        let pick = |k: u64, i: usize| k > 0 && (first + i as u64) % k == 0;
+        let pick = |k: u64, i: usize| k > 0 && (first + i as u64).is_multiple_of(k);
         let sampled = move |i: usize| Sampled {
             compress: pick(every, i),
             roundtrip: pick(rt_every, i) || novel.get(i) == Some(&true),

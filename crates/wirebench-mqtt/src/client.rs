@@ -217,6 +217,13 @@ pub(crate) fn check_common(
     Ok(())
 }
 
+/// The name of an event's packet for messages ("Incoming Disconnect"), not its Debug form.
+fn packet_name(e: &Event) -> String {
+    let debug = format!("{e:?}");
+    let names: Vec<&str> = debug.split(['(', ')', '{', ' ', ',']).filter(|w| !w.is_empty()).take(2).collect();
+    names.join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,11 +236,4 @@ mod tests {
         assert_ne!(run_id(), run_id());
         assert_eq!(run_id().len(), 8);
     }
-}
-
-/// The name of an event's packet for messages ("Incoming Disconnect"), not its Debug form.
-fn packet_name(e: &Event) -> String {
-    let debug = format!("{e:?}");
-    let names: Vec<&str> = debug.split(['(', ')', '{', ' ', ',']).filter(|w| !w.is_empty()).take(2).collect();
-    names.join(" ")
 }

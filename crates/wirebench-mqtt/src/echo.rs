@@ -492,7 +492,7 @@ fn stall_from_hist(h: &hdrhistogram::Histogram<u64>) -> Option<StallWarning> {
     let mut v = Vec::new();
     for it in h.iter_recorded() {
         let n = it.count_at_value().min(1_000_000);
-        v.extend(std::iter::repeat(it.value_iterated_to()).take(n as usize));
+        v.extend(std::iter::repeat_n(it.value_iterated_to(), n as usize));
     }
     detect_nagle_stall(&v)
 }

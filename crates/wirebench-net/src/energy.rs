@@ -656,7 +656,7 @@ pub fn lab_figures(opts: &EnergyOpts, plan: &Plan, data: &EnergyData) -> Result<
         }
         return Ok((lab, format!("results file {}", p.display())));
     }
-    use wirebench_measure::device;
+    use wirebench_device as device;
     let targets = plan
         .mcus
         .iter()
@@ -716,7 +716,7 @@ impl Part for EnergyPart {
                 return Err(PartError::bad(format!("--device-results {}: no such file", p.display())));
             }
         } else {
-            wirebench_measure::device::part::payloads(&wirebench_measure::device::part::DeviceOpts {
+            wirebench_device::part::payloads(&wirebench_device::part::DeviceOpts {
                 corpus: opts.corpus.clone(),
                 samples: opts.samples.clone(),
                 payloads: opts.payloads.clone(),

@@ -53,8 +53,7 @@ pub fn column_name(h: &str) -> String {
             t => t.to_string(),
         };
         let mut w = String::new();
-        let mut chars = token.chars().peekable();
-        while let Some(c) = chars.next() {
+        for c in token.chars() {
             match c {
                 '/' => w.push_str("_per_"),
                 '÷' => w.push_str("_over_"),

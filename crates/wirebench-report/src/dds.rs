@@ -653,7 +653,7 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     if !d.latency.is_empty() || !d.ddsperf_latency.is_empty() {
         let (series, all) = size_series(
             &ms,
-            &figures,
+            figures,
             (|f, m| f.ours_of(m).and_then(|o| o.latency_p50_us), " p50"),
             (|f| f.ddsperf.latency_p50_us, "ddsperf p50"),
             (|f, method| f.seed.latency_of(method).map(|s| s.p50_us), " p50 (published)"),
@@ -677,7 +677,7 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     if !d.throughput.is_empty() || !d.ddsperf_throughput.is_empty() {
         let (series, all) = size_series(
             &ms,
-            &figures,
+            figures,
             (|f, m| f.ours_of(m).and_then(|o| o.mb_per_s), ""),
             (|f| f.ddsperf.mb_per_s, "ddsperf"),
             (|f, method| f.seed.throughput_of(method).map(|s| s.mb_per_s), " (published)"),

@@ -226,7 +226,7 @@ pub fn render(results: &Results, output: Output) -> String {
             lab.esp32
         );
         return match output {
-            Output::Json => serde_json::to_string_pretty(results).expect("results serialize") + "\n",
+            Output::Json => serde_json::to_string_pretty(d).expect("section serializes") + "\n",
             Output::Csv => crate::csv::table(&lab_rows_table(lab)),
             Output::Table | Output::Markdown => {
                 let mut blocks: Vec<Block> = tables.into_iter().map(Block::Table).collect();
@@ -237,7 +237,7 @@ pub fn render(results: &Results, output: Output) -> String {
     }
     let (t, it) = tables(d);
     match output {
-        Output::Json => serde_json::to_string_pretty(results).expect("results serialize") + "\n",
+        Output::Json => serde_json::to_string_pretty(d).expect("section serializes") + "\n",
         Output::Csv => format!("{}\n{}", crate::csv::table(&t), crate::csv::table(&it)),
         Output::Table | Output::Markdown => {
             crate::blocks::render(&[Block::Table(t), Block::Table(it), Block::Note(SEED_NOTE.into())], output)

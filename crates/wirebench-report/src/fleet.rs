@@ -157,7 +157,7 @@ pub fn render(results: &Results, output: Output) -> String {
     let t = tables(f);
     let n = notes(f);
     match output {
-        Output::Json => serde_json::to_string_pretty(results).expect("results serialize") + "\n",
+        Output::Json => serde_json::to_string_pretty(f).expect("section serializes") + "\n",
         Output::Csv => t.iter().map(crate::csv::table).collect::<Vec<_>>().join("\n"),
         Output::Table | Output::Markdown => {
             let mut blocks: Vec<Block> = t.into_iter().map(Block::Table).collect();

@@ -41,7 +41,8 @@ pub const FRAME: [View; 2] = [
     View { key: "failed_parts", has: |r| !r.failed_parts.is_empty(), text: failed::render, html: html::failed_section },
 ];
 
-/// The output kinds every report offers.
+/// The output kinds every report offers. A section's renderer gives, for `Json`, that section
+/// alone; every command's `-o json` prints the whole results file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Output {
     Table,

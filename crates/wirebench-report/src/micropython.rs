@@ -78,7 +78,7 @@ pub fn render(results: &Results, output: Output) -> String {
     let t = tables(m);
     let notes = m.notes.join(" ");
     match output {
-        Output::Json => serde_json::to_string_pretty(results).expect("results serialize") + "\n",
+        Output::Json => serde_json::to_string_pretty(m).expect("section serializes") + "\n",
         Output::Csv => t.iter().map(crate::csv::table).collect::<Vec<_>>().join("\n"),
         Output::Table | Output::Markdown => {
             let mut blocks: Vec<Block> = t.into_iter().map(Block::Table).collect();

@@ -332,7 +332,7 @@ pub fn render(results: &Results, output: Output) -> String {
         return String::new();
     };
     match output {
-        Output::Json => serde_json::to_string_pretty(results).expect("results serialize") + "\n",
+        Output::Json => serde_json::to_string_pretty(s).expect("section serializes") + "\n",
         Output::Csv => csv(s),
         Output::Table | Output::Markdown => crate::blocks::render(&blocks(s), output),
     }

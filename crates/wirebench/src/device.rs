@@ -1,11 +1,11 @@
 //! `device`: the device lab (each library on simulated AVR and Cortex-M targets), or with
 //! `--codec-sizes` the code size and instruction counts of our own C codecs. The measurement
-//! is `wirebench_measure::device`, the tables `wirebench_report::device`.
+//! is `wirebench_device`, the tables `wirebench_report::device`.
 
 use anyhow::Result;
 use wirebench_core::part::Part;
 use wirebench_core::results::Results;
-use wirebench_measure::device::part::DevicePart;
+use wirebench_device::part::DevicePart;
 
 use crate::common::*;
 use crate::{DeviceArgs, OutputArg};

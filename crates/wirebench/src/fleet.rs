@@ -527,7 +527,7 @@ pub fn run(args: Args) -> Result<()> {
 
 fn emit(results: &Results, output: OutputArg, out: Option<&PathBuf>) -> Result<()> {
     if let Some(out) = out {
-        write_results(&results, out)?;
+        write_results(results, out)?;
     }
     let text = match output {
         OutputArg::Json => serde_json::to_string_pretty(results).expect("results serialize") + "\n",

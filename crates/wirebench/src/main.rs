@@ -296,7 +296,7 @@ struct TranscodeArgs {
 #[derive(clap::Args)]
 struct DeviceArgs {
     #[command(flatten)]
-    opts: wirebench_measure::device::part::DeviceOpts,
+    opts: wirebench_device::part::DeviceOpts,
     #[arg(long, short = 'o', value_enum, default_value_t = OutputArg::Table)]
     output: OutputArg,
     /// Also write the results file here, atomically.

@@ -255,7 +255,7 @@ part!(
     dds
 );
 part!(
-    DEVICE: wirebench_measure::device::part::DevicePart,
+    DEVICE: wirebench_device::part::DevicePart,
     "cycles, flash, RAM and stack of the C codecs and libraries on AVR and Cortex-M",
     view!("device", device, report::device::render, report::device::html_section),
     device
@@ -474,7 +474,7 @@ impl Opts for wirebench_net::study::tcp::TcpOpts {
 
 impl Opts for wirebench_dds::study::StudyOpts {}
 
-impl Opts for wirebench_measure::device::part::DeviceOpts {
+impl Opts for wirebench_device::part::DeviceOpts {
     const INPUTS: bool = true;
     fn paths_mut(&mut self) -> Vec<&mut PathBuf> {
         self.samples.iter_mut().chain(self.c_dir.iter_mut()).collect()

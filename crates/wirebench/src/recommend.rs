@@ -233,7 +233,7 @@ pub(crate) fn energy_ask(
         (Some(_), Some(target)) => {
             let data = energy_opts.data().map_err(part_error)?;
             let plan = energy_opts.plan(&data).map_err(part_error)?;
-            let clock_hz = wirebench_measure::device::lab::Target::ALL
+            let clock_hz = wirebench_device::lab::Target::ALL
                 .into_iter()
                 .find(|t| t.name() == target)
                 .map(|t| t.clock_hz())
@@ -254,7 +254,7 @@ pub(crate) fn device_evidence(
     device_results: Option<&Path>,
     target: &str,
 ) -> Result<recommend::DeviceEvidence> {
-    use wirebench_measure::device::part::{payloads, DeviceOpts};
+    use wirebench_device::part::{payloads, DeviceOpts};
     if let Some(path) = device_results {
         let text = wirebench_core::corpus::read_text(path).map_err(bad)?;
         let r: wirebench_core::results::Results = serde_json::from_str(&text)
@@ -284,9 +284,9 @@ pub(crate) fn device_evidence(
         .into_iter()
         .max_by_key(|(_, v)| v.to_json_string().len())
         .ok_or_else(|| bad("no message to measure on the device"))?;
-    let lab = wirebench_measure::device::run_lab(&wirebench_measure::device::LabOptions {
-        targets: wirebench_measure::device::parse_targets(target).map_err(part_error)?,
-        libs: wirebench_measure::device::drivers::Lib::ALL.to_vec(),
+    let lab = wirebench_device::run_lab(&wirebench_device::LabOptions {
+        targets: wirebench_device::parse_targets(target).map_err(part_error)?,
+        libs: wirebench_device::drivers::Lib::ALL.to_vec(),
         payloads: vec![largest],
         schema: schema.read().map_err(part_error)?,
         root: None,

@@ -18,7 +18,11 @@ pub fn size(args: SizeArgs) -> Result<()> {
     if let Some(out) = &args.out {
         write_results(&results, out)?;
     }
-    write_stdout(wirebench_report::size::render(&results, args.output.into()).as_bytes())
+    let text = match args.output {
+        crate::OutputArg::Json => serde_json::to_string_pretty(&results).expect("results serialize") + "\n",
+        o => wirebench_report::size::render(&results, o.into()),
+    };
+    write_stdout(text.as_bytes())
 }
 
 /// The section and the configuration it ran with.

@@ -43,7 +43,8 @@ pub struct Study {
 
 impl std::fmt::Debug for Study {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Study").field("study", &self.study).field("parts", &self.to_value()).finish()
+        let parts: Vec<(&str, serde_json::Value)> = self.parts.iter().map(|i| (i.name(), i.plan.to_value())).collect();
+        f.debug_struct("Study").field("study", &self.study).field("parts", &parts).finish()
     }
 }
 
@@ -104,10 +105,14 @@ impl Study {
         self.parts.iter().any(|i| i.name() == name)
     }
 
-    /// The study as its results file records it: `study` and each part's options.
-    pub fn to_value(&self) -> serde_json::Value {
+    /// The study as its results file records it: `study` and every part of `registry`, with
+    /// its options, or null when the study does not name it.
+    pub fn to_value(&self, registry: &[&'static dyn StudyPart]) -> serde_json::Value {
         let mut m = serde_json::Map::new();
         m.insert("study".into(), serde_json::to_value(&self.study).expect("meta serializes"));
+        for part in registry {
+            m.insert(part.name().into(), serde_json::Value::Null);
+        }
         for item in &self.parts {
             m.insert(item.name().into(), item.plan.to_value());
         }
@@ -423,7 +428,7 @@ pub fn run_in(registry: &[&'static dyn StudyPart], args: RunArgs) -> Result<()> 
         "study": source,
         "scale": if args.ci { "ci: the study's [ci] table (reduced, for the test suite)" } else { "as written" },
         "samples": args.samples.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-        "definition": study.to_value(),
+        "definition": study.to_value(registry),
     });
     let seed = study.opts::<SpeedOpts>("speed").map(|s| s.seed).unwrap_or(0);
     let mut results = Results::new(provenance(seed), config);
@@ -739,6 +744,20 @@ pub fn report_in(registry: &[&'static dyn StudyPart], args: ReportArgs) -> Resul
     write_stdout(text.as_bytes())
 }
 
+/// `report -o csv --out DIR`: one CSV file per table (`DIR/size.csv`, `DIR/tcp.2.csv`, ...).
+fn write_csv_dir(results: &Results, dir: &Path, views: &[View]) -> Result<()> {
+    // An output that cannot be written is the environment's failure (exit 1), as for `--out`.
+    std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+    let mut names = Vec::new();
+    for t in csv_tables(results, views) {
+        let path = dir.join(format!("{}.csv", t.name));
+        wirebench_core::results::write_atomic(&path, wirebench_report::csv::table_text(&t).as_bytes())
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        names.push(path.display().to_string());
+    }
+    write_stdout(format!("{}\n", names.join("\n")).as_bytes())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -966,18 +985,4 @@ throughput_samples = 1
     fn study_has_dds(file: &str) -> bool {
         BUILT_IN.iter().any(|(_, f, text)| *f == file && text.contains("\n[dds]"))
     }
-}
-
-/// `report -o csv --out DIR`: one CSV file per table (`DIR/size.csv`, `DIR/tcp.2.csv`, ...).
-fn write_csv_dir(results: &Results, dir: &Path, views: &[View]) -> Result<()> {
-    // An output that cannot be written is the environment's failure (exit 1), as for `--out`.
-    std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
-    let mut names = Vec::new();
-    for t in csv_tables(results, views) {
-        let path = dir.join(format!("{}.csv", t.name));
-        wirebench_core::results::write_atomic(&path, wirebench_report::csv::table_text(&t).as_bytes())
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        names.push(path.display().to_string());
-    }
-    write_stdout(format!("{}\n", names.join("\n")).as_bytes())
 }

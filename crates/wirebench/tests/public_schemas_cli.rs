@@ -190,7 +190,15 @@ fn sparkplug_b_payloads_are_protocs_bytes() {
         return skip("protoc not found (apt-get install protobuf-compiler)");
     }
     let root = d.join("sparkplug");
-    proto_set("sparkplug", &root, "sparkplug_b.proto", &[root.clone()], "org.eclipse.tahu.protobuf.Payload", 150, 0x5b);
+    proto_set(
+        "sparkplug",
+        &root,
+        "sparkplug_b.proto",
+        std::slice::from_ref(&root),
+        "org.eclipse.tahu.protobuf.Payload",
+        150,
+        0x5b,
+    );
 }
 
 #[test]

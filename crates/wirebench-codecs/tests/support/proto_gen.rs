@@ -112,9 +112,9 @@ pub fn rfc3339(secs: i64, nanos: u32) -> String {
     let y = yoe + era * 400 + i64::from(m <= 2);
     let frac = if nanos == 0 {
         String::new()
-    } else if nanos % 1_000_000 == 0 {
+    } else if nanos.is_multiple_of(1_000_000) {
         format!(".{:03}", nanos / 1_000_000)
-    } else if nanos % 1000 == 0 {
+    } else if nanos.is_multiple_of(1000) {
         format!(".{:06}", nanos / 1000)
     } else {
         format!(".{nanos:09}")

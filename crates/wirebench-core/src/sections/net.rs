@@ -611,6 +611,10 @@ pub struct Seed003Metric {
     pub unit: String,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -699,8 +703,4 @@ mod tests {
         let link = serde_json::to_value(schemars::schema_for!(super::super::link::LinkSection)).unwrap();
         assert!(link["properties"]["rows"].is_object(), "{link}");
     }
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }

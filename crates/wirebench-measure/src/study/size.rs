@@ -288,7 +288,7 @@ mod tests {
         std::fs::write(&nd, "{\"a\":1}\n\n  \t\n{\"a\":2}\r\n{\"a\":3}").unwrap();
         let one = dir.path().join("b.json");
         std::fs::write(&one, "[1,\n2]\n").unwrap();
-        assert_eq!(super::count_samples(&[nd.clone()]).unwrap(), 3);
+        assert_eq!(super::count_samples(std::slice::from_ref(&nd)).unwrap(), 3);
         assert_eq!(super::count_samples(&[nd, one]).unwrap(), 4);
         // A file longer than one read block.
         let big = dir.path().join("c.ndjson");

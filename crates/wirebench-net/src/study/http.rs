@@ -482,6 +482,7 @@ fn measure(opts: &HttpOpts, plan: &Plan) -> Result<HttpSection, PartError> {
 /// One format at one rate: our generator (with the harness's CPU around it), the collector's
 /// counts, and wrk before or after it (`wrk_first`) when asked for. The path and warnings are
 /// the caller's.
+#[allow(clippy::too_many_arguments)]
 fn one_run(
     setup: &Setup,
     link: &RateLink,

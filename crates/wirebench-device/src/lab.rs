@@ -411,7 +411,7 @@ fn build_fw(
 }
 
 fn nanopb_generator() -> &'static str {
-    if crate::programs::which("nanopb_generator").is_some() {
+    if wirebench_measure::programs::which("nanopb_generator").is_some() {
         "nanopb_generator"
     } else {
         "nanopb_generator.py"
@@ -514,7 +514,7 @@ fn xtensa(cfg: &LabConfig) -> (String, Vec<ObjectSize>) {
         "ESP32 (Xtensa LX6, seeds 000 and 001): no figures from execution; no emulator of it is available here \
                     (Debian's QEMU has no ESP32 machine, unicorn no Xtensa)."
             .to_string();
-    if crate::programs::which("xtensa-lx106-elf-gcc").is_none() {
+    if wirebench_measure::programs::which("xtensa-lx106-elf-gcc").is_none() {
         note.push_str(
             " Object sizes with the closest toolchain need xtensa-lx106-elf-gcc (apt-get install gcc-xtensa-lx106).",
         );
@@ -601,7 +601,7 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
     let queue = Mutex::new(jobs.into_iter().rev().collect::<Vec<_>>());
     let rows: Mutex<Vec<Measured>> = Mutex::new(Vec::new());
     // On a terminal: firmwares built and run so far, with the time left.
-    let progress = Mutex::new(crate::progress::Progress::items("device lab", "firmwares"));
+    let progress = Mutex::new(wirebench_measure::progress::Progress::items("device lab", "firmwares"));
     std::thread::scope(|s| {
         for _ in 0..cfg.jobs.max(1) {
             s.spawn(|| loop {

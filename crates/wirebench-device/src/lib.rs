@@ -21,36 +21,36 @@ use wirebench_core::sections::device::{CodeSize, DeviceSection, Instructions};
 
 /// The files `make size-arm instr` needs, by their path in the repository.
 const SOURCES: &[(&str, &[u8])] = &[
-    ("c/Makefile", include_bytes!("../../../../c/Makefile")),
-    ("c/include/pson.h", include_bytes!("../../../../c/include/pson.h")),
-    ("c/include/uadp.h", include_bytes!("../../../../c/include/uadp.h")),
-    ("c/include/cdr.h", include_bytes!("../../../../c/include/cdr.h")),
-    ("c/src/pson.c", include_bytes!("../../../../c/src/pson.c")),
-    ("c/src/uadp.c", include_bytes!("../../../../c/src/uadp.c")),
-    ("c/src/cdr.c", include_bytes!("../../../../c/src/cdr.c")),
-    ("c/src/wb_utf8.h", include_bytes!("../../../../c/src/wb_utf8.h")),
-    ("c/size/app.c", include_bytes!("../../../../c/size/app.c")),
-    ("c/size/app_uadp.c", include_bytes!("../../../../c/size/app_uadp.c")),
-    ("c/size/app_cdr.c", include_bytes!("../../../../c/size/app_cdr.c")),
-    ("c/size/startup.c", include_bytes!("../../../../c/size/startup.c")),
-    ("c/size/link.ld", include_bytes!("../../../../c/size/link.ld")),
-    ("c/size/size_arm.sh", include_bytes!("../../../../c/size/size_arm.sh")),
-    ("c/tools/instr.sh", include_bytes!("../../../../c/tools/instr.sh")),
-    ("c/tools/instr_pson.c", include_bytes!("../../../../c/tools/instr_pson.c")),
-    ("c/tests/gen_instr_payloads.py", include_bytes!("../../../../c/tests/gen_instr_payloads.py")),
-    ("c/tests/gen_vectors.py", include_bytes!("../../../../c/tests/gen_vectors.py")),
-    ("vectors/pson.json", include_bytes!("../../../../vectors/pson.json")),
-    ("c/lab/wb_lab.h", include_bytes!("../../../../c/lab/wb_lab.h")),
-    ("c/lab/lab_main.c", include_bytes!("../../../../c/lab/lab_main.c")),
-    ("c/lab/libs/fetch.py", include_bytes!("../../../../c/lab/libs/fetch.py")),
-    ("c/lab/avr/avr_run.c", include_bytes!("../../../../c/lab/avr/avr_run.c")),
-    ("c/lab/avr/avr_lab.c", include_bytes!("../../../../c/lab/avr/avr_lab.c")),
-    ("c/lab/arm/armsim.py", include_bytes!("../../../../c/lab/arm/armsim.py")),
-    ("c/lab/arm/cycles.py", include_bytes!("../../../../c/lab/arm/cycles.py")),
-    ("c/lab/arm/link.ld", include_bytes!("../../../../c/lab/arm/link.ld")),
-    ("c/lab/arm/startup.c", include_bytes!("../../../../c/lab/arm/startup.c")),
-    ("c/lab/arm/requirements.txt", include_bytes!("../../../../c/lab/arm/requirements.txt")),
-    ("c/lab/arm/CYCLES.md", include_bytes!("../../../../c/lab/arm/CYCLES.md")),
+    ("c/Makefile", include_bytes!("../../../c/Makefile")),
+    ("c/include/pson.h", include_bytes!("../../../c/include/pson.h")),
+    ("c/include/uadp.h", include_bytes!("../../../c/include/uadp.h")),
+    ("c/include/cdr.h", include_bytes!("../../../c/include/cdr.h")),
+    ("c/src/pson.c", include_bytes!("../../../c/src/pson.c")),
+    ("c/src/uadp.c", include_bytes!("../../../c/src/uadp.c")),
+    ("c/src/cdr.c", include_bytes!("../../../c/src/cdr.c")),
+    ("c/src/wb_utf8.h", include_bytes!("../../../c/src/wb_utf8.h")),
+    ("c/size/app.c", include_bytes!("../../../c/size/app.c")),
+    ("c/size/app_uadp.c", include_bytes!("../../../c/size/app_uadp.c")),
+    ("c/size/app_cdr.c", include_bytes!("../../../c/size/app_cdr.c")),
+    ("c/size/startup.c", include_bytes!("../../../c/size/startup.c")),
+    ("c/size/link.ld", include_bytes!("../../../c/size/link.ld")),
+    ("c/size/size_arm.sh", include_bytes!("../../../c/size/size_arm.sh")),
+    ("c/tools/instr.sh", include_bytes!("../../../c/tools/instr.sh")),
+    ("c/tools/instr_pson.c", include_bytes!("../../../c/tools/instr_pson.c")),
+    ("c/tests/gen_instr_payloads.py", include_bytes!("../../../c/tests/gen_instr_payloads.py")),
+    ("c/tests/gen_vectors.py", include_bytes!("../../../c/tests/gen_vectors.py")),
+    ("vectors/pson.json", include_bytes!("../../../vectors/pson.json")),
+    ("c/lab/wb_lab.h", include_bytes!("../../../c/lab/wb_lab.h")),
+    ("c/lab/lab_main.c", include_bytes!("../../../c/lab/lab_main.c")),
+    ("c/lab/libs/fetch.py", include_bytes!("../../../c/lab/libs/fetch.py")),
+    ("c/lab/avr/avr_run.c", include_bytes!("../../../c/lab/avr/avr_run.c")),
+    ("c/lab/avr/avr_lab.c", include_bytes!("../../../c/lab/avr/avr_lab.c")),
+    ("c/lab/arm/armsim.py", include_bytes!("../../../c/lab/arm/armsim.py")),
+    ("c/lab/arm/cycles.py", include_bytes!("../../../c/lab/arm/cycles.py")),
+    ("c/lab/arm/link.ld", include_bytes!("../../../c/lab/arm/link.ld")),
+    ("c/lab/arm/startup.c", include_bytes!("../../../c/lab/arm/startup.c")),
+    ("c/lab/arm/requirements.txt", include_bytes!("../../../c/lab/arm/requirements.txt")),
+    ("c/lab/arm/CYCLES.md", include_bytes!("../../../c/lab/arm/CYCLES.md")),
 ];
 
 /// The programs the build needs, with the Debian packages that bring them.
@@ -62,42 +62,7 @@ const TOOLS: &[(&str, &str)] = &[
     ("valgrind", "valgrind"),
 ];
 
-/// The folder under the user's cache where wirebench keeps what it unpacks or builds.
-pub fn cache_root() -> Result<PathBuf, PartError> {
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .map(|c| c.join("wirebench"))
-        .ok_or_else(|| {
-            PartError::failed(
-                "neither XDG_CACHE_HOME nor HOME is set: wirebench needs a cache folder (or a checkout's folder)",
-            )
-        })
-}
-
-/// Write compiled-in files under `<cache>/wirebench/<folder>` (a file is rewritten only when
-/// its content changed, so builds stay incremental; each is written beside and renamed into
-/// place, since another run may be reading it) and return that folder.
-pub fn unpack(folder: &str, files: &[(&str, &[u8])]) -> Result<PathBuf, PartError> {
-    let root = cache_root()?.join(folder);
-    for (rel, bytes) in files {
-        let path = root.join(rel);
-        if std::fs::read(&path).ok().as_deref() == Some(*bytes) {
-            continue;
-        }
-        let dir = path.parent().expect("a relative path with a folder");
-        std::fs::create_dir_all(dir).map_err(|e| PartError::failed(format!("{}: {e}", dir.display())))?;
-        let tmp =
-            dir.join(format!(".{}.{}", path.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
-        std::fs::write(&tmp, bytes).map_err(|e| PartError::failed(format!("{}: {e}", tmp.display())))?;
-        if rel.ends_with(".sh") {
-            use std::os::unix::fs::PermissionsExt;
-            let _ = std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755));
-        }
-        std::fs::rename(&tmp, &path).map_err(|e| PartError::failed(format!("{}: {e}", path.display())))?;
-    }
-    Ok(root)
-}
+pub use wirebench_measure::programs::{cache_root, unpack};
 
 /// The compiled-in C sources, unpacked; returns their `c/` folder.
 fn unpack_sources() -> Result<PathBuf, PartError> {
@@ -147,7 +112,7 @@ impl Cells<'_> {
 /// the code sizes and instruction counts.
 pub fn measure(c_dir: Option<&Path>) -> Result<DeviceSection, PartError> {
     let missing: Vec<&(&str, &str)> =
-        TOOLS.iter().filter(|(program, _)| crate::programs::which(program).is_none()).collect();
+        TOOLS.iter().filter(|(program, _)| wirebench_measure::programs::which(program).is_none()).collect();
     if !missing.is_empty() {
         let programs: Vec<&str> = missing.iter().map(|(p, _)| *p).collect();
         let packages: Vec<&str> = missing.iter().map(|(_, pkg)| *pkg).collect();
@@ -302,7 +267,7 @@ fn missing_for(target: lab::Target) -> Vec<String> {
         _ => &[("arm-none-eabi-gcc", "gcc-arm-none-eabi libnewlib-arm-none-eabi"), ("python3", "python3")],
     };
     for (program, package) in tools {
-        if crate::programs::which(program).is_none() {
+        if wirebench_measure::programs::which(program).is_none() {
             missing.push(format!("{program} (apt-get install {package})"));
         }
     }
@@ -365,8 +330,8 @@ pub fn run_lab(opts: &LabOptions) -> Result<wirebench_core::sections::device::La
         }
     }
     if opts.libs.contains(&drivers::Lib::Nanopb)
-        && crate::programs::which("nanopb_generator").is_none()
-        && crate::programs::which("nanopb_generator.py").is_none()
+        && wirebench_measure::programs::which("nanopb_generator").is_none()
+        && wirebench_measure::programs::which("nanopb_generator.py").is_none()
     {
         lib_failure.get_or_insert_with(|| "nanopb_generator is not on PATH (apt-get install nanopb)".into());
     }

@@ -9,7 +9,7 @@ use wirebench_core::part::{Part, PartError};
 use wirebench_core::sections::device::DeviceSection;
 use wirebench_core::value::Value;
 
-use crate::study::inputs::{check_payloads, find_corpus, sample_error, SchemaArgs};
+use wirebench_measure::study::inputs::{check_payloads, find_corpus, sample_error, SchemaArgs};
 
 /// `--libs`'s help: every library of the lab, from its registry.
 fn libs_help() -> String {
