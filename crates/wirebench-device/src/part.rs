@@ -9,7 +9,7 @@ use wirebench_core::part::{Part, PartError};
 use wirebench_core::sections::device::DeviceSection;
 use wirebench_core::value::Value;
 
-use wirebench_measure::study::inputs::{check_payloads, find_corpus, sample_error, SchemaArgs};
+use wirebench_measure::study::inputs::{check_payloads, find_corpus, sample_error};
 
 /// `--libs`'s help: every library of the lab, from its registry.
 fn libs_help() -> String {
@@ -29,15 +29,10 @@ pub struct DeviceOpts {
     /// lab's library registry (`drivers::Lib::ALL`).
     #[arg(long, value_delimiter = ',', help = libs_help())]
     pub libs: Vec<String>,
-    /// A built-in corpus (default: pson-paper, seed 001's Test01-Test10).
-    #[arg(long, conflicts_with = "samples")]
-    pub corpus: Option<String>,
-    /// Your JSON/NDJSON samples: each one is a payload (at most --max-payloads of them).
-    #[arg(long, num_args = 1..)]
-    pub samples: Vec<PathBuf>,
+    /// The messages (`--corpus`, `--samples`) and their schema (`--schema`, `--type`, `-I`).
     #[command(flatten)]
     #[serde(flatten)]
-    pub schema: SchemaArgs,
+    pub inputs: wirebench_measure::study::inputs::Inputs,
     /// Only these payloads of the corpus (names, comma-separated, e.g. Test01,Test10).
     #[arg(long, value_delimiter = ',')]
     pub payloads: Vec<String>,
@@ -72,12 +67,12 @@ fn libs(opts: &DeviceOpts) -> Result<Vec<super::drivers::Lib>, PartError> {
 /// The payloads of the run, named.
 pub fn payloads(opts: &DeviceOpts) -> Result<Vec<(String, Value)>, PartError> {
     let max = opts.max_payloads.unwrap_or(10);
-    let mut out: Vec<(String, Value)> = if opts.samples.is_empty() {
-        let c = find_corpus(opts.corpus.as_deref().unwrap_or("pson-paper"))?;
+    let mut out: Vec<(String, Value)> = if opts.inputs.samples.is_empty() {
+        let c = find_corpus(opts.inputs.corpus.as_deref().unwrap_or("pson-paper"))?;
         c.payloads().into_iter().map(|p| (p.name, p.value)).collect()
     } else {
         let mut v = Vec::new();
-        for item in SampleStream::open(&opts.samples).map_err(sample_error)? {
+        for item in SampleStream::open(&opts.inputs.samples).map_err(sample_error)? {
             let p: corpus::Payload = item.map_err(sample_error)?;
             if v.len() == max {
                 break;
@@ -125,7 +120,7 @@ impl Part for DevicePart {
                 )));
             }
         }
-        check_payloads(opts.corpus.as_deref(), &[], &opts.samples, &opts.schema)?;
+        check_payloads(opts.inputs.corpus.as_deref(), &[], &opts.inputs.samples, &opts.inputs.schema)?;
         if !opts.codec_sizes {
             payloads(opts)?;
         }
@@ -142,7 +137,7 @@ impl Part for DevicePart {
             targets: targets(opts)?,
             libs: libs(opts)?,
             payloads: payloads(opts)?,
-            schema: opts.schema.read()?,
+            schema: opts.inputs.schema.read()?,
             root: opts.c_dir.as_ref().map(|c| {
                 c.parent()
                     .filter(|p| !p.as_os_str().is_empty())

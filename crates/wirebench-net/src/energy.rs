@@ -537,8 +537,9 @@ pub fn message(
 #[derive(clap::Args, serde::Deserialize, serde::Serialize, Debug, Default, Clone)]
 #[serde(default, deny_unknown_fields)]
 pub struct EnergyOpts {
-    /// A results file with a `device.lab` section (default: run the device lab here).
-    #[arg(long)]
+    /// A results file with a `device.lab` section (default: run the device lab here, on
+    /// `--corpus` or `--samples`).
+    #[arg(long, conflicts_with_all = ["corpus", "samples"])]
     pub device_results: Option<PathBuf>,
     /// MCUs: lab targets avr, cortex-m0plus, cortex-m4 or parts atmega328p, samd21, nrf52840 (default: every target the lab figures have).
     #[arg(long, value_delimiter = ',')]
@@ -555,15 +556,10 @@ pub struct EnergyOpts {
     /// Libraries of the lab to keep (default: all).
     #[arg(long, value_delimiter = ',')]
     pub libs: Vec<String>,
-    /// The device lab's messages: a built-in corpus (default: pson-paper).
-    #[arg(long, conflicts_with_all = ["samples", "device_results"])]
-    pub corpus: Option<String>,
-    /// The device lab's messages: your JSON/NDJSON samples (at most 10 of them are measured).
-    #[arg(long, num_args = 1.., conflicts_with = "device_results")]
-    pub samples: Vec<PathBuf>,
+    /// The messages (`--corpus`, `--samples`) and their schema (`--schema`, `--type`, `-I`).
     #[command(flatten)]
     #[serde(flatten)]
-    pub schema: wirebench_measure::study::inputs::SchemaArgs,
+    pub inputs: wirebench_measure::study::inputs::Inputs,
     /// Payloads of the lab to keep (default: all).
     #[arg(long, value_delimiter = ',')]
     pub payloads: Vec<String>,
@@ -669,21 +665,23 @@ pub fn lab_figures(opts: &EnergyOpts, plan: &Plan, data: &EnergyData) -> Result<
     let libs =
         if opts.libs.is_empty() { device::parse_libs("all")? } else { device::parse_libs(&opts.libs.join(","))? };
     let payloads = device::part::payloads(&device::part::DeviceOpts {
-        corpus: opts.corpus.clone(),
-        samples: opts.samples.clone(),
+        inputs: opts.inputs.clone(),
         payloads: opts.payloads.clone(),
         ..Default::default()
     })?;
     let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    let schema = opts.schema.read()?;
+    let schema = opts.inputs.schema.read()?;
     let lab =
         device::run_lab(&device::LabOptions { targets, libs, payloads, schema, root: None, jobs }).map_err(|e| {
             PartError::failed(format!("the device lab failed: {}", e.to_string().lines().next().unwrap_or("")))
         })?;
-    let what = if opts.samples.is_empty() {
-        format!("{} corpus", opts.corpus.as_deref().unwrap_or("pson-paper"))
+    let what = if opts.inputs.samples.is_empty() {
+        format!("{} corpus", opts.inputs.corpus.as_deref().unwrap_or("pson-paper"))
     } else {
-        format!("samples {}", opts.samples.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))
+        format!(
+            "samples {}",
+            opts.inputs.samples.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+        )
     };
     Ok((lab, format!("a device lab run ({what})")))
 }
@@ -717,12 +715,11 @@ impl Part for EnergyPart {
             }
         } else {
             wirebench_device::part::payloads(&wirebench_device::part::DeviceOpts {
-                corpus: opts.corpus.clone(),
-                samples: opts.samples.clone(),
+                inputs: opts.inputs.clone(),
                 payloads: opts.payloads.clone(),
                 ..Default::default()
             })?;
-            opts.schema.read()?;
+            opts.inputs.schema.read()?;
         }
         Ok(())
     }

@@ -37,15 +37,10 @@ pub struct FleetOpts {
     /// Comma-separated codec ids (default: json,pson,protobuf). See `wirebench codecs`.
     #[arg(long, short = 'f', value_delimiter = ',')]
     pub formats: Vec<String>,
-    /// A built-in corpus (default: pson-paper), or `ev-telemetry`.
-    #[arg(long, conflicts_with = "samples")]
-    pub corpus: Option<String>,
-    /// Sample files or directories (.json, .ndjson, .jsonl): the devices send them in turn.
-    #[arg(long, num_args = 1..)]
-    pub samples: Vec<PathBuf>,
+    /// The messages (`--corpus`, `--samples`) and their schema (`--schema`, `--type`, `-I`).
     #[command(flatten)]
     #[serde(flatten)]
-    pub schema: wirebench_net::workload::SchemaArgs,
+    pub inputs: wirebench_measure::study::inputs::Inputs,
     /// `embedded` (rumqttd in this process), `mosquitto` (a child on a free loopback port),
     /// `mqtt://[user[:password]@]host[:port]` or `mqtts://…` (needs --ca-file).
     #[arg(long, default_value = "embedded")]
@@ -104,9 +99,7 @@ impl Default for FleetOpts {
             jitter: "20%".into(),
             burst: false,
             formats: Vec::new(),
-            corpus: None,
-            samples: Vec::new(),
-            schema: Default::default(),
+            inputs: Default::default(),
             broker: "embedded".into(),
             qos: 1,
             duration: "60s".into(),
@@ -211,11 +204,11 @@ fn plan(opts: &FleetOpts) -> Result<Plan, PartError> {
     };
     let formats = wirebench_net::workload::codec_ids(&list).map_err(|e| PartError::bad(format!("--formats: {e}")))?;
     let workload = wirebench_net::workload::Workload::pick(
-        &opts.samples,
-        Some(opts.corpus.as_deref().unwrap_or("pson-paper")),
+        &opts.inputs.samples,
+        Some(opts.inputs.corpus.as_deref().unwrap_or("pson-paper")),
         100,
         opts.seed,
-        &opts.schema,
+        &opts.inputs.schema,
     )
     .map_err(|e| PartError::bad(e.to_string()))?;
     let shard = shard_of(opts)?;
@@ -300,9 +293,9 @@ fn default_run_id(opts: &FleetOpts) -> String {
         opts.jitter,
         opts.burst,
         opts.formats,
-        opts.corpus,
-        opts.samples,
-        opts.schema,
+        opts.inputs.corpus,
+        opts.inputs.samples,
+        opts.inputs.schema,
         opts.qos,
         opts.duration,
         opts.seed

@@ -15,24 +15,41 @@ use serde::de::{DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, Visito
 use serde::Serialize;
 use wirebench_core::part::{Part, PartError};
 use wirebench_core::results::Results;
-use wirebench_measure::study::inputs::SchemaArgs;
+use wirebench_measure::study::inputs::{Inputs, SchemaArgs};
 use wirebench_report::View;
 
-/// The options of a part as the registry handles them: the study file's paths it holds and,
-/// for a part that encodes messages, the shared inputs (`--samples`, `--schema`).
+/// The options of a part as the registry handles them: the study file's paths they hold and,
+/// for a part that encodes messages, the shared inputs (`--corpus`, `--samples`, `--schema`).
 pub trait Opts: DeserializeOwned + Serialize + Send + Sync + 'static {
-    /// Whether the part encodes messages it is given (`--samples`, `--schema`, `corpus`).
+    /// Whether the part encodes messages it is given ([`Opts::inputs_mut`] gives them).
     const INPUTS: bool = false;
-    /// Every file path of the options (made relative to the study file's folder).
-    fn paths_mut(&mut self) -> Vec<&mut PathBuf> {
-        Vec::new()
-    }
-    /// Measure these samples instead of the part's own messages (only called when `INPUTS`).
-    fn use_samples(&mut self, _samples: &[PathBuf]) {}
-    /// The schema the messages are encoded with (only when `INPUTS`).
-    fn schema_mut(&mut self) -> Option<&mut SchemaArgs> {
+    /// The part's inputs (its `Inputs`, flattened into the options), for a part that takes them.
+    fn inputs_mut(&mut self) -> Option<&mut Inputs> {
         None
     }
+    /// The part's own file paths besides its samples and schema (made relative to the study
+    /// file's folder).
+    fn own_paths_mut(&mut self) -> Vec<&mut PathBuf> {
+        Vec::new()
+    }
+    /// Measure these samples instead of the part's own messages.
+    fn use_samples(&mut self, samples: &[PathBuf]) {
+        if let Some(i) = self.inputs_mut() {
+            i.use_samples(samples);
+        }
+    }
+}
+
+/// The options of a part whose only inputs are its `inputs` field.
+macro_rules! takes_inputs {
+    ($($opts:ty),*) => {$(
+        impl Opts for $opts {
+            const INPUTS: bool = true;
+            fn inputs_mut(&mut self) -> Option<&mut Inputs> {
+                Some(&mut self.inputs)
+            }
+        }
+    )*};
 }
 
 /// A part of a study, as the study runner and the reports see it (object safe).
@@ -57,7 +74,9 @@ pub trait Planned: Send + Sync {
     fn run(&self, results: &mut Results) -> Result<(), PartError>;
     /// The options as the results file records them.
     fn to_value(&self) -> serde_json::Value;
-    fn paths_mut(&mut self) -> Vec<&mut PathBuf>;
+    /// Make every relative path of the options (samples, schema, the part's own files)
+    /// relative to `base`, the study file's folder.
+    fn resolve_paths(&mut self, base: &Path);
     fn use_samples(&mut self, samples: &[PathBuf]);
     fn schema_mut(&mut self) -> Option<&mut SchemaArgs>;
     /// The typed options (see [`crate::study::Study::opts`]).
@@ -104,18 +123,22 @@ where
         serde_json::to_value(&self.opts).expect("options serialize")
     }
 
-    fn paths_mut(&mut self) -> Vec<&mut PathBuf> {
-        self.opts.paths_mut()
-    }
-
-    fn use_samples(&mut self, samples: &[PathBuf]) {
-        if P::Options::INPUTS {
-            self.opts.use_samples(samples)
+    fn resolve_paths(&mut self, base: &Path) {
+        for p in self.opts.own_paths_mut() {
+            relative_to(base, p);
+        }
+        if let Some(i) = self.opts.inputs_mut() {
+            i.samples.iter_mut().for_each(|p| relative_to(base, p));
+            i.schema.resolve_paths(base);
         }
     }
 
+    fn use_samples(&mut self, samples: &[PathBuf]) {
+        self.opts.use_samples(samples)
+    }
+
     fn schema_mut(&mut self) -> Option<&mut SchemaArgs> {
-        self.opts.schema_mut()
+        self.opts.inputs_mut().map(|i| &mut i.schema)
     }
 
     fn options(&self) -> &dyn Any {
@@ -383,92 +406,29 @@ fn relative_to(base: &Path, p: &mut PathBuf) {
     }
 }
 
-/// Make every relative path of a part's options relative to `base`.
-pub fn resolve_paths(part: &mut dyn Planned, base: &Path) {
-    for p in part.paths_mut() {
-        relative_to(base, p);
-    }
-    if let Some(s) = part.schema_mut() {
-        s.resolve_paths(base);
-    }
-}
+// What each part's options hold: the shared inputs and the part's own paths.
 
-// What each part's options hold: paths and the shared inputs.
-
-impl Opts for wirebench_measure::study::size::SizeOpts {
-    const INPUTS: bool = true;
-    fn paths_mut(&mut self) -> Vec<&mut PathBuf> {
-        self.samples.iter_mut().collect()
-    }
-    fn use_samples(&mut self, samples: &[PathBuf]) {
-        self.corpus = None;
-        self.samples = samples.to_vec();
-    }
-    fn schema_mut(&mut self) -> Option<&mut SchemaArgs> {
-        Some(&mut self.schema)
-    }
-}
-
-impl Opts for wirebench_measure::study::speed::SpeedOpts {
-    const INPUTS: bool = true;
-    fn paths_mut(&mut self) -> Vec<&mut PathBuf> {
-        self.samples.iter_mut().collect()
-    }
-    fn use_samples(&mut self, samples: &[PathBuf]) {
-        self.corpus = None;
-        self.samples = samples.to_vec();
-    }
-    fn schema_mut(&mut self) -> Option<&mut SchemaArgs> {
-        Some(&mut self.schema)
-    }
-}
+takes_inputs!(
+    wirebench_measure::study::size::SizeOpts,
+    wirebench_measure::study::speed::SpeedOpts,
+    wirebench_net::study::http::HttpOpts,
+    wirebench_net::study::tcp::TcpOpts
+);
 
 impl Opts for wirebench_net::study::link::LinkOpts {
     const INPUTS: bool = true;
-    fn paths_mut(&mut self) -> Vec<&mut PathBuf> {
-        self.samples.iter_mut().collect()
+    fn inputs_mut(&mut self) -> Option<&mut Inputs> {
+        Some(&mut self.inputs)
     }
     fn use_samples(&mut self, samples: &[PathBuf]) {
-        self.corpus = None;
         self.payload_bytes.clear();
-        self.samples = samples.to_vec();
-    }
-    fn schema_mut(&mut self) -> Option<&mut SchemaArgs> {
-        Some(&mut self.schema)
+        self.inputs.use_samples(samples);
     }
 }
 
 impl Opts for wirebench_mqtt::study::StudyOpts {
-    fn paths_mut(&mut self) -> Vec<&mut PathBuf> {
+    fn own_paths_mut(&mut self) -> Vec<&mut PathBuf> {
         self.ca_file.iter_mut().chain(self.client_cert.iter_mut()).chain(self.client_key.iter_mut()).collect()
-    }
-}
-
-impl Opts for wirebench_net::study::http::HttpOpts {
-    const INPUTS: bool = true;
-    fn paths_mut(&mut self) -> Vec<&mut PathBuf> {
-        self.samples.iter_mut().collect()
-    }
-    fn use_samples(&mut self, samples: &[PathBuf]) {
-        self.corpus = None;
-        self.samples = samples.to_vec();
-    }
-    fn schema_mut(&mut self) -> Option<&mut SchemaArgs> {
-        Some(&mut self.schema)
-    }
-}
-
-impl Opts for wirebench_net::study::tcp::TcpOpts {
-    const INPUTS: bool = true;
-    fn paths_mut(&mut self) -> Vec<&mut PathBuf> {
-        self.samples.iter_mut().collect()
-    }
-    fn use_samples(&mut self, samples: &[PathBuf]) {
-        self.corpus = None;
-        self.samples = samples.to_vec();
-    }
-    fn schema_mut(&mut self) -> Option<&mut SchemaArgs> {
-        Some(&mut self.schema)
     }
 }
 
@@ -476,57 +436,46 @@ impl Opts for wirebench_dds::study::StudyOpts {}
 
 impl Opts for wirebench_device::part::DeviceOpts {
     const INPUTS: bool = true;
-    fn paths_mut(&mut self) -> Vec<&mut PathBuf> {
-        self.samples.iter_mut().chain(self.c_dir.iter_mut()).collect()
+    fn inputs_mut(&mut self) -> Option<&mut Inputs> {
+        Some(&mut self.inputs)
+    }
+    fn own_paths_mut(&mut self) -> Vec<&mut PathBuf> {
+        self.c_dir.iter_mut().collect()
     }
     fn use_samples(&mut self, samples: &[PathBuf]) {
-        self.corpus = None;
         self.payloads.clear();
-        self.samples = samples.to_vec();
-    }
-    fn schema_mut(&mut self) -> Option<&mut SchemaArgs> {
-        Some(&mut self.schema)
+        self.inputs.use_samples(samples);
     }
 }
 
 impl Opts for wirebench_net::energy::EnergyOpts {
     const INPUTS: bool = true;
-    fn paths_mut(&mut self) -> Vec<&mut PathBuf> {
-        self.samples.iter_mut().chain(self.device_results.iter_mut()).chain(self.energy_data.iter_mut()).collect()
+    fn inputs_mut(&mut self) -> Option<&mut Inputs> {
+        Some(&mut self.inputs)
+    }
+    fn own_paths_mut(&mut self) -> Vec<&mut PathBuf> {
+        self.device_results.iter_mut().chain(self.energy_data.iter_mut()).collect()
     }
     fn use_samples(&mut self, samples: &[PathBuf]) {
-        // Measured results given as input stay the part's input: the samples go to the lab run.
+        // Measured results given as input stay the part's input: the samples go to a lab run.
         if self.device_results.is_none() {
-            self.corpus = None;
-            self.samples = samples.to_vec();
+            self.inputs.use_samples(samples);
         }
-    }
-    fn schema_mut(&mut self) -> Option<&mut SchemaArgs> {
-        Some(&mut self.schema)
     }
 }
 
 impl Opts for wirebench_measure::micropython::MicroPythonOpts {
-    fn paths_mut(&mut self) -> Vec<&mut PathBuf> {
+    fn own_paths_mut(&mut self) -> Vec<&mut PathBuf> {
         self.python_dir.iter_mut().collect()
     }
 }
 
 impl Opts for crate::fleet::FleetOpts {
     const INPUTS: bool = true;
-    fn paths_mut(&mut self) -> Vec<&mut PathBuf> {
-        self.samples
-            .iter_mut()
-            .chain(self.ca_file.iter_mut())
-            .chain(self.client_cert.iter_mut())
-            .chain(self.client_key.iter_mut())
-            .collect()
+    fn inputs_mut(&mut self) -> Option<&mut Inputs> {
+        Some(&mut self.inputs)
     }
-    fn use_samples(&mut self, samples: &[PathBuf]) {
-        self.corpus = None;
-        self.samples = samples.to_vec();
-    }
-    fn schema_mut(&mut self) -> Option<&mut SchemaArgs> {
-        Some(&mut self.schema)
+    fn own_paths_mut(&mut self) -> Vec<&mut PathBuf> {
+        self.ca_file.iter_mut().chain(self.client_cert.iter_mut()).chain(self.client_key.iter_mut()).collect()
     }
 }

@@ -2,6 +2,7 @@
 //! `wirebench_net::recommend`).
 
 use std::path::{Path, PathBuf};
+use wirebench_measure::study::inputs::Inputs;
 
 use anyhow::Result;
 use wirebench_net::recommend::{self, Constraints};
@@ -91,10 +92,8 @@ pub fn run(args: Args) -> Result<()> {
         }
     }
     let opts = SizeOpts {
-        corpus: args.corpus.clone(),
-        samples: args.samples.clone(),
+        inputs: Inputs { corpus: args.corpus.clone(), samples: args.samples.clone(), schema: args.schema.clone() },
         formats: args.formats.clone(),
-        schema: args.schema.clone(),
         float_tolerance: args.float_tolerance,
         strict_order: args.strict_order,
         // A recommendation says which formats are lossless on these samples: every message's
@@ -155,17 +154,19 @@ pub(crate) fn float32_suggestion(
     radio: Option<&wirebench_net::airtime::Radio>,
     evidence: Option<&recommend::DeviceEvidence>,
 ) -> Result<Option<String>> {
-    let base = match opts.schema.read().map_err(part_error)? {
+    let base = match opts.inputs.schema.read().map_err(part_error)? {
         Some(s) => s,
         None => {
             let mut inf = wirebench_core::schema::Inferrer::default();
-            if opts.samples.is_empty() {
-                let name = opts.corpus.as_deref().unwrap_or("pson-paper");
+            if opts.inputs.samples.is_empty() {
+                let name = opts.inputs.corpus.as_deref().unwrap_or("pson-paper");
                 for p in wirebench_measure::study::inputs::find_corpus(name).map_err(part_error)?.payloads() {
                     inf.add(&p.value);
                 }
             } else {
-                for item in wirebench_core::corpus::SampleStream::open(&opts.samples).map_err(|e| bad(e.to_string()))? {
+                for item in
+                    wirebench_core::corpus::SampleStream::open(&opts.inputs.samples).map_err(|e| bad(e.to_string()))?
+                {
                     inf.add(&item.map_err(|e| bad(e.to_string()))?.value);
                 }
             }
@@ -188,11 +189,11 @@ pub(crate) fn float32_suggestion(
         .take(4)
         .map(|r| format!("{} {:.1} B (max {} B)", r.codec, r.mean_bytes, r.max_bytes))
         .collect();
-    let whose = if opts.schema.file.is_some() { "your schema" } else { "the inferred schema" };
-    let how = if opts.samples.is_empty() {
+    let whose = if opts.inputs.schema.file.is_some() { "your schema" } else { "the inferred schema" };
+    let how = if opts.inputs.samples.is_empty() {
         "a schema with those fields as float32".to_string()
     } else {
-        let files: Vec<String> = opts.samples.iter().map(|p| p.display().to_string()).collect();
+        let files: Vec<String> = opts.inputs.samples.iter().map(|p| p.display().to_string()).collect();
         format!("`wirebench schema {} --float32 --out f32.schema.json`, then --schema f32.schema.json", files.join(" "))
     };
     Ok(Some(format!(
@@ -274,8 +275,11 @@ pub(crate) fn device_evidence(
     }
     // The samples are read once: the largest message goes straight to the lab.
     let opts = DeviceOpts {
-        corpus: Some(corpus.unwrap_or("pson-paper").to_string()).filter(|_| samples.is_empty()),
-        samples: samples.to_vec(),
+        inputs: Inputs {
+            corpus: Some(corpus.unwrap_or("pson-paper").to_string()).filter(|_| samples.is_empty()),
+            samples: samples.to_vec(),
+            ..Default::default()
+        },
         max_payloads: Some(1000),
         ..Default::default()
     };

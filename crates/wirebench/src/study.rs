@@ -29,6 +29,7 @@ use crate::parts::{Planned, StudyPart, REGISTRY};
 use crate::size::SizeOpts;
 use crate::speed::SpeedOpts;
 use crate::{ReportArgs, RunArgs};
+use wirebench_measure::study::inputs::Inputs;
 
 /// What a study file holds: its `[study]` table and the parts it names, in the registry's
 /// order (`crate::parts::REGISTRY`).
@@ -86,7 +87,7 @@ impl Study {
     /// Python sources) relative to `base`, the folder of the study file.
     fn resolve_paths(&mut self, base: &Path) {
         for item in &mut self.parts {
-            crate::parts::resolve_paths(item.plan.as_mut(), base);
+            item.plan.resolve_paths(base);
         }
     }
 
@@ -264,19 +265,16 @@ pub fn samples_study(samples: &[PathBuf]) -> Result<Study> {
             .into(),
         reproduces: None,
     };
-    let size = SizeOpts { samples: samples.to_vec(), ..Default::default() };
+    let inputs = Inputs { samples: samples.to_vec(), ..Default::default() };
+    let size = SizeOpts { inputs: inputs.clone(), ..Default::default() };
     let speed = SpeedOpts {
-        samples: samples.to_vec(),
+        inputs: inputs.clone(),
         samples_per_case: 30,
         sample_ms: 0.3,
         warmup_ms: 5.0,
         ..Default::default()
     };
-    let link = wirebench_net::study::link::LinkOpts {
-        samples: samples.to_vec(),
-        formats: vec!["all".into()],
-        ..Default::default()
-    };
+    let link = wirebench_net::study::link::LinkOpts { inputs, formats: vec!["all".into()], ..Default::default() };
     // Written as a study file and read as one, so it is checked as every study is.
     fn toml_of<T: serde::Serialize>(v: &T) -> Result<toml::Value> {
         toml::Value::try_from(v).map_err(|e| anyhow::anyhow!("the samples study: {e}"))
@@ -528,7 +526,7 @@ pub fn run_in(registry: &[&'static dyn StudyPart], args: RunArgs) -> Result<()> 
                 ),
                 None => {
                     eprintln!("answer: measuring each format's C library on the {target} lab (largest message)");
-                    let corpus = study.opts::<SizeOpts>("size").and_then(|o| o.corpus.clone());
+                    let corpus = study.opts::<SizeOpts>("size").and_then(|o| o.inputs.corpus.clone());
                     (
                         crate::recommend::device_evidence(
                             corpus.as_deref(),
@@ -843,16 +841,14 @@ throughput_samples = 1
         #[serde(default, deny_unknown_fields)]
         pub struct ScratchOpts {
             pub n: u32,
-            pub samples: Vec<PathBuf>,
+            #[serde(flatten)]
+            pub inputs: Inputs,
         }
 
         impl Opts for ScratchOpts {
             const INPUTS: bool = true;
-            fn paths_mut(&mut self) -> Vec<&mut PathBuf> {
-                self.samples.iter_mut().collect()
-            }
-            fn use_samples(&mut self, samples: &[PathBuf]) {
-                self.samples = samples.to_vec();
+            fn inputs_mut(&mut self) -> Option<&mut Inputs> {
+                Some(&mut self.inputs)
             }
         }
 
@@ -869,7 +865,8 @@ throughput_samples = 1
                 Ok(())
             }
             fn run(o: &ScratchOpts) -> Result<serde_json::Value, PartError> {
-                let lines: usize = o.samples.iter().map(|p| std::fs::read_to_string(p).unwrap().lines().count()).sum();
+                let lines: usize =
+                    o.inputs.samples.iter().map(|p| std::fs::read_to_string(p).unwrap().lines().count()).sum();
                 Ok(serde_json::json!({"n": o.n, "sample_lines": lines}))
             }
         }
@@ -923,7 +920,7 @@ throughput_samples = 1
         let e = study.parts()[0].validate().unwrap_err();
         assert_eq!(e.to_string(), "n: 200 is more than 100");
         let e = parse_study(&registry, &text("m = 1\n"), t).unwrap_err();
-        assert!(e.to_string().starts_with("s.toml:5:1: unknown field `m`"), "{e}");
+        assert!(e.to_string().starts_with("s.toml:4:1: unknown field `m`"), "{e}");
         let e = parse_study(REGISTRY, &text("n = 1\n"), t).unwrap_err();
         assert!(e.to_string().starts_with("s.toml:4:2: unknown table `scratch`"), "{e}");
         // `run`, with --samples, into a folder of its own.

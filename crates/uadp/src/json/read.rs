@@ -22,7 +22,7 @@ const DATA_VALUE_KEYS: [&str; 7] = [
     "ServerPicoseconds",
 ];
 
-/// Read a JSON NetworkMessage (any of the layouts [`JsonOptions`] can write).
+/// Read a JSON NetworkMessage (any of the layouts [`JsonOptions`](super::JsonOptions) can write).
 pub fn from_json(text: &str, opts: &JsonDecodeOptions<'_>) -> Result<JsonMessage, Error> {
     let root = parse(text)?;
     let mut out = JsonMessage {

@@ -54,6 +54,72 @@ pub fn sample_error(e: corpus::SampleError) -> PartError {
     PartError::bad(e.to_string())
 }
 
+/// The messages a part encodes and their schema: flattened into the options of every part that
+/// takes inputs (size, speed, link, http, tcp, device, energy, fleet), so `--corpus`,
+/// `--samples`, `--schema`, `--type` and `-I` (and `corpus`, `samples`, `schema`, `type`,
+/// `include` in a study's table) mean the same everywhere.
+///
+/// In a study's table the keys are flat (`corpus`, `samples`, `schema`, `type`, `include`):
+/// serde reads them through [`FlatInputs`], since a flattened struct that itself flattens
+/// another would leave its keys to the outer struct's unknown-field check.
+#[derive(clap::Args, serde::Deserialize, serde::Serialize, Debug, Default, Clone, PartialEq)]
+#[serde(from = "FlatInputs", into = "FlatInputs")]
+pub struct Inputs {
+    /// A built-in corpus instead of the command's own messages (`wirebench corpora` lists them;
+    /// size, speed, device, energy, fleet: pson-paper; link, http, tcp: the EV telemetry message).
+    #[arg(long, conflicts_with = "samples")]
+    pub corpus: Option<String>,
+    /// Your messages: sample files or directories (.json: one message; .ndjson/.jsonl: one per
+    /// line).
+    #[arg(long, num_args = 1..)]
+    pub samples: Vec<PathBuf>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub schema: SchemaArgs,
+}
+
+/// [`Inputs`] as a study's table holds them, one key each.
+#[derive(serde::Deserialize, serde::Serialize, Default)]
+#[serde(default)]
+pub struct FlatInputs {
+    corpus: Option<String>,
+    samples: Vec<PathBuf>,
+    schema: Option<PathBuf>,
+    #[serde(rename = "type")]
+    type_name: Option<String>,
+    include: Vec<PathBuf>,
+}
+
+impl From<FlatInputs> for Inputs {
+    fn from(f: FlatInputs) -> Inputs {
+        Inputs {
+            corpus: f.corpus,
+            samples: f.samples,
+            schema: SchemaArgs { file: f.schema, type_name: f.type_name, include: f.include },
+        }
+    }
+}
+
+impl From<Inputs> for FlatInputs {
+    fn from(i: Inputs) -> FlatInputs {
+        FlatInputs {
+            corpus: i.corpus,
+            samples: i.samples,
+            schema: i.schema.file,
+            type_name: i.schema.type_name,
+            include: i.schema.include,
+        }
+    }
+}
+
+impl Inputs {
+    /// Measure `samples` instead of the part's own messages.
+    pub fn use_samples(&mut self, samples: &[PathBuf]) {
+        self.corpus = None;
+        self.samples = samples.to_vec();
+    }
+}
+
 /// The schema both ends share, as every command and study part that takes `--samples` takes
 /// it: `--schema FILE [--type NAME] [-I DIR]`, or `schema`, `type` and `include` in the part's
 /// table. Without a file the schema is inferred from the messages.

@@ -20,18 +20,13 @@ const SAMPLE_BATCH: usize = 4096;
 #[derive(clap::Args, serde::Deserialize, serde::Serialize, Clone, Debug, Default)]
 #[serde(default, deny_unknown_fields)]
 pub struct SizeOpts {
-    /// A built-in corpus (default: pson-paper).
-    #[arg(long, conflicts_with = "samples")]
-    pub corpus: Option<String>,
-    /// Sample files or directories (.json: one sample; .ndjson/.jsonl: one per line), streamed.
-    #[arg(long, num_args = 1..)]
-    pub samples: Vec<PathBuf>,
+    /// The messages (`--corpus`, `--samples`) and their schema (`--schema`, `--type`, `-I`).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub inputs: Inputs,
     /// Comma-separated codec ids (default: all). See `wirebench codecs`.
     #[arg(long, short = 'f', value_delimiter = ',')]
     pub formats: Vec<String>,
-    #[command(flatten)]
-    #[serde(flatten)]
-    pub schema: SchemaArgs,
     /// A schema given as a value (recommend's tightened schemas); wins over `schema`.
     #[arg(skip)]
     #[serde(skip)]
@@ -99,7 +94,7 @@ pub fn validate(args: &SizeOpts) -> Result<(), PartError> {
         wirebench_core::fidelity::set_float_tolerance(t).map_err(PartError::bad)?;
     }
     wirebench_core::fidelity::set_strict_order(args.strict_order);
-    check_payloads(args.corpus.as_deref(), &[], &args.samples, &args.schema)
+    check_payloads(args.inputs.corpus.as_deref(), &[], &args.inputs.samples, &args.inputs.schema)
 }
 
 /// Run the size measurement; the section and the configuration it ran with.
@@ -109,20 +104,20 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
     wirebench_core::fidelity::set_strict_order(args.strict_order);
     let given_schema = match &args.schema_value {
         Some(s) => Some(s.clone()),
-        None => args.schema.read()?,
+        None => args.inputs.schema.read()?,
     };
     let needs_schema = codecs.iter().any(|c| c.info().schema != SchemaUse::None);
     // Which messages are compressed and checked: every one of a built-in corpus, a sample of
     // sample files (unless asked otherwise).
-    let default = if args.samples.is_empty() { Compress::All } else { Compress::Sample };
+    let default = if args.inputs.samples.is_empty() { Compress::All } else { Compress::Sample };
     let (policy, rt_policy) = (args.compress.unwrap_or(default), args.roundtrip.unwrap_or(default));
     let config = serde_json::json!({
         "measurement": "size",
-        "corpus": args.corpus,
-        "samples": args.samples,
+        "corpus": args.inputs.corpus,
+        "samples": args.inputs.samples,
         "formats": codecs.iter().map(|c| c.info().id).collect::<Vec<_>>(),
-        "schema": args.schema.file,
-        "type": args.schema.type_name,
+        "schema": args.inputs.schema.file,
+        "type": args.inputs.schema.type_name,
         "per_record": args.per_record,
         "float_tolerance": args.float_tolerance,
         "strict_order": args.strict_order,
@@ -131,8 +126,8 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
         "compress": policy,
         "roundtrip": rt_policy,
     });
-    let section = if args.samples.is_empty() {
-        let name = args.corpus.as_deref().unwrap_or("pson-paper");
+    let section = if args.inputs.samples.is_empty() {
+        let name = args.inputs.corpus.as_deref().unwrap_or("pson-paper");
         let corpus = find_corpus(name)?;
         let source = match given_schema {
             Some(s) => SchemaSource::Fixed(s),
@@ -152,7 +147,7 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
             None if needs_schema => {
                 let mut inf = wirebench_core::schema::Inferrer::default();
                 let mut n = 0u64;
-                let mut stream = SampleStream::open(&args.samples).map_err(sample_error)?;
+                let mut stream = SampleStream::open(&args.inputs.samples).map_err(sample_error)?;
                 // Parsed on every core, inferred in input order (the same schema as one by one).
                 while let Some(batch) = raw_batch(&mut stream)? {
                     for p in parse_parallel(&batch)? {
@@ -164,7 +159,7 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
             }
             given => {
                 let sampled = policy == Compress::Sample || rt_policy == Compress::Sample;
-                let n = if sampled { count_samples(&args.samples)? } else { 0 };
+                let n = if sampled { count_samples(&args.inputs.samples)? } else { 0 };
                 (
                     given.unwrap_or(Schema {
                         tag: "wirebench-schema/1".into(),
@@ -178,11 +173,11 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
         };
         let mut meter =
             sampled(SizeMeter::new(codecs, SchemaSource::Fixed(schema), args.per_record), policy, rt_policy, records);
-        let files = corpus::expand_paths(&args.samples).map_err(sample_error)?;
+        let files = corpus::expand_paths(&args.inputs.samples).map_err(sample_error)?;
         meter.add_input_bytes(files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum());
         // Bounded batches keep memory flat and let the meter parse and measure on every core;
         // the next batch is read while one is measured.
-        let mut stream = SampleStream::open(&args.samples).map_err(sample_error)?;
+        let mut stream = SampleStream::open(&args.inputs.samples).map_err(sample_error)?;
         std::thread::scope(|scope| -> Result<(), PartError> {
             let (tx, rx) = std::sync::mpsc::sync_channel(1);
             scope.spawn(move || loop {

@@ -5,7 +5,6 @@
 //! timed.
 
 use std::hint::black_box;
-use std::path::PathBuf;
 
 use wirebench_codecs::typed::builtin_case;
 use wirebench_codecs::{Codec, SchemaUse};
@@ -22,19 +21,13 @@ use crate::speed::{CaseSpec, SpeedConfig};
 #[derive(clap::Args, serde::Deserialize, serde::Serialize, Clone, Debug)]
 #[serde(default, deny_unknown_fields)]
 pub struct SpeedOpts {
-    /// A built-in corpus (default: pson-paper); typed path where the codec has one, and the
-    /// dynamic path beside it.
-    #[arg(long, conflicts_with = "samples")]
-    pub corpus: Option<String>,
-    /// Sample files or directories; dynamic path, one operation cycles through the records.
-    #[arg(long, num_args = 1..)]
-    pub samples: Vec<PathBuf>,
+    /// The messages (`--corpus`, `--samples`) and their schema (`--schema`, `--type`, `-I`).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub inputs: Inputs,
     /// Comma-separated codec ids (default: all).
     #[arg(long, short = 'f', value_delimiter = ',')]
     pub formats: Vec<String>,
-    #[command(flatten)]
-    #[serde(flatten)]
-    pub schema: SchemaArgs,
     /// The codec ratios are taken against (default: json).
     #[arg(long)]
     pub baseline: Option<String>,
@@ -61,10 +54,8 @@ pub struct SpeedOpts {
 impl Default for SpeedOpts {
     fn default() -> Self {
         SpeedOpts {
-            corpus: None,
-            samples: Vec::new(),
+            inputs: Inputs::default(),
             formats: Vec::new(),
-            schema: SchemaArgs::default(),
             baseline: None,
             samples_per_case: 60,
             sample_ms: 0.5,
@@ -79,17 +70,17 @@ impl SpeedOpts {
     /// The same options as `wirebench speed` arguments (for the callgrind child process).
     pub fn to_cli_args(&self) -> Vec<String> {
         let mut a = vec!["speed".to_string()];
-        if let Some(c) = &self.corpus {
+        if let Some(c) = &self.inputs.corpus {
             a.extend(["--corpus".into(), c.clone()]);
         }
-        if !self.samples.is_empty() {
+        if !self.inputs.samples.is_empty() {
             a.push("--samples".into());
-            a.extend(self.samples.iter().map(|p| p.display().to_string()));
+            a.extend(self.inputs.samples.iter().map(|p| p.display().to_string()));
         }
         if !self.formats.is_empty() {
             a.extend(["--formats".into(), self.formats.join(",")]);
         }
-        a.extend(self.schema.to_cli_args());
+        a.extend(self.inputs.schema.to_cli_args());
         a
     }
 }
@@ -114,14 +105,14 @@ struct Workload {
 }
 
 fn load(args: &SpeedOpts) -> Result<Workload, PartError> {
-    if args.samples.is_empty() {
-        let name = args.corpus.as_deref().unwrap_or("pson-paper");
+    if args.inputs.samples.is_empty() {
+        let name = args.inputs.corpus.as_deref().unwrap_or("pson-paper");
         let c = find_corpus(name)?;
         let payloads = c.payloads().into_iter().map(|p| (p.name.clone(), vec![p])).collect();
         return Ok(Workload { corpus: name.into(), payloads, schema: None, builtin: true });
     }
     let mut all = Vec::new();
-    for item in SampleStream::open(&args.samples).map_err(sample_error)? {
+    for item in SampleStream::open(&args.inputs.samples).map_err(sample_error)? {
         all.push(item.map_err(sample_error)?);
         if all.len() == MAX_SAMPLES {
             break;
@@ -130,7 +121,7 @@ fn load(args: &SpeedOpts) -> Result<Workload, PartError> {
     if all.is_empty() {
         return Err(PartError::bad("no samples in the given files"));
     }
-    let schema = match args.schema.read()? {
+    let schema = match args.inputs.schema.read()? {
         Some(s) => s,
         None => Schema::infer(all.iter().map(|p| &p.value)),
     };
@@ -394,7 +385,7 @@ pub fn validate(args: &SpeedOpts) -> Result<(), PartError> {
     if args.instructions && !crate::callgrind::available() {
         return Err(PartError::bad("--instructions needs valgrind (apt-get install valgrind)"));
     }
-    check_payloads(args.corpus.as_deref(), &[], &args.samples, &args.schema)
+    check_payloads(args.inputs.corpus.as_deref(), &[], &args.inputs.samples, &args.inputs.schema)
 }
 
 /// Run the speed measurement; the section and the configuration it ran with.
@@ -472,8 +463,8 @@ pub fn measure(args: &SpeedOpts) -> Result<(SpeedSection, serde_json::Value), Pa
     crate::speed_summary::summarize(&mut section);
     let config = serde_json::json!({
         "measurement": "speed",
-        "corpus": args.corpus,
-        "samples": args.samples,
+        "corpus": args.inputs.corpus,
+        "samples": args.inputs.samples,
         "formats": codecs.iter().map(|c| c.info().id).collect::<Vec<_>>(),
         "baseline": baseline,
         "samples_per_case": args.samples_per_case,

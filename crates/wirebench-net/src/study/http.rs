@@ -18,7 +18,6 @@
 //! invalid) and, with `--wrk`, Debian's wrk against the same server with the same body.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use wirebench_core::part::{Part, PartError};
@@ -34,7 +33,7 @@ use crate::lab::{self, Lab};
 use crate::loadgen::{self, LoadConfig, LoadMode};
 use crate::profile::{format_rate, parse_rate, Burst, LabProfile, Shaper};
 use crate::wire::http_request_ceiling;
-use crate::workload::{codec_ids, content_type, SchemaArgs, Workload};
+use crate::workload::{codec_ids, content_type, Workload};
 use crate::{published, wrk};
 
 /// One more sweep of a study: rates × formats (study files only).
@@ -100,15 +99,10 @@ pub struct HttpOpts {
     /// Distinct EV messages sent in turn (default 16).
     #[arg(long)]
     pub messages: Option<usize>,
-    /// A built-in corpus instead of the EV telemetry message.
-    #[arg(long, conflicts_with = "samples")]
-    pub corpus: Option<String>,
-    /// Sample files (.json / .ndjson) instead of the EV telemetry message.
-    #[arg(long, num_args = 1..)]
-    pub samples: Vec<PathBuf>,
+    /// The messages (`--corpus`, `--samples`) and their schema (`--schema`, `--type`, `-I`).
     #[command(flatten)]
     #[serde(flatten)]
-    pub schema: SchemaArgs,
+    pub inputs: wirebench_measure::study::inputs::Inputs,
     /// More sweeps (study files only): `[[http.sweeps]] rates = [..] formats = [..] wrk = false`.
     #[arg(skip)]
     pub sweeps: Vec<HttpSweep>,
@@ -127,7 +121,7 @@ impl Part for HttpPart {
         if plan.sweeps.iter().any(|s| s.wrk) && !crate::have_program("wrk") {
             return Err(PartError::bad("--wrk needs wrk: apt-get install wrk"));
         }
-        check_payloads(opts.corpus.as_deref(), &opts.samples, &opts.schema)
+        check_payloads(opts.inputs.corpus.as_deref(), &opts.inputs.samples, &opts.inputs.schema)
     }
 
     fn run(opts: &HttpOpts) -> Result<HttpSection, PartError> {
@@ -377,7 +371,8 @@ impl Setup<'_> {
 fn measure(opts: &HttpOpts, plan: &Plan) -> Result<HttpSection, PartError> {
     let messages = opts.messages.unwrap_or(16).clamp(1, 10_000);
     let workload =
-        Workload::pick(&opts.samples, opts.corpus.as_deref(), messages, 3, &opts.schema).map_err(part_error)?;
+        Workload::pick(&opts.inputs.samples, opts.inputs.corpus.as_deref(), messages, 3, &opts.inputs.schema)
+            .map_err(part_error)?;
     let mut notes: Vec<String> = Vec::new();
     let path = choose_path(opts, plan, &mut notes)?;
     let bodies = encode_bodies(plan, &workload);

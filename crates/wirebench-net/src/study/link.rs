@@ -6,8 +6,6 @@
 //! IP layer (TCP or UDP over IPv4 or IPv6). LoRa rows of a raw payload the spec's table lists
 //! carry the table's figure and our deviation from it.
 
-use std::path::PathBuf;
-
 use wirebench_core::part::{Part, PartError};
 use wirebench_core::sections::link::{FailedFormat, LinkRow, LinkSection};
 
@@ -15,7 +13,7 @@ use super::check_payloads;
 use crate::airtime::{airtime_with, Airtime, Radio, RADIO_NAMES};
 use crate::published;
 use crate::wire::{message_bytes, Protocol, Transport, WRK_REQUEST_HEADER};
-use crate::workload::{codec_ids, SchemaArgs, Workload};
+use crate::workload::{codec_ids, Workload};
 
 /// The options of this part in a study file (and of the command).
 #[derive(clap::Args, serde::Deserialize, serde::Serialize, Debug, Default, Clone)]
@@ -33,15 +31,10 @@ pub struct LinkOpts {
     /// Raw payload sizes in bytes instead of formats (e.g. 0,12,51 as in the spec's LoRa table).
     #[arg(long, value_delimiter = ',', conflicts_with = "formats")]
     pub payload_bytes: Vec<usize>,
-    /// A built-in corpus for the message sizes (default: the EV telemetry message).
-    #[arg(long, conflicts_with = "samples")]
-    pub corpus: Option<String>,
-    /// Sample files (.json / .ndjson) for the message sizes.
-    #[arg(long, num_args = 1..)]
-    pub samples: Vec<PathBuf>,
+    /// The messages (`--corpus`, `--samples`) and their schema (`--schema`, `--type`, `-I`).
     #[command(flatten)]
     #[serde(flatten)]
-    pub schema: SchemaArgs,
+    pub inputs: wirebench_measure::study::inputs::Inputs,
     /// MQTT topic length in bytes (default 4, as `t/ev`).
     #[arg(long)]
     pub topic_bytes: Option<usize>,
@@ -68,7 +61,7 @@ impl Part for LinkPart {
         }
         check_sizes(&opts.payload_bytes)?;
         codec_ids(&opts.formats).map_err(|e| PartError::bad(e.to_string()))?;
-        check_payloads(opts.corpus.as_deref(), &opts.samples, &opts.schema)
+        check_payloads(opts.inputs.corpus.as_deref(), &opts.inputs.samples, &opts.inputs.schema)
     }
 
     fn run(opts: &LinkOpts) -> Result<LinkSection, PartError> {
@@ -171,7 +164,7 @@ fn payload_sets(opts: &LinkOpts) -> Result<(String, Vec<Payloads>), PartError> {
         opts.formats.clone()
     };
     let ids = codec_ids(&formats).map_err(|e| PartError::bad(e.to_string()))?;
-    let w = Workload::pick(&opts.samples, opts.corpus.as_deref(), 1, 1, &opts.schema)
+    let w = Workload::pick(&opts.inputs.samples, opts.inputs.corpus.as_deref(), 1, 1, &opts.inputs.schema)
         .map_err(|e| PartError::bad(e.to_string()))?;
     let sets = ids
         .into_iter()
@@ -328,7 +321,11 @@ mod tests {
         assert!(bad(LinkOpts { protocols: vec!["smtp".into()], ..Default::default() }).starts_with("unknown protocol"));
         assert!(bad(LinkOpts { topic_bytes: Some(70_000), ..Default::default() }).contains("65,535"));
         assert!(bad(LinkOpts { payload_bytes: vec![2 << 20], ..Default::default() }).contains("1 MiB"));
-        assert!(bad(LinkOpts { corpus: Some("nope".into()), ..Default::default() }).starts_with("unknown corpus"));
+        assert!(bad(LinkOpts {
+            inputs: wirebench_measure::study::inputs::Inputs { corpus: Some("nope".into()), ..Default::default() },
+            ..Default::default()
+        })
+        .starts_with("unknown corpus"));
     }
 
     #[test]

@@ -18,7 +18,6 @@
 //! every 50 ms over 1 Mbit must take ≥ 2 × 466 · 8 / 1e6 s = 7.46 ms).
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use wirebench_core::part::{Part, PartError};
@@ -31,7 +30,7 @@ use crate::emu::{EmuConfig, Emulator, LinkParams, TCP_OVERHEAD};
 use crate::lab::{self, Lab};
 use crate::profile::{format_rate, parse_rate, LabProfile};
 use crate::rr::{self, EchoConfig, EchoServer, RrConfig, RrServer};
-use crate::workload::{codec_ids, SchemaArgs, Workload};
+use crate::workload::{codec_ids, Workload};
 use crate::NetError;
 
 /// One more sweep of a study: links × formats (study files only).
@@ -72,15 +71,10 @@ pub struct TcpOpts {
     /// Distinct EV messages sent in turn (default 64).
     #[arg(long)]
     pub messages: Option<usize>,
-    /// A built-in corpus instead of the EV telemetry message.
-    #[arg(long, conflicts_with = "samples")]
-    pub corpus: Option<String>,
-    /// Sample files (.json / .ndjson) instead of the EV telemetry message.
-    #[arg(long, num_args = 1..)]
-    pub samples: Vec<PathBuf>,
+    /// The messages (`--corpus`, `--samples`) and their schema (`--schema`, `--type`, `-I`).
     #[command(flatten)]
     #[serde(flatten)]
-    pub schema: SchemaArgs,
+    pub inputs: wirebench_measure::study::inputs::Inputs,
     /// More sweeps (study files only): `[[tcp.sweeps]] links = [..] formats = [..] count = 100`.
     #[arg(skip)]
     pub sweeps: Vec<TcpSweep>,
@@ -215,7 +209,7 @@ fn plan(opts: &TcpOpts) -> Result<Plan, PartError> {
         check_count(n)?;
         sweeps.push(Sweep { links: links(&s.links)?, formats: formats(&s.formats)?, count: n });
     }
-    check_payloads(opts.corpus.as_deref(), &opts.samples, &opts.schema)?;
+    check_payloads(opts.inputs.corpus.as_deref(), &opts.inputs.samples, &opts.inputs.schema)?;
     Ok(Plan {
         cadence_ms,
         cadence: Duration::from_secs_f64(cadence_ms / 1e3),
@@ -257,7 +251,8 @@ fn run_error(e: NetError) -> RunError {
 fn measure(opts: &TcpOpts, plan: Plan) -> Result<TcpSection, PartError> {
     let messages = opts.messages.unwrap_or(64).clamp(1, 10_000);
     let workload =
-        Workload::pick(&opts.samples, opts.corpus.as_deref(), messages, 7, &opts.schema).map_err(part_error)?;
+        Workload::pick(&opts.inputs.samples, opts.inputs.corpus.as_deref(), messages, 7, &opts.inputs.schema)
+            .map_err(part_error)?;
     let mut notes: Vec<String> = Vec::new();
     if opts.echo_bytes.is_none() {
         notes.push(CODEC_PATH_NOTE.into());
