@@ -302,13 +302,21 @@ fn sigint_tears_the_lab_down() {
     }
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let id = lab::unique_id();
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["sigint_tears_the_lab_down", "--exact", "--nocapture", "--test-threads=1"])
+    let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    cmd.args(["sigint_tears_the_lab_down", "--exact", "--nocapture", "--test-threads=1"])
         .env("WB_NET_SIGNAL_CHILD", &id)
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+        .stderr(std::process::Stdio::null());
+    // SIGINT acts as from a terminal even when the suite was started in the background (which
+    // leaves it ignored, and a child keeps an ignored disposition).
+    // SAFETY: signal(2) between fork and exec.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
     let mut out = child.stdout.take().unwrap();
     let mut seen = String::new();
     let deadline = Instant::now() + Duration::from_secs(15);

@@ -12,12 +12,10 @@ use crate::size::SizeOpts;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// A built-in corpus for the messages (default: pson-paper).
-    #[arg(long, conflicts_with = "samples")]
-    corpus: Option<String>,
-    /// Your JSON/NDJSON samples (schema inferred).
-    #[arg(long, num_args = 1..)]
-    samples: Vec<PathBuf>,
+    /// The messages (`--corpus`, default pson-paper, or `--samples`) and their schema
+    /// (`--schema`, `--type`, `-I`; default: inferred from the messages).
+    #[command(flatten)]
+    inputs: Inputs,
     /// The link the messages go over (e.g. lora-sf9, lora-sf12, nb-iot, lte-m1, sigfox, ble-dle, 802.15.4).
     #[arg(long)]
     link: Option<String>,
@@ -43,9 +41,6 @@ pub struct Args {
     /// Battery for the days figure, capacity[@voltage] (default 2400mAh@3.6V).
     #[arg(long)]
     battery: Option<String>,
-    /// The schema both ends share (default: inferred from the messages).
-    #[command(flatten)]
-    schema: wirebench_measure::study::inputs::SchemaArgs,
     /// No schema is shared between sender and receiver: schema-driven formats are excluded.
     #[arg(long, conflicts_with = "schema")]
     schemaless: bool,
@@ -77,8 +72,8 @@ pub fn run(args: Args) -> Result<()> {
         return Err(bad(format!("unknown output {:?} (table, md, json)", args.output)));
     }
     let constraints = Constraints {
-        corpus: args.corpus.clone(),
-        samples: args.samples.clone(),
+        corpus: args.inputs.corpus.clone(),
+        samples: args.inputs.samples.clone(),
         link: args.link.clone(),
         budget: args.budget,
         mcu: args.mcu.clone(),
@@ -86,13 +81,13 @@ pub fn run(args: Args) -> Result<()> {
         exact: args.exact,
     };
     let radio = recommend::check(&constraints).map_err(part_error)?;
-    for p in &args.samples {
+    for p in &args.inputs.samples {
         if !p.exists() {
             return Err(bad(format!("{}: no such file or directory", p.display())));
         }
     }
     let opts = SizeOpts {
-        inputs: Inputs { corpus: args.corpus.clone(), samples: args.samples.clone(), schema: args.schema.clone() },
+        inputs: args.inputs.clone(),
         formats: args.formats.clone(),
         float_tolerance: args.float_tolerance,
         strict_order: args.strict_order,
@@ -107,9 +102,9 @@ pub fn run(args: Args) -> Result<()> {
     let evidence = match target {
         Some(target) => {
             let mut ev = device_evidence(
-                args.corpus.as_deref(),
-                &args.samples,
-                &args.schema,
+                args.inputs.corpus.as_deref(),
+                &args.inputs.samples,
+                &args.inputs.schema,
                 args.device_results.as_deref(),
                 target,
             )?;

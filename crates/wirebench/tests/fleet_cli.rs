@@ -255,14 +255,22 @@ fn sigint_keeps_the_finished_fleet_runs() {
     let dir = TempDir::new("fleet-sigint");
     let f = dir.0.join("f.json");
     // Two runs (json, then pson); the signal comes while the second one publishes.
-    let mut child = std::process::Command::new(bin())
-        .args(["fleet", "--devices", "20", "--every", "1s", "--duration", "4s", "-f", "json,pson", "--out"])
+    let mut cmd = std::process::Command::new(bin());
+    cmd.args(["fleet", "--devices", "20", "--every", "1s", "--duration", "4s", "-f", "json,pson", "--out"])
         .arg(&f)
         .env("WIREBENCH_PROGRESS", "1")
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::piped());
+    // SIGINT acts as from a terminal even when the suite was started in the background (which
+    // leaves it ignored, and wirebench keeps an ignored disposition, as nohup expects).
+    // SAFETY: signal(2) between fork and exec.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
     let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
     let t0 = std::time::Instant::now();
     let mut seen = String::new();
