@@ -261,15 +261,7 @@ fn sigint_keeps_the_finished_fleet_runs() {
         .env("WIREBENCH_PROGRESS", "1")
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
-    // SIGINT acts as from a terminal even when the suite was started in the background (which
-    // leaves it ignored, and wirebench keeps an ignored disposition, as nohup expects).
-    // SAFETY: signal(2) between fork and exec.
-    unsafe {
-        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
-            libc::signal(libc::SIGINT, libc::SIG_DFL);
-            Ok(())
-        });
-    }
+    sigint_as_from_a_terminal(&mut cmd);
     let mut child = cmd.spawn().unwrap();
     let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
     let t0 = std::time::Instant::now();

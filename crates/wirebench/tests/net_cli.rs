@@ -336,15 +336,7 @@ fn ctrl_c_during_a_lab_run_tears_the_lab_down() {
     cmd.args(["http", "--rate", "1mbit", "--formats", "json", "--duration", "20", "--connections", "2"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
-    // SIGINT acts as from a terminal even when the suite was started in the background (which
-    // leaves it ignored, and wirebench keeps an ignored disposition, as nohup expects).
-    // SAFETY: signal(2) between fork and exec.
-    unsafe {
-        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
-            libc::signal(libc::SIGINT, libc::SIG_DFL);
-            Ok(())
-        });
-    }
+    sigint_as_from_a_terminal(&mut cmd);
     let mut child = cmd.spawn().unwrap();
     let id = first_lab_id(child.id());
     struct Cleanup(String);

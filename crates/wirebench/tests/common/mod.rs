@@ -220,3 +220,16 @@ pub fn expect_env_error(cmd: &mut Command, needles: &[&str]) {
         assert!(stderr.contains(n), "{n:?} not in {stderr}");
     }
 }
+
+/// Start `cmd` with SIGINT at its default, as from a terminal: a suite started in the background
+/// (`cmd &` in a script) leaves SIGINT ignored, a child keeps an ignored disposition, and
+/// wirebench keeps it too (as `nohup` expects), so a test's Ctrl-C would go unseen.
+pub fn sigint_as_from_a_terminal(cmd: &mut std::process::Command) {
+    // SAFETY: signal(2) between fork and exec.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(cmd, || {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+}
