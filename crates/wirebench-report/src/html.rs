@@ -78,7 +78,7 @@ pub fn render(results: &[&Results], title: &str, views: &[crate::View]) -> Strin
             }
         }
         // The sections this build has no field for, unless a view shows them.
-        found.extend(r.other.keys().filter(|k| !views.iter().any(|v| v.key == k.as_str())).map(|k| (fi, k.clone())));
+        found.extend(unviewed(r, views).map(|k| (fi, k.to_string())));
     }
     // A section kind found in several files gets the file number in its id and title.
     let mut used_ids: Vec<String> = Vec::new();
@@ -345,6 +345,11 @@ fn provenance(results: &[&Results], views: &[crate::View]) -> String {
     out
 }
 
+/// The sections of `r` this build has no field for and no view shows (rendered as raw data).
+fn unviewed<'a>(r: &'a Results, views: &'a [crate::View]) -> impl Iterator<Item = &'a str> {
+    r.other.keys().map(String::as_str).filter(|k| !views.iter().any(|v| v.key == *k))
+}
+
 fn section_keys(r: &Results, views: &[crate::View]) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(s) = &r.size {
@@ -356,7 +361,7 @@ fn section_keys(r: &Results, views: &[crate::View]) -> Vec<String> {
     // The other sections by name, in the order the results file lists them (alphabetical).
     let mut rest: Vec<String> =
         views.iter().filter(|v| v.key != "size" && v.key != "speed" && (v.has)(r)).map(|v| v.key.to_string()).collect();
-    rest.extend(r.other.keys().filter(|k| !views.iter().any(|v| v.key == k.as_str())).cloned());
+    rest.extend(unviewed(r, views).map(String::from));
     rest.sort();
     out.extend(rest);
     out
