@@ -1,7 +1,8 @@
-//! Byte sinks for the encoder.
+//! Byte sinks for the encoder: the shared ones of the `wire` crate.
 
-use crate::error::{Error, ErrorKind};
-use alloc::vec::Vec;
+use crate::error::ErrorKind;
+
+pub use wire::SliceWriter;
 
 /// A byte sink. `write_all` either writes every byte or returns an error.
 ///
@@ -10,86 +11,9 @@ use alloc::vec::Vec;
 /// first and then writes strictly forward, so any `Write` works, including a
 /// fixed [`SliceWriter`]. Encoding into a `Vec<u8>` ([`crate::encode`],
 /// [`crate::encode_append`]) patches lengths in place in one pass instead.
-pub trait Write {
-    /// Append all of `bytes`.
-    fn write_all(&mut self, bytes: &[u8]) -> Result<(), Error>;
-
-    /// Append one byte.
-    #[inline]
-    fn write_byte(&mut self, byte: u8) -> Result<(), Error> {
-        self.write_all(&[byte])
-    }
-}
-
-impl Write for Vec<u8> {
-    #[inline]
-    fn write_all(&mut self, bytes: &[u8]) -> Result<(), Error> {
-        self.extend_from_slice(bytes);
-        Ok(())
-    }
-
-    #[inline]
-    fn write_byte(&mut self, byte: u8) -> Result<(), Error> {
-        self.push(byte);
-        Ok(())
-    }
-}
-
-impl<W: Write + ?Sized> Write for &mut W {
-    #[inline]
-    fn write_all(&mut self, bytes: &[u8]) -> Result<(), Error> {
-        (**self).write_all(bytes)
-    }
-
-    #[inline]
-    fn write_byte(&mut self, byte: u8) -> Result<(), Error> {
-        (**self).write_byte(byte)
-    }
-}
-
-/// Writes into a fixed, caller-provided buffer.
 ///
-/// A write that does not fit fails with [`ErrorKind::BufferTooSmall`] at
-/// the current [`position`](SliceWriter::position) and writes nothing.
-#[derive(Debug)]
-pub struct SliceWriter<'a> {
-    buf: &'a mut [u8],
-    pos: usize,
-}
+/// Any [`wire::Write`] for this crate's [`ErrorKind`]: a `Vec<u8>`, a [`SliceWriter`], a
+/// `&mut` of either, or a sink of your own that implements `wire::Write<cdr::ErrorKind>`.
+pub trait Write: wire::Write<ErrorKind> {}
 
-impl<'a> SliceWriter<'a> {
-    /// Start writing at the beginning of `buf`.
-    #[inline]
-    pub fn new(buf: &'a mut [u8]) -> Self {
-        SliceWriter { buf, pos: 0 }
-    }
-
-    /// Number of bytes written so far.
-    #[inline]
-    pub fn position(&self) -> usize {
-        self.pos
-    }
-
-    /// Bytes still free.
-    #[inline]
-    pub fn remaining(&self) -> usize {
-        self.buf.len().saturating_sub(self.pos)
-    }
-
-    /// The bytes written so far.
-    #[inline]
-    pub fn written(&self) -> &[u8] {
-        self.buf.get(..self.pos).unwrap_or(&[])
-    }
-}
-
-impl Write for SliceWriter<'_> {
-    fn write_all(&mut self, bytes: &[u8]) -> Result<(), Error> {
-        let too_small = Error::new(ErrorKind::BufferTooSmall, self.pos);
-        let end = self.pos.checked_add(bytes.len()).ok_or(too_small)?;
-        let dst = self.buf.get_mut(self.pos..end).ok_or(too_small)?;
-        dst.copy_from_slice(bytes);
-        self.pos = end;
-        Ok(())
-    }
-}
+impl<W: wire::Write<ErrorKind> + ?Sized> Write for W {}

@@ -203,28 +203,20 @@ impl fmt::Display for ErrorKind {
     }
 }
 
-/// An error with the byte offset (in the input, or in the output for encoder
+/// An error of one of these kinds with the byte offset (in the input, or in the output for encoder
 /// errors) where the problem is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Error {
-    pub kind: ErrorKind,
-    pub offset: usize,
-}
+///
+/// The shared [`wire::Error`]: `Display` is one line ending with `at byte N`.
+pub type Error = wire::Error<ErrorKind>;
 
-impl Error {
-    /// Shorthand constructor.
-    #[inline]
-    pub const fn new(kind: ErrorKind, offset: usize) -> Self {
-        Error { kind, offset }
+impl wire::Kind for ErrorKind {
+    const BUFFER_TOO_SMALL: Self = ErrorKind::BufferTooSmall;
+
+    fn name(&self) -> &'static str {
+        ErrorKind::name(self)
+    }
+
+    fn description(&self) -> &'static str {
+        ErrorKind::description(self)
     }
 }
-
-impl fmt::Display for Error {
-    /// One line, always ending with `at byte N`,
-    /// e.g. `unexpected end of input at byte 50`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at byte {}", self.kind.description(), self.offset)
-    }
-}
-
-impl core::error::Error for Error {}

@@ -63,7 +63,7 @@ impl<W: crate::Write> Serializer<W> {
     #[inline(always)]
     fn head(&mut self, wire: u8, value: u64) -> Result<(), Error> {
         if value < 31 {
-            crate::Write::write_byte(self.enc.writer(), wire << 5 | value as u8)?;
+            wire::Write::<crate::ErrorKind>::write_byte(self.enc.writer(), wire << 5 | value as u8)?;
             Ok(())
         } else {
             self.head_escaped(wire, value)
@@ -85,7 +85,11 @@ impl<W: crate::Write> Serializer<W> {
             let v = value as u32;
             let (more1, more2) = (u32::from(v >= 1 << 7), u32::from(v >= 1 << 14));
             let word = tag | ((v & 0x7f) | more1 << 7) << 8 | ((v >> 7 & 0x7f) | more2 << 7) << 16 | (v >> 14) << 24;
-            crate::Write::write_le(self.enc.writer(), u128::from(word), (2 + more1 + more2) as usize)?;
+            wire::Write::<crate::ErrorKind>::write_le(
+                self.enc.writer(),
+                u128::from(word),
+                (2 + more1 + more2) as usize,
+            )?;
             return Ok(());
         }
         let n = crate::varint_len(value); // 1..=10
@@ -106,7 +110,7 @@ impl<W: crate::Write> Serializer<W> {
             | (v >> 42 & 0x7f) << 48;
         let more = 0x0080_8080_8080_8080u64 & ((1u64 << (8 * (n - 1))) - 1);
         let word = u64::from(wire << 5 | 0x1f) | (groups | more) << 8;
-        crate::Write::write_le(self.enc.writer(), u128::from(word), n + 1)?;
+        wire::Write::<crate::ErrorKind>::write_le(self.enc.writer(), u128::from(word), n + 1)?;
         Ok(())
     }
 
@@ -115,7 +119,7 @@ impl<W: crate::Write> Serializer<W> {
     fn f32_body(&mut self, f: f32) -> Result<(), Error> {
         let word = u64::from(f.to_bits()) << 8 | 0x40;
         // A fixed-length write: inlined as two stores, no length arithmetic.
-        crate::Write::write_all(self.enc.writer(), &word.to_le_bytes()[..5])?;
+        wire::Write::<crate::ErrorKind>::write_all(self.enc.writer(), &word.to_le_bytes()[..5])?;
         Ok(())
     }
 
@@ -124,7 +128,7 @@ impl<W: crate::Write> Serializer<W> {
     fn f64_body(&mut self, v: f64) -> Result<(), Error> {
         let word = u128::from(v.to_bits()) << 8 | 0x41;
         // A fixed-length write: inlined as two stores, no length arithmetic.
-        crate::Write::write_all(self.enc.writer(), &word.to_le_bytes()[..9])?;
+        wire::Write::<crate::ErrorKind>::write_all(self.enc.writer(), &word.to_le_bytes()[..9])?;
         Ok(())
     }
 
@@ -166,7 +170,7 @@ impl<W: crate::Write> Serializer<W> {
 
     #[inline(always)]
     fn raw(&mut self, bytes: &[u8]) -> Result<(), Error> {
-        crate::Write::write_all(self.enc.writer(), bytes)?;
+        wire::Write::<crate::ErrorKind>::write_all(self.enc.writer(), bytes)?;
         Ok(())
     }
 
@@ -175,7 +179,11 @@ impl<W: crate::Write> Serializer<W> {
         let w = self.enc.writer();
         if s.len() < 31 {
             // Header and body in one write: one capacity check instead of two.
-            crate::Write::write_prefixed(w, crate::wire_type::STR << 5 | s.len() as u8, s.as_bytes())?;
+            wire::Write::<crate::ErrorKind>::write_prefixed(
+                w,
+                crate::wire_type::STR << 5 | s.len() as u8,
+                s.as_bytes(),
+            )?;
             return Ok(());
         }
         self.long_string(s)
@@ -191,7 +199,7 @@ impl<W: crate::Write> Serializer<W> {
             let mut item = [0u8; 16];
             item[0] = crate::wire_type::STR << 5 | n as u8;
             item[1..1 + n].copy_from_slice(key.as_bytes());
-            crate::Write::write_all(self.enc.writer(), &item[..1 + n])?;
+            wire::Write::<crate::ErrorKind>::write_all(self.enc.writer(), &item[..1 + n])?;
             return Ok(());
         }
         self.string(key)
@@ -209,7 +217,7 @@ impl<W: crate::Write> Serializer<W> {
             } else {
                 (head | ((len as u128 & 0x7f) | 0x80) << 8 | (len as u128 >> 7) << 16, 3)
             };
-            crate::Write::write_le(self.enc.writer(), word, n)?;
+            wire::Write::<crate::ErrorKind>::write_le(self.enc.writer(), word, n)?;
             return self.raw(s.as_bytes());
         }
         self.head_escaped(crate::wire_type::STR, len as u64)?;
