@@ -11,7 +11,7 @@ use crate::Output;
 /// is the whole comparison with the two files' names.
 pub fn render(c: &Comparison, old: &str, new: &str, output: Output) -> String {
     match output {
-        Output::Csv => return csv(c),
+        Output::Csv => return crate::csv::text(&[csv(c)]),
         Output::Json => {
             let doc = serde_json::json!({ "old": old, "new": new, "comparison": c });
             return serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
@@ -61,9 +61,9 @@ pub fn summary(c: &Comparison) -> String {
 }
 
 /// One row per case, snake_case columns with their units, numbers as numbers (empty when absent).
-fn csv(c: &Comparison) -> String {
+fn csv(c: &Comparison) -> crate::csv::CsvTable {
     let num = |x: f64| if x.is_finite() { format!("{x}") } else { String::new() };
-    let mut out = crate::csv::record(&[
+    let mut out = crate::csv::CsvTable::with_header(&[
         "payload",
         "codec",
         "op",
@@ -77,7 +77,7 @@ fn csv(c: &Comparison) -> String {
         "instructions_change_ratio",
     ]);
     for r in &c.cases {
-        out.push_str(&crate::csv::record(&[
+        out.row(&[
             r.payload.clone(),
             r.codec.clone(),
             r.op.clone(),
@@ -89,7 +89,7 @@ fn csv(c: &Comparison) -> String {
             num(r.ci.1),
             r.verdict.clone(),
             r.instructions_change.map(num).unwrap_or_default(),
-        ]));
+        ]);
     }
     out
 }

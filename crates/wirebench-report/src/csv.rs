@@ -24,20 +24,9 @@ pub fn record<S: AsRef<str>>(fields: &[S]) -> String {
     line
 }
 
-/// A display table as CSV: its headers as snake_case column names with their units
-/// ([`column_name`]), then its rows, with the cells of numeric columns as plain numbers or empty
-/// ([`number_cell`]), so that every CSV column holds numbers or text, never both.
+/// A display table as CSV text ([`CsvTable::from`] it, then [`table_text`]).
 pub fn table(t: &crate::table::Table) -> String {
-    let mut out = record(&t.headers.iter().map(|h| column_name(h)).collect::<Vec<_>>());
-    for r in &t.rows {
-        let cells: Vec<String> = r
-            .iter()
-            .enumerate()
-            .map(|(i, c)| if t.numeric.get(i).copied().unwrap_or(false) { number_cell(c) } else { c.clone() })
-            .collect();
-        out.push_str(&record(&cells));
-    }
-    out
+    table_text(&CsvTable::from(t))
 }
 
 /// A display header as a CSV column name: lower-case words joined by `_`, with the unit spelled
@@ -147,35 +136,63 @@ pub fn parse(text: &str) -> Vec<Vec<String>> {
     records
 }
 
-/// One table of a CSV report: its name, header and rows.
-#[derive(Clone, Debug, PartialEq)]
+/// One table of a CSV report: its name (the section's key, given by [`named`]), header and rows.
+/// The sections build these from their data; the CSV text and the tidy CSV are written from
+/// them, never parsed back.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct CsvTable {
     pub name: String,
     pub header: Vec<String>,
     pub rows: Vec<Vec<String>>,
 }
 
-/// The tables of one section's CSV text (tables are separated by blank lines): named after the
-/// section, numbered from the second on (`tcp`, `tcp.2`, ...).
-pub fn tables(section: &str, text: &str) -> Vec<CsvTable> {
-    let mut out: Vec<CsvTable> = Vec::new();
-    let mut current: Option<CsvTable> = None;
-    for rec in parse(text) {
-        if rec.is_empty() {
-            out.extend(current.take());
-            continue;
-        }
-        match &mut current {
-            None => {
-                let n = out.len() + 1;
-                let name = if n == 1 { section.to_string() } else { format!("{section}.{n}") };
-                current = Some(CsvTable { name, header: rec, rows: Vec::new() });
-            }
-            Some(t) => t.rows.push(rec),
-        }
+impl CsvTable {
+    /// An unnamed table with these column names and no rows yet.
+    pub fn with_header<S: AsRef<str>>(header: &[S]) -> CsvTable {
+        CsvTable { header: header.iter().map(|h| h.as_ref().to_string()).collect(), ..CsvTable::default() }
     }
-    out.extend(current);
-    out
+
+    /// Add one row.
+    pub fn row<S: AsRef<str>>(&mut self, fields: &[S]) {
+        self.rows.push(fields.iter().map(|f| f.as_ref().to_string()).collect());
+    }
+}
+
+impl From<&crate::table::Table> for CsvTable {
+    /// A display table: its headers as snake_case column names with their units
+    /// ([`column_name`]), then its rows, with the cells of numeric columns as plain numbers or
+    /// empty ([`number_cell`]), so that every CSV column holds numbers or text, never both.
+    fn from(t: &crate::table::Table) -> CsvTable {
+        let mut out = CsvTable::with_header(&t.headers.iter().map(|h| column_name(h)).collect::<Vec<_>>());
+        for r in &t.rows {
+            out.rows.push(
+                r.iter()
+                    .enumerate()
+                    .map(|(i, c)| if t.numeric.get(i).copied().unwrap_or(false) { number_cell(c) } else { c.clone() })
+                    .collect(),
+            );
+        }
+        out
+    }
+}
+
+/// Display tables as CSV tables.
+pub fn from_tables(tables: &[crate::table::Table]) -> Vec<CsvTable> {
+    tables.iter().map(CsvTable::from).collect()
+}
+
+/// A section's tables named after it, numbered from the second on (`tcp`, `tcp.2`, ...).
+pub fn named(section: &str, tables: Vec<CsvTable>) -> Vec<CsvTable> {
+    tables
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| CsvTable { name: if i == 0 { section.to_string() } else { format!("{section}.{}", i + 1) }, ..t })
+        .collect()
+}
+
+/// A section's tables as CSV text: each table's header and rows, a blank line between tables.
+pub fn text(tables: &[CsvTable]) -> String {
+    tables.iter().map(table_text).collect::<Vec<_>>().join("\n")
 }
 
 /// One table as CSV (header, then rows).
@@ -219,16 +236,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tables_split_and_tidy() {
-        let text = "a,b\n1,\"x,\ny\"\n\nb,c\n2,3\n4,\n";
-        let t = tables("s", text);
-        assert_eq!(t.len(), 2);
+    fn tables_are_named_written_and_made_tidy() {
+        let mut a = CsvTable::with_header(&["a", "b"]);
+        a.row(&["1", "x,\ny"]);
+        let mut b = CsvTable::with_header(&["b", "c"]);
+        b.row(&["2", "3"]);
+        b.row(&["4", ""]);
+        let t = named("s", vec![a, b]);
         assert_eq!(t[0].name, "s");
-        assert_eq!(t[0].rows, vec![vec!["1".to_string(), "x,\ny".to_string()]]);
         assert_eq!(t[1].name, "s.2");
-        assert_eq!(t[1].rows[1], vec!["4".to_string(), String::new()]);
+        assert_eq!(text(&t), "a,b\n1,\"x,\ny\"\n\nb,c\n2,3\n4,\n");
+        // The text parses back to the same tables.
+        let back = parse(&text(&t));
+        assert_eq!(back[1], vec!["1".to_string(), "x,\ny".to_string()]);
+        assert!(back[2].is_empty());
         assert_eq!(tidy(&t), "table,a,b,c\ns,1,\"x,\ny\",\ns.2,,2,3\ns.2,,4,\n");
         assert_eq!(table_text(&t[0]), "a,b\n1,\"x,\ny\"\n");
+        // A row whose one field is empty stays a row (text parsed back would take it for the
+        // blank line between tables).
+        let mut one = CsvTable::with_header(&["note"]);
+        one.row(&[""]);
+        one.row(&["x"]);
+        assert_eq!(tidy(&named("n", vec![one])), "table,note\nn,\nn,x\n");
     }
 
     #[test]

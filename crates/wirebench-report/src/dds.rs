@@ -26,7 +26,7 @@ use wirebench_core::sections::dds::{
 };
 
 use crate::blocks::{Block, List};
-use crate::csv::record;
+use crate::csv::CsvTable;
 use crate::html::{table, Ctx, Section};
 use crate::svg::{color, esc, fixed, BarChart, Bars, Line, LineChart};
 use crate::table::Table;
@@ -452,13 +452,18 @@ pub fn render(r: &Results, output: Output) -> String {
     };
     match output {
         Output::Json => serde_json::to_string_pretty(d).unwrap_or_default() + "\n",
-        Output::Csv => csv(d),
+        Output::Csv => crate::csv::text(&[csv(d)]),
         Output::Table | Output::Markdown => crate::blocks::render(&blocks(d), output),
     }
 }
 
-fn csv(d: &DdsSection) -> String {
-    let mut out = record(&[
+/// The section's CSV table: a record per latency, throughput and marshalling run.
+pub fn csv_tables(r: &Results) -> Vec<CsvTable> {
+    r.dds.as_ref().map(|d| vec![csv(d)]).unwrap_or_default()
+}
+
+fn csv(d: &DdsSection) -> CsvTable {
+    let mut out = CsvTable::with_header(&[
         "kind",
         "round",
         "size",
@@ -483,13 +488,13 @@ fn csv(d: &DdsSection) -> String {
     // Latency and throughput records leave the marshalling columns empty, and the other way round.
     let padded = |mut fields: Vec<String>| {
         fields.resize(20, String::new());
-        record(&fields)
+        fields
     };
     let o = |v: f64| csv_num(Some(v));
     let none = String::new;
     for r in &d.latency {
         let (l, h) = (r, &r.half_rtt_us);
-        out.push_str(&padded(vec![
+        out.rows.push(padded(vec![
             "latency".into(),
             r.round.to_string(),
             l.size.to_string(),
@@ -510,7 +515,7 @@ fn csv(d: &DdsSection) -> String {
     }
     for r in &d.ddsperf_latency {
         let p = r;
-        out.push_str(&padded(vec![
+        out.rows.push(padded(vec![
             "latency".into(),
             r.round.to_string(),
             p.payload_size().to_string(),
@@ -531,7 +536,7 @@ fn csv(d: &DdsSection) -> String {
     }
     for r in &d.throughput {
         let t = r;
-        out.push_str(&padded(vec![
+        out.rows.push(padded(vec![
             "throughput".into(),
             r.round.to_string(),
             t.size.to_string(),
@@ -552,7 +557,7 @@ fn csv(d: &DdsSection) -> String {
     }
     for r in &d.ddsperf_throughput {
         let p = r;
-        out.push_str(&padded(vec![
+        out.rows.push(padded(vec![
             "throughput".into(),
             r.round.to_string(),
             p.payload_size().to_string(),
@@ -581,7 +586,7 @@ fn csv(d: &DdsSection) -> String {
         ];
         fields.resize(16, String::new());
         fields.extend([o(m.encode_ns), o(m.decode_ns), csv_num(m.encode_allocs), csv_num(m.decode_allocs)]);
-        out.push_str(&padded(fields));
+        out.rows.push(padded(fields));
     }
     out
 }

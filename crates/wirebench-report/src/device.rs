@@ -216,6 +216,16 @@ fn stack(v: Option<u64>, floor: Option<u64>) -> String {
     }
 }
 
+/// The section's CSV tables: the lab's rows as one tidy table, or the seed's two tables.
+pub fn csv_tables(results: &Results) -> Vec<crate::csv::CsvTable> {
+    let Some(d) = &results.device else { return Vec::new() };
+    if let Some(lab) = &d.lab {
+        return crate::csv::from_tables(&[lab_rows_table(lab)]);
+    }
+    let (t, it) = tables(d);
+    crate::csv::from_tables(&[t, it])
+}
+
 pub fn render(results: &Results, output: Output) -> String {
     let Some(d) = &results.device else { return String::new() };
     if let Some(lab) = &d.lab {
@@ -227,7 +237,7 @@ pub fn render(results: &Results, output: Output) -> String {
         );
         return match output {
             Output::Json => serde_json::to_string_pretty(d).expect("section serializes") + "\n",
-            Output::Csv => crate::csv::table(&lab_rows_table(lab)),
+            Output::Csv => crate::csv::text(&csv_tables(results)),
             Output::Table | Output::Markdown => {
                 let mut blocks: Vec<Block> = tables.into_iter().map(Block::Table).collect();
                 blocks.push(Block::Note(note));
@@ -238,7 +248,7 @@ pub fn render(results: &Results, output: Output) -> String {
     let (t, it) = tables(d);
     match output {
         Output::Json => serde_json::to_string_pretty(d).expect("section serializes") + "\n",
-        Output::Csv => format!("{}\n{}", crate::csv::table(&t), crate::csv::table(&it)),
+        Output::Csv => crate::csv::text(&csv_tables(results)),
         Output::Table | Output::Markdown => {
             crate::blocks::render(&[Block::Table(t), Block::Table(it), Block::Note(SEED_NOTE.into())], output)
         }

@@ -139,13 +139,18 @@ fn blocks(s: &EnergySection, tables: [Table; 2]) -> Vec<Block> {
     out
 }
 
+/// The section's CSV tables: the rows, then the figures.
+pub fn csv_tables(r: &Results) -> Vec<crate::csv::CsvTable> {
+    r.energy.as_ref().map(|s| crate::csv::from_tables(&[rows_table(s), figures_table(s)])).unwrap_or_default()
+}
+
 /// Text, Markdown, CSV or JSON of the section.
 pub fn render(r: &Results, output: Output) -> String {
     let Some(s) = r.energy.as_ref() else { return String::new() };
     let tables = [rows_table(s), figures_table(s)];
     match output {
         Output::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
-        Output::Csv => tables.iter().map(crate::csv::table).collect::<Vec<_>>().join("\n"),
+        Output::Csv => crate::csv::text(&crate::csv::from_tables(&tables)),
         _ => crate::blocks::render(&blocks(s, tables), output),
     }
 }

@@ -6,10 +6,7 @@ use crate::blocks::Block;
 use crate::table::Table;
 use crate::Output;
 
-pub fn render(results: &Results, output: Output) -> String {
-    if results.failed_parts.is_empty() || output == Output::Json {
-        return String::new();
-    }
+fn table(results: &Results) -> Table {
     let mut t = Table::new(
         "Parts that did not finish (the sections below are those of the parts that did)",
         &["part", "error"],
@@ -17,9 +14,24 @@ pub fn render(results: &Results, output: Output) -> String {
     for f in &results.failed_parts {
         t.push(vec![f.part.clone(), f.error.clone()]);
     }
+    t
+}
+
+/// The table of the parts that did not finish, as CSV (none when every part finished).
+pub fn csv_tables(results: &Results) -> Vec<crate::csv::CsvTable> {
+    if results.failed_parts.is_empty() {
+        return Vec::new();
+    }
+    crate::csv::from_tables(&[table(results)])
+}
+
+pub fn render(results: &Results, output: Output) -> String {
+    if results.failed_parts.is_empty() || output == Output::Json {
+        return String::new();
+    }
     match output {
-        Output::Csv => crate::csv::table(&t),
-        _ => crate::blocks::render(&[Block::Table(t)], output),
+        Output::Csv => crate::csv::table(&table(results)),
+        _ => crate::blocks::render(&[Block::Table(table(results))], output),
     }
 }
 

@@ -152,13 +152,18 @@ fn notes(f: &FleetSection) -> Vec<String> {
     v
 }
 
+/// The section's CSV tables.
+pub fn csv_tables(results: &Results) -> Vec<crate::csv::CsvTable> {
+    results.fleet.as_ref().map(|f| crate::csv::from_tables(&tables(f))).unwrap_or_default()
+}
+
 pub fn render(results: &Results, output: Output) -> String {
     let Some(f) = &results.fleet else { return String::new() };
     let t = tables(f);
     let n = notes(f);
     match output {
         Output::Json => serde_json::to_string_pretty(f).expect("section serializes") + "\n",
-        Output::Csv => t.iter().map(crate::csv::table).collect::<Vec<_>>().join("\n"),
+        Output::Csv => crate::csv::text(&crate::csv::from_tables(&t)),
         Output::Table | Output::Markdown => {
             let mut blocks: Vec<Block> = t.into_iter().map(Block::Table).collect();
             blocks.push(List::untitled(n).into());

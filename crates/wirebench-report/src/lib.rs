@@ -31,14 +31,28 @@ pub struct View {
     pub key: &'static str,
     pub has: fn(&wirebench_core::results::Results) -> bool,
     pub text: fn(&wirebench_core::results::Results, Output) -> String,
+    /// Its tables as data: the CSV text and the tidy CSV are written from them.
+    pub csv: fn(&wirebench_core::results::Results) -> Vec<csv::CsvTable>,
     pub html: html::SectionFn,
 }
 
 /// The sections before the parts': the answer (`--budget`, `--link`, `--samples`) and the
 /// parts that did not finish.
 pub const FRAME: [View; 2] = [
-    View { key: "answer", has: |r| r.answer.is_some(), text: recommend::render_answer, html: recommend::html_section },
-    View { key: "failed_parts", has: |r| !r.failed_parts.is_empty(), text: failed::render, html: html::failed_section },
+    View {
+        key: "answer",
+        has: |r| r.answer.is_some(),
+        text: recommend::render_answer,
+        csv: |_| Vec::new(),
+        html: recommend::html_section,
+    },
+    View {
+        key: "failed_parts",
+        has: |r| !r.failed_parts.is_empty(),
+        text: failed::render,
+        csv: failed::csv_tables,
+        html: html::failed_section,
+    },
 ];
 
 /// The output kinds every report offers. A section's renderer gives, for `Json`, that section

@@ -73,13 +73,18 @@ fn tables(m: &MicroPythonSection) -> Vec<Table> {
     vec![lib, heap]
 }
 
+/// The section's CSV tables.
+pub fn csv_tables(results: &Results) -> Vec<crate::csv::CsvTable> {
+    results.micropython.as_ref().map(|m| crate::csv::from_tables(&tables(m))).unwrap_or_default()
+}
+
 pub fn render(results: &Results, output: Output) -> String {
     let Some(m) = &results.micropython else { return String::new() };
     let t = tables(m);
     let notes = m.notes.join(" ");
     match output {
         Output::Json => serde_json::to_string_pretty(m).expect("section serializes") + "\n",
-        Output::Csv => t.iter().map(crate::csv::table).collect::<Vec<_>>().join("\n"),
+        Output::Csv => crate::csv::text(&crate::csv::from_tables(&t)),
         Output::Table | Output::Markdown => {
             let mut blocks: Vec<Block> = t.into_iter().map(Block::Table).collect();
             blocks.push(Block::Note(notes));

@@ -20,7 +20,7 @@ use wirebench_core::results::Results;
 use wirebench_core::sections::mqtt::{EndReason, MqttSection};
 
 use crate::blocks::{Block, List};
-use crate::csv::record;
+use crate::csv::CsvTable;
 use crate::html::{table, Ctx, Section};
 use crate::svg::{color, esc, fixed, BarChart, Bars, Line, LineChart};
 use crate::table::Table;
@@ -425,14 +425,20 @@ pub fn render(r: &Results, output: Output) -> String {
     };
     match output {
         Output::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
-        Output::Csv => csv(s),
+        Output::Csv => crate::csv::text(&[csv(s)]),
         Output::Table | Output::Markdown => crate::blocks::render(&blocks(s), output),
     }
 }
 
+/// The section's CSV table, long-form: one row per figure.
+pub fn csv_tables(r: &Results) -> Vec<CsvTable> {
+    section(r).map(|s| vec![csv(s)]).unwrap_or_default()
+}
+
 /// Long-form CSV: one row per figure.
-fn csv(s: &MqttSection) -> String {
-    let mut out = record(&["table", "broker", "payload", "format", "fields", "qos", "side", "metric", "value"]);
+fn csv(s: &MqttSection) -> CsvTable {
+    let mut out =
+        CsvTable::with_header(&["table", "broker", "payload", "format", "fields", "qos", "side", "metric", "value"]);
     let mut row = |t: &str,
                    broker: &str,
                    payload: &str,
@@ -443,7 +449,7 @@ fn csv(s: &MqttSection) -> String {
                    metric: &str,
                    v: Option<f64>| {
         if let Some(v) = v {
-            out.push_str(&record(&[t, broker, payload, format, &fields, &qos, side, metric, &format!("{v}")]));
+            out.row(&[t, broker, payload, format, &fields, &qos, side, metric, &format!("{v}")]);
         }
     };
     let f = |n: u64| Some(n as f64);
@@ -1143,7 +1149,8 @@ mod tests {
         assert!(b.contains("<b>Errors</b><ul><li>throughput rumqttd 0.20 (embedded) · uadp, 3 fields · QoS 1 · ours: publisher connection: connection reset by peer</li>"), "{b}");
         assert!(b.contains("<summary>1 run warning (harness- or machine-bound runs, stalls)</summary>"), "{b}");
         // The whole page renders with it.
-        let view = crate::View { key: "mqtt", has: |r| r.mqtt.is_some(), text: render, html: html_section };
+        let view =
+            crate::View { key: "mqtt", has: |r| r.mqtt.is_some(), text: render, csv: csv_tables, html: html_section };
         let page = crate::html::render(&[&r], "t", &[view]);
         assert!(page.contains("<section id=\"mqtt\">"));
     }

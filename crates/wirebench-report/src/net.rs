@@ -12,6 +12,7 @@ use wirebench_core::sections::link::{LinkRow, LinkSection};
 use wirebench_core::sections::net::{HttpRun, HttpSection, TcpRun, TcpSection};
 
 use crate::blocks::{Block, List};
+use crate::csv::CsvTable;
 use crate::html::{table, Ctx, Section};
 use crate::svg::{color, compact, esc, fixed, BarChart, Bars, Line, LineChart};
 use crate::table::Table;
@@ -46,10 +47,6 @@ fn blocks(heading: &str, tables: Vec<Table>, notes: Vec<(String, Vec<String>)>) 
         out.push(List::new(title, lines).bullet("  - ").warning(warning).into());
     }
     out
-}
-
-fn csv_tables(tables: &[Table]) -> String {
-    tables.iter().map(crate::csv::table).collect::<Vec<_>>().join("\n")
 }
 
 fn figure(svg: String, caption: &str) -> String {
@@ -220,11 +217,16 @@ fn http_heading(s: &HttpSection) -> String {
     )
 }
 
+/// The HTTP section's CSV table.
+pub fn csv_http(r: &Results) -> Vec<CsvTable> {
+    r.http.as_ref().map(|s| crate::csv::from_tables(&[http_table(s)])).unwrap_or_default()
+}
+
 pub fn render_http(r: &Results, output: Output) -> String {
     let Some(s) = r.http.as_ref() else { return String::new() };
     match output {
         Output::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
-        Output::Csv => csv_tables(&[http_table(s)]),
+        Output::Csv => crate::csv::table(&http_table(s)),
         _ => crate::blocks::render(&blocks(&http_heading(s), vec![http_table(s)], http_notes(s)), output),
     }
 }
@@ -507,13 +509,24 @@ fn is_seed_workload(s: &TcpSection) -> bool {
     s.workload.name == "ev-telemetry"
 }
 
-pub fn render_tcp(r: &Results, output: Output) -> String {
-    let Some(s) = r.tcp.as_ref() else { return String::new() };
+fn tcp_tables(s: &TcpSection) -> Vec<Table> {
     let mut tables = vec![tcp_table(s)];
     tables.extend(tcp_seed_table(s));
+    tables
+}
+
+/// The TCP section's CSV tables: the runs, then seed 003's figures beside ours when the run
+/// sent the seed's message.
+pub fn csv_tcp(r: &Results) -> Vec<CsvTable> {
+    r.tcp.as_ref().map(|s| crate::csv::from_tables(&tcp_tables(s))).unwrap_or_default()
+}
+
+pub fn render_tcp(r: &Results, output: Output) -> String {
+    let Some(s) = r.tcp.as_ref() else { return String::new() };
+    let tables = tcp_tables(s);
     match output {
         Output::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
-        Output::Csv => csv_tables(&tables),
+        Output::Csv => crate::csv::text(&crate::csv::from_tables(&tables)),
         _ => {
             let heading =
                 format!("TCP request/response ({}, one message every {} ms)", s.workload.name, f1(Some(s.cadence_ms)));
@@ -682,11 +695,16 @@ fn link_notes(s: &LinkSection) -> Vec<(String, Vec<String>)> {
     vec![("Models".into(), models), ("Formats not modelled".into(), failed), ("Reference".into(), spec)]
 }
 
+/// The link section's CSV table.
+pub fn csv_link(r: &Results) -> Vec<CsvTable> {
+    r.link.as_ref().map(|s| crate::csv::from_tables(&[link_table(s)])).unwrap_or_default()
+}
+
 pub fn render_link(r: &Results, output: Output) -> String {
     let Some(s) = r.link.as_ref() else { return String::new() };
     match output {
         Output::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
-        Output::Csv => csv_tables(&[link_table(s)]),
+        Output::Csv => crate::csv::table(&link_table(s)),
         _ => {
             let heading = format!("Link models: airtime and messages per day ({})", s.source);
             crate::blocks::render(&blocks(&heading, vec![link_table(s)], link_notes(s)), output)

@@ -3,7 +3,7 @@
 use wirebench_core::results::{Results, SizeSection};
 
 use crate::blocks::{Block, List};
-use crate::csv::record;
+use crate::csv::CsvTable;
 use crate::table::Table;
 use crate::Output;
 
@@ -193,15 +193,20 @@ pub fn render(results: &Results, output: Output) -> String {
     };
     match output {
         Output::Json => serde_json::to_string_pretty(s).expect("section serializes") + "\n",
-        Output::Csv => csv(s),
+        Output::Csv => crate::csv::text(&[csv(s)]),
         Output::Table | Output::Markdown => crate::blocks::render(&blocks(s), output),
     }
 }
 
-fn csv(s: &SizeSection) -> String {
-    let mut out = String::new();
+/// The section's CSV table: a row per payload and codec, or (a run that kept no rows) a row
+/// per codec.
+pub fn csv_tables(results: &Results) -> Vec<CsvTable> {
+    results.size.as_ref().map(|s| vec![csv(s)]).unwrap_or_default()
+}
+
+fn csv(s: &SizeSection) -> CsvTable {
     if !s.rows.is_empty() {
-        out.push_str(&record(&[
+        let mut out = CsvTable::with_header(&[
             "payload",
             "codec",
             "path",
@@ -212,13 +217,13 @@ fn csv(s: &SizeSection) -> String {
             "deflate_bytes",
             "fidelity",
             "detail",
-        ]));
+        ]);
         for r in &s.rows {
             let detail = match r.fidelity.summary() {
                 d if d == r.fidelity.label() => String::new(),
                 d => d,
             };
-            out.push_str(&record(&[
+            out.row(&[
                 r.payload.clone(),
                 r.codec.clone(),
                 r.path.clone(),
@@ -229,11 +234,11 @@ fn csv(s: &SizeSection) -> String {
                 opt(r.deflate_bytes),
                 r.fidelity.label().to_string(),
                 detail,
-            ]));
+            ]);
         }
         return out;
     }
-    out.push_str(&record(&[
+    let mut out = CsvTable::with_header(&[
         "codec",
         "records",
         "encoded",
@@ -253,9 +258,9 @@ fn csv(s: &SizeSection) -> String {
         "bytes_max",
         "compressed",
         "unchecked",
-    ]));
+    ]);
     for a in &s.aggregates {
-        out.push_str(&record(&[
+        out.row(&[
             a.codec.clone(),
             a.records.to_string(),
             a.encoded.to_string(),
@@ -275,7 +280,7 @@ fn csv(s: &SizeSection) -> String {
             opt_csv(a.bytes_max),
             a.compressed_records().to_string(),
             a.unchecked.to_string(),
-        ]));
+        ]);
     }
     out
 }

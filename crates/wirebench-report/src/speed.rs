@@ -5,7 +5,7 @@ use wirebench_core::published::PSON_PAPER_ESP32;
 use wirebench_core::results::{Results, SpeedCase, SpeedSection};
 
 use crate::blocks::{Block, List};
-use crate::csv::record;
+use crate::csv::CsvTable;
 use crate::table::Table;
 use crate::Output;
 
@@ -333,13 +333,18 @@ pub fn render(results: &Results, output: Output) -> String {
     };
     match output {
         Output::Json => serde_json::to_string_pretty(s).expect("section serializes") + "\n",
-        Output::Csv => csv(s),
+        Output::Csv => crate::csv::text(&[csv(s)]),
         Output::Table | Output::Markdown => crate::blocks::render(&blocks(s), output),
     }
 }
 
-fn csv(s: &SpeedSection) -> String {
-    let mut out = record(&[
+/// The section's CSV table: a row per case.
+pub fn csv_tables(results: &Results) -> Vec<CsvTable> {
+    results.speed.as_ref().map(|s| vec![csv(s)]).unwrap_or_default()
+}
+
+fn csv(s: &SpeedSection) -> CsvTable {
+    let mut out = CsvTable::with_header(&[
         "payload",
         "codec",
         "op",
@@ -368,7 +373,7 @@ fn csv(s: &SpeedSection) -> String {
     let f = |v: Option<f64>| v.map(|x| format!("{x:.4}")).unwrap_or_default();
     for c in &s.cases {
         let m = &c.ns_per_op;
-        out.push_str(&record(&[
+        out.row(&[
             c.payload.clone(),
             c.codec.clone(),
             c.op.clone(),
@@ -393,7 +398,7 @@ fn csv(s: &SpeedSection) -> String {
             m.n.to_string(),
             c.iters_per_sample.to_string(),
             c.short.to_string(),
-        ]));
+        ]);
     }
     out
 }

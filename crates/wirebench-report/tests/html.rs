@@ -19,12 +19,14 @@ fn page_of(results: &[&Results], title: &str) -> String {
             key: "size",
             has: |r| r.size.is_some(),
             text: wirebench_report::size::render,
+            csv: wirebench_report::size::csv_tables,
             html: html::size_section,
         },
         wirebench_report::View {
             key: "speed",
             has: |r| r.speed.is_some(),
             text: wirebench_report::speed::render,
+            csv: wirebench_report::speed::csv_tables,
             html: html::speed_section,
         },
     ];

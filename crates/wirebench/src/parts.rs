@@ -224,8 +224,8 @@ macro_rules! part {
 
 /// A view from the results field of the same name and the report's renderers.
 macro_rules! view {
-    ($key:literal, $field:ident, $text:path, $html:path) => {
-        View { key: $key, has: |r| r.$field.is_some(), text: $text, html: $html }
+    ($key:literal, $field:ident, $text:path, $csv:path, $html:path) => {
+        View { key: $key, has: |r| r.$field.is_some(), text: $text, csv: $csv, html: $html }
     };
 }
 
@@ -238,68 +238,68 @@ pub static REGISTRY: &[&dyn StudyPart] =
 part!(
     SIZE: wirebench_measure::study::size::SizePart,
     "encoded size (raw, zstd, deflate) of every message in every codec, with round-trip fidelity",
-    view!("size", size, report::size::render, report::html::size_section),
+    view!("size", size, report::size::render, report::size::csv_tables, report::html::size_section),
     size
 );
 part!(
     SPEED: wirebench_measure::study::speed::SpeedPart,
     "encode and decode time per message, with confidence intervals, allocations and instruction counts",
-    view!("speed", speed, report::speed::render, report::html::speed_section),
+    view!("speed", speed, report::speed::render, report::speed::csv_tables, report::html::speed_section),
     speed
 );
 part!(
     LINK: wirebench_net::study::link::LinkPart,
     "bytes on air, airtime and messages per day on LPWAN and cellular links (analytic models)",
-    view!("link", link, report::net::render_link, report::net::link_section),
+    view!("link", link, report::net::render_link, report::net::csv_link, report::net::link_section),
     link
 );
 part!(
     MQTT: wirebench_mqtt::study::MqttPart,
     "MQTT throughput, delivery and round-trip time through real brokers",
-    view!("mqtt", mqtt, report::mqtt::render, report::mqtt::html_section),
+    view!("mqtt", mqtt, report::mqtt::render, report::mqtt::csv_tables, report::mqtt::html_section),
     mqtt
 );
 part!(
     HTTP: wirebench_net::study::http::HttpPart,
     "HTTP POST throughput of encoded bodies against a validating collector",
-    view!("http", http, report::net::render_http, report::net::http_section),
+    view!("http", http, report::net::render_http, report::net::csv_http, report::net::http_section),
     http
 );
 part!(
     TCP: wirebench_net::study::tcp::TcpPart,
     "length-prefixed messages over TCP at a fixed cadence: latency, jitter, throughput",
-    view!("tcp", tcp, report::net::render_tcp, report::net::tcp_section),
+    view!("tcp", tcp, report::net::render_tcp, report::net::csv_tcp, report::net::tcp_section),
     tcp
 );
 part!(
     DDS: wirebench_dds::study::DdsPart,
     "DDS latency and throughput (Cyclone DDS, CDR vs JSON), beside ddsperf",
-    view!("dds", dds, report::dds::render, report::dds::html_section),
+    view!("dds", dds, report::dds::render, report::dds::csv_tables, report::dds::html_section),
     dds
 );
 part!(
     DEVICE: wirebench_device::part::DevicePart,
     "cycles, flash, RAM and stack of the C codecs and libraries on AVR and Cortex-M",
-    view!("device", device, report::device::render, report::device::html_section),
+    view!("device", device, report::device::render, report::device::csv_tables, report::device::html_section),
     device
 );
 part!(
     ENERGY: wirebench_net::energy::EnergyPart,
     "energy per message and battery life per radio, from the device lab and the link models",
-    view!("energy", energy, report::energy::render, report::energy::html_section),
+    view!("energy", energy, report::energy::render, report::energy::csv_tables, report::energy::html_section),
     energy,
     energy_run
 );
 part!(
     MICROPYTHON: wirebench_measure::micropython::MicroPythonPart,
     "the Python device codecs on MicroPython: time, heap and import cost",
-    view!("micropython", micropython, report::micropython::render, report::micropython::html_section),
+    view!("micropython", micropython, report::micropython::render, report::micropython::csv_tables, report::micropython::html_section),
     micropython
 );
 part!(
     FLEET: crate::fleet::FleetPart,
     "a fleet of simulated devices publishing through a broker: delivery, latency, harness cost",
-    view!("fleet", fleet, report::fleet::render, report::fleet::html_section),
+    view!("fleet", fleet, report::fleet::render, report::fleet::csv_tables, report::fleet::html_section),
     fleet
 );
 

@@ -646,7 +646,7 @@ const SET_FILES: [&str; 3] = ["results.json", "report.md", "report.html"];
 
 /// Every table of every section as CSV, named after its section (`tcp`, `tcp.2`, ...).
 pub fn csv_tables(results: &Results, views: &[View]) -> Vec<wirebench_report::csv::CsvTable> {
-    views.iter().flat_map(|v| wirebench_report::csv::tables(v.key, &(v.text)(results, Output::Csv))).collect()
+    views.iter().flat_map(|v| wirebench_report::csv::named(v.key, (v.csv)(results))).collect()
 }
 
 /// Every section of a results file in one output kind (not HTML). CSV is one tidy table: a
@@ -876,9 +876,16 @@ throughput_samples = 1
             match o {
                 Output::Table => format!("Scratch\nn = {}, {} sample lines\n", s["n"], s["sample_lines"]),
                 Output::Markdown => format!("## Scratch\n\nn = {}, {} sample lines\n", s["n"], s["sample_lines"]),
-                Output::Csv => format!("n,sample_lines\n{},{}\n", s["n"], s["sample_lines"]),
+                Output::Csv => wirebench_report::csv::text(&csv(r)),
                 Output::Json => serde_json::to_string_pretty(s).unwrap(),
             }
+        }
+
+        fn csv(r: &Results) -> Vec<wirebench_report::csv::CsvTable> {
+            let Some(s) = r.other.get("scratch") else { return Vec::new() };
+            let mut t = wirebench_report::csv::CsvTable::with_header(&["n", "sample_lines"]);
+            t.row(&[s["n"].to_string(), s["sample_lines"].to_string()]);
+            vec![t]
         }
 
         fn html(r: &Results, _: &wirebench_report::html::Ctx) -> Option<wirebench_report::html::Section> {
@@ -892,7 +899,7 @@ throughput_samples = 1
 
         pub static SCRATCH: Typed<Scratch> = Typed {
             about: "a part only the registry test knows",
-            view: View { key: "scratch", has: |r| r.other.contains_key("scratch"), text, html },
+            view: View { key: "scratch", has: |r| r.other.contains_key("scratch"), text, csv, html },
             run: plain_run::<Scratch>,
             store: |r, s| {
                 r.other.insert("scratch".into(), s);
