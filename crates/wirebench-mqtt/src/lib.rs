@@ -10,8 +10,10 @@
 //!   [`baseline_echo_rtt`], their interleaved comparisons [`compare_throughput`] /
 //!   [`compare_echo_rtt`], and the Nagle/delayed-ACK stall detector [`detect_nagle_stall`].
 //!
-//! The study part: [`study`] runs the `[mqtt]` part of a study and the `wirebench mqtt`
-//! commands into the typed `mqtt` results section (`wirebench_core::sections::mqtt`).
+//! The study parts: [`study`] runs the `[mqtt]` part of a study and the `wirebench mqtt`
+//! commands into the typed `mqtt` results section (`wirebench_core::sections::mqtt`);
+//! [`fleet::part`] runs the `[fleet]` part and `wirebench fleet` into the `fleet` section, on
+//! the fleet engine ([`fleet`]: many simulated devices, each its own connection).
 //!
 //! Framing: every message our harness publishes is the codec payload prefixed with an 8-byte
 //! big-endian sequence number ([`framing`]).

@@ -4,8 +4,8 @@
 //! `cargo run -p wirebench-net --example airtime`
 
 use wirebench_codecs::find;
+use wirebench_measure::ev::{ev_schema, ev_telemetry};
 use wirebench_net::airtime::{airtime, Radio, RADIO_NAMES};
-use wirebench_net::ev::{ev_schema, ev_telemetry};
 
 fn main() {
     let ev = ev_telemetry();

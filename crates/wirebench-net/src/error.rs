@@ -84,6 +84,17 @@ impl NetError {
     }
 }
 
+impl From<wirebench_measure::workload::WorkloadError> for NetError {
+    fn from(e: wirebench_measure::workload::WorkloadError) -> NetError {
+        use wirebench_measure::workload::WorkloadError;
+        match e {
+            WorkloadError::Invalid { what, reason } => NetError::Invalid { what, reason },
+            WorkloadError::Codec { codec, msg } => NetError::Codec { codec, msg },
+            WorkloadError::UnknownCodec(codec, known) => NetError::UnknownCodec(codec, known),
+        }
+    }
+}
+
 /// Turn a thread's panic payload into a message.
 pub(crate) fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
     if let Some(s) = p.downcast_ref::<&str>() {

@@ -12,8 +12,8 @@
 //! - [`collector`]: the HTTP collector (hyper) that decodes every body with its codec.
 //! - [`loadgen`]: the HTTP load generator (closed and open loop) and [`wrk`], the reference.
 //! - [`rr`]: TCP request/response at a fixed cadence (seed 003) and a plain echo.
-//! - [`ev`]: the EV telemetry message of seed 003.
-//! - [`workload`]: the messages a run sends (EV series, corpus, samples) and their bodies.
+//! - The EV telemetry message of seed 003 and the messages a run sends (EV series, corpus,
+//!   samples) with their bodies are `wirebench_measure::ev` and `wirebench_measure::workload`.
 //! - [`published`]: the seeds' published figures with their sources, for reports.
 //! - [`study`]: the `link`, `http` and `tcp` parts of a study (options, checks, runs into the
 //!   typed results sections).
@@ -29,7 +29,6 @@ pub use wirebench_measure::cpu;
 pub mod emu;
 pub mod energy;
 mod error;
-pub mod ev;
 pub mod hist;
 mod hyper_io;
 pub mod lab;
@@ -41,7 +40,6 @@ pub mod recommend;
 pub mod rr;
 pub mod study;
 pub mod wire;
-pub mod workload;
 pub mod wrk;
 
 pub use airtime::{airtime, Airtime, Radio};

@@ -19,8 +19,8 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use wirebench_measure::ev::ev_telemetry;
 use wirebench_net::collector::{Collector, CollectorConfig};
-use wirebench_net::ev::ev_telemetry;
 use wirebench_net::lab::{self, Lab};
 use wirebench_net::loadgen::{self, LoadConfig, LoadReport};
 use wirebench_net::profile::LabProfile;

@@ -6,8 +6,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use wirebench_codecs::find;
+use wirebench_measure::ev::{ev_schema, ev_series};
 use wirebench_net::collector::{Collector, CollectorConfig};
-use wirebench_net::ev::{ev_schema, ev_series};
 use wirebench_net::loadgen::{self, LoadConfig, LoadMode};
 
 static SERIAL: Mutex<()> = Mutex::new(());

@@ -4,8 +4,8 @@ use std::net::SocketAddr;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use wirebench_measure::ev::{ev_schema, ev_series};
 use wirebench_net::emu::{EmuConfig, Emulator, LinkParams};
-use wirebench_net::ev::{ev_schema, ev_series};
 use wirebench_net::rr::{self, RrConfig, RrServer};
 
 static SERIAL: Mutex<()> = Mutex::new(());

@@ -121,7 +121,7 @@ struct TransportArgs {
     corpus: Option<String>,
     /// The schema the codec encodes --samples or --corpus with (default: inferred).
     #[command(flatten)]
-    schema: wirebench_net::workload::SchemaArgs,
+    schema: wirebench_measure::study::inputs::SchemaArgs,
     /// Fields per NetworkMessage (study formats).
     #[arg(long, default_value_t = 3)]
     fields: usize,
@@ -270,7 +270,7 @@ fn zoo_payloads(t: &TransportArgs) -> Result<Option<wirebench_mqtt::study::Paylo
             return Err(bad(format!("--format: {}", wirebench_core::names::unknown("format", &t.format, &known))));
         }
     };
-    let w = wirebench_net::workload::Workload::pick(
+    let w = wirebench_measure::workload::Workload::pick(
         &t.samples,
         Some(t.corpus.as_deref().unwrap_or("pson-paper")),
         100,

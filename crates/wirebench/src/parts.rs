@@ -297,7 +297,7 @@ part!(
     micropython
 );
 part!(
-    FLEET: crate::fleet::FleetPart,
+    FLEET: wirebench_mqtt::fleet::part::FleetPart,
     "a fleet of simulated devices publishing through a broker: delivery, latency, harness cost",
     view!("fleet", fleet, report::fleet::render, report::fleet::csv_tables, report::fleet::html_section),
     fleet
@@ -470,7 +470,7 @@ impl Opts for wirebench_measure::micropython::MicroPythonOpts {
     }
 }
 
-impl Opts for crate::fleet::FleetOpts {
+impl Opts for wirebench_mqtt::fleet::part::FleetOpts {
     const INPUTS: bool = true;
     fn inputs_mut(&mut self) -> Option<&mut Inputs> {
         Some(&mut self.inputs)

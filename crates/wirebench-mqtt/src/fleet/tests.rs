@@ -1,6 +1,7 @@
 //! Tests of the fleet engine: shards, schedules, per-device accounting, PUBLISH lengths and
 //! the checks of a fleet's options.
 
+use super::run::DeviceRx;
 use super::*;
 
 #[test]

@@ -24,6 +24,7 @@ use wirebench_core::part::{Part, PartError};
 use wirebench_core::sections::net::{
     Bound, CollectorDelta, FailedFormat, HarnessUse, HttpRun, HttpSection, LoadReport, WorkloadInfo,
 };
+use wirebench_measure::workload::{codec_ids, content_type, Workload};
 
 use super::{check_payloads, part_error, seed002_published, seed002_row};
 use crate::collector::{Collector, CollectorConfig, CollectorStats};
@@ -33,7 +34,6 @@ use crate::lab::{self, Lab};
 use crate::loadgen::{self, LoadConfig, LoadMode};
 use crate::profile::{format_rate, parse_rate, Burst, LabProfile, Shaper};
 use crate::wire::http_request_ceiling;
-use crate::workload::{codec_ids, content_type, Workload};
 use crate::{published, wrk};
 
 /// One more sweep of a study: rates × formats (study files only).

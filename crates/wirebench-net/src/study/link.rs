@@ -8,12 +8,12 @@
 
 use wirebench_core::part::{Part, PartError};
 use wirebench_core::sections::link::{FailedFormat, LinkRow, LinkSection};
+use wirebench_measure::workload::{codec_ids, Workload};
 
 use super::check_payloads;
 use crate::airtime::{airtime_with, Airtime, Radio, RADIO_NAMES};
 use crate::published;
 use crate::wire::{message_bytes, Protocol, Transport, WRK_REQUEST_HEADER};
-use crate::workload::{codec_ids, Workload};
 
 /// The options of this part in a study file (and of the command).
 #[derive(clap::Args, serde::Deserialize, serde::Serialize, Debug, Default, Clone)]

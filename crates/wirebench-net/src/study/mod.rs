@@ -19,7 +19,8 @@ use crate::{published, NetError};
 /// A crate error as a part error: sockets, worker threads and external commands failed the
 /// run; everything else (a rate, a profile, a codec, an address, the lab's privileges) is the
 /// user's input.
-pub(crate) fn part_error(e: NetError) -> PartError {
+pub(crate) fn part_error(e: impl Into<NetError>) -> PartError {
+    let e = e.into();
     match e {
         NetError::Io { .. } | NetError::Worker(..) | NetError::Command { .. } => PartError::Failed(e.to_string()),
         other => PartError::BadInput(other.to_string()),

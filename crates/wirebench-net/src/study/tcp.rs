@@ -24,13 +24,13 @@ use wirebench_core::part::{Part, PartError};
 use wirebench_core::sections::net::{
     EchoBytes, TcpCodecRun, TcpEchoRun, TcpFailed, TcpRun, TcpSection, TcpSkipped, WorkloadInfo,
 };
+use wirebench_measure::workload::{codec_ids, Workload};
 
 use super::{check_payloads, part_error, seed003_published};
 use crate::emu::{EmuConfig, Emulator, LinkParams, TCP_OVERHEAD};
 use crate::lab::{self, Lab};
 use crate::profile::{format_rate, parse_rate, LabProfile};
 use crate::rr::{self, EchoConfig, EchoServer, RrConfig, RrServer};
-use crate::workload::{codec_ids, Workload};
 use crate::NetError;
 
 /// One more sweep of a study: links × formats (study files only).

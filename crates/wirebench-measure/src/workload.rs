@@ -6,9 +6,37 @@ use std::path::PathBuf;
 
 use wirebench_core::corpus::{self, SampleStream};
 use wirebench_core::{Schema, Value};
-pub use wirebench_measure::study::inputs::SchemaArgs;
 
-use crate::NetError;
+use crate::study::inputs::SchemaArgs;
+
+/// What can go wrong in picking and encoding a workload (wirebench-net turns it into its
+/// `NetError` of the same variant and message).
+#[derive(Debug, thiserror::Error)]
+pub enum WorkloadError {
+    /// A setting that cannot work (with the reason).
+    #[error("invalid {what}: {reason}")]
+    Invalid { what: &'static str, reason: String },
+
+    /// A codec could not encode, decode or round-trip the payload.
+    #[error("codec {codec}: {msg}")]
+    Codec { codec: String, msg: String },
+
+    /// A codec id not in the registry (the id, then the registry's ids, comma-separated).
+    #[error("{}", unknown("format", .0, .1))]
+    UnknownCodec(String, String),
+}
+
+impl WorkloadError {
+    fn invalid(what: &'static str, reason: impl Into<String>) -> WorkloadError {
+        WorkloadError::Invalid { what, reason: reason.into() }
+    }
+}
+
+/// The one-line "unknown …" message (with a did-you-mean) from a comma-separated known list.
+fn unknown(what: &str, name: &str, known: &str) -> String {
+    let list: Vec<&str> = known.split(',').map(str::trim).filter(|k| !k.is_empty()).collect();
+    wirebench_core::names::unknown(what, name, &list)
+}
 
 /// At most this many distinct messages are kept (they are sent in turn).
 pub const MAX_MESSAGES: usize = 10_000;
@@ -33,14 +61,14 @@ impl Workload {
     }
 
     /// A built-in corpus of wirebench-core (`pson-paper`, …) or `ev-telemetry`.
-    pub fn corpus(name: &str, n: usize, seed: u64) -> Result<Workload, NetError> {
+    pub fn corpus(name: &str, n: usize, seed: u64) -> Result<Workload, WorkloadError> {
         if name == "ev-telemetry" || name == "ev" {
             return Ok(Workload::ev(n, seed));
         }
         let c = corpus::builtin(name).ok_or_else(|| {
             let mut known: Vec<&str> = corpus::BUILTIN.iter().map(|c| c.name).collect();
             known.push("ev-telemetry");
-            NetError::invalid("corpus", wirebench_core::names::unknown("corpus", name, &known))
+            WorkloadError::invalid("corpus", wirebench_core::names::unknown("corpus", name, &known))
         })?;
         let messages: Vec<Value> = c.payloads().into_iter().map(|p| p.value).collect();
         let schema = Schema::infer(messages.iter());
@@ -48,14 +76,14 @@ impl Workload {
     }
 
     /// Samples from files (.json: one; .ndjson/.jsonl: one per line), at most [`MAX_MESSAGES`].
-    pub fn samples(paths: &[PathBuf]) -> Result<Workload, NetError> {
-        let stream = SampleStream::open(paths).map_err(|e| NetError::invalid("samples", e.to_string()))?;
+    pub fn samples(paths: &[PathBuf]) -> Result<Workload, WorkloadError> {
+        let stream = SampleStream::open(paths).map_err(|e| WorkloadError::invalid("samples", e.to_string()))?;
         let mut messages = Vec::new();
         for item in stream.take(MAX_MESSAGES) {
-            messages.push(item.map_err(|e| NetError::invalid("samples", e.to_string()))?.value);
+            messages.push(item.map_err(|e| WorkloadError::invalid("samples", e.to_string()))?.value);
         }
         if messages.is_empty() {
-            return Err(NetError::invalid("samples", "no sample found in the given files"));
+            return Err(WorkloadError::invalid("samples", "no sample found in the given files"));
         }
         let schema = Schema::infer(messages.iter());
         Ok(Workload { name: "samples".into(), messages, schema })
@@ -69,7 +97,7 @@ impl Workload {
         n: usize,
         seed: u64,
         schema: &SchemaArgs,
-    ) -> Result<Workload, NetError> {
+    ) -> Result<Workload, WorkloadError> {
         let mut w = if !samples.is_empty() {
             Workload::samples(samples)?
         } else if let Some(c) = corpus {
@@ -77,7 +105,7 @@ impl Workload {
         } else {
             Workload::ev(n, seed)
         };
-        if let Some(s) = schema.read().map_err(|e| NetError::invalid("schema", e.to_string()))? {
+        if let Some(s) = schema.read().map_err(|e| WorkloadError::invalid("schema", e.to_string()))? {
             w.schema = s;
         }
         Ok(w)
@@ -85,10 +113,11 @@ impl Workload {
 
     /// Every message encoded with `codec` (schema given to the codecs that use one), after a
     /// round-trip check of the first; `Err` names the codec and why.
-    pub fn encode_all(&self, codec: &str) -> Result<Vec<Vec<u8>>, NetError> {
+    pub fn encode_all(&self, codec: &str) -> Result<Vec<Vec<u8>>, WorkloadError> {
         let c = wirebench_codecs::find(codec)
-            .ok_or_else(|| NetError::UnknownCodec(codec.into(), wirebench_codecs::ids()))?;
-        let err = |e: wirebench_codecs::CodecError| NetError::Codec { codec: c.info().id.into(), msg: e.to_string() };
+            .ok_or_else(|| WorkloadError::UnknownCodec(codec.into(), wirebench_codecs::ids()))?;
+        let err =
+            |e: wirebench_codecs::CodecError| WorkloadError::Codec { codec: c.info().id.into(), msg: e.to_string() };
         let p = c.prepare(Some(&self.schema)).map_err(err)?;
         let uses_schema = c.info().schema != wirebench_codecs::SchemaUse::None;
         let mut out = Vec::with_capacity(self.messages.len());
@@ -108,9 +137,9 @@ impl Workload {
 
 /// The `Content-Type` for `codec`: its media type, plus `; codec=<id>` when another codec comes
 /// first in the registry with the same media type (the collector picks the first otherwise).
-pub fn content_type(codec: &str) -> Result<String, NetError> {
-    let c =
-        wirebench_codecs::find(codec).ok_or_else(|| NetError::UnknownCodec(codec.into(), wirebench_codecs::ids()))?;
+pub fn content_type(codec: &str) -> Result<String, WorkloadError> {
+    let c = wirebench_codecs::find(codec)
+        .ok_or_else(|| WorkloadError::UnknownCodec(codec.into(), wirebench_codecs::ids()))?;
     let info = c.info();
     let first = wirebench_codecs::registry()
         .iter()
@@ -124,7 +153,7 @@ pub fn content_type(codec: &str) -> Result<String, NetError> {
 }
 
 /// Codec ids from a list (`all` = every codec in the registry), checked, deduplicated.
-pub fn codec_ids(list: &[String]) -> Result<Vec<String>, NetError> {
+pub fn codec_ids(list: &[String]) -> Result<Vec<String>, WorkloadError> {
     let mut out: Vec<String> = Vec::new();
     for f in list.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
         if f == "all" {
@@ -135,7 +164,8 @@ pub fn codec_ids(list: &[String]) -> Result<Vec<String>, NetError> {
             }
             continue;
         }
-        let c = wirebench_codecs::find(f).ok_or_else(|| NetError::UnknownCodec(f.into(), wirebench_codecs::ids()))?;
+        let c =
+            wirebench_codecs::find(f).ok_or_else(|| WorkloadError::UnknownCodec(f.into(), wirebench_codecs::ids()))?;
         if !out.iter().any(|o| o == c.info().id) {
             out.push(c.info().id.into());
         }

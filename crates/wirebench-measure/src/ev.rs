@@ -10,7 +10,7 @@
 
 use wirebench_core::{Schema, Value};
 
-use wirebench_measure::rng::SplitMix64;
+use crate::rng::SplitMix64;
 
 /// The message, pretty-printed JSON (key order is the field order).
 pub use wirebench_core::corpus::EV_TELEMETRY_JSON;
