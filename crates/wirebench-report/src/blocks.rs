@@ -1,6 +1,11 @@
 //! Format-neutral report blocks: a section says once what it prints, as a list of [`Block`]s,
 //! and one exporter per output kind renders them: [`to_text`] for the terminal, [`to_markdown`]
-//! for Markdown ([`render`] picks the one for an [`Output`]).
+//! for Markdown ([`render`] picks the one for an [`Output`]), [`to_html`] for the HTML page
+//! ([`crate::html::from_blocks`] makes a page section of them). report.md and report.html are
+//! the same blocks: every heading, table, note and list is in both; charts ([`Block::Figure`],
+//! [`Block::Figures`]) are drawn on the page only, from figures that a table of the same
+//! section also gives; an introduction ([`Block::Intro`]) and collapsed text
+//! ([`Block::Details`]) are in Markdown and HTML, not on the terminal.
 //!
 //! Spacing is the exporters': consecutive blocks are separated by a blank line, except after a
 //! [`Block::Heading`] (it ends with its own blank line) and, on the terminal, before a
@@ -36,6 +41,41 @@ pub enum Block {
     /// Nothing, but separated like a block: keeps the blank line a section has always had where
     /// there is nothing to separate (the DDS section's lists without a table before them).
     Blank,
+    /// A heading inside a section: `###` in Markdown, `<h3>` in HTML, a line on the terminal.
+    Subheading(String),
+    /// What the section measured and how, before its figures: a paragraph in Markdown and HTML;
+    /// not on the terminal, whose reports stay short.
+    Intro(String),
+    /// The section's answer in one line: a paragraph set apart (bold in Markdown, a panel in
+    /// HTML, a line on the terminal).
+    KeyLine(String),
+    /// A chart (HTML only: Markdown and the terminal have the figures in a table).
+    Figure(Figure),
+    /// Charts side by side (small multiples; HTML only), with a note under them.
+    Figures { items: Vec<Figure>, note: String },
+    /// Long text folded away (a schema, a full list): `<details>` in HTML and Markdown, not on the
+    /// terminal.
+    Details { summary: String, text: String },
+}
+
+/// A chart for the HTML page: an inline SVG (from [`crate::svg`], already escaped) and a plain
+/// caption (escaped on output).
+#[derive(Clone, Debug)]
+pub struct Figure {
+    pub svg: String,
+    pub caption: String,
+}
+
+impl Figure {
+    pub fn new(svg: String, caption: impl Into<String>) -> Figure {
+        Figure { svg, caption: caption.into() }
+    }
+}
+
+impl From<Figure> for Block {
+    fn from(f: Figure) -> Block {
+        Block::Figure(f)
+    }
 }
 
 /// Lines under an optional title (notes, warnings, failures).
@@ -130,9 +170,16 @@ pub fn text_kind(markdown: bool) -> Output {
 
 /// The blocks rendered one after another, a blank line between two unless the first is a
 /// heading or the second is `tight`.
-fn join(blocks: &[Block], tight: impl Fn(&Block) -> bool, render: impl Fn(&Block, &mut String)) -> String {
+/// Blocks `skip` says the kind does not show are left out (and not separated).
+fn join(
+    blocks: &[Block],
+    skip: impl Fn(&Block) -> bool,
+    tight: impl Fn(&Block) -> bool,
+    render: impl Fn(&Block, &mut String),
+) -> String {
+    let blocks: Vec<&Block> = blocks.iter().filter(|b| !skip(b)).collect();
     let mut out = String::new();
-    for (i, b) in blocks.iter().enumerate() {
+    for (i, b) in blocks.iter().copied().enumerate() {
         if i > 0 && !matches!(blocks[i - 1], Block::Heading(_)) && !tight(b) {
             out.push('\n');
         }
@@ -155,6 +202,7 @@ fn legend(marks: &[(String, String)], code: bool) -> String {
 pub fn to_text(blocks: &[Block]) -> String {
     join(
         blocks,
+        text_skips,
         |b| matches!(b, Block::Caption(_) | Block::Legend(_)),
         |b, out| match b {
             Block::Heading(h) => {
@@ -184,8 +232,20 @@ pub fn to_text(blocks: &[Block]) -> String {
                 }
             }
             Block::Blank => {}
+            Block::Subheading(h) | Block::KeyLine(h) => line(out, h),
+            Block::Intro(_) | Block::Figure(_) | Block::Figures { .. } | Block::Details { .. } => {}
         },
     )
+}
+
+/// Blocks the terminal does not show (and so does not separate).
+fn text_skips(b: &Block) -> bool {
+    matches!(b, Block::Intro(_) | Block::Figure(_) | Block::Figures { .. } | Block::Details { .. })
+}
+
+/// Blocks Markdown does not show (charts).
+fn markdown_skips(b: &Block) -> bool {
+    matches!(b, Block::Figure(_) | Block::Figures { .. })
 }
 
 /// GitHub-flavoured Markdown: `##` headings, tables ([`Table::to_markdown`]), paragraphs and
@@ -193,6 +253,7 @@ pub fn to_text(blocks: &[Block]) -> String {
 pub fn to_markdown(blocks: &[Block]) -> String {
     join(
         blocks,
+        markdown_skips,
         |_| false,
         |b, out| match b {
             Block::Heading(h) => out.push_str(&format!("## {h}\n\n")),
@@ -218,8 +279,97 @@ pub fn to_markdown(blocks: &[Block]) -> String {
                 }
             }
             Block::Blank => {}
+            Block::Subheading(h) => out.push_str(&format!("### {h}\n")),
+            Block::Intro(s) => line(out, s),
+            Block::KeyLine(s) => line(out, &format!("**{s}**")),
+            Block::Details { summary, text } => {
+                let fence = if text.contains("```") { "~~~~" } else { "```" };
+                out.push_str(&format!("<details><summary>{}</summary>\n\n{fence}\n{text}", crate::svg::esc(summary)));
+                if !text.ends_with('\n') {
+                    out.push('\n');
+                }
+                out.push_str(&format!("{fence}\n\n</details>\n"));
+            }
+            Block::Figure(_) | Block::Figures { .. } => {}
         },
     )
+}
+
+/// HTML for a page section's body: tables ([`crate::html::table`], cells with a mark get its
+/// class and tooltip from [`Table::marks`]), paragraphs, lists (warnings in a panel), charts in
+/// `<figure>`s. Every text is escaped. A [`Block::Heading`] is the section's title
+/// ([`crate::html::from_blocks`] takes it), not part of the body.
+pub fn to_html(blocks: &[Block]) -> String {
+    use crate::svg::esc;
+    let mut out = String::new();
+    let para = |out: &mut String, class: &str, text: &str| {
+        out.push_str(&format!("<p class=\"{class}\">{}</p>\n", esc(text).replace('\n', "<br>")));
+    };
+    for b in blocks {
+        match b {
+            Block::Heading(_) | Block::Blank => {}
+            Block::Table(t) => out.push_str(&crate::html::table(t)),
+            Block::LeadTable { heading: _, table } => out.push_str(&crate::html::table(table)),
+            Block::Subheading(h) => out.push_str(&format!("<h3>{}</h3>\n", esc(h))),
+            Block::Intro(s) => para(&mut out, "intro", s),
+            Block::KeyLine(s) => para(&mut out, "keyline", s),
+            Block::Note(s) | Block::Caption(s) => para(&mut out, "note", s),
+            Block::Emphasis(s) => {
+                out.push_str(&format!("<p class=\"note\"><i>{}</i></p>\n", esc(s).replace('\n', "<br>")))
+            }
+            Block::Legend(marks) => {
+                let items: Vec<String> = marks
+                    .iter()
+                    .map(|(m, what)| format!("<span class=\"mark\">{}</span> {}", esc(m), esc(what)))
+                    .collect();
+                out.push_str(&format!("<p class=\"note\">{}</p>\n", items.join(" · ")));
+            }
+            Block::List(l) => {
+                if l.warning {
+                    out.push_str("<div class=\"warn\">");
+                }
+                if let Some(t) = &l.title {
+                    if l.heading {
+                        out.push_str(&format!("<h3>{}</h3>", esc(t)));
+                        if !l.aside.is_empty() {
+                            para(&mut out, "note", l.aside.trim());
+                        }
+                    } else {
+                        out.push_str(&format!("<p><b>{}</b>{}</p>", esc(t), esc(&l.aside)));
+                    }
+                    out.push('\n');
+                }
+                if !l.items.is_empty() {
+                    out.push_str("<ul class=\"notes\">\n");
+                    for item in &l.items {
+                        out.push_str(&format!("<li>{}</li>\n", esc(item.trim()).replace('\n', "<br>")));
+                    }
+                    out.push_str("</ul>\n");
+                }
+                if let Some(m) = &l.more {
+                    para(&mut out, "note", m.trim());
+                }
+                if l.warning {
+                    out.push_str("</div>\n");
+                }
+            }
+            Block::Figure(f) => out.push_str(&crate::html::figure(f.svg.clone(), &esc(&f.caption))),
+            Block::Figures { items, note } => {
+                let figs: Vec<String> =
+                    items.iter().map(|f| crate::html::figure(f.svg.clone(), &esc(&f.caption))).collect();
+                out.push_str(&crate::html::grid("multiples", &figs));
+                if !note.is_empty() {
+                    para(&mut out, "note", note);
+                }
+            }
+            Block::Details { summary, text } => out.push_str(&format!(
+                "<details><summary>{}</summary><pre>{}</pre></details>\n",
+                esc(summary),
+                esc(text)
+            )),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -278,5 +428,47 @@ mod tests {
         let headed = [Block::LeadTable { heading: Some("The answer".into()), table: t }];
         assert_eq!(to_text(&headed), "The answer\nRanked\nrank\n----\n1\n");
         assert_eq!(to_markdown(&headed), "## The answer\n\n| rank |\n| --- |\n| 1 |\n");
+    }
+
+    #[test]
+    fn html_shows_every_block_markdown_does_and_the_charts() {
+        let mut t = Table::new("T <1>", &["name", "bytes"]).numeric_from(1);
+        t.push(vec!["a".into(), "5~".into()]);
+        t.marks.push(crate::table::CellMark { row: 0, col: 1, class: "lossy", tip: "1.1 became 1".into() });
+        let doc = vec![
+            Block::Heading("Section".into()),
+            Block::Intro("What & how.".into()),
+            Block::KeyLine("Smallest: a".into()),
+            Block::Figure(Figure::new("<svg></svg>".into(), "A chart")),
+            Block::Subheading("Tables".into()),
+            Block::Table(t),
+            Block::Legend(vec![("~".into(), "lossy".into())]),
+            List::new("Warnings", vec!["w1".into()]).warning(true).into(),
+            Block::Details { summary: "Schema".into(), text: "{\"a\": 1}".into() },
+        ];
+        let html = to_html(&doc);
+        for needle in [
+            "<p class=\"intro\">What &amp; how.</p>",
+            "<p class=\"keyline\">Smallest: a</p>",
+            "<figure class=\"chart\"><svg></svg><figcaption>A chart</figcaption></figure>",
+            "<h3>Tables</h3>",
+            "<caption>T &lt;1&gt;</caption>",
+            "class=\"num lossy\" title=\"1.1 became 1\">5~</td>",
+            "<div class=\"warn\"><p><b>Warnings</b></p>",
+            "<details><summary>Schema</summary><pre>{&quot;a&quot;: 1}</pre></details>",
+        ] {
+            assert!(html.contains(needle), "{needle}\n{html}");
+        }
+        assert!(!html.contains("Section"), "the heading is the page section's title: {html}");
+        let s = crate::html::from_blocks(&doc, "one line".into());
+        assert_eq!(s.title, "Section");
+        // Markdown: everything but the chart; the terminal: no intro, chart or details.
+        let md = to_markdown(&doc);
+        assert!(md.starts_with("## Section\n\nWhat & how.\n\n**Smallest: a**\n\n### Tables\n\n### T <1>\n"), "{md}");
+        assert!(md.contains("<details><summary>Schema</summary>\n\n```\n{\"a\": 1}\n```\n\n</details>"), "{md}");
+        assert!(!md.contains("svg") && !md.contains("A chart"), "{md}");
+        let text = to_text(&doc);
+        assert!(text.starts_with("Section\n\nSmallest: a\n\nTables\n\nT <1>\n"), "{text}");
+        assert!(!text.contains("What & how") && !text.contains("Schema") && !text.contains("A chart"), "{text}");
     }
 }

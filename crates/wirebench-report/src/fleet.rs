@@ -1,14 +1,12 @@
 //! The fleet section: per format and fleet size, what the fleet puts on the uplink, what it
 //! costs the broker, delivery and latency from the scheduled send time.
 
-use std::fmt::Write as _;
-
 use wirebench_core::results::Results;
 use wirebench_core::sections::fleet::{FleetRun, FleetSection, Hist};
 
-use crate::blocks::{Block, List};
-use crate::html::{figure, table, Ctx, Section};
-use crate::svg::{color, esc, BarChart, Bars, Line, LineChart};
+use crate::blocks::{Block, Figure, List};
+use crate::html::{Ctx, Section};
+use crate::svg::{color, BarChart, Bars, Line, LineChart};
 use crate::table::Table;
 use crate::Output;
 
@@ -159,18 +157,37 @@ pub fn csv_tables(results: &Results) -> Vec<crate::csv::CsvTable> {
 
 pub fn render(results: &Results, output: Output) -> String {
     let Some(f) = &results.fleet else { return String::new() };
-    let t = tables(f);
-    let n = notes(f);
     match output {
         Output::Json => serde_json::to_string_pretty(f).expect("section serializes") + "\n",
-        Output::Csv => crate::csv::text(&crate::csv::from_tables(&t)),
-        Output::Table | Output::Markdown => {
-            let mut blocks: Vec<Block> = t.into_iter().map(Block::Table).collect();
-            blocks.push(List::untitled(n).into());
-            crate::blocks::render(&blocks, output)
-        }
+        Output::Csv => crate::csv::text(&crate::csv::from_tables(&tables(f))),
+        Output::Table | Output::Markdown => crate::blocks::render(&blocks(f, None), output),
     }
 }
+
+/// The section as blocks, the same for every report kind; the charts (HTML only) when `charts`
+/// gives their page ids.
+fn blocks(f: &FleetSection, charts: Option<&Ctx>) -> Vec<Block> {
+    let first = f.runs.first();
+    let mut out = vec![
+        Block::Heading(TITLE.into()),
+        Block::Intro(format!(
+            "Simulated devices, each its own MQTT connection, publishing every {} (±{:.0} %) at QoS {} through {}; \
+             one row per format and fleet size.",
+            first.map_or("-".into(), |r| format!("{:.1} s", r.period_ms as f64 / 1e3)),
+            first.map_or(0.0, |r| r.jitter * 100.0),
+            first.map_or(0, |r| r.qos),
+            first.map_or(String::new(), |r| r.broker.clone()),
+        )),
+    ];
+    if let Some(ctx) = charts {
+        out.extend(figures(f, ctx).into_iter().map(Block::Figure));
+    }
+    out.extend(tables(f).into_iter().map(Block::Table));
+    out.push(List::untitled(notes(f)).into());
+    out
+}
+
+const TITLE: &str = "Fleet: formats at fleet scale over MQTT";
 
 /// The formats in first-seen order, and the fleet sizes ascending.
 fn axes(f: &FleetSection) -> (Vec<String>, Vec<u64>) {
@@ -192,29 +209,19 @@ fn run_of<'a>(f: &'a FleetSection, format: &str, devices: u64) -> Option<&'a Fle
     f.runs.iter().find(|r| r.format == format && r.devices == devices)
 }
 
-pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
-    let f = r.fleet.as_ref()?;
+/// The charts: uplink bytes and broker CPU against fleet size (lines), or per format at one size
+/// (bars).
+fn figures(f: &FleetSection, ctx: &Ctx) -> Vec<Figure> {
     let (formats, sizes) = axes(f);
-    let mut b = String::new();
-    let first = f.runs.first();
-    let _ = writeln!(
-        b,
-        "<p class=\"intro\">Simulated devices, each its own MQTT connection, publishing every {} (±{:.0} %) at QoS {} through {}; \
-         one row per format and fleet size.</p>",
-        first.map_or("-".into(), |r| format!("{:.1} s", r.period_ms as f64 / 1e3)),
-        first.map_or(0.0, |r| r.jitter * 100.0),
-        first.map_or(0, |r| r.qos),
-        esc(&first.map_or(String::new(), |r| r.broker.clone())),
-    );
-    let series = |name: &str, get: fn(&FleetRun) -> Option<f64>| -> Vec<(String, Vec<(f64, f64)>)> {
-        let _ = name;
+    let mut out = Vec::new();
+    let series = |get: fn(&FleetRun) -> Option<f64>| -> Vec<(String, Vec<(f64, f64)>)> {
         formats
             .iter()
             .map(|fm| (fm.clone(), sizes.iter().filter_map(|&n| Some((n as f64, get(run_of(f, fm, n)?)?))).collect()))
             .collect()
     };
-    let wire = series("wire", |r| Some(r.traffic.wire_bytes_per_s / 1e3));
-    let cpu = series("cpu", |r| r.cpu.broker_cores);
+    let wire = series(|r| Some(r.traffic.wire_bytes_per_s / 1e3));
+    let cpu = series(|r| r.cpu.broker_cores);
     if sizes.len() > 1 {
         let mut lc =
             LineChart::new(&ctx.chart_id("wire"), "Uplink wire bytes per second vs fleet size", "devices", "kB/s")
@@ -223,7 +230,7 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         for (i, (name, pts)) in wire.iter().enumerate() {
             lc = lc.line(Line::new(name, pts.clone()).markers(true).color(color(i)));
         }
-        b.push_str(&figure(lc.render(), "Bytes grow with the fleet at the per-message cost of each format: headers and TCP/IP overhead are the same for all."));
+        out.push(Figure::new(lc.render(), "Bytes grow with the fleet at the per-message cost of each format: headers and TCP/IP overhead are the same for all."));
         if cpu.iter().any(|(_, p)| !p.is_empty()) {
             let mut lc = LineChart::new(&ctx.chart_id("cpu"), "Broker CPU vs fleet size", "devices", "cores")
                 .log_x(true)
@@ -231,7 +238,7 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
             for (i, (name, pts)) in cpu.iter().enumerate() {
                 lc = lc.line(Line::new(name, pts.clone()).markers(true).color(color(i)));
             }
-            b.push_str(&figure(lc.render(), "The broker process's CPU over the publishing window, from /proc (the embedded broker runs in a child process of wirebench; a broker elsewhere is not measured)."));
+            out.push(Figure::new(lc.render(), "The broker process's CPU over the publishing window, from /proc (the embedded broker runs in a child process of wirebench; a broker elsewhere is not measured)."));
         }
     } else if let Some(&n) = sizes.first() {
         let cats = formats.clone();
@@ -241,7 +248,7 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
             .series(Bars::new("wire kB/s", wire_bars).color(color(0)))
             .axis_label("kB/s")
             .value_format(|v| format!("{v:.1}"));
-        b.push_str(&figure(chart.render(), ""));
+        out.push(Figure::new(chart.render(), ""));
         let cpu_bars: Vec<Option<f64>> =
             formats.iter().map(|fm| run_of(f, fm, n).and_then(|r| r.cpu.broker_cores)).collect();
         if cpu_bars.iter().any(Option::is_some) {
@@ -249,28 +256,23 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
                 .series(Bars::new("broker cores", cpu_bars).color(color(1)))
                 .axis_label("cores")
                 .value_format(|v| format!("{v:.3}"));
-            b.push_str(&figure(chart.render(), ""));
+            out.push(Figure::new(chart.render(), ""));
         }
     }
-    for t in tables(f) {
-        b.push_str(&table(&t));
-    }
-    b.push_str("<ul class=\"notes\">\n");
-    for n in notes(f) {
-        let _ = writeln!(b, "<li>{}</li>", esc(&n));
-    }
-    b.push_str("</ul>\n");
+    out
+}
+
+pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
+    let f = r.fleet.as_ref()?;
+    let (formats, sizes) = axes(f);
     let delivered: u64 = f.runs.iter().map(|r| r.delivery.received).sum();
     let sent: u64 = f.runs.iter().map(|r| r.delivery.sent).sum();
-    Some(Section {
-        title: "Fleet: formats at fleet scale over MQTT".into(),
-        summary: format!(
-            "fleet: {} runs ({} formats × {} sizes up to {} devices), {delivered}/{sent} messages delivered",
-            f.runs.len(),
-            formats.len(),
-            sizes.len(),
-            sizes.last().copied().unwrap_or(0)
-        ),
-        body: b,
-    })
+    let summary = format!(
+        "fleet: {} runs ({} formats × {} sizes up to {} devices), {delivered}/{sent} messages delivered",
+        f.runs.len(),
+        formats.len(),
+        sizes.len(),
+        sizes.last().copied().unwrap_or(0)
+    );
+    Some(crate::html::from_blocks(&blocks(f, Some(ctx)), summary))
 }

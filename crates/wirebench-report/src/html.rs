@@ -158,9 +158,26 @@ fn unique_id(used: &mut Vec<String>, key: &str, file: Option<usize>) -> String {
 // ---------------------------------------------------------------------------------------------
 // Building blocks
 
-/// A [`Table`] as an HTML table (numeric columns right-aligned).
+/// A [`Table`] as an HTML table (numeric columns right-aligned, its [`Table::marks`] as cell
+/// classes and tooltips).
 pub fn table(t: &Table) -> String {
-    table_with(t, &|_, _, _| None)
+    table_with(t, &|r, c, _| t.marks.iter().find(|m| m.row == r && m.col == c).map(|m| (m.class, m.tip.clone())))
+}
+
+/// A page section made of a section's blocks ([`crate::blocks::to_html`]): the title is its
+/// first [`Block::Heading`] (else the first lead table's heading or title), the body the rest;
+/// `summary` is its line in the page header.
+pub fn from_blocks(blocks: &[crate::blocks::Block], summary: String) -> Section {
+    use crate::blocks::Block;
+    let title = blocks
+        .iter()
+        .find_map(|b| match b {
+            Block::Heading(h) => Some(h.clone()),
+            Block::LeadTable { heading, table } => Some(heading.clone().unwrap_or_else(|| table.title.clone())),
+            _ => None,
+        })
+        .unwrap_or_default();
+    Section { title, summary, body: crate::blocks::to_html(blocks) }
 }
 
 /// Gives a cell (row, column, text) a CSS class and a tooltip, or nothing.
@@ -226,7 +243,7 @@ pub fn table_with(t: &Table, decorate: CellDecorator) -> String {
 }
 
 /// A chart in a `<figure>` with a caption (`caption_html` must already be escaped).
-pub(crate) fn figure(svg: String, caption_html: &str) -> String {
+pub fn figure(svg: String, caption_html: &str) -> String {
     if caption_html.is_empty() {
         format!("<figure class=\"chart\">{svg}</figure>\n")
     } else {
@@ -234,7 +251,7 @@ pub(crate) fn figure(svg: String, caption_html: &str) -> String {
     }
 }
 
-pub(crate) fn grid(class: &str, items: &[String]) -> String {
+pub fn grid(class: &str, items: &[String]) -> String {
     format!("<div class=\"{class}\">\n{}</div>\n", items.concat())
 }
 

@@ -1,15 +1,13 @@
 //! The micropython section: bytecode size of the Python device codecs and heap per message
 //! under MicroPython, beside seed 000's thesis figures.
 
-use std::fmt::Write as _;
-
 use wirebench_core::published::seed000 as thesis;
 use wirebench_core::results::Results;
 use wirebench_core::sections::micropython::{MicroPythonBuild, MicroPythonSection};
 
-use crate::blocks::Block;
-use crate::html::{figure, table, Ctx, Section};
-use crate::svg::{color, esc, BarChart, Bars};
+use crate::blocks::{Block, Figure};
+use crate::html::{Ctx, Section};
+use crate::svg::{color, BarChart, Bars};
 use crate::table::Table;
 use crate::Output;
 
@@ -80,29 +78,25 @@ pub fn csv_tables(results: &Results) -> Vec<crate::csv::CsvTable> {
 
 pub fn render(results: &Results, output: Output) -> String {
     let Some(m) = &results.micropython else { return String::new() };
-    let t = tables(m);
-    let notes = m.notes.join(" ");
     match output {
         Output::Json => serde_json::to_string_pretty(m).expect("section serializes") + "\n",
-        Output::Csv => crate::csv::text(&crate::csv::from_tables(&t)),
-        Output::Table | Output::Markdown => {
-            let mut blocks: Vec<Block> = t.into_iter().map(Block::Table).collect();
-            blocks.push(Block::Note(notes));
-            crate::blocks::render(&blocks, output)
-        }
+        Output::Csv => crate::csv::text(&crate::csv::from_tables(&tables(m))),
+        Output::Table | Output::Markdown => crate::blocks::render(&blocks(m, None), output),
     }
 }
 
-pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
-    let m = r.micropython.as_ref()?;
-    let mut b = String::new();
-    let _ = writeln!(
-        b,
-        "<p class=\"intro\">The Python device codecs (python/wirebench_device) under MicroPython 1.25, as seed 000 measured \
-         its own on an ESP32: the bytecode a device stores, and the heap one message takes. {}</p>",
-        esc(&m.notes.join(" "))
-    );
-    if let Some(board) = board_like(m) {
+/// The section as blocks, the same for every report kind; the chart (HTML only) when `charts`
+/// gives its page id.
+fn blocks(m: &MicroPythonSection, charts: Option<&Ctx>) -> Vec<Block> {
+    let mut out = vec![
+        Block::Heading("MicroPython: bytecode and heap per message".into()),
+        Block::Intro(
+            "The Python device codecs (python/wirebench_device) under MicroPython 1.25, as seed 000 measured \
+             its own on an ESP32: the bytecode a device stores, and the heap one message takes."
+                .into(),
+        ),
+    ];
+    if let (Some(ctx), Some(board)) = (charts, board_like(m)) {
         let get = |format: &str| {
             board
                 .heap_bytes_per_message
@@ -127,24 +121,27 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         .axis_label("bytes allocated")
         .width(620.0)
         .value_format(|v| format!("{v:.0}"));
-        b.push_str(&figure(chart.render(), ""));
-        let _ = writeln!(
-            b,
-            "<p class=\"legend-published\"><span class=\"swatch hatched\"></span><b>published</b>: {} — {}; {}, not measured here. \
-             <span class=\"swatch ours\"></span><b>ours</b>: this results file (unix port, not a board).</p>",
-            esc(thesis::CITATION),
-            esc(thesis::MEMORY_SOURCE),
-            esc(thesis::LIBRARY_FLASH_SOURCE)
-        );
+        out.push(Block::Figure(Figure::new(
+            chart.render(),
+            format!(
+                "Hatched: published, {} — {}; {}, not measured here. Solid: ours, this results file (unix port, not a board).",
+                thesis::CITATION,
+                thesis::MEMORY_SOURCE,
+                thesis::LIBRARY_FLASH_SOURCE
+            ),
+        )));
     }
-    for t in tables(m) {
-        b.push_str(&table(&t));
+    out.extend(tables(m).into_iter().map(Block::Table));
+    if !m.notes.is_empty() {
+        out.push(Block::Note(m.notes.join(" ")));
     }
-    Some(Section {
-        title: "MicroPython: bytecode and heap per message".into(),
-        summary: format!("micropython: {} builds (mpy-cross {})", m.builds.len(), m.mpy_cross),
-        body: b,
-    })
+    out
+}
+
+pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
+    let m = r.micropython.as_ref()?;
+    let summary = format!("micropython: {} builds (mpy-cross {})", m.builds.len(), m.mpy_cross);
+    Some(crate::html::from_blocks(&blocks(m, Some(ctx)), summary))
 }
 
 #[cfg(test)]

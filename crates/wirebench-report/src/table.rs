@@ -58,6 +58,19 @@ pub struct Table {
     pub numeric: Vec<bool>,
     /// Shown in a summary even when it is not the first table of its section.
     pub headline: bool,
+    /// Cells the HTML page sets apart (a class and a tooltip with the reason); text and Markdown
+    /// show the cell's own mark (`~`, `!`) and the legend under the table.
+    pub marks: Vec<CellMark>,
+}
+
+/// A cell of a [`Table`] set apart on the HTML page: row and column (0-based, of `rows`), a CSS
+/// class (`lossy`, `bad`, `short`, …) and a tooltip.
+#[derive(Clone, Debug)]
+pub struct CellMark {
+    pub row: usize,
+    pub col: usize,
+    pub class: &'static str,
+    pub tip: String,
 }
 
 impl Table {
@@ -68,6 +81,7 @@ impl Table {
             rows: Vec::new(),
             numeric: vec![false; headers.len()],
             headline: false,
+            marks: Vec::new(),
         }
     }
 
