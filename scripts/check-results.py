@@ -12,9 +12,13 @@ it wrote. For every results file:
   - `BIN report F -o table|md|html` renders (exit 0, not empty).
   - with a speed section, `BIN compare F F -o json` is JSON and `-o csv` loads in pandas with
     one row per case and numeric figure columns.
+  - report.md carries what report.html shows: every section title, sub-heading and table
+    caption of the page is a heading of the Markdown, and every table row of the page (the
+    published figures beside ours included) is a row of a Markdown table.
 Prints a line per check and closes with 'N passed, N failed'; exits 1 on any failure.
 """
 import argparse
+import html.parser
 import io
 import json
 import re
@@ -28,6 +32,79 @@ import jsonschema
 import pandas
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class PageParts(html.parser.HTMLParser):
+    """The headings (h2, h3), table captions and table rows of a report page's <main>."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.headings, self.rows = [], []
+        self.main = False
+        self.text = None  # collecting the text of a heading or caption
+        self.cell = None  # collecting the text of a table cell
+        self.row = None
+        self.svg = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "main":
+            self.main = True
+        elif not self.main:
+            return
+        elif tag == "svg":
+            self.svg += 1
+        elif self.svg:
+            return
+        elif tag in ("h2", "h3", "caption"):
+            self.text = []
+        elif tag == "tr":
+            self.row = []
+        elif tag in ("td", "th") and self.row is not None:
+            self.cell = []
+
+    def handle_endtag(self, tag):
+        if tag == "main":
+            self.main = False
+        elif tag == "svg":
+            self.svg -= 1
+        elif tag in ("h2", "h3", "caption") and self.text is not None:
+            self.headings.append(" ".join("".join(self.text).split()))
+            self.text = None
+        elif tag in ("td", "th") and self.cell is not None:
+            self.row.append(" ".join("".join(self.cell).split()))
+            self.cell = None
+        elif tag == "tr" and self.row is not None:
+            self.rows.append(tuple(self.row))
+            self.row = None
+
+    def handle_data(self, data):
+        if self.svg:
+            return
+        if self.text is not None:
+            self.text.append(data)
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def markdown_parts(md):
+    """The headings and table rows (cells, whitespace collapsed) of a Markdown report."""
+    headings, rows = set(), set()
+    for line in md.splitlines():
+        m = re.match(r"#{2,3} (.*)", line)
+        if m:
+            headings.add(" ".join(m.group(1).split()))
+        elif line.startswith("| ") and line.endswith(" |"):
+            cells = re.split(r"(?<!\\) \| ", line[2:-2])
+            rows.add(tuple(" ".join(c.replace("\\|", "|").split()) for c in cells))
+    return headings, rows
+
+
+def page_in_markdown(page, md):
+    """What report.html shows that report.md lacks: (headings, table rows)."""
+    p = PageParts()
+    p.feed(page)
+    headings, rows = markdown_parts(md)
+    return [h for h in p.headings if h not in headings], [r for r in p.rows if r not in rows]
 
 
 def main():
@@ -109,9 +186,16 @@ def main():
                       f"not numeric: {odd}; {rc.stderr[-300:]}")
             except Exception as e:  # noqa: BLE001 - any parse failure is the finding
                 check(f"{path}: compare -o json / -o csv in pandas", False, f"{type(e).__name__}: {e}")
+        shown = {}
         for kind in ("table", "md", "html"):
             r = subprocess.run([args.wirebench, "report", path, "-o", kind], capture_output=True)
             check(f"{path}: report -o {kind}", r.returncode == 0 and len(r.stdout) > 0, r.stderr.decode(errors="replace"))
+            shown[kind] = r.stdout.decode(errors="replace")
+        missing_h, missing_rows = page_in_markdown(shown["html"], shown["md"])
+        check(f"{path}: report.md carries every heading, caption and table row of report.html",
+              not missing_h and not missing_rows,
+              f"{len(missing_h)} headings missing, the first {missing_h[:5]}; "
+              f"{len(missing_rows)} table rows missing, the first {missing_rows[:3]}")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -47,23 +47,6 @@ pub struct Section {
 /// A section renderer: `None` when the results file has no such section.
 pub type SectionFn = fn(&Results, &Ctx) -> Option<Section>;
 
-/// The parts of a study that did not finish, first on the page.
-pub fn failed_section(r: &Results, _ctx: &Ctx) -> Option<Section> {
-    if r.failed_parts.is_empty() {
-        return None;
-    }
-    let mut body = String::from("<p class=\"note\">These parts of the study have no results; the sections below are those of the parts that finished.</p>\n<ul>\n");
-    for f in &r.failed_parts {
-        let _ = writeln!(body, "<li><b>{}</b>: {}</li>", esc(&f.part), esc(&f.error));
-    }
-    body.push_str("</ul>\n");
-    Some(Section {
-        title: "Parts that did not finish".into(),
-        summary: format!("{} of the study's parts did not finish", r.failed_parts.len()),
-        body,
-    })
-}
-
 /// Render one self-contained HTML page from results files, with these sections in this order
 /// (the study runner's views: `wirebench_report::FRAME` and each part's).
 pub fn render(results: &[&Results], title: &str, views: &[crate::View]) -> String {

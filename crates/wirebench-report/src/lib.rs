@@ -51,7 +51,7 @@ pub const FRAME: [View; 2] = [
         has: |r| !r.failed_parts.is_empty(),
         text: failed::render,
         csv: failed::csv_tables,
-        html: html::failed_section,
+        html: failed::html_section,
     },
 ];
 

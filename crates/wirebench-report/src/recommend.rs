@@ -41,38 +41,14 @@ pub fn render_answer(r: &wirebench_core::results::Results, output: crate::Output
     }
 }
 
-/// The answer as the first section of the HTML report.
+/// The answer as the first section of the HTML report: the same blocks as report.md's.
 pub fn html_section(r: &wirebench_core::results::Results, _: &crate::html::Ctx) -> Option<crate::html::Section> {
     let rec = r.answer.as_ref()?;
-    let mut body = String::new();
-    let best = rec.ranked.first();
-    body.push_str(&match best {
-        Some(b) => format!(
-            "<p class=\"intro\"><b>Best fit: {}</b> — largest message {} B, mean {:.1} B. {}</p>",
-            crate::svg::esc(&b.codec),
-            b.max_bytes,
-            b.mean_bytes,
-            crate::svg::esc(&b.reasons.join("; "))
-        ),
-        None => "<p class=\"intro\"><b>No format meets every constraint.</b></p>".to_string(),
-    });
-    body.push_str(&crate::html::table(&table(rec, "Formats ranked for the run's constraints")));
-    let list = |items: Vec<String>| {
-        format!("<ul>{}</ul>", items.iter().map(|i| format!("<li>{}</li>", crate::svg::esc(i))).collect::<String>())
+    let summary = match rec.ranked.first() {
+        Some(b) => format!("best fit {} ({} B at most)", b.codec, b.max_bytes),
+        None => "no format meets every constraint".into(),
     };
-    if !rec.excluded.is_empty() {
-        body.push_str("<p>Excluded:</p>");
-        body.push_str(&list(rec.excluded.iter().map(|e| format!("{}: {}", e.codec, e.why)).collect()));
-    }
-    body.push_str(&list(rec.notes.clone()));
-    Some(crate::html::Section {
-        title: "The answer".into(),
-        summary: match best {
-            Some(b) => format!("best fit {} ({} B at most)", b.codec, b.max_bytes),
-            None => "no format meets every constraint".into(),
-        },
-        body,
-    })
+    Some(crate::html::from_blocks(&blocks(rec, Some("The answer")), summary))
 }
 
 /// The recommendation as blocks: the ranked table (under `heading`, else titled "Recommended
@@ -80,8 +56,12 @@ pub fn html_section(r: &wirebench_core::results::Results, _: &crate::html::Ctx) 
 fn blocks(rec: &Recommendation, heading: Option<&str>) -> Vec<Block> {
     let mut out =
         vec![Block::LeadTable { heading: heading.map(String::from), table: table(rec, "Recommended formats") }];
-    if let Some(best) = rec.ranked.first() {
-        out.push(Block::Note(format!("Best fit: {} (device classes {}).", best.codec, best.mcu)));
+    match rec.ranked.first() {
+        Some(best) => out.push(Block::KeyLine(format!(
+            "Best fit: {} (device classes {}): largest message {} B, mean {:.1} B.",
+            best.codec, best.mcu, best.max_bytes, best.mean_bytes
+        ))),
+        None => out.push(Block::KeyLine("No format meets every constraint.".into())),
     }
     if !rec.excluded.is_empty() {
         let items = rec.excluded.iter().map(|e| format!("{}: {}", e.codec, e.why)).collect();
