@@ -26,6 +26,7 @@ mod size;
 mod speed;
 mod study;
 mod transcode;
+mod verify;
 
 use common::BadInput;
 
@@ -121,6 +122,8 @@ enum Command {
     Run(RunArgs),
     /// Render the reports of a results file again (terminal, Markdown or HTML).
     Report(ReportArgs),
+    /// Rerun the study a results file records and say, figure by figure, whether it reproduces.
+    Verify(verify::VerifyArgs),
     /// OPC UA PubSub over MQTT: throughput with delivery, echo RTT, through an embedded or external broker.
     Mqtt(mqtt::Args),
     /// The two-host network lab (namespaces, veth, tbf, nftables loss): up, down, status.
@@ -219,7 +222,7 @@ struct SpeedArgs {
 }
 
 #[derive(clap::Args)]
-struct RunArgs {
+pub(crate) struct RunArgs {
     /// The study file (TOML), e.g. studies/seed001-pson-paper.toml. Without one, `--samples`
     /// runs the size, speed and link parts on your payloads.
     #[arg(required_unless_present = "samples", long_help = parts::study_help())]
@@ -475,6 +478,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Compare(args) => compare::compare(args),
         Command::Run(args) => study::run(args),
         Command::Report(args) => study::report(args),
+        Command::Verify(args) => verify::run(args),
         Command::Mqtt(args) => mqtt::run(args),
         Command::Lab(args) => lab::run(args),
         Command::Http(args) => parts::run_command(&parts::HTTP, args),

@@ -85,7 +85,7 @@ struct Head {
 impl Study {
     /// Make every relative file path in the study (samples, schemas, certificates, the C and
     /// Python sources) relative to `base`, the folder of the study file.
-    fn resolve_paths(&mut self, base: &Path) {
+    pub(crate) fn resolve_paths(&mut self, base: &Path) {
         for item in &mut self.parts {
             item.plan.resolve_paths(base);
         }
@@ -189,7 +189,7 @@ pub fn read_study_in(registry: &[&'static dyn StudyPart], path: &Path, ci: bool)
 
 /// Parse and check the text of a study, with the parts of `registry`; `path` names it in
 /// errors (with the line and column).
-fn parse_study(registry: &[&'static dyn StudyPart], text: &str, path: &Path) -> Result<Study> {
+pub(crate) fn parse_study(registry: &[&'static dyn StudyPart], text: &str, path: &Path) -> Result<Study> {
     let at = |offset: usize| {
         let before = &text[..offset.min(text.len())];
         (before.matches('\n').count() + 1, offset - before.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1)
@@ -345,7 +345,7 @@ pub fn run_in(registry: &[&'static dyn StudyPart], args: RunArgs) -> Result<()> 
             return Err(bad(format!("{}: no such file or directory", p.display())));
         }
     }
-    let (mut study, source) = match &args.study {
+    let (study, source) = match &args.study {
         Some(path) => {
             let (mut study, source) = read_study_in(registry, path, args.ci)?;
             if !args.samples.is_empty() {
@@ -355,6 +355,20 @@ pub fn run_in(registry: &[&'static dyn StudyPart], args: RunArgs) -> Result<()> 
         }
         None => (samples_study(&args.samples)?, "(built in: run --samples)".to_string()),
     };
+    run_study(registry, args, study, source, true)
+}
+
+/// Run a study that has been read (`source` names where it came from) with the run's options:
+/// check every part, run them into one results set in the output folder.
+pub(crate) fn run_study(
+    registry: &[&'static dyn StudyPart],
+    args: RunArgs,
+    mut study: Study,
+    source: String,
+    echo: bool,
+) -> Result<()> {
+    // Each part's tables on the terminal as it ends (not when `verify` reruns a study).
+    let say = |bytes: &[u8]| if echo { write_stdout(bytes) } else { Ok(()) };
     if args.schema.file.is_some() {
         for item in &mut study.parts {
             if let Some(s) = item.plan.schema_mut() {
@@ -483,19 +497,17 @@ pub fn run_in(registry: &[&'static dyn StudyPart], args: RunArgs) -> Result<()> 
             }
             results.answer = Some(rec);
             wirebench_report::table::begin_section();
-            write_stdout(
-                (wirebench_report::table::fit_lines(&wirebench_report::recommend::render_answer(
-                    &results,
-                    Output::Table,
-                )) + "\n")
-                    .as_bytes(),
-            )?;
+            say((wirebench_report::table::fit_lines(&wirebench_report::recommend::render_answer(
+                &results,
+                Output::Table,
+            )) + "\n")
+                .as_bytes())?;
         }
         {
             wirebench_report::table::begin_section();
             let text = terminal_part(&(part.part.view().text)(&results, Output::Table));
             if !text.is_empty() {
-                write_stdout((text + "\n").as_bytes())?;
+                say((text + "\n").as_bytes())?;
             }
         }
         if i + 1 < parts.len() {
@@ -546,13 +558,11 @@ pub fn run_in(registry: &[&'static dyn StudyPart], args: RunArgs) -> Result<()> 
             rec.notes.insert(0, format!("{by}measured on the {target} device lab ({whence}); the answer printed after the size part used the curated device table"));
             results.answer = Some(rec);
             wirebench_report::table::begin_section();
-            write_stdout(
-                (wirebench_report::table::fit_lines(&wirebench_report::recommend::render_answer(
-                    &results,
-                    Output::Table,
-                )) + "\n")
-                    .as_bytes(),
-            )?;
+            say((wirebench_report::table::fit_lines(&wirebench_report::recommend::render_answer(
+                &results,
+                Output::Table,
+            )) + "\n")
+                .as_bytes())?;
         }
     }
     let mut s = saved.lock().unwrap_or_else(|e| e.into_inner());
@@ -573,7 +583,7 @@ pub fn run_in(registry: &[&'static dyn StudyPart], args: RunArgs) -> Result<()> 
         out_dir.join("report.md").display(),
         out_dir.join("report.html").display()
     );
-    write_stdout(text.as_bytes())?;
+    say(text.as_bytes())?;
     // Runs that failed inside a part, and must-hold checks that failed, are in the results and
     // end the run with exit 1.
     if let Some((n, first)) = results.dds.as_ref().and_then(|d| d.first_failure()) {
