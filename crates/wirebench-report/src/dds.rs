@@ -18,17 +18,15 @@
 //! Several rounds are shown one per row in the tables; charts use the medians over rounds.
 //! Nothing is measured or computed here.
 
-use std::fmt::Write;
-
 use wirebench_core::results::Results;
 use wirebench_core::sections::dds::{
     DdsSection, DdsperfSize, Interval, Marshal, SizeFigures, SEED_CDR, SEED_JSON, SEED_NATIVE,
 };
 
-use crate::blocks::{Block, List};
+use crate::blocks::{Block, Figure, List};
 use crate::csv::CsvTable;
-use crate::html::{table, Ctx, Section};
-use crate::svg::{color, esc, fixed, BarChart, Bars, Line, LineChart};
+use crate::html::{Ctx, Section};
+use crate::svg::{color, fixed, BarChart, Bars, Line, LineChart};
 use crate::table::Table;
 use crate::Output;
 
@@ -416,20 +414,56 @@ fn failure_lines(d: &DdsSection) -> Vec<String> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Text
+// Blocks
 
-/// The section as blocks: the transport, the tables present, the failed runs and the notes
-/// about the seed's figures.
-fn blocks(d: &DdsSection) -> Vec<Block> {
-    let mut out = vec![Block::Heading("DDS latency and throughput, CDR vs JSON (seed 004)".into())];
+const TITLE: &str = "DDS latency and throughput, CDR vs JSON (seed 004)";
+
+/// The section as blocks, the same for every report kind: the transport, what was measured and
+/// how, the checks' answer, the tables present (each chart, HTML only, before the table that
+/// gives its figures, when `charts` gives their page ids), the failed runs and the notes about
+/// the seed's figures.
+fn blocks(d: &DdsSection, charts: Option<&Ctx>) -> Vec<Block> {
+    let mut out = vec![Block::Heading(TITLE.into())];
     if !d.transport.is_empty() {
         out.push(Block::Note(format!("{}.", d.transport)));
     }
-    let tables =
-        [checks_table(d), latency_table(d), throughput_table(d), marshal_table(d), ratio_table(d), native_table(d)];
+    out.push(Block::Intro(format!(
+        "A KeyedOctets sample (key string + payload octets, as in OpenDDSharp's benchmark) marshalled with CDR \
+         (XCDR1, our cdr crate) or JSON (serde_json) travels as the baggage of ddsperf's KeyedSeq topic over {}. \
+         Latency is half of a back-to-back ping-pong round trip between two processes, from before marshalling to \
+         after unmarshalling, all round trips pooled; throughput counts N samples written flat out until the reader \
+         has unmarshalled all of them. Cyclone's own ddsperf ran in the same run as the native anchor{}.",
+        if d.transport.is_empty() { "DDS" } else { "the transport above" },
+        ddsperf_bytes_note(d)
+    )));
+    if !d.published.latency_ms.is_empty() || !d.published.throughput.is_empty() {
+        out.push(Block::Intro(format!(
+            "Published (the seed rows of the tables; hatched in the charts): figures printed in {} (Apple M3, \
+             writer and reader in one process, one-way), not measured here; its MiB/s are converted to 10⁶ B/s. \
+             Ours (this host): this results file. The seed's figures come from another machine and setup: compare \
+             ratios, not absolute figures.",
+            if d.published.source.is_empty() { "the seed" } else { &d.published.source }
+        )));
+    }
+    if !d.checks.is_empty() {
+        let pass = d.checks.iter().filter(|c| c.pass).count();
+        out.push(Block::KeyLine(format!("Must-hold checks against ddsperf: {pass} of {} pass.", d.checks.len())));
+    }
     let before = out.len();
-    out.extend(tables.into_iter().flatten().map(Block::Table));
-    if out.len() == before {
+    out.extend(checks_table(d).map(Block::Table));
+    if let Some(ctx) = charts {
+        out.extend(latency_chart(d, ctx).map(Block::Figure));
+    }
+    out.extend(latency_table(d).map(Block::Table));
+    if let Some(ctx) = charts {
+        out.extend(throughput_chart(d, ctx).map(Block::Figure));
+    }
+    out.extend(throughput_table(d).map(Block::Table));
+    if let Some(ctx) = charts {
+        out.extend(cdf_charts(d, ctx).into_iter().map(Block::Figure));
+    }
+    out.extend([marshal_table(d), ratio_table(d), native_table(d)].into_iter().flatten().map(Block::Table));
+    if !out[before..].iter().any(|b| matches!(b, Block::Table(_))) {
         // The lists below always had a blank line before them, under the heading too.
         out.push(Block::Blank);
     }
@@ -453,7 +487,7 @@ pub fn render(r: &Results, output: Output) -> String {
     match output {
         Output::Json => serde_json::to_string_pretty(d).unwrap_or_default() + "\n",
         Output::Csv => crate::csv::text(&[csv(d)]),
-        Output::Table | Output::Markdown => crate::blocks::render(&blocks(d), output),
+        Output::Table | Output::Markdown => crate::blocks::render(&blocks(d, None), output),
     }
 }
 
@@ -594,10 +628,6 @@ fn csv(d: &DdsSection) -> CsvTable {
 // ---------------------------------------------------------------------------------------------
 // HTML
 
-fn figure(svg: String, caption: &str) -> String {
-    format!("<figure class=\"chart\">{svg}<figcaption>{}</figcaption></figure>\n", esc(caption))
-}
-
 fn us_fmt(v: f64) -> String {
     if v >= 100.0 {
         format!("{} µs", fixed(v, 0))
@@ -617,91 +647,65 @@ fn spans(values: &[Option<f64>], factor: f64) -> bool {
     !v.is_empty() && hi > factor * lo
 }
 
-pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
-    let d = r.dds.as_ref()?;
-    let figures = d.figures();
-    let cats: Vec<String> = figures.iter().map(|f| size_label(f.size)).collect();
-    let ms = d.run_marshals();
-    let mut b = String::new();
-    let _ = writeln!(
-        b,
-        "<p class=\"intro\">A <code>KeyedOctets</code> sample (key string + payload octets, as in OpenDDSharp's benchmark) \
-         marshalled with CDR (XCDR1, our <code>cdr</code> crate) or JSON (serde_json) travels as the baggage of ddsperf's \
-         <code>KeyedSeq</code> topic through {}. Latency is half of a back-to-back ping-pong round trip between two processes, \
-         from before marshalling to after unmarshalling, all round trips pooled; throughput counts N samples written flat out \
-         until the reader has unmarshalled all of them. Cyclone's own <code>ddsperf</code> ran in the same run as the native anchor{}.</p>",
-        esc(&d.transport),
-        esc(ddsperf_bytes_note(d))
+/// The sizes, as the charts' categories.
+fn size_labels(d: &DdsSection) -> Vec<String> {
+    d.figures().iter().map(|f| size_label(f.size)).collect()
+}
+
+/// Latency p50 per payload size: ours per marshalling, ddsperf's, the seed's (medians over
+/// rounds); none without latency runs.
+fn latency_chart(d: &DdsSection, ctx: &Ctx) -> Option<Figure> {
+    if d.latency.is_empty() && d.ddsperf_latency.is_empty() {
+        return None;
+    }
+    let (series, all) = size_series(
+        &d.run_marshals(),
+        d.figures(),
+        (|f, m| f.ours_of(m).and_then(|o| o.latency_p50_us), " p50"),
+        (|f| f.ddsperf.latency_p50_us, "ddsperf p50"),
+        (|f, method| f.seed.latency_of(method).map(|s| s.p50_us), " p50 (published)"),
     );
-    if !d.published.latency_ms.is_empty() {
-        let _ = writeln!(
-            b,
-            "<p class=\"legend-published\"><span class=\"swatch hatched\"></span><b>published</b>: figures printed in {} \
-             (Apple M3, writer and reader in one process, one-way), not measured here; \
-             <span class=\"swatch ours\"></span><b>ours (this host)</b>: this results file.</p>",
-            esc(&d.published.source)
-        );
+    Some(size_chart(
+        BarChart::new(&ctx.chart_id("latency"), "Latency p50 per payload size", size_labels(d))
+            .axis_label("half round trip (seed: one-way), µs")
+            .value_format(us_fmt),
+        series,
+        &all,
+        (
+            "Median over rounds of each run's pooled p50",
+            ". The seed's figures are one-way inside one process on another machine: compare ratios, not bars.",
+        ),
+    ))
+}
+
+/// Throughput (MB/s of payload) per payload size, like [`latency_chart`]; none without
+/// throughput runs.
+fn throughput_chart(d: &DdsSection, ctx: &Ctx) -> Option<Figure> {
+    if d.throughput.is_empty() && d.ddsperf_throughput.is_empty() {
+        return None;
     }
-    // Key line: the checks.
-    if !d.checks.is_empty() {
-        let pass = d.checks.iter().filter(|c| c.pass).count();
-        let _ = writeln!(
-            b,
-            "<p class=\"keyline\">Must-hold checks against ddsperf: <b>{pass} of {}</b> pass.</p>",
-            d.checks.len()
-        );
-    }
-    if let Some(t) = checks_table(d) {
-        b.push_str(&table(&t));
-    }
-    // Latency per size.
-    if !d.latency.is_empty() || !d.ddsperf_latency.is_empty() {
-        let (series, all) = size_series(
-            &ms,
-            figures,
-            (|f, m| f.ours_of(m).and_then(|o| o.latency_p50_us), " p50"),
-            (|f| f.ddsperf.latency_p50_us, "ddsperf p50"),
-            (|f, method| f.seed.latency_of(method).map(|s| s.p50_us), " p50 (published)"),
-        );
-        b.push_str(&size_chart(
-            BarChart::new(&ctx.chart_id("latency"), "Latency p50 per payload size", cats.clone())
-                .axis_label("half round trip (seed: one-way), µs")
-                .value_format(us_fmt),
-            series,
-            &all,
-            (
-                "Median over rounds of each run's pooled p50",
-                ". The seed's figures are one-way inside one process on another machine: compare ratios, not bars.",
-            ),
-        ));
-    }
-    if let Some(t) = latency_table(d) {
-        b.push_str(&table(&t));
-    }
-    // Throughput per size.
-    if !d.throughput.is_empty() || !d.ddsperf_throughput.is_empty() {
-        let (series, all) = size_series(
-            &ms,
-            figures,
-            (|f, m| f.ours_of(m).and_then(|o| o.mb_per_s), ""),
-            (|f| f.ddsperf.mb_per_s, "ddsperf"),
-            (|f, method| f.seed.throughput_of(method).map(|s| s.mb_per_s), " (published)"),
-        );
-        b.push_str(&size_chart(
-            BarChart::new(&ctx.chart_id("throughput"), "Throughput per payload size", cats.clone())
-                .axis_label("MB/s of payload (10⁶ B/s)")
-                .value_format(mb_fmt),
-            series,
-            &all,
-            ("Median over rounds. The seed printed MiB/s; converted to 10⁶ B/s here", "."),
-        ));
-    }
-    if let Some(t) = throughput_table(d) {
-        b.push_str(&table(&t));
-    }
-    // Latency CDF, first round, one chart per marshalling.
+    let (series, all) = size_series(
+        &d.run_marshals(),
+        d.figures(),
+        (|f, m| f.ours_of(m).and_then(|o| o.mb_per_s), ""),
+        (|f| f.ddsperf.mb_per_s, "ddsperf"),
+        (|f, method| f.seed.throughput_of(method).map(|s| s.mb_per_s), " (published)"),
+    );
+    Some(size_chart(
+        BarChart::new(&ctx.chart_id("throughput"), "Throughput per payload size", size_labels(d))
+            .axis_label("MB/s of payload (10⁶ B/s)")
+            .value_format(mb_fmt),
+        series,
+        &all,
+        ("Median over rounds. The seed printed MiB/s; converted to 10⁶ B/s here", "."),
+    ))
+}
+
+/// The latency CDF of the first round, one chart per marshalling, a line per size.
+fn cdf_charts(d: &DdsSection, ctx: &Ctx) -> Vec<Figure> {
     let first_round = d.latency.iter().map(|r| r.round).min();
-    for (mi, &m) in ms.iter().enumerate() {
+    let mut out = Vec::new();
+    for (mi, &m) in d.run_marshals().iter().enumerate() {
         let runs: Vec<_> =
             d.latency.iter().filter(|r| r.marshal == m && Some(r.round) == first_round && !r.cdf.is_empty()).collect();
         if runs.is_empty() {
@@ -720,26 +724,14 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
             let pts: Vec<(f64, f64)> = r.cdf.iter().map(|&(us, frac)| (us, frac * 100.0)).collect();
             lc = lc.line(Line::new(&size_label(r.size), pts).step(true).color(color(i)));
         }
-        b.push_str(&figure(lc.render(), "Every round trip of the first round, pooled; log x axis."));
+        out.push(Figure::new(lc.render(), "Every round trip of the first round, pooled; log x axis."));
     }
-    for t in [marshal_table(d), ratio_table(d), native_table(d)].into_iter().flatten() {
-        b.push_str(&table(&t));
-    }
-    let fails = failure_lines(d);
-    if !fails.is_empty() {
-        b.push_str("<p class=\"note\"><b>Failed runs</b></p>\n<ul>\n");
-        for l in fails {
-            let _ = writeln!(b, "<li>{}</li>", esc(&l));
-        }
-        b.push_str("</ul>\n");
-    }
-    if !d.published.notes.is_empty() {
-        b.push_str("<p class=\"note\"><b>About the seed's figures</b></p>\n<ul>\n");
-        for l in &d.published.notes {
-            let _ = writeln!(b, "<li>{}</li>", esc(l));
-        }
-        b.push_str("</ul>\n");
-    }
+    out
+}
+
+pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
+    let d = r.dds.as_ref()?;
+    let cats = size_labels(d);
     let summary = format!(
         "{} latency and {} throughput runs of ours, {} ddsperf runs, sizes {}",
         d.latency.len(),
@@ -747,7 +739,7 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         d.ddsperf_latency.len() + d.ddsperf_throughput.len(),
         if cats.is_empty() { "-".into() } else { cats.join(", ") }
     );
-    Some(Section { title: "DDS: latency and throughput, CDR vs JSON (seed 004)".into(), summary, body: b })
+    Some(crate::html::from_blocks(&blocks(d, Some(ctx)), summary))
 }
 
 /// The bars of a per-size chart and every value in them (for the axis): ours per marshalling
@@ -785,13 +777,13 @@ fn size_series(
 /// A per-size bar chart with its series (ours, ddsperf, the seed's hatched), on a log axis when
 /// the values span more than 8×, in a figure whose caption is `caption.0` + the axis note +
 /// `caption.1`.
-fn size_chart(chart: BarChart, series: Vec<Bars>, all: &[Option<f64>], caption: (&str, &str)) -> String {
+fn size_chart(chart: BarChart, series: Vec<Bars>, all: &[Option<f64>], caption: (&str, &str)) -> Figure {
     let log = spans(all, 8.0);
     let mut chart = chart.log(log).missing_label("not run");
     for sr in series {
         chart = chart.series(sr);
     }
-    figure(chart.render(), &format!("{}{}{}", caption.0, if log { "; log axis" } else { "" }, caption.1))
+    Figure::new(chart.render(), format!("{}{}{}", caption.0, if log { "; log axis" } else { "" }, caption.1))
 }
 
 #[cfg(test)]
@@ -1130,6 +1122,60 @@ mod tests {
         assert!(b.contains("&lt;lo&gt;") && b.contains("&lt;not monotonic&gt;"), "results text is escaped");
         assert!(!b.contains("<script") && !b.contains("http://") && !b.contains("https://"));
         assert!(s.summary.contains("2 latency and 1 throughput runs"), "{}", s.summary);
+    }
+
+    /// The text of every element `tag` opens in `html` (its own tags dropped, entities decoded).
+    fn texts(html: &str, tag: &str) -> Vec<String> {
+        let close = format!("</{}>", tag.trim_start_matches('<').split([' ', '>']).next().unwrap());
+        html.split(tag)
+            .skip(1)
+            .map(|s| {
+                // The rest of an opening tag given without its end (`<p class=`).
+                let s = if tag.ends_with('>') { s } else { s.split_once('>').map_or(s, |(_, rest)| rest) };
+                let inner = s.split(close.as_str()).next().unwrap();
+                let mut plain = String::new();
+                let mut in_tag = false;
+                for c in inner.chars() {
+                    match c {
+                        '<' => in_tag = true,
+                        '>' => in_tag = false,
+                        _ if !in_tag => plain.push(c),
+                        _ => {}
+                    }
+                }
+                plain
+                    .replace("&lt;", "<")
+                    .replace("&gt;", ">")
+                    .replace("&quot;", "\"")
+                    .replace("&#39;", "'")
+                    .replace("&amp;", "&")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn markdown_has_every_heading_table_and_paragraph_of_the_page() {
+        let r = results();
+        let body = html_section(&r, &Ctx { id: "dds".into(), file: 1, files: 1 }).unwrap().body;
+        let md = render(&r, Output::Markdown);
+        let captions = texts(&body, "<caption>");
+        assert_eq!(captions.len(), 6, "checks, latency, throughput, marshalling, JSON ÷ CDR, CDR ÷ native: {body}");
+        for t in captions.iter().chain(&texts(&body, "<h3>")) {
+            assert!(md.contains(&format!("### {t}\n")), "{t}\n{md}");
+        }
+        // Intro, key line, notes and list items: in Markdown too (titles there in bold).
+        let plain = md.replace("**", "");
+        let paragraphs = [texts(&body, "<p class="), texts(&body, "<p>"), texts(&body, "<li>")].concat();
+        assert!(paragraphs.len() >= 7, "{paragraphs:?}");
+        for p in &paragraphs {
+            assert!(plain.contains(p), "{p}\n{md}");
+        }
+        // The terminal has the answer, not the prose; the page has the charts Markdown leaves out.
+        let text = render(&r, Output::Table);
+        assert!(text.contains("Must-hold checks against ddsperf: 2 of 2 pass."), "{text}");
+        assert!(!text.contains("Apple M3") && !text.contains("ping-pong"), "{text}");
+        assert!(md.contains("Apple M3") && md.contains("ping-pong") && !md.contains("<svg"), "{md}");
+        assert_eq!(body.matches("<figure class=\"chart\">").count(), 4, "latency, throughput, 2 CDFs: {body}");
     }
 
     #[test]

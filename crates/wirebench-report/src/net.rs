@@ -1,20 +1,20 @@
-//! The `link`, `http` (seed 002) and `tcp` (seed 003) results sections: text and HTML.
+//! The `link`, `http` (seed 002) and `tcp` (seed 003) results sections: one list of blocks per
+//! section for the terminal, Markdown and HTML ([`crate::blocks`]), so report.md carries every
+//! table and note of the page.
 //!
 //! The sections are the typed data of [`wirebench_core::sections`], written by the parts of
 //! `wirebench-net`; this module renders them (an absent figure shows as `-`) and never measures.
 //! Each section carries the seed's published figures and notes, so a report renders from the
 //! results alone.
 
-use std::fmt::Write;
-
 use wirebench_core::results::Results;
 use wirebench_core::sections::link::{LinkRow, LinkSection};
 use wirebench_core::sections::net::{HttpRun, HttpSection, TcpRun, TcpSection};
 
-use crate::blocks::{Block, List};
+use crate::blocks::{Block, Figure, List};
 use crate::csv::CsvTable;
-use crate::html::{table, Ctx, Section};
-use crate::svg::{color, compact, esc, fixed, BarChart, Bars, Line, LineChart};
+use crate::html::{Ctx, Section};
+use crate::svg::{color, compact, fixed, BarChart, Bars, Line, LineChart};
 use crate::table::Table;
 use crate::Output;
 
@@ -37,35 +37,88 @@ fn pct(v: Option<f64>) -> String {
     v.map(|x| format!("{:.1} %", x * 100.0)).unwrap_or_else(|| "-".into())
 }
 
-/// A section as blocks: its heading, its tables, then each list of notes that has lines (a
-/// list whose title names warnings is coloured on the terminal).
-fn blocks(heading: &str, tables: Vec<Table>, notes: Vec<(String, Vec<String>)>) -> Vec<Block> {
-    let mut out = vec![Block::Heading(heading.to_string())];
-    out.extend(tables.into_iter().map(Block::Table));
-    for (title, lines) in notes.into_iter().filter(|(_, lines)| !lines.is_empty()) {
-        let warning = crate::table::is_warning_title(&title);
-        out.push(List::new(title, lines).bullet("  - ").warning(warning).into());
-    }
+/// Lists of notes as blocks, each list that has lines (a list whose title names warnings is a
+/// warning panel on the page and coloured on the terminal).
+fn note_lists(notes: Vec<(String, Vec<String>)>) -> Vec<Block> {
+    notes
+        .into_iter()
+        .filter(|(_, lines)| !lines.is_empty())
+        .map(|(title, lines)| {
+            let warning = title.to_ascii_lowercase().contains("warning");
+            List::new(title, lines).bullet("  - ").warning(warning).into()
+        })
+        .collect()
+}
+
+/// What a seed's study page (`docs/studies/{file}`) says its figures can and cannot show
+/// ([`crate::studies::CAVEATS`]), in the page's words: a sub-heading, the text as introduction
+/// (Markdown and HTML; the terminal keeps the pointer to the page), and where it comes from.
+fn study_blocks(study: &str, file: &str) -> Vec<Block> {
+    let Some((_, heading)) = crate::studies::CAVEATS.iter().find(|(s, _)| *s == study) else { return Vec::new() };
+    let Some(md) = crate::studies::section_markdown(study, heading) else { return Vec::new() };
+    let mut out = vec![Block::Subheading(heading.to_string())];
+    out.extend(plain_paragraphs(&md).into_iter().map(Block::Intro));
+    out.push(Block::Note(format!("From docs/studies/{file} (the study's page; the same text).")));
     out
 }
 
-fn figure(svg: String, caption: &str) -> String {
-    if caption.is_empty() {
-        format!("<figure class=\"chart\">{svg}</figure>\n")
-    } else {
-        format!("<figure class=\"chart\">{svg}<figcaption>{}</figcaption></figure>\n", esc(caption))
+/// The paragraphs and lists of a study page's Markdown as plain text that reads the same in
+/// Markdown and on the page: one line per paragraph or list item (continuation lines joined),
+/// bold marks dropped, links as their text (they are relative to the docs); `code` is kept.
+fn plain_paragraphs(md: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut lines: Vec<String> = Vec::new();
+    let flush = |lines: &mut Vec<String>, out: &mut Vec<String>| {
+        if !lines.is_empty() {
+            out.push(lines.join("\n"));
+            lines.clear();
+        }
+    };
+    for l in md.lines() {
+        let t = l.trim();
+        if t.is_empty() {
+            flush(&mut lines, &mut out);
+            continue;
+        }
+        let starts_item = t.starts_with("- ")
+            || t.starts_with('|')
+            || t.starts_with("```")
+            || t.split_once(". ").is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        let text = inline_plain(t);
+        match lines.last_mut() {
+            Some(last) if !starts_item && !last.starts_with('|') && !last.starts_with("```") => {
+                last.push(' ');
+                last.push_str(&text);
+            }
+            _ => lines.push(text),
+        }
     }
+    flush(&mut lines, &mut out);
+    out
 }
 
-fn notes_html(title: &str, lines: &[String], class: &str) -> String {
-    if lines.is_empty() {
-        return String::new();
+/// A line of Markdown without `**` and with `[text](link)` as `text`.
+fn inline_plain(line: &str) -> String {
+    let line = line.replace("**", "");
+    let mut out = String::new();
+    let mut rest = line.as_str();
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let link =
+            after.find(']').filter(|&c| after[c..].starts_with("](")).and_then(|c| Some((c, after[c..].find(')')?)));
+        match link {
+            Some((close, end)) => {
+                out.push_str(&after[..close]);
+                rest = &after[close + end + 1..];
+            }
+            None => {
+                out.push('[');
+                rest = after;
+            }
+        }
     }
-    let mut out = format!("<div class=\"{class}\"><b>{}</b><ul>", esc(title));
-    for l in lines {
-        let _ = write!(out, "<li>{}</li>", esc(l));
-    }
-    out.push_str("</ul></div>\n");
+    out.push_str(rest);
     out
 }
 
@@ -99,7 +152,7 @@ fn verdict(r: &HttpRun) -> &str {
 /// The runs table of the `http` section.
 pub fn http_table(s: &HttpSection) -> Table {
     let mut t = Table::new(
-        "HTTP POST throughput",
+        &http_heading(s),
         &[
             "link",
             "path",
@@ -201,6 +254,8 @@ fn http_notes(s: &HttpSection) -> Vec<(String, Vec<String>)> {
     ]
 }
 
+/// The runs table's title: what was sent, over which path, for how long, and what the collector
+/// checked.
 fn http_heading(s: &HttpSection) -> String {
     format!(
         "HTTP POST throughput ({} path, {} connections, {} s per run, {})",
@@ -227,39 +282,55 @@ pub fn render_http(r: &Results, output: Output) -> String {
     match output {
         Output::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
         Output::Csv => crate::csv::table(&http_table(s)),
-        _ => crate::blocks::render(&blocks(&http_heading(s), vec![http_table(s)], http_notes(s)), output),
+        _ => crate::blocks::render(&http_blocks(s, None), output),
     }
 }
 
-pub fn http_section(r: &Results, ctx: &Ctx) -> Option<Section> {
-    let s = r.http.as_ref()?;
+const HTTP_TITLE: &str = "HTTP throughput against link rate (seed 002)";
+
+/// The HTTP section as blocks, the same for every report kind; the charts (HTML only) when
+/// `charts` gives their page ids.
+fn http_blocks(s: &HttpSection, charts: Option<&Ctx>) -> Vec<Block> {
     let runs = &s.runs;
-    let mut b = String::new();
-    let _ = writeln!(
-        b,
-        "<p class=\"intro\">Encoded messages ({}) POSTed over HTTP/1.1 keep-alive by our load generator ({} connections, \
-         {} s per run) to our collector, which decodes and validates every body with the codec its Content-Type names. \
-         Path: <b>{}</b>. The link ceiling is rate ÷ 8 ÷ (body + request header + 66 B per TCP segment): the most \
-         requests per second the link can carry.</p>",
-        esc(&s.workload.name),
-        f0(Some(s.connections as f64)),
-        f1(Some(s.duration_s)),
-        esc(&s.path),
-    );
-    let linked: Vec<&HttpRun> = runs.iter().filter(|r| r.ours.link.is_some()).collect();
-    if !linked.is_empty() {
-        let ratios: Vec<f64> = linked.iter().filter_map(|r| r.ours.link.as_ref().map(|l| l.ratio)).collect();
+    let mut out = vec![
+        Block::Heading(HTTP_TITLE.into()),
+        Block::Intro(format!(
+            "Encoded messages ({}) POSTed over HTTP/1.1 keep-alive by our load generator ({} connections, {} s per \
+             run) to our collector, which decodes and validates every body with the codec its Content-Type names. \
+             Path: {}. The link ceiling is rate ÷ 8 ÷ (body + request header + 66 B per TCP segment): the most \
+             requests per second the link can carry.",
+            s.workload.name,
+            f0(Some(s.connections as f64)),
+            f1(Some(s.duration_s)),
+            s.path,
+        )),
+    ];
+    let ratios: Vec<f64> = runs.iter().filter_map(|r| r.ours.link.as_ref().map(|l| l.ratio)).collect();
+    if !ratios.is_empty() {
         let lo = ratios.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = ratios.iter().copied().fold(0.0, f64::max);
         let harness = runs.iter().filter(|r| verdict(r) == "harness").count();
-        let _ = writeln!(
-            b,
-            "<p class=\"keyline\">Link runs: {} · ours at <b>{}–{}</b> of the link ceiling · harness-bound runs: <b>{harness}</b></p>",
-            linked.len(),
+        out.push(Block::KeyLine(format!(
+            "Link runs: {} · ours at {}–{} of the link ceiling · harness-bound runs: {harness}",
+            ratios.len(),
             pct(Some(lo)),
             pct(Some(hi)),
-        );
+        )));
     }
+    if let Some(ctx) = charts {
+        out.extend(http_figures(s, ctx).into_iter().map(Block::Figure));
+    }
+    out.push(http_table(s).into());
+    out.extend(note_lists(http_notes(s)));
+    out.extend(study_blocks("seed002", "seed002-http-bandwidth.md"));
+    out
+}
+
+/// The HTTP charts: requests per second against the link rate (ours, the seed's, the ceiling)
+/// when the runs span two rates or more, and each link run's share of its ceiling.
+fn http_figures(s: &HttpSection, ctx: &Ctx) -> Vec<Figure> {
+    let runs = &s.runs;
+    let mut out = Vec::new();
     // Throughput against bandwidth.
     let rated: Vec<(f64, &HttpRun)> = runs.iter().filter_map(|r| r.rate_bps.map(|bps| (bps as f64 / 1e6, r))).collect();
     let formats = distinct(runs.iter().map(|r| r.format.as_str()));
@@ -296,13 +367,14 @@ pub fn http_section(r: &Results, ctx: &Ctx) -> Option<Section> {
                 chart = chart.line(Line::new(&format!("link ceiling ({f} body)"), ceil).dashed(true).color("#595959"));
             }
         }
-        b.push_str(&figure(
+        out.push(Figure::new(
             chart.render(),
             "Solid: ours; dashed with markers: the seed's published figures (go-wrk, same rates); grey dashed: the link's \
              request ceiling for the first format's body size. Both axes logarithmic.",
         ));
     }
     // Share of the ceiling per run.
+    let linked: Vec<&HttpRun> = runs.iter().filter(|r| r.ours.link.is_some()).collect();
     if !linked.is_empty() {
         let cats: Vec<String> = linked.iter().map(|r| format!("{} {}", r.link, r.format)).collect();
         let ours: Vec<Option<f64>> = linked.iter().map(|r| r.ours.link.as_ref().map(|l| l.ratio * 100.0)).collect();
@@ -316,21 +388,15 @@ pub fn http_section(r: &Results, ctx: &Ctx) -> Option<Section> {
         if wrk.iter().any(Option::is_some) {
             chart = chart.series(Bars::new("wrk (same server)", wrk).color(color(2)));
         }
-        b.push_str(&figure(chart.render(), ""));
+        out.push(Figure::new(chart.render(), ""));
     }
-    b.push_str(&table(&http_table(s)));
-    for (title, lines) in http_notes(s) {
-        let class = if title.contains("arnings") { "warn" } else { "note" };
-        b.push_str(&notes_html(&title, &lines, class));
-    }
-    if let Some(h) = crate::studies::section_html("seed002", crate::studies::CAVEATS[2].1) {
-        b.push_str(&h);
-    }
-    Some(Section {
-        title: "HTTP throughput against link rate (seed 002)".into(),
-        summary: format!("http: {} runs on the {} path", runs.len(), s.path),
-        body: b,
-    })
+    out
+}
+
+pub fn http_section(r: &Results, ctx: &Ctx) -> Option<Section> {
+    let s = r.http.as_ref()?;
+    let summary = format!("http: {} runs on the {} path", s.runs.len(), s.path);
+    Some(crate::html::from_blocks(&http_blocks(s, Some(ctx)), summary))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -338,7 +404,11 @@ pub fn http_section(r: &Results, ctx: &Ctx) -> Option<Section> {
 
 pub fn tcp_table(s: &TcpSection) -> Table {
     let mut t = Table::new(
-        "TCP request/response at a fixed cadence (µs unless stated)",
+        &format!(
+            "TCP request/response ({}, one message every {} ms; µs unless stated)",
+            s.workload.name,
+            f1(Some(s.cadence_ms))
+        ),
         &[
             "link",
             "format",
@@ -523,31 +593,52 @@ pub fn csv_tcp(r: &Results) -> Vec<CsvTable> {
 
 pub fn render_tcp(r: &Results, output: Output) -> String {
     let Some(s) = r.tcp.as_ref() else { return String::new() };
-    let tables = tcp_tables(s);
     match output {
         Output::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
-        Output::Csv => crate::csv::text(&crate::csv::from_tables(&tables)),
-        _ => {
-            let heading =
-                format!("TCP request/response ({}, one message every {} ms)", s.workload.name, f1(Some(s.cadence_ms)));
-            crate::blocks::render(&blocks(&heading, tables, tcp_notes(s)), output)
-        }
+        Output::Csv => crate::csv::text(&crate::csv::from_tables(&tcp_tables(s))),
+        _ => crate::blocks::render(&tcp_blocks(s, None), output),
     }
 }
 
-pub fn tcp_section(r: &Results, ctx: &Ctx) -> Option<Section> {
-    let s = r.tcp.as_ref()?;
+const TCP_TITLE: &str = "TCP request/response at a fixed cadence (seed 003)";
+
+/// The TCP section as blocks, the same for every report kind; the charts (HTML only) when
+/// `charts` gives their page ids.
+fn tcp_blocks(s: &TcpSection, charts: Option<&Ctx>) -> Vec<Block> {
+    let mut out = vec![
+        Block::Heading(TCP_TITLE.into()),
+        Block::Intro(format!(
+            "One {} message every {} ms over a TCP_NODELAY connection, length-prefixed; the server decodes it with \
+             the same codec and acks. RTT is write → ack read on the client. Constrained links are emulated in \
+             userspace (serialization delay (bytes + 66) · 8 / rate per packet, each way); the model RTT beside each \
+             is that arithmetic.",
+            s.workload.name,
+            f1(Some(s.cadence_ms))
+        )),
+    ];
+    if let Some(ctx) = charts {
+        out.extend(tcp_figures(s, ctx));
+    }
+    out.push(tcp_table(s).into());
+    if let Some(t) = tcp_seed_table(s) {
+        out.push(Block::Subheading("Seed 003 beside ours".into()));
+        out.push(t.into());
+        out.push(Block::Note(
+            "Seed: Flutter/Dart on Windows (i7) and TI AM62x; ours: Rust codecs on this host, loopback. Compare the \
+             PB/JSON ratios, not absolute µs."
+                .into(),
+        ));
+        out.extend(study_blocks("seed003", "seed003-ev-telemetry.md"));
+    }
+    out.extend(note_lists(tcp_notes(s)));
+    out
+}
+
+/// The TCP charts: the RTT distribution of each link (one chart per link, a line per format),
+/// then the encoded size and the codec times of the first link's runs.
+fn tcp_figures(s: &TcpSection, ctx: &Ctx) -> Vec<Block> {
     let runs = &s.runs;
-    let mut b = String::new();
-    let _ = writeln!(
-        b,
-        "<p class=\"intro\">One {} message every {} ms over a TCP_NODELAY connection, length-prefixed; the server decodes \
-         it with the same codec and acks. RTT is write → ack read on the client. Constrained links are emulated in \
-         userspace (serialization delay (bytes + 66) · 8 / rate per packet, each way); the model RTT beside each is that \
-         arithmetic.</p>",
-        esc(&s.workload.name),
-        f1(Some(s.cadence_ms))
-    );
+    let mut out = Vec::new();
     let links = distinct(runs.iter().map(TcpRun::link));
     // RTT CDFs per link.
     let mut items = Vec::new();
@@ -576,11 +667,15 @@ pub fn tcp_section(r: &Results, ctx: &Ctx) -> Option<Section> {
             &sets,
             lo > 0.0 && hi / lo > 20.0,
         );
-        items.push(figure(svg, ""));
+        items.push(Figure::new(svg, ""));
     }
     if !items.is_empty() {
-        b.push_str("<h3>RTT distribution per link</h3>\n");
-        b.push_str(&format!("<div class=\"grid2\">\n{}</div>\n", items.concat()));
+        out.push(Block::Figures {
+            items,
+            note: "RTT distribution per link: the share of messages answered within each RTT, a line per format \
+                   (the table gives p50, p90 and p99)."
+                .into(),
+        });
     }
     // Sizes and codec times (first link's runs, one per format).
     let first = links.first().cloned().unwrap_or_default();
@@ -599,31 +694,19 @@ pub fn tcp_section(r: &Results, ctx: &Ctx) -> Option<Section> {
             .series(Bars::new("decode (server)", codec_mean(|c| c.server_decode_us.mean)))
             .axis_label("µs per message (mean, at the cadence)")
             .value_format(|v| fixed(v, 1));
-        b.push_str(&format!(
-            "<div class=\"grid2\">\n{}{}</div>\n",
-            figure(sizes.render(), ""),
-            figure(times.render(), "")
-        ));
+        out.push(Block::Figures {
+            items: vec![Figure::new(sizes.render(), ""), Figure::new(times.render(), "")],
+            note: String::new(),
+        });
     }
-    b.push_str(&table(&tcp_table(s)));
-    if let Some(t) = tcp_seed_table(s) {
-        b.push_str("<h3>Seed 003 beside ours</h3>\n");
-        b.push_str(&table(&t));
-        b.push_str("<p class=\"note\">Seed: Flutter/Dart on Windows (i7) and TI AM62x; ours: Rust codecs on this host, loopback. \
-                    Compare the PB/JSON ratios, not absolute µs.</p>\n");
-        if let Some(h) = crate::studies::section_html("seed003", crate::studies::CAVEATS[3].1) {
-            b.push_str(&h);
-        }
-    }
-    for (title, lines) in tcp_notes(s) {
-        let class = if title.contains("arnings") { "warn" } else { "note" };
-        b.push_str(&notes_html(&title, &lines, class));
-    }
-    Some(Section {
-        title: "TCP request/response at a fixed cadence (seed 003)".into(),
-        summary: format!("tcp: {} runs over {}", runs.len(), links.join(", ")),
-        body: b,
-    })
+    out
+}
+
+pub fn tcp_section(r: &Results, ctx: &Ctx) -> Option<Section> {
+    let s = r.tcp.as_ref()?;
+    let links = distinct(s.runs.iter().map(TcpRun::link));
+    let summary = format!("tcp: {} runs over {}", s.runs.len(), links.join(", "));
+    Some(crate::html::from_blocks(&tcp_blocks(s, Some(ctx)), summary))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -653,7 +736,8 @@ pub fn link_table(s: &LinkSection) -> Table {
     if spec {
         headers.extend(["spec ms", "deviation"]);
     }
-    let mut t = Table::new("Bytes on air, airtime and messages per day", &headers).numeric_from(3);
+    let mut t =
+        Table::new(&format!("Bytes on air, airtime and messages per day ({})", s.source), &headers).numeric_from(3);
     t.numeric[10] = false;
     for r in &s.rows {
         let mut row = vec![
@@ -705,24 +789,43 @@ pub fn render_link(r: &Results, output: Output) -> String {
     match output {
         Output::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
         Output::Csv => crate::csv::table(&link_table(s)),
-        _ => {
-            let heading = format!("Link models: airtime and messages per day ({})", s.source);
-            crate::blocks::render(&blocks(&heading, vec![link_table(s)], link_notes(s)), output)
-        }
+        _ => crate::blocks::render(&link_blocks(s, None), output),
     }
 }
 
-pub fn link_section(r: &Results, ctx: &Ctx) -> Option<Section> {
-    let s = r.link.as_ref()?;
-    let mut b = String::new();
-    let _ = writeln!(
-        b,
-        "<p class=\"intro\">What one message ({}) costs on constrained links, from analytic models: the protocol's bytes \
-         around the payload, the frames and bytes on air, the time on air, and how many such messages a day the link \
-         allows (LoRaWAN: 1 % duty cycle, with TTN's 30 s/day fair use beside it; Sigfox: 140 uplinks; the others: raw \
-         capacity).</p>",
-        esc(&s.source)
-    );
+const LINK_TITLE: &str = "Link models: airtime and messages per day";
+
+/// The link section as blocks, the same for every report kind; the charts (HTML only) when
+/// `charts` gives their page ids.
+fn link_blocks(s: &LinkSection, charts: Option<&Ctx>) -> Vec<Block> {
+    let mut out = vec![
+        Block::Heading(LINK_TITLE.into()),
+        Block::Intro(format!(
+            "What one message ({}) costs on constrained links, from analytic models: the protocol's bytes around \
+             the payload, the frames and bytes on air, the time on air, and how many such messages a day the link \
+             allows (LoRaWAN: 1 % duty cycle, with TTN's 30 s/day fair use beside it; Sigfox: 140 uplinks; the \
+             others: raw capacity).",
+            s.source
+        )),
+    ];
+    if let Some(ctx) = charts {
+        let items = link_figures(s, ctx);
+        if !items.is_empty() {
+            out.push(Block::Figures { items, note: "One chart per link; bars per format and protocol.".into() });
+        }
+    }
+    out.push(link_table(s).into());
+    out.push(Block::Caption(
+        "A message that does not fit one frame is sent as several (application fragmentation), which the airtime \
+         includes."
+            .into(),
+    ));
+    out.extend(note_lists(link_notes(s)));
+    out
+}
+
+/// One chart per radio: messages per day for each format, a bar per protocol.
+fn link_figures(s: &LinkSection, ctx: &Ctx) -> Vec<Figure> {
     let formats = distinct(s.rows.iter().map(|r| r.format.as_str()));
     let mut items = Vec::new();
     for (ri, radio) in s.radios.iter().enumerate() {
@@ -748,27 +851,20 @@ pub fn link_section(r: &Results, ctx: &Ctx) -> Option<Section> {
                 .collect();
             chart = chart.series(Bars::new(p, values).color(color(pi)));
         }
-        items.push(figure(chart.render(), ""));
+        items.push(Figure::new(chart.render(), ""));
     }
-    if !items.is_empty() {
-        b.push_str(&format!("<div class=\"multiples\">\n{}</div>\n", items.concat()));
-        b.push_str("<p class=\"note\">One chart per link; bars per format and protocol. A message that does not fit one frame is \
-                    sent as several (application fragmentation), which the airtime includes.</p>\n");
-    }
-    b.push_str(&table(&link_table(s)));
-    for (title, lines) in link_notes(s) {
-        b.push_str(&notes_html(&title, &lines, "note"));
-    }
-    Some(Section {
-        title: "Link models: airtime and messages per day".into(),
-        summary: format!(
-            "link: {} radios × {} protocols × {} formats",
-            s.radios.len(),
-            s.protocols.len(),
-            formats.len()
-        ),
-        body: b,
-    })
+    items
+}
+
+pub fn link_section(r: &Results, ctx: &Ctx) -> Option<Section> {
+    let s = r.link.as_ref()?;
+    let summary = format!(
+        "link: {} radios × {} protocols × {} formats",
+        s.radios.len(),
+        s.protocols.len(),
+        distinct(s.rows.iter().map(|r| r.format.as_str())).len()
+    );
+    Some(crate::html::from_blocks(&link_blocks(s, Some(ctx)), summary))
 }
 
 #[cfg(test)]
@@ -901,7 +997,11 @@ mod tests {
         hr.http = Some(h);
         assert!(render_http(&hr, Output::Table).contains("  host  "));
         let md = render_http(&r, Output::Markdown);
-        assert!(md.starts_with("## HTTP POST") && md.contains("| 1mbit | lab-tbf | json |"), "{md}");
+        assert!(md.starts_with("## HTTP throughput against link rate (seed 002)\n"), "{md}");
+        assert!(
+            md.contains("### HTTP POST throughput (lab-tbf path") && md.contains("| 1mbit | lab-tbf | json |"),
+            "{md}"
+        );
         let csv = render_http(&r, Output::Csv);
         assert_eq!(csv.lines().count(), 3, "{csv}");
         assert!(csv.starts_with("link,path,format,"));
@@ -910,7 +1010,7 @@ mod tests {
         let ctx = Ctx { id: "http".into(), file: 1, files: 1 };
         let s = http_section(&r, &ctx).unwrap();
         assert!(s.body.contains("<svg") && s.body.contains("seed 002") && s.body.contains("99.2 %"), "{}", s.body);
-        assert!(s.body.contains("harness-bound runs: <b>1</b>"), "{}", s.body);
+        assert!(s.body.contains("harness-bound runs: 1</p>"), "{}", s.body);
         assert!(s.body.contains("bad &lt;body&gt;"), "escaped");
         // Deterministic.
         assert_eq!(s.body, http_section(&r, &ctx).unwrap().body);
@@ -964,9 +1064,8 @@ mod tests {
         Seed003Metric { platform: platform.into(), metric: "size".into(), unit: "B".into(), json, protobuf }
     }
 
-    #[test]
-    fn tcp_text_and_html() {
-        let s = TcpSection {
+    fn tcp() -> TcpSection {
+        TcpSection {
             cadence_ms: 50.0,
             delay_ms: 0.0,
             warmup: 10,
@@ -985,7 +1084,12 @@ mod tests {
                 final_: vec![metric("windows", 995.16, 276.84), metric("am62x", 995.29, 276.74)],
                 notes: vec!["throughput is size × 20".into()],
             },
-        };
+        }
+    }
+
+    #[test]
+    fn tcp_text_and_html() {
+        let s = tcp();
         let mut r = results();
         r.tcp = Some(s);
         let t = render_tcp(&r, Output::Table);
@@ -1029,9 +1133,8 @@ mod tests {
         assert!(!tcp_section(&r, &ctx).unwrap().body.contains("<svg"), "no samples, no codec times: no charts");
     }
 
-    #[test]
-    fn link_text_and_html() {
-        let s = LinkSection {
+    fn link() -> LinkSection {
+        LinkSection {
             source: "raw sizes".into(),
             radios: vec!["lora-sf7".into()],
             protocols: vec!["raw".into()],
@@ -1055,7 +1158,12 @@ mod tests {
                 ..Default::default()
             }],
             ..Default::default()
-        };
+        }
+    }
+
+    #[test]
+    fn link_text_and_html() {
+        let s = link();
         let mut r = results();
         r.link = Some(s);
         let t = render_link(&r, Output::Table);
@@ -1065,5 +1173,158 @@ mod tests {
         assert!(h.body.contains("lora-sf7: messages per day"));
         let csv = render_link(&r, Output::Csv);
         assert!(csv.contains("spec_ms,deviation") && csv.contains(",-0.01\n"), "{csv}");
+    }
+
+    /// The text of every `<tag>…</tag>` of `html`, unescaped.
+    fn texts_of(html: &str, tag: &str) -> Vec<String> {
+        let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+        html.split(&open)
+            .skip(1)
+            .map(|p| {
+                p[..p.find(&close).expect("closed")]
+                    .replace("&lt;", "<")
+                    .replace("&gt;", ">")
+                    .replace("&quot;", "\"")
+                    .replace("&#39;", "'")
+                    .replace("&amp;", "&")
+            })
+            .collect()
+    }
+
+    /// Every sub-heading and every table title of the page section is a `###` heading of the
+    /// Markdown; returns them.
+    fn page_headings_in_markdown(page: &Section, md: &str) -> Vec<String> {
+        let heads: Vec<String> =
+            texts_of(&page.body, "h3").into_iter().chain(texts_of(&page.body, "caption")).collect();
+        for h in &heads {
+            assert!(md.contains(&format!("### {h}\n")), "{h:?} is on the page, not in Markdown:\n{md}");
+        }
+        heads
+    }
+
+    #[test]
+    fn http_markdown_carries_every_heading_table_and_note_of_the_page() {
+        let mut r = results();
+        r.http = Some(http());
+        let ctx = Ctx { id: "http".into(), file: 1, files: 1 };
+        let page = http_section(&r, &ctx).unwrap();
+        let md = render_http(&r, Output::Markdown);
+        let heads = page_headings_in_markdown(&page, &md);
+        assert_eq!(
+            heads,
+            [
+                "What carries over from the seed, and what does not",
+                "HTTP POST throughput (lab-tbf path, 100 connections, 3.0 s per run, every body decoded and validated)"
+            ]
+        );
+        assert_eq!(page.title, "HTTP throughput against link rate (seed 002)");
+        assert_eq!(page.summary, "http: 2 runs on the lab-tbf path");
+        assert!(page.body.contains("id=\"http-throughput") && page.body.contains("id=\"http-ceiling"), "{}", page.body);
+        // The page's introduction, key line, notes and the study's caveats are in Markdown too.
+        for needle in [
+            "POSTed over HTTP/1.1 keep-alive by our load generator (100 connections, 3.0 s per run)",
+            "Path: lab-tbf.",
+            "**Link runs: 2 · ours at 99.2 %–99.6 % of the link ceiling · harness-bound runs: 1**",
+            "**Seed 002 beside ours (seed 002)**\n\n- plateau is the generator\n",
+            "- 50mbit json: collector rejected a body: bad <body>\n",
+            "### What carries over from the seed, and what does not\n\n- Carries over: at link-bound rates, smaller bodies give proportionally more requests per second",
+            "From docs/studies/seed002-http-bandwidth.md (the study's page; the same text).",
+        ] {
+            assert!(md.contains(needle), "{needle}\n{md}");
+        }
+        for needle in [
+            "<p class=\"keyline\">Link runs: 2 · ours at 99.2 %–99.6 % of the link ceiling · harness-bound runs: 1</p>",
+            "<h3>What carries over from the seed, and what does not</h3>\n<p class=\"intro\">- Carries over: at link-bound",
+            "<div class=\"warn\"><p><b>Warnings</b></p>",
+        ] {
+            assert!(page.body.contains(needle), "{needle}\n{}", page.body);
+        }
+        assert!(!md.contains("<svg") && !md.contains("Both axes logarithmic"), "no charts in Markdown");
+        // The terminal keeps the key line and the pointer to the study, not the prose.
+        let t = render_http(&r, Output::Table);
+        assert!(t.starts_with("HTTP throughput against link rate (seed 002)\n\nLink runs: 2 · "), "{t}");
+        assert!(t.contains("From docs/studies/seed002-http-bandwidth.md"), "{t}");
+        assert!(!t.contains("POSTed over") && !t.contains("Carries over:"), "{t}");
+    }
+
+    #[test]
+    fn tcp_markdown_carries_every_heading_table_and_note_of_the_page() {
+        let mut r = results();
+        r.tcp = Some(tcp());
+        let ctx = Ctx { id: "tcp".into(), file: 1, files: 1 };
+        let page = tcp_section(&r, &ctx).unwrap();
+        let md = render_tcp(&r, Output::Markdown);
+        let heads = page_headings_in_markdown(&page, &md);
+        assert_eq!(
+            heads,
+            [
+                "Seed 003 beside ours",
+                "What the seed's figures can and cannot say",
+                "TCP request/response (ev-telemetry, one message every 50.0 ms; µs unless stated)",
+                "Seed 003 (final benchmark) beside ours on loopback",
+            ]
+        );
+        assert_eq!(page.title, "TCP request/response at a fixed cadence (seed 003)");
+        for id in ["tcp-cdf1", "tcp-cdf2", "tcp-bytes", "tcp-codec"] {
+            assert!(page.body.contains(&format!("id=\"{id}")), "{id}");
+        }
+        for needle in [
+            "One ev-telemetry message every 50.0 ms over a TCP_NODELAY connection",
+            "Compare the PB/JSON ratios, not absolute µs.",
+            "- \"Throughput\" is the offered load: 995 B × 20 messages/s = 19.4 KiB/s",
+            "From docs/studies/seed003-ev-telemetry.md (the study's page; the same text).",
+            "- 1mbit json: RTT p50 9200 µs vs serialization model 7456 µs (+23.4 %)",
+            "- throughput is size × 20",
+        ] {
+            assert!(md.contains(needle), "{needle}\n{md}");
+        }
+        assert!(!md.contains("**\"Throughput"), "bold marks of the study page dropped: {md}");
+        assert!(page.body.contains("RTT distribution per link: the share of messages"), "{}", page.body);
+        let t = render_tcp(&r, Output::Table);
+        assert!(t.contains("Seed 003 beside ours\n\nSeed 003 (final benchmark) beside ours on loopback\n"), "{t}");
+        assert!(!t.contains("TCP_NODELAY") && !t.contains("offered load"), "{t}");
+        // Another workload: no seed table, no study caveats, the note says why.
+        let mut other = tcp();
+        other.workload.name = "samples".into();
+        r.tcp = Some(other);
+        let page = tcp_section(&r, &ctx).unwrap();
+        let md = render_tcp(&r, Output::Markdown);
+        assert_eq!(page_headings_in_markdown(&page, &md).len(), 1, "{md}");
+        assert!(md.contains("so they are not set beside it") && !md.contains("Seed 003 beside ours"), "{md}");
+    }
+
+    #[test]
+    fn link_markdown_carries_every_heading_table_and_note_of_the_page() {
+        let mut r = results();
+        r.link = Some(link());
+        let ctx = Ctx { id: "link".into(), file: 1, files: 1 };
+        let page = link_section(&r, &ctx).unwrap();
+        let md = render_link(&r, Output::Markdown);
+        let heads = page_headings_in_markdown(&page, &md);
+        assert_eq!(heads, ["Bytes on air, airtime and messages per day (raw sizes)"]);
+        assert_eq!(page.title, "Link models: airtime and messages per day");
+        assert_eq!(page.summary, "link: 1 radios × 1 protocols × 1 formats");
+        assert!(page.body.contains("id=\"link-air1") && page.body.contains("One chart per link"), "{}", page.body);
+        for needle in [
+            "What one message (raw sizes) costs on constrained links",
+            "sent as several (application fragmentation), which the airtime includes.",
+            "**Models**\n\n- lora-sf7: LoRaWAN\n",
+            "**Reference**\n\n- LoRa rows with a raw payload the spec lists are compared with spec §4\n",
+        ] {
+            assert!(md.contains(needle), "{needle}\n{md}");
+        }
+        assert!(!md.contains("One chart per link"), "the charts' note is the page's: {md}");
+        let t = render_link(&r, Output::Table);
+        assert!(t.starts_with("Link models: airtime and messages per day\n\nBytes on air"), "{t}");
+        assert!(t.contains("application fragmentation") && !t.contains("analytic models"), "{t}");
+    }
+
+    #[test]
+    fn study_text_is_plain_paragraphs() {
+        assert_eq!(
+            plain_paragraphs("- **One** [a](x.md) `c`\n  more\n- two [b]\n\nA para\nwraps.\n\n1. first\n2. second"),
+            ["- One a `c` more\n- two [b]", "A para wraps.", "1. first\n2. second"]
+        );
+        assert_eq!(inline_plain("[x] and [y](z) and [w"), "[x] and y and [w");
     }
 }
