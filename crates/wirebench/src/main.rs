@@ -8,6 +8,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
 use wirebench_report::Output;
 
+mod bmf;
 mod codec_cmds;
 mod common;
 mod compare;
@@ -311,8 +312,9 @@ struct DeviceArgs {
 struct ReportArgs {
     /// A results file written by `--out` or `run`.
     results: PathBuf,
-    /// table, md, csv, json or html. CSV is one tidy table (a `table` column, then the union of
-    /// the tables' columns).
+    /// table, md, csv, json, html or bmf. CSV is one tidy table (a `table` column, then the union
+    /// of the tables' columns); bmf is the speed, size and device figures in Bencher Metric
+    /// Format (value, lower_value, upper_value), for CI dashboards.
     #[arg(long, short = 'o', default_value = "table")]
     output: String,
     /// With -o csv: write one CSV file per table into this folder instead (size.csv, tcp.2.csv, ...).

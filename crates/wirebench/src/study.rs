@@ -747,7 +747,8 @@ pub fn report_in(registry: &[&'static dyn StudyPart], args: ReportArgs) -> Resul
             None => render_all(&results, Output::Csv, &views),
         },
         "json" => render_all(&results, Output::Json, &views),
-        other => return Err(bad(format!("unknown output {other:?} (table, md, csv, json, html)"))),
+        "bmf" => serde_json::to_string_pretty(&crate::bmf::bmf(&results))? + "\n",
+        other => return Err(bad(format!("unknown output {other:?} (table, md, csv, json, html, bmf)"))),
     };
     write_stdout(text.as_bytes())
 }

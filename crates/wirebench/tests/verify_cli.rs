@@ -70,6 +70,29 @@ fn a_rerun_reproduces_every_figure_and_a_changed_byte_is_found() {
     assert_eq!(j["figures"].as_u64(), Some(m as u64));
     assert_eq!(j["reproduced"], j["figures"]);
 
+    // The same figures in Bencher Metric Format, for dashboards.
+    let out = wb().arg("report").arg(&results).args(["-o", "bmf"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let b: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let case = doc["speed"]["cases"].as_array().unwrap().iter().find(|c| c["codec"] == "pson").unwrap();
+    let name = format!("speed/{}/pson/{}", case["payload"].as_str().unwrap(), case["op"].as_str().unwrap());
+    let latency = b.as_object().unwrap().iter().find(|(k, _)| k.starts_with(&name)).map(|(_, v)| &v["latency"]);
+    let latency = latency.unwrap_or_else(|| panic!("{name} in {b}"));
+    assert_eq!(latency["value"], case["ns_per_op"]["median"]);
+    assert_eq!(latency["lower_value"], case["ns_per_op"]["median_ci95"][0]);
+    assert_eq!(latency["upper_value"], case["ns_per_op"]["median_ci95"][1]);
+    let size = doc["size"]["rows"].as_array().unwrap().iter().find(|r| r["codec"] == "pson").unwrap();
+    let key = format!("size/{}/pson", size["payload"].as_str().unwrap());
+    assert_eq!(b[&key]["file-size"]["value"].as_f64(), size["bytes"].as_f64(), "{key} in {b}");
+    let lab = lab_rows.iter().find(|r| r["encode_cycles"].as_u64().is_some()).unwrap();
+    let key = format!(
+        "device/{}/{}/{}",
+        lab["target"].as_str().unwrap(),
+        lab["lib"].as_str().unwrap(),
+        lab["payload"].as_str().unwrap()
+    );
+    assert_eq!(b[&key]["encode-cycles"]["value"].as_f64(), lab["encode_cycles"].as_f64(), "{key} in {b}");
+
     // One byte of one size more, and one cycle count more: both found, exit 1.
     let mut changed = doc.clone();
     let row = changed["size"]["rows"].as_array_mut().unwrap().iter_mut().find(|r| r["codec"] == "pson").unwrap();
