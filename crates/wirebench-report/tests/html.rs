@@ -519,3 +519,94 @@ fn chart_primitives_are_well_formed() {
     assert!(cdf.len() < 40_000, "thinned to a bounded number of points");
     assert_eq!(cdf, svg::cdf("c", "RTT CDF", "µs", &[("a".into(), a), ("b".into(), b)], false));
 }
+
+/// The text of every `<tag>…</tag>` of a page section's body, unescaped.
+fn texts_of(html: &str, tag: &str) -> Vec<String> {
+    let unesc = |s: &str| {
+        s.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&")
+    };
+    html.split(&format!("<{tag}>")).skip(1).map(|t| unesc(&t[..t.find(&format!("</{tag}>")).unwrap()])).collect()
+}
+
+/// report.md carries every sub-heading and table of the section's part of report.html: both
+/// are built from the same blocks.
+fn markdown_has_every_heading_and_table_of_the_page(html: &str, md: &str) {
+    let heads: Vec<String> = texts_of(html, "h3").into_iter().chain(texts_of(html, "caption")).collect();
+    assert!(!heads.is_empty(), "{html}");
+    for h in heads {
+        assert!(md.contains(&format!("### {h}\n")), "{h:?} is not in the Markdown:\n{md}");
+    }
+}
+
+#[test]
+fn the_size_section_in_markdown_has_what_the_page_has() {
+    let ctx = html::Ctx { id: "size".into(), file: 1, files: 1 };
+    let mut paper = size_results(&paper_payloads(), "$.data[1]: float64 rounded to float32");
+    paper.size.as_mut().unwrap().corpus = "pson-paper".into();
+    let mut sparse = size_results(&["p1", "p2"], "x");
+    sparse.size.as_mut().unwrap().rows.clear();
+    for r in [&paper, &sparse, &size_results(&["a"], "y")] {
+        let page = html::size_section(r, &ctx).unwrap();
+        check_well_formed(&page.body).unwrap();
+        let md = wirebench_report::size::render(r, wirebench_report::Output::Markdown);
+        assert!(md.starts_with(&format!("## {}\n\n", page.title)), "{md}");
+        markdown_has_every_heading_and_table_of_the_page(&page.body, &md);
+    }
+    // The page's introduction, answer, fidelity notes and the paper's claims are in Markdown;
+    // the terminal has the answer and the claims, not the introduction.
+    let md = wirebench_report::size::render(&paper, wirebench_report::Output::Markdown);
+    for needle in [
+        "Compact JSON of the same value is the baseline",
+        "**Smallest: a&b at ",
+        "- pson: 1 payload not exact\n    - lossy: $.data[1]: float64 rounded to float32: Test01",
+        "### The paper's size claims beside ours",
+        "Where the paper cannot be reproduced, or is ambiguous. From docs/studies/seed001-pson-paper.md",
+        "\n1. Two rows labelled \"XML S\". Table 3",
+        "\n7. Units.",
+    ] {
+        assert!(md.contains(needle), "{needle}\n{md}");
+    }
+    assert!(!md.contains("**Two rows") && !md.contains("](../"), "{md}");
+    let text = wirebench_report::size::render(&paper, wirebench_report::Output::Table);
+    assert!(text.contains("Smallest: a&b at ") && text.contains("The paper's size claims beside ours"), "{text}");
+    assert!(!text.contains("Compact JSON of the same value") && !text.contains("Two rows labelled"), "{text}");
+    let page = html::size_section(&paper, &ctx).unwrap();
+    assert_eq!(page.body.matches("<p class=\"intro\">").count(), 2, "{}", page.body);
+    assert!(page.body.contains("<br>7. Units."), "{}", page.body);
+}
+
+#[test]
+fn the_speed_section_in_markdown_has_what_the_page_has() {
+    let ctx = html::Ctx { id: "speed".into(), file: 1, files: 1 };
+    let paper = speed_results("pson-paper", &paper_payloads(), &["json", "pson", "msgpack", "protobuf"]);
+    let mut both = speed_results("c", &["p1", "p2"], &["json", "pson"]);
+    let mut dynamic = both.speed.as_ref().unwrap().cases.clone();
+    dynamic.iter_mut().for_each(|c| c.path = "dynamic".into());
+    both.speed.as_mut().unwrap().cases.extend(dynamic);
+    wirebench_measure::speed_summary::complete(both.speed.as_mut().unwrap());
+    for r in [&paper, &both, &speed_results("c", &["p1"], &["json"])] {
+        let page = html::speed_section(r, &ctx).unwrap();
+        check_well_formed(&page.body).unwrap();
+        let md = wirebench_report::speed::render(r, wirebench_report::Output::Markdown);
+        assert!(md.starts_with(&format!("## {}\n\n", page.title)), "{md}");
+        markdown_has_every_heading_and_table_of_the_page(&page.body, &md);
+    }
+    // The published figures beside ours, the introduction, the answer and every case's warning
+    // are in Markdown; the terminal has the answer and the published figures.
+    let md = wirebench_report::speed::render(&paper, wirebench_report::Output::Markdown);
+    for needle in [
+        "Time per encode and decode operation for 4 codecs on 10 payloads of pson-paper",
+        "**fastest encode: json (",
+        "published (ESP32): figures printed in",
+        PSON_PAPER_ESP32.note,
+        "Not measured in this run: bson, xml",
+        "<details><summary>2 case warnings</summary>",
+        "Test01 / pson / encode: noisy: <spread> 25%",
+        "### Test10: median ns per operation and ratio to json, with 95 % confidence intervals",
+    ] {
+        assert!(md.contains(needle), "{needle}\n{md}");
+    }
+    let text = wirebench_report::speed::render(&paper, wirebench_report::Output::Table);
+    assert!(text.contains("fastest encode: json (") && text.contains("Not measured in this run: bson, xml"), "{text}");
+    assert!(!text.contains("Time per encode and decode") && !text.contains("2 case warnings"), "{text}");
+}
