@@ -1,5 +1,5 @@
-//! The `mqtt` results section (OPC UA PubSub over MQTT, seed 000): terminal/Markdown/CSV text
-//! and the HTML section.
+//! The `mqtt` results section (OPC UA PubSub over MQTT, seed 000): one list of blocks for the
+//! terminal, Markdown and the HTML section (the charts on the page only), and CSV.
 //!
 //! The section ([`MqttSection`]) is written by `wirebench mqtt ...` and the `[mqtt]` study part.
 //! Its parts are all optional; each renderer shows what is there:
@@ -14,20 +14,21 @@
 //!
 //! Everything comes from the results; nothing is measured, looked up or computed here.
 
-use std::fmt::Write;
-
 use wirebench_core::results::Results;
 use wirebench_core::sections::mqtt::{EndReason, MqttSection};
 
-use crate::blocks::{Block, List};
+use crate::blocks::{Block, Figure, List};
 use crate::csv::CsvTable;
-use crate::html::{table, Ctx, Section};
-use crate::svg::{color, esc, fixed, BarChart, Bars, Line, LineChart};
-use crate::table::Table;
+use crate::html::{Ctx, Section};
+use crate::svg::{color, fixed, BarChart, Bars, Line, LineChart};
+use crate::table::{CellMark, Table};
 use crate::Output;
 
 /// What the intervals of the throughput table are, under it.
 const THROUGHPUT_CI_NOTE: &str = "95 % CI: order statistics of the repetitions (distribution-free; [min, max] of 6–8, narrower from 9; - with fewer than 6). ours/bare: each repetition's two runs ran back to back, in alternating order (A B B A …). run s: median time of a repetition.";
+
+/// What the `!` on a size means (the legend under the sizes table, the cell's tooltip on the page).
+const NOT_ROUND_TRIP: &str = "did not decode back to the message encoded";
 
 /// Colour of figures printed in the seed report (not measured here).
 const PUBLISHED: &str = "#D55E00";
@@ -152,7 +153,15 @@ pub fn sizes_table(s: &MqttSection) -> Option<Table> {
             let v = size_of(s, f, n);
             row.push(match v {
                 Some(b) if ok => int(Some(b)),
-                Some(b) => format!("{}!", int(Some(b))),
+                Some(b) => {
+                    t.marks.push(CellMark {
+                        row: t.rows.len(),
+                        col: row.len(),
+                        class: "bad",
+                        tip: NOT_ROUND_TRIP.into(),
+                    });
+                    format!("{}!", int(Some(b)))
+                }
                 None => "-".into(),
             });
         }
@@ -359,14 +368,7 @@ pub fn comparison_table(s: &MqttSection) -> Option<Table> {
     Some(t)
 }
 
-/// Errors and warnings of the transport runs, each prefixed with its case.
-fn problems(s: &MqttSection) -> Vec<String> {
-    let (mut e, w) = problems_split(s);
-    e.extend(w);
-    e
-}
-
-/// (errors, warnings) of the transport runs.
+/// (errors, warnings) of the transport runs, each prefixed with its case.
 fn problems_split(s: &MqttSection) -> (Vec<String>, Vec<String>) {
     let (mut errs, mut warns) = (Vec::new(), Vec::new());
     for (kind, broker, payload, qos, sides) in cases(s) {
@@ -381,39 +383,141 @@ fn problems_split(s: &MqttSection) -> (Vec<String>, Vec<String>) {
     (errs, warns)
 }
 
-/// The section as blocks: each table present (sizes with the legend of their mark, the layout
-/// with why the thesis's sizes cannot be right, throughput with what its intervals are), then
-/// the errors and warnings and the notes.
-fn blocks(s: &MqttSection) -> Vec<Block> {
-    let mut out = vec![Block::Heading("OPC UA PubSub over MQTT (seed 000)".into())];
+/// The section's title, on the terminal, in Markdown and on the page.
+const TITLE: &str = "OPC UA PubSub over MQTT (seed 000)";
+
+/// What the section measured and how, before its figures.
+const INTRO: &str = "OPC UA PubSub NetworkMessages (UADP binary and the JSON mapping) built by our uadp crate, \
+     each decoded back before use, sent through MQTT brokers on this host. Ours are the wirebench measuring clients; \
+     the bare pair is the minimal rumqttc code a user would write, interleaved with ours through the same broker.";
+
+/// The one-line answer on sizes: the seed layout's UADP bytes per field count beside the
+/// thesis's, or nothing without sizes.
+fn key_line(s: &MqttSection) -> Option<String> {
+    let seed_sizes: Vec<String> =
+        size_fields(s).iter().filter_map(|&n| size_of(s, "uadp", n)).map(|v| fixed(v, 0)).collect();
+    if seed_sizes.is_empty() {
+        return None;
+    }
+    let formula = s.layout.as_ref().map(|l| l.formula.as_str()).unwrap_or("");
+    let thesis: Vec<String> = published_sizes(s).iter().map(|p| fixed(p.2, 0)).collect();
+    Some(format!(
+        "UADP with the thesis's header options: {} B{} · the thesis printed {} B{}",
+        seed_sizes.join(" / "),
+        if formula.is_empty() { String::new() } else { format!(" ({formula})") },
+        if thesis.is_empty() { "-".into() } else { thesis.join(" / ") },
+        if thesis.is_empty() { "" } else { " — 6 bytes short of the layout it states (see below)" }
+    ))
+}
+
+/// The thesis's throughput, set beside ours in words (it was another machine), when the section
+/// has the published figures.
+fn published_throughput_note(s: &MqttSection) -> Option<String> {
+    let t = &s.published.as_ref()?.throughput;
+    Some(format!(
+        "The thesis's {} (JSON) and {} (UADP) msgs/s were an ESP32 over Wi-Fi and are not comparable with a PC on loopback.",
+        fixed(t.json_msgs_per_s, 1),
+        fixed(t.uadp_msgs_per_s, 1)
+    ))
+}
+
+/// What a round trip on loopback should look like, after the thesis's mean RTTs when the
+/// section has the published figures.
+fn rtt_note(s: &MqttSection) -> String {
+    let thesis = s.published.as_ref().map_or(String::new(), |p| {
+        format!(
+            "The thesis reports {} ms (JSON) and {} ms (UADP) mean RTT over {} samples: an ESP32 on Wi-Fi. ",
+            fixed(p.rtt.json_ms.mean, 1),
+            fixed(p.rtt.uadp_ms.mean, 1),
+            count(p.rtt.samples)
+        )
+    });
+    format!(
+        "{thesis}On loopback a round trip is well under a millisecond; RTT modes near 40/44/88 ms would mean Nagle + delayed ACK and are flagged."
+    )
+}
+
+/// The section as blocks, the same for every report kind: what was measured and where the
+/// published figures come from, the key line on sizes, then each part present under its
+/// sub-heading (sizes with the legend of their mark; the seed layout with why the thesis's sizes
+/// cannot be right; the codec's cost; throughput with what its intervals are; RTT; the thesis
+/// beside ours), the errors, the run warnings (folded away) and the notes. The charts (HTML
+/// only) when `charts` gives their page ids.
+fn blocks(s: &MqttSection, charts: Option<&Ctx>) -> Vec<Block> {
+    let mut out = vec![Block::Heading(TITLE.into()), Block::Intro(INTRO.into())];
+    if let Some(c) = citation(s) {
+        out.push(Block::Note(format!(
+            "Published figures: printed in {c} (ESP32 over Wi-Fi), not measured here; ours (this host): this results file."
+        )));
+    }
+    out.extend(key_line(s).map(Block::KeyLine));
+    if let Some(ctx) = charts {
+        out.extend(size_figures(s, ctx).into_iter().map(Block::Figure));
+    }
     if let Some(t) = sizes_table(s) {
         out.push(Block::Table(t));
         // The legend of the mark, only where a size carries it.
         if s.sizes.iter().any(|r| !r.round_trip) {
-            out.push(Block::Legend(vec![("!".into(), "did not decode back to the message encoded".into())]));
+            out.push(Block::Legend(vec![("!".into(), NOT_ROUND_TRIP.into())]));
         }
     }
     if let Some(t) = layout_table(s) {
+        out.push(Block::Subheading("Why 38 / 48 / 58 / 83 bytes cannot be right".into()));
         out.push(Block::Table(t));
         let lines = layout_lines(s);
         if !lines.is_empty() {
             out.push(List::new("Why not 38/48/58/83", lines.to_vec()).into());
         }
     }
-    out.extend(codec_table(s).map(Block::Table));
+    if let Some(t) = codec_table(s) {
+        out.push(Block::Subheading("Encoding cost per message".into()));
+        out.push(Block::Table(t));
+    }
     if let Some(t) = throughput_table(s) {
+        out.push(Block::Subheading("Throughput with delivery".into()));
+        out.push(Block::Intro(
+            "One publisher and one subscriber on one topic; every message carries a sequence number, so losses, \
+             duplicates and reordering are counted (table)."
+                .into(),
+        ));
+        if let Some(ctx) = charts {
+            out.extend(throughput_figures(s, ctx).into_iter().map(Block::Figure));
+        }
         out.push(Block::Table(t));
         out.push(Block::Caption(THROUGHPUT_CI_NOTE.to_string()));
+        out.extend(published_throughput_note(s).map(Block::Note));
     }
-    out.extend([rtt_table(s), comparison_table(s)].into_iter().flatten().map(Block::Table));
-    let probs = problems(s);
-    if !probs.is_empty() {
-        out.push(List::new("Errors and warnings", probs).warning(true).into());
+    if let Some(t) = rtt_table(s) {
+        out.push(Block::Subheading("Echo round trip".into()));
+        if let Some(ctx) = charts {
+            out.push(Block::Figures {
+                items: rtt_figures(s, ctx),
+                note: "Pooled over every repetition; solid = ours, dashed = the bare echo pair.".into(),
+            });
+        }
+        out.push(Block::Table(t));
+        out.push(Block::Note(rtt_note(s)));
     }
-    if !s.notes.is_empty() || citation(s).is_some() {
-        let mut notes = s.notes.clone();
-        notes.extend(citation(s).map(|c| format!("Published figures: {c}.")));
-        out.push(List::new("Notes", notes).into());
+    if let Some(t) = comparison_table(s) {
+        out.push(Block::Subheading("The thesis beside ours".into()));
+        out.push(Block::Table(t));
+    }
+    let (errs, warns) = problems_split(s);
+    if !errs.is_empty() {
+        out.push(List::new("Errors", errs).warning(true).into());
+    }
+    if !warns.is_empty() {
+        out.push(Block::Details {
+            summary: format!(
+                "{} run warning{} (harness- or machine-bound runs, stalls)",
+                warns.len(),
+                if warns.len() == 1 { "" } else { "s" }
+            ),
+            text: warns.join("\n"),
+        });
+    }
+    if !s.notes.is_empty() {
+        out.push(List::new("Notes", s.notes.clone()).into());
     }
     out
 }
@@ -426,7 +530,7 @@ pub fn render(r: &Results, output: Output) -> String {
     match output {
         Output::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
         Output::Csv => crate::csv::text(&[csv(s)]),
-        Output::Table | Output::Markdown => crate::blocks::render(&blocks(s), output),
+        Output::Table | Output::Markdown => crate::blocks::render(&blocks(s, None), output),
     }
 }
 
@@ -562,10 +666,6 @@ fn short_case(broker: &str, format: &str, payload: &str, fields: Option<usize>, 
     format!("{broker} · {payload} · QoS {}", count(qos))
 }
 
-fn figure(svg: String, caption: &str) -> String {
-    format!("<figure class=\"chart\">{svg}<figcaption>{}</figcaption></figure>\n", esc(caption))
-}
-
 fn bytes_label(v: f64) -> String {
     format!("{} B", fixed(v, 0))
 }
@@ -574,253 +674,159 @@ fn rate_label(v: f64) -> String {
     crate::svg::compact(v, 0)
 }
 
-/// The HTML section: sizes (chart with the thesis's figures hatched, the layout note),
-/// throughput with delivery, RTT CDFs, the side-by-side table.
-pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
-    let s = section(r)?;
-    let mut b = String::new();
-    let _ = writeln!(
-        b,
-        "<p class=\"intro\">OPC UA PubSub NetworkMessages (UADP binary and the JSON mapping) built by our <code>uadp</code> crate, \
-         each decoded back before use, sent through MQTT brokers on this host. Ours are the wirebench measuring clients; \
-         the bare pair is the minimal rumqttc code a user would write, interleaved with ours through the same broker.</p>"
-    );
-    if let Some(c) = citation(s) {
-        let _ = writeln!(
-            b,
-            "<p class=\"legend-published\"><span class=\"swatch hatched\"></span><b>published</b>: figures printed in {} \
-             (ESP32 over Wi-Fi), not measured here; <span class=\"swatch ours\"></span><b>ours (this host)</b>: this results file.</p>",
-            esc(c)
-        );
-    }
-    // Key line.
+/// The size charts: UADP ours beside the thesis's per field count (the thesis's bars hatched),
+/// and every format over the field count (log y: JSON is ~10× UADP). None without sizes.
+fn size_figures(s: &MqttSection, ctx: &Ctx) -> Vec<Figure> {
     let fields = size_fields(s);
-    let seed_sizes: Vec<String> = fields.iter().filter_map(|&n| size_of(s, "uadp", n)).map(|v| fixed(v, 0)).collect();
+    if fields.is_empty() {
+        return Vec::new();
+    }
     let pubs = published_sizes(s);
-    if !seed_sizes.is_empty() {
-        let formula = s.layout.as_ref().map(|l| l.formula.as_str()).unwrap_or("");
-        let thesis: Vec<String> = pubs.iter().map(|p| fixed(p.2, 0)).collect();
-        let _ = writeln!(
-            b,
-            "<p class=\"keyline\">UADP with the thesis's header options: <b>{} B</b>{} · the thesis printed {} B{}</p>",
-            seed_sizes.join(" / "),
-            if formula.is_empty() { String::new() } else { format!(" ({})", esc(formula)) },
-            if thesis.is_empty() { "-".into() } else { thesis.join(" / ") },
-            if thesis.is_empty() { "" } else { " — 6 bytes short of the layout it states (see below)" }
+    let cats: Vec<String> = fields.iter().map(|n| format!("{n} field{}", if *n == 1 { "" } else { "s" })).collect();
+    let mut chart = BarChart::new(&ctx.chart_id("uadp-size"), "UADP NetworkMessage size: ours vs the thesis", cats)
+        .axis_label("bytes per NetworkMessage (MQTT payload)")
+        .value_format(bytes_label);
+    let formats = size_formats(s);
+    for (si, f) in formats.iter().filter(|f| !f.contains("json")).enumerate() {
+        chart = chart.series(
+            Bars::new(&format!("{f} (ours)"), fields.iter().map(|&n| size_of(s, f, n)).collect())
+                .color(format_color(si)),
+        );
+        if *f == "uadp" && !pubs.is_empty() {
+            chart = chart.series(
+                Bars::new(
+                    "thesis UADP (published)",
+                    fields.iter().map(|&n| pubs.iter().find(|p| p.0 == n).map(|p| p.2)).collect(),
+                )
+                .hatched(true)
+                .color(PUBLISHED),
+            );
+        }
+    }
+    let mut lc =
+        LineChart::new(&ctx.chart_id("all-sizes"), "Size vs field count, every format", "fields per message", "bytes")
+            .log_y(true);
+    for (i, f) in formats.iter().enumerate() {
+        let pts: Vec<(f64, f64)> = fields.iter().filter_map(|&n| Some((n as f64, size_of(s, f, n)?))).collect();
+        lc = lc.line(Line::new(f, pts).markers(true).color(format_color(i)));
+    }
+    if !pubs.is_empty() {
+        lc = lc.line(
+            Line::new("thesis UADP (published)", pubs.iter().map(|p| (p.0 as f64, p.2)).collect())
+                .dashed(true)
+                .markers(true)
+                .color(PUBLISHED),
+        );
+        lc = lc.line(
+            Line::new("thesis JSON (published)", pubs.iter().map(|p| (p.0 as f64, p.1)).collect())
+                .dashed(true)
+                .markers(true)
+                .color("#000000"),
         );
     }
-    // Size chart: UADP seed layout ours vs published, per field count.
-    if !fields.is_empty() {
-        let cats: Vec<String> = fields.iter().map(|n| format!("{n} field{}", if *n == 1 { "" } else { "s" })).collect();
-        let mut chart =
-            BarChart::new(&ctx.chart_id("uadp-size"), "UADP NetworkMessage size: ours vs the thesis", cats.clone())
-                .axis_label("bytes per NetworkMessage (MQTT payload)")
-                .value_format(bytes_label);
-        let formats = size_formats(s);
-        for (si, f) in formats.iter().filter(|f| !f.contains("json")).enumerate() {
-            chart = chart.series(
-                Bars::new(&format!("{f} (ours)"), fields.iter().map(|&n| size_of(s, f, n)).collect())
-                    .color(format_color(si)),
-            );
-            if *f == "uadp" && !pubs.is_empty() {
-                chart = chart.series(
-                    Bars::new(
-                        "thesis UADP (published)",
-                        fields.iter().map(|&n| pubs.iter().find(|p| p.0 == n).map(|p| p.2)).collect(),
-                    )
-                    .hatched(true)
-                    .color(PUBLISHED),
-                );
-            }
-        }
-        b.push_str(&figure(
+    vec![
+        Figure::new(
             chart.render(),
             "Bytes of each NetworkMessage as encoded by our uadp crate and checked to decode back. The hatched bars are the thesis's size table; they are 6 bytes below the layout the thesis states at every field count.",
-        ));
-        // All formats over field count (log y: JSON is ~10× UADP).
-        let mut lc = LineChart::new(
-            &ctx.chart_id("all-sizes"),
-            "Size vs field count, every format",
-            "fields per message",
-            "bytes",
-        )
-        .log_y(true);
-        for (i, f) in formats.iter().enumerate() {
-            let pts: Vec<(f64, f64)> = fields.iter().filter_map(|&n| Some((n as f64, size_of(s, f, n)?))).collect();
-            lc = lc.line(Line::new(f, pts).markers(true).color(format_color(i)));
-        }
-        if !pubs.is_empty() {
-            lc = lc.line(
-                Line::new("thesis UADP (published)", pubs.iter().map(|p| (p.0 as f64, p.2)).collect())
-                    .dashed(true)
-                    .markers(true)
-                    .color(PUBLISHED),
-            );
-            lc = lc.line(
-                Line::new("thesis JSON (published)", pubs.iter().map(|p| (p.0 as f64, p.1)).collect())
-                    .dashed(true)
-                    .markers(true)
-                    .color("#000000"),
-            );
-        }
-        b.push_str(&figure(
+        ),
+        Figure::new(
             lc.render(),
             "Every format grows linearly with the field count; the JSON forms cost 10–70 bytes per field, UADP 4–5.",
-        ));
-    }
-    if let Some(t) = sizes_table(s) {
-        b.push_str(&table(&t));
-    }
-    if let Some(t) = layout_table(s) {
-        b.push_str("<h3>Why 38 / 48 / 58 / 83 bytes cannot be right</h3>\n");
-        let lines = layout_lines(s);
-        if !lines.is_empty() {
-            b.push_str("<div class=\"warn\" role=\"note\"><ul>");
-            for l in lines {
-                let _ = write!(b, "<li>{}</li>", esc(l));
-            }
-            b.push_str("</ul></div>\n");
-        }
-        b.push_str(&table(&t));
-    }
-    if let Some(t) = codec_table(s) {
-        b.push_str("<h3>Encoding cost per message</h3>\n");
-        b.push_str(&table(&t));
-    }
-    // Throughput.
+        ),
+    ]
+}
+
+/// The throughput charts: msgs/s at the subscriber, ours and the bare pair, with 95 % CIs; and
+/// ours ÷ bare against the goal when there are ratios.
+fn throughput_figures(s: &MqttSection, ctx: &Ctx) -> Vec<Figure> {
     let thr = &s.throughput;
-    if !thr.is_empty() {
-        b.push_str("<h3>Throughput with delivery</h3>\n");
-        let cats: Vec<String> =
-            thr.iter().map(|r| short_case(&r.broker, &r.format, &r.payload, r.fields, r.qos)).collect();
-        let ours: Vec<Option<f64>> = thr.iter().map(|r| r.ours.msgs_per_s).collect();
-        let ours_ci: Vec<Option<(f64, f64)>> = thr.iter().map(|r| r.ours.msgs_per_s_ci95).collect();
-        let bare: Vec<Option<f64>> = thr.iter().map(|r| r.bare.as_ref().and_then(|b| b.msgs_per_s)).collect();
-        let bare_ci: Vec<Option<(f64, f64)>> =
-            thr.iter().map(|r| r.bare.as_ref().and_then(|b| b.msgs_per_s_ci95)).collect();
-        let mut chart =
-            BarChart::new(&ctx.chart_id("throughput"), "Messages per second at the subscriber", cats.clone())
-                .series(Bars::new("ours", ours).errors(ours_ci).color(color(0)))
-                .axis_label("msgs/s (median of repetitions, 95 % CI)")
-                .value_format(rate_label)
-                .missing_label("not run");
-        if bare.iter().any(Option::is_some) {
-            chart = chart.series(Bars::new("bare rumqttc pair", bare).errors(bare_ci).color(color(1)));
-        }
-        b.push_str(&figure(
-            chart.render(),
-            "One publisher and one subscriber on one topic; every message carries a sequence number, so losses, duplicates and reordering are counted (table). Whiskers: 95 % CI of the median (order statistics of the repetitions). The thesis's 126.9 (JSON) and 299.4 (UADP) msgs/s were an ESP32 over Wi-Fi and are not comparable with a PC on loopback.",
-        ));
-        let ratios: Vec<Option<f64>> = thr.iter().map(|r| r.ratio).collect();
-        let ratio_ci: Vec<Option<(f64, f64)>> = thr.iter().map(|r| r.ratio_ci95).collect();
-        if ratios.iter().any(Option::is_some) {
-            let goal = thr.first().map_or(0.8, |r| r.goal);
-            let rc = BarChart::new(&ctx.chart_id("throughput-ratio"), "Ours ÷ bare rumqttc pair (msgs/s)", cats)
-                .series(Bars::new("ours / bare", ratios).errors(ratio_ci).color(color(2)))
-                .base(1.0)
-                .reference(goal, &format!("goal ≥ {}", fixed(goal, 2)))
-                .axis_label("ratio (1 = as fast as the bare pair)")
-                .value_format(|v| format!("{}×", fixed(v, 2)));
-            b.push_str(&figure(rc.render(), "Median of the per-pair ratios with its 95 % CI; the two runs of a pair ran back to back in alternating order (A B B A …) so drift of a shared machine hits both alike."));
-        }
-        if let Some(t) = throughput_table(s) {
-            b.push_str(&table(&t));
-            let _ = writeln!(b, "<p class=\"note\">{}</p>", esc(THROUGHPUT_CI_NOTE));
-        }
+    let cats: Vec<String> = thr.iter().map(|r| short_case(&r.broker, &r.format, &r.payload, r.fields, r.qos)).collect();
+    let ours: Vec<Option<f64>> = thr.iter().map(|r| r.ours.msgs_per_s).collect();
+    let ours_ci: Vec<Option<(f64, f64)>> = thr.iter().map(|r| r.ours.msgs_per_s_ci95).collect();
+    let bare: Vec<Option<f64>> = thr.iter().map(|r| r.bare.as_ref().and_then(|b| b.msgs_per_s)).collect();
+    let bare_ci: Vec<Option<(f64, f64)>> =
+        thr.iter().map(|r| r.bare.as_ref().and_then(|b| b.msgs_per_s_ci95)).collect();
+    let mut chart = BarChart::new(&ctx.chart_id("throughput"), "Messages per second at the subscriber", cats.clone())
+        .series(Bars::new("ours", ours).errors(ours_ci).color(color(0)))
+        .axis_label("msgs/s (median of repetitions, 95 % CI)")
+        .value_format(rate_label)
+        .missing_label("not run");
+    if bare.iter().any(Option::is_some) {
+        chart = chart.series(Bars::new("bare rumqttc pair", bare).errors(bare_ci).color(color(1)));
     }
-    // RTT.
+    let mut out =
+        vec![Figure::new(chart.render(), "Whiskers: 95 % CI of the median (order statistics of the repetitions).")];
+    let ratios: Vec<Option<f64>> = thr.iter().map(|r| r.ratio).collect();
+    let ratio_ci: Vec<Option<(f64, f64)>> = thr.iter().map(|r| r.ratio_ci95).collect();
+    if ratios.iter().any(Option::is_some) {
+        let goal = thr.first().map_or(0.8, |r| r.goal);
+        let rc = BarChart::new(&ctx.chart_id("throughput-ratio"), "Ours ÷ bare rumqttc pair (msgs/s)", cats)
+            .series(Bars::new("ours / bare", ratios).errors(ratio_ci).color(color(2)))
+            .base(1.0)
+            .reference(goal, &format!("goal ≥ {}", fixed(goal, 2)))
+            .axis_label("ratio (1 = as fast as the bare pair)")
+            .value_format(|v| format!("{}×", fixed(v, 2)));
+        out.push(Figure::new(rc.render(), "Median of the per-pair ratios with its 95 % CI; the two runs of a pair ran back to back in alternating order (A B B A …) so drift of a shared machine hits both alike."));
+    }
+    out
+}
+
+/// The RTT charts: one CDF per (broker, QoS), ours solid and the bare pair dashed for each
+/// payload.
+fn rtt_figures(s: &MqttSection, ctx: &Ctx) -> Vec<Figure> {
     let rtt = &s.rtt;
-    if !rtt.is_empty() {
-        b.push_str("<h3>Echo round trip</h3>\n");
-        // One CDF per (broker, QoS): ours and bare for each payload.
-        let mut groups: Vec<(&str, u8)> = Vec::new();
-        for r in rtt {
-            let g = (r.broker.as_str(), r.qos);
-            if !groups.contains(&g) {
-                groups.push(g);
-            }
+    let mut groups: Vec<(&str, u8)> = Vec::new();
+    for r in rtt {
+        let g = (r.broker.as_str(), r.qos);
+        if !groups.contains(&g) {
+            groups.push(g);
         }
-        let mut items = Vec::new();
-        for (gi, (broker, qos)) in groups.iter().enumerate() {
-            let mut lc = LineChart::new(
-                &ctx.chart_id(&format!("rtt-cdf-{gi}")),
-                &format!("RTT CDF · {broker} · QoS {}", count(*qos)),
-                "round trip, µs",
-                "% of samples ≤ x",
-            )
-            .log_x(true)
-            .y_range(0.0, 100.0)
-            .size(560.0, 340.0);
-            let mut li = 0;
-            for r in rtt.iter().filter(|r| r.broker == *broker && r.qos == *qos) {
-                for (side, x, dashed) in [("ours", Some(&r.ours), false), ("bare", r.bare.as_ref(), true)] {
-                    let Some(x) = x else { continue };
-                    if x.cdf.is_empty() {
-                        continue;
-                    }
-                    let name = format!("{} · {side}", r.payload);
-                    lc = lc.line(Line::new(&name, x.cdf.clone()).step(true).dashed(dashed).color(color(li / 2)));
-                    li += 1;
+    }
+    let mut items = Vec::new();
+    for (gi, (broker, qos)) in groups.iter().enumerate() {
+        let mut lc = LineChart::new(
+            &ctx.chart_id(&format!("rtt-cdf-{gi}")),
+            &format!("RTT CDF · {broker} · QoS {}", count(*qos)),
+            "round trip, µs",
+            "% of samples ≤ x",
+        )
+        .log_x(true)
+        .y_range(0.0, 100.0)
+        .size(560.0, 340.0);
+        let mut li = 0;
+        for r in rtt.iter().filter(|r| r.broker == *broker && r.qos == *qos) {
+            for (side, x, dashed) in [("ours", Some(&r.ours), false), ("bare", r.bare.as_ref(), true)] {
+                let Some(x) = x else { continue };
+                if x.cdf.is_empty() {
+                    continue;
                 }
+                let name = format!("{} · {side}", r.payload);
+                lc = lc.line(Line::new(&name, x.cdf.clone()).step(true).dashed(dashed).color(color(li / 2)));
+                li += 1;
             }
-            items.push(figure(lc.render(), "Pooled over every repetition; solid = ours, dashed = the bare echo pair."));
         }
-        let _ = writeln!(b, "<div class=\"grid2\">\n{}</div>", items.concat());
-        if let Some(t) = rtt_table(s) {
-            b.push_str(&table(&t));
-        }
-        let _ = writeln!(
-            b,
-            "<p class=\"note\">The thesis reports 120.8 ms (JSON) and 125.5 ms (UADP) mean RTT over 30 samples: an ESP32 on Wi-Fi. \
-             On loopback a round trip is well under a millisecond; RTT modes near 40/44/88 ms would mean Nagle + delayed ACK and are flagged.</p>"
-        );
+        items.push(Figure::new(lc.render(), ""));
     }
-    if let Some(t) = comparison_table(s) {
-        b.push_str("<h3>The thesis beside ours</h3>\n");
-        b.push_str(&table(&t));
-    }
-    let (errs, warns) = problems_split(s);
-    if !errs.is_empty() {
-        b.push_str("<div class=\"warn\" role=\"note\"><b>Errors</b><ul>");
-        for p in errs.iter().take(200) {
-            let _ = write!(b, "<li>{}</li>", esc(p));
-        }
-        b.push_str("</ul></div>\n");
-    }
-    if !warns.is_empty() {
-        let _ = write!(
-            b,
-            "<details><summary>{} run warning{} (harness- or machine-bound runs, stalls)</summary><ul class=\"notes\">",
-            warns.len(),
-            if warns.len() == 1 { "" } else { "s" }
-        );
-        for p in warns.iter().take(500) {
-            let _ = write!(b, "<li>{}</li>", esc(p));
-        }
-        b.push_str("</ul></details>\n");
-    }
-    if !s.notes.is_empty() {
-        b.push_str("<ul class=\"notes\">");
-        for n in &s.notes {
-            let _ = write!(b, "<li>{}</li>", esc(n));
-        }
-        b.push_str("</ul>\n");
-    }
+    items
+}
+
+/// The HTML section: the same blocks as the text, with the charts (sizes with the thesis's
+/// figures hatched, throughput and its ratio to the bare pair, RTT CDFs).
+pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
+    let s = section(r)?;
     let mut parts = Vec::new();
-    if !fields.is_empty() {
+    if !s.sizes.is_empty() {
         parts.push(format!("sizes of {} formats", size_formats(s).len()));
     }
-    if !thr.is_empty() {
-        parts.push(format!("{} throughput case{}", thr.len(), if thr.len() == 1 { "" } else { "s" }));
+    let (thr, rtt) = (s.throughput.len(), s.rtt.len());
+    if thr > 0 {
+        parts.push(format!("{thr} throughput case{}", if thr == 1 { "" } else { "s" }));
     }
-    if !rtt.is_empty() {
-        parts.push(format!("{} RTT case{}", rtt.len(), if rtt.len() == 1 { "" } else { "s" }));
+    if rtt > 0 {
+        parts.push(format!("{rtt} RTT case{}", if rtt == 1 { "" } else { "s" }));
     }
-    Some(Section {
-        title: "OPC UA PubSub over MQTT (seed 000)".into(),
-        summary: format!("mqtt: {}", if parts.is_empty() { "no figures".to_string() } else { parts.join(", ") }),
-        body: b,
-    })
+    let summary = format!("mqtt: {}", if parts.is_empty() { "no figures".to_string() } else { parts.join(", ") });
+    Some(crate::html::from_blocks(&blocks(s, Some(ctx)), summary))
 }
 
 #[cfg(test)]
@@ -1030,18 +1036,47 @@ mod tests {
         assert!(t.contains("\n95 % CI: order statistics of the repetitions"), "{t}");
         assert!(t.contains("150.0") && t.contains("140.0") && t.contains("1.07"), "{t}");
         assert!(t.contains("Why not 38/48/58/83"), "{t}");
-        assert!(t.contains("Published figures: F. Braz, thesis."), "{t}");
+        assert!(
+            t.contains("\nPublished figures: printed in F. Braz, thesis (ESP32 over Wi-Fi), not measured here; ours (this host): this results file.\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("\nUADP with the thesis's header options: 44 / 54 B (39 + 5·N) · the thesis printed 38 / 48 B — 6 bytes short of the layout it states (see below)\n\nNetworkMessage size"),
+            "the key line, then the sizes: {t}"
+        );
+        assert!(!t.contains("built by our uadp crate"), "the introduction is not on the terminal: {t}");
         let md = render(&r, Output::Markdown);
-        assert!(md.starts_with("## OPC UA PubSub over MQTT (seed 000)\n\n### NetworkMessage size"), "{md}");
+        assert!(
+            md.starts_with("## OPC UA PubSub over MQTT (seed 000)\n\nOPC UA PubSub NetworkMessages (UADP binary and the JSON mapping) built by our uadp crate"),
+            "{md}"
+        );
+        assert!(md.contains("**UADP with the thesis's header options: 44 / 54 B (39 + 5·N) · the thesis printed 38 / 48 B — 6 bytes short of the layout it states (see below)**\n\n### NetworkMessage size"), "{md}");
         assert!(md.contains("| uadp | 44 | 54 |"), "{md}");
         assert!(md.contains("| UADP size, 1 field | B | 38 | 44 | - | 6 short |"), "{md}");
         assert!(md.contains("|\n\n95 % CI: order statistics"), "the note is a paragraph after the table: {md}");
+        // The thesis's transport figures, beside ours in words.
+        assert!(
+            md.contains("\nThe thesis's 126.9 (JSON) and 299.4 (UADP) msgs/s were an ESP32 over Wi-Fi and are not comparable with a PC on loopback.\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("\nThe thesis reports 120.0 ms (JSON) and 120.0 ms (UADP) mean RTT over 30 samples: an ESP32 on Wi-Fi. On loopback a round trip is well under a millisecond;"),
+            "{md}"
+        );
         // Parts that are absent (a throughput-only run) are left out.
         let mut only = results();
         only.mqtt.as_mut().unwrap().layout = None;
         only.mqtt.as_mut().unwrap().published = None;
         let t = render(&only, Output::Table);
         assert!(!t.contains("Seed layout") && !t.contains("thesis UADP"), "{t}");
+        assert!(
+            !t.contains("Why 38 / 48")
+                && !t.contains("Published figures")
+                && !t.contains("The thesis reports")
+                && !t.contains("The thesis's"),
+            "{t}"
+        );
+        assert!(t.contains("\nOn loopback a round trip is well under a millisecond;"), "{t}");
         // A side that has no rate (none of its runs finished) shows "-".
         let mut none = results();
         none.mqtt.as_mut().unwrap().throughput[0].bare.as_mut().unwrap().msgs_per_s = None;
@@ -1138,7 +1173,16 @@ mod tests {
         assert!(b.contains("Why 38 / 48 / 58 / 83 bytes cannot be right"));
         assert!(b.contains("&lt;b&gt;"), "results text is escaped");
         assert!(!b.contains("<script") && !b.contains("http://") && !b.contains("https://"));
-        assert!(b.contains("<b>44 / 54 B</b> (39 + 5·N)"), "{b}");
+        assert!(
+            b.contains("<p class=\"keyline\">UADP with the thesis&#39;s header options: 44 / 54 B (39 + 5·N) · the thesis printed 38 / 48 B — 6 bytes short of the layout it states (see below)</p>"),
+            "{b}"
+        );
+        assert!(
+            b.contains("class=\"num bad\" title=\"did not decode back to the message encoded\">260!</td>")
+                && b.contains("<span class=\"mark\">!</span> did not decode back to the message encoded"),
+            "a size that did not round-trip is set apart and its mark explained: {b}"
+        );
+        assert!(b.contains("Published figures: printed in F. Braz, thesis (ESP32 over Wi-Fi)"), "{b}");
         assert!(b.contains(">rumqttd · uadp 3f · QoS 1<"), "short chart labels: {b}");
         // Errors are shown; warnings fold into a details element.
         let mut bad = results();
@@ -1146,12 +1190,77 @@ mod tests {
         m.throughput[0].ours.errors = vec!["publisher connection: connection reset by peer".into()];
         m.rtt[0].bare.as_mut().unwrap().warnings = vec!["harness-bound".into()];
         let b = html_section(&bad, &ctx).unwrap().body;
-        assert!(b.contains("<b>Errors</b><ul><li>throughput rumqttd 0.20 (embedded) · uadp, 3 fields · QoS 1 · ours: publisher connection: connection reset by peer</li>"), "{b}");
-        assert!(b.contains("<summary>1 run warning (harness- or machine-bound runs, stalls)</summary>"), "{b}");
+        assert!(b.contains("<div class=\"warn\"><p><b>Errors</b></p>\n<ul class=\"notes\">\n<li>throughput rumqttd 0.20 (embedded) · uadp, 3 fields · QoS 1 · ours: publisher connection: connection reset by peer</li>"), "{b}");
+        assert!(
+            b.contains("<details><summary>1 run warning (harness- or machine-bound runs, stalls)</summary><pre>rtt mosquitto 2.0.11 · uadp, 3 fields · QoS 0 · bare: harness-bound</pre></details>"),
+            "{b}"
+        );
+        // The terminal lists the errors; the warnings are folded away in Markdown and on the page.
+        let t = render(&bad, Output::Table);
+        assert!(
+            t.contains(
+                "\nErrors\n  throughput rumqttd 0.20 (embedded) · uadp, 3 fields · QoS 1 · ours: publisher connection"
+            ),
+            "{t}"
+        );
+        assert!(!t.contains("harness-bound"), "{t}");
+        let md = render(&bad, Output::Markdown);
+        assert!(md.contains("**Errors**\n\n- throughput rumqttd"), "{md}");
+        assert!(
+            md.contains("<details><summary>1 run warning (harness- or machine-bound runs, stalls)</summary>\n\n```\nrtt mosquitto 2.0.11 · uadp, 3 fields · QoS 0 · bare: harness-bound\n```"),
+            "{md}"
+        );
         // The whole page renders with it.
         let view =
             crate::View { key: "mqtt", has: |r| r.mqtt.is_some(), text: render, csv: csv_tables, html: html_section };
         let page = crate::html::render(&[&r], "t", &[view]);
         assert!(page.contains("<section id=\"mqtt\">"));
+    }
+    /// The text of every `<tag>…</tag>` in `html`, unescaped.
+    fn texts(html: &str, tag: &str) -> Vec<String> {
+        let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+        html.split(open.as_str())
+            .skip(1)
+            .map(|rest| {
+                rest.split(close.as_str())
+                    .next()
+                    .unwrap()
+                    .replace("&lt;", "<")
+                    .replace("&gt;", ">")
+                    .replace("&quot;", "\"")
+                    .replace("&#39;", "'")
+                    .replace("&amp;", "&")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn markdown_has_every_subheading_and_table_of_the_page() {
+        let mut r = results();
+        let m = r.mqtt.as_mut().unwrap();
+        m.throughput[0].ours.errors = vec!["publisher connection: reset".into()];
+        m.rtt[0].ours.warnings = vec!["harness-bound".into()];
+        let ctx = Ctx { id: "mqtt".into(), file: 1, files: 1 };
+        let page = html_section(&r, &ctx).unwrap();
+        let md = render(&r, Output::Markdown);
+        let (h3, captions) = (texts(&page.body, "h3"), texts(&page.body, "caption"));
+        assert_eq!(
+            h3,
+            [
+                "Why 38 / 48 / 58 / 83 bytes cannot be right",
+                "Encoding cost per message",
+                "Throughput with delivery",
+                "Echo round trip",
+                "The thesis beside ours"
+            ]
+        );
+        assert_eq!(captions.len(), 6, "{captions:?}");
+        for title in h3.iter().chain(&captions) {
+            assert!(md.contains(&format!("\n### {title}\n")), "{title}\n{md}");
+        }
+        assert_eq!(page.title, "OPC UA PubSub over MQTT (seed 000)");
+        assert_eq!(page.summary, "mqtt: sizes of 2 formats, 1 throughput case, 1 RTT case");
+        // The page's charts are not in Markdown; their figures are in its tables.
+        assert!(!md.contains("<svg") && !md.contains("Whiskers"), "{md}");
     }
 }
