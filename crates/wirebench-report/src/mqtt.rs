@@ -441,7 +441,7 @@ fn rtt_note(s: &MqttSection) -> String {
 /// published figures come from, the key line on sizes, then each part present under its
 /// sub-heading (sizes with the legend of their mark; the seed layout with why the thesis's sizes
 /// cannot be right; the codec's cost; throughput with what its intervals are; RTT; the thesis
-/// beside ours), the errors, the run warnings (folded away) and the notes. The charts (HTML
+/// beside ours), the errors, the run warnings and the notes. The charts (HTML
 /// only) when `charts` gives their page ids.
 fn blocks(s: &MqttSection, charts: Option<&Ctx>) -> Vec<Block> {
     let mut out = vec![Block::Heading(TITLE.into()), Block::Intro(INTRO.into())];
@@ -507,14 +507,12 @@ fn blocks(s: &MqttSection, charts: Option<&Ctx>) -> Vec<Block> {
         out.push(List::new("Errors", errs).warning(true).into());
     }
     if !warns.is_empty() {
-        out.push(Block::Details {
-            summary: format!(
-                "{} run warning{} (harness- or machine-bound runs, stalls)",
-                warns.len(),
-                if warns.len() == 1 { "" } else { "s" }
-            ),
-            text: warns.join("\n"),
-        });
+        let title = format!(
+            "{} run warning{} (harness- or machine-bound runs, stalls)",
+            warns.len(),
+            if warns.len() == 1 { "" } else { "s" }
+        );
+        out.push(List::new(title, warns).warning(true).into());
     }
     if !s.notes.is_empty() {
         out.push(List::new("Notes", s.notes.clone()).into());
@@ -1184,7 +1182,7 @@ mod tests {
         );
         assert!(b.contains("Published figures: printed in F. Braz, thesis (ESP32 over Wi-Fi)"), "{b}");
         assert!(b.contains(">rumqttd · uadp 3f · QoS 1<"), "short chart labels: {b}");
-        // Errors are shown; warnings fold into a details element.
+        // Errors and warnings are shown, each in its own list.
         let mut bad = results();
         let m = bad.mqtt.as_mut().unwrap();
         m.throughput[0].ours.errors = vec!["publisher connection: connection reset by peer".into()];
@@ -1192,10 +1190,10 @@ mod tests {
         let b = html_section(&bad, &ctx).unwrap().body;
         assert!(b.contains("<div class=\"warn\"><p><b>Errors</b></p>\n<ul class=\"notes\">\n<li>throughput rumqttd 0.20 (embedded) · uadp, 3 fields · QoS 1 · ours: publisher connection: connection reset by peer</li>"), "{b}");
         assert!(
-            b.contains("<details><summary>1 run warning (harness- or machine-bound runs, stalls)</summary><pre>rtt mosquitto 2.0.11 · uadp, 3 fields · QoS 0 · bare: harness-bound</pre></details>"),
+            b.contains("<div class=\"warn\"><p><b>1 run warning (harness- or machine-bound runs, stalls)</b></p>\n<ul class=\"notes\">\n<li>rtt mosquitto 2.0.11 · uadp, 3 fields · QoS 0 · bare: harness-bound</li>"),
             "{b}"
         );
-        // The terminal lists the errors; the warnings are folded away in Markdown and on the page.
+        // The terminal and Markdown list both too.
         let t = render(&bad, Output::Table);
         assert!(
             t.contains(
@@ -1203,11 +1201,11 @@ mod tests {
             ),
             "{t}"
         );
-        assert!(!t.contains("harness-bound"), "{t}");
+        assert!(t.contains("1 run warning (harness- or machine-bound runs, stalls)\n  rtt mosquitto 2.0.11 · uadp, 3 fields · QoS 0 · bare: harness-bound"), "{t}");
         let md = render(&bad, Output::Markdown);
         assert!(md.contains("**Errors**\n\n- throughput rumqttd"), "{md}");
         assert!(
-            md.contains("<details><summary>1 run warning (harness- or machine-bound runs, stalls)</summary>\n\n```\nrtt mosquitto 2.0.11 · uadp, 3 fields · QoS 0 · bare: harness-bound\n```"),
+            md.contains("**1 run warning (harness- or machine-bound runs, stalls)**\n\n- rtt mosquitto 2.0.11 · uadp, 3 fields · QoS 0 · bare: harness-bound"),
             "{md}"
         );
         // The whole page renders with it.
