@@ -1,11 +1,22 @@
-//! The device section: code size of our C codecs on Cortex-M, instructions per operation.
+//! The device section: code size of our C codecs on Cortex-M, instructions per operation; or
+//! the device lab: each library on simulated microcontrollers, beside seed 001's Arduino UNO
+//! figures.
 
+use wirebench_core::published::{PSON_PAPER_BASELINE_BYTES, PSON_PAPER_ESP32_INCREASE_PCT, PSON_PAPER_UNO};
 use wirebench_core::results::Results;
-use wirebench_core::sections::device::{DeviceSection, LabSection};
+use wirebench_core::sections::device::{DeviceSection, LabRow, LabSection, LabTarget};
 
-use crate::blocks::Block;
+use crate::blocks::{Block, Figure, List};
+use crate::html::{Ctx, Section};
+use crate::svg::{color, BarChart, Bars};
 use crate::table::Table;
 use crate::Output;
+
+/// The section's title with the lab's results.
+const LAB_TITLE: &str = "Device lab: each library on simulated microcontrollers";
+
+/// The section's title with the code-size builds alone.
+const SIZE_TITLE: &str = "Device: our C codecs' code size";
 
 /// What seed 001 published about binary size, and why only our compiled deltas compare.
 const SEED_NOTE: &str =
@@ -72,10 +83,8 @@ fn us(v: Option<f64>) -> String {
     .unwrap_or_default()
 }
 
-/// The lab's tables: the targets, then per target one table of every library × payload,
-/// then the rows without figures and why, then the libraries the lab cannot build here.
-fn lab_tables(lab: &LabSection) -> Vec<Table> {
-    let mut out = Vec::new();
+/// The lab's targets.
+fn targets_table(lab: &LabSection) -> Table {
     let mut t = Table::new("Device lab targets", &["target", "part", "clock_mhz", "cycles", "toolchain", "simulator"]);
     for x in &lab.targets {
         t.push(vec![
@@ -87,42 +96,50 @@ fn lab_tables(lab: &LabSection) -> Vec<Table> {
             x.simulator.clone(),
         ]);
     }
-    out.push(t);
-    for x in &lab.targets {
-        let mut t = Table::new(
-            &format!(
-                "{}: one encode / decode per payload ({} cycles at {} MHz; flash and RAM over the baseline firmware; stack = peak bytes)",
-                x.name,
-                x.cycles,
-                x.clock_hz as f64 / 1e6
-            ),
-            &[
-                "lib", "payload", "bytes", "enc_cycles", "dec_cycles", "enc_us", "dec_us", "enc_instr", "dec_instr", "flash", "ram",
-                "stack_enc", "stack_dec", "heap_enc", "heap_dec",
-            ],
-        )
-        .numeric_from(2);
-        for r in lab.rows.iter().filter(|r| r.target == x.name && r.status == "ok") {
-            t.push(vec![
-                r.lib.clone(),
-                r.payload.clone(),
-                opt(r.bytes),
-                opt(r.encode_cycles),
-                opt(r.decode_cycles),
-                us(r.encode_us),
-                us(r.decode_us),
-                opt(r.encode_instructions),
-                opt(r.decode_instructions),
-                opt(r.flash),
-                opt(r.ram),
-                stack(r.stack_encode, r.stack_floor),
-                stack(r.stack_decode, r.stack_floor),
-                opt(r.heap_encode),
-                opt(r.heap_decode),
-            ]);
-        }
-        out.push(t);
+    t
+}
+
+/// One target's table: every library × payload with figures.
+fn target_table(lab: &LabSection, x: &LabTarget) -> Table {
+    let mut t = Table::new(
+        &format!(
+            "{}: one encode / decode per payload ({} cycles at {} MHz; flash and RAM over the baseline firmware; stack = peak bytes)",
+            x.name,
+            x.cycles,
+            x.clock_hz as f64 / 1e6
+        ),
+        &[
+            "lib", "payload", "bytes", "enc_cycles", "dec_cycles", "enc_us", "dec_us", "enc_instr", "dec_instr", "flash", "ram",
+            "stack_enc", "stack_dec", "heap_enc", "heap_dec",
+        ],
+    )
+    .numeric_from(2);
+    for r in lab.rows.iter().filter(|r| r.target == x.name && r.status == "ok") {
+        t.push(vec![
+            r.lib.clone(),
+            r.payload.clone(),
+            opt(r.bytes),
+            opt(r.encode_cycles),
+            opt(r.decode_cycles),
+            us(r.encode_us),
+            us(r.decode_us),
+            opt(r.encode_instructions),
+            opt(r.decode_instructions),
+            opt(r.flash),
+            opt(r.ram),
+            stack(r.stack_encode, r.stack_floor),
+            stack(r.stack_decode, r.stack_floor),
+            opt(r.heap_encode),
+            opt(r.heap_decode),
+        ]);
     }
+    t
+}
+
+/// The tables after the targets' figures: the rows without figures and why (if any), our
+/// codecs' Xtensa object sizes (if built), then the libraries the lab cannot build here.
+fn rest_tables(lab: &LabSection) -> Vec<Table> {
+    let mut out = Vec::new();
     let mut f = Table::new("Device lab: no figures, and why", &["target", "lib", "payloads", "reason"]);
     let mut seen: Vec<(String, String, String, Vec<String>)> = Vec::new();
     for r in lab.rows.iter().filter(|r| r.status != "ok") {
@@ -228,42 +245,60 @@ pub fn csv_tables(results: &Results) -> Vec<crate::csv::CsvTable> {
 
 pub fn render(results: &Results, output: Output) -> String {
     let Some(d) = &results.device else { return String::new() };
-    if let Some(lab) = &d.lab {
-        let tables = lab_tables(lab);
-        let note = format!(
-            "Cycles: AVR exact (simavr); Cortex-M from a per-instruction model of each core (c/lab/arm/CYCLES.md). \
-             On AVR double is 32 bit: every float field is a float32 there. {}",
-            lab.esp32
-        );
-        return match output {
-            Output::Json => serde_json::to_string_pretty(d).expect("section serializes") + "\n",
-            Output::Csv => crate::csv::text(&csv_tables(results)),
-            Output::Table | Output::Markdown => {
-                let mut blocks: Vec<Block> = tables.into_iter().map(Block::Table).collect();
-                blocks.push(Block::Note(note));
-                crate::blocks::render(&blocks, output)
-            }
-        };
-    }
-    let (t, it) = tables(d);
     match output {
         Output::Json => serde_json::to_string_pretty(d).expect("section serializes") + "\n",
         Output::Csv => crate::csv::text(&csv_tables(results)),
-        Output::Table | Output::Markdown => {
-            crate::blocks::render(&[Block::Table(t), Block::Table(it), Block::Note(SEED_NOTE.into())], output)
-        }
+        Output::Table | Output::Markdown => crate::blocks::render(&blocks(d, None), output),
     }
 }
 
-// ---------------------------------------------------------------- HTML
-
-use std::fmt::Write as _;
-
-use wirebench_core::published::{PSON_PAPER_BASELINE_BYTES, PSON_PAPER_ESP32_INCREASE_PCT, PSON_PAPER_UNO};
-use wirebench_core::sections::device::LabRow;
-
-use crate::html::{figure, grid, table, Ctx, Section};
-use crate::svg::{color, esc, BarChart, Bars};
+/// The section as blocks, the same for every report kind; the charts (HTML only) when `charts`
+/// gives their page ids.
+fn blocks(d: &DeviceSection, charts: Option<&Ctx>) -> Vec<Block> {
+    let Some(lab) = &d.lab else {
+        let (t, it) = tables(d);
+        return vec![
+            Block::Heading(SIZE_TITLE.into()),
+            Block::Table(t),
+            Block::Table(it),
+            Block::Note(SEED_NOTE.into()),
+        ];
+    };
+    let mut out = vec![
+        Block::Heading(LAB_TITLE.into()),
+        Block::Intro(
+            "Each library encodes and decodes each payload on a simulated microcontroller, through its public API as \
+             device code calls it; the round trip is checked on the target before it is timed, and the bytes are checked \
+             on the host with our codec of the same format. Cycles on AVR are exact (simavr); on Cortex-M they come from a \
+             per-instruction model of the core. Flash and RAM are bytes over a baseline firmware with the same payload."
+                .into(),
+        ),
+        Block::Table(targets_table(lab)),
+    ];
+    out.extend(seed001_blocks(lab, charts));
+    let mut payloads: Vec<&str> = Vec::new();
+    for r in &lab.rows {
+        if !payloads.contains(&r.payload.as_str()) {
+            payloads.push(&r.payload);
+        }
+    }
+    // The chart payload: Test10 (seed 001's mixed message) when present, else the last.
+    let chosen = payloads.iter().find(|p| **p == "Test10").or(payloads.last()).copied();
+    for x in &lab.targets {
+        out.push(Block::Subheading(format!("{} — {}", x.name, x.part)));
+        if let (Some(ctx), Some(payload)) = (charts, chosen) {
+            out.push(Block::Figures { items: target_figures(lab, x, payload, ctx), note: String::new() });
+        }
+        out.push(Block::Table(target_table(lab, x)));
+    }
+    out.extend(rest_tables(lab).into_iter().map(Block::Table));
+    out.push(Block::Note(format!(
+        "Cycles: AVR exact (simavr); Cortex-M from a per-instruction model of each core (c/lab/arm/CYCLES.md). \
+         On AVR double is 32 bit: every float field is a float32 there. {}",
+        lab.esp32
+    )));
+    out
+}
 
 fn us_fmt(v: f64) -> String {
     us(Some(v))
@@ -271,6 +306,37 @@ fn us_fmt(v: f64) -> String {
 
 fn bytes_fmt(v: f64) -> String {
     format!("{v:.0}")
+}
+
+/// One target's charts on one payload: µs per operation, and flash and RAM added, per library.
+fn target_figures(lab: &LabSection, x: &LabTarget, payload: &str, ctx: &Ctx) -> Vec<Figure> {
+    let libs: Vec<String> = lab.libs.iter().map(|l| l.name.clone()).collect();
+    let get = |f: fn(&LabRow) -> Option<f64>| -> Vec<Option<f64>> {
+        libs.iter().map(|l| row(lab, &x.name, l, payload).and_then(f)).collect()
+    };
+    let speed = BarChart::new(
+        &ctx.chart_id(&format!("{}-us", x.name)),
+        &format!("{payload}: µs per operation at {} MHz", x.clock_hz as f64 / 1e6),
+        libs.clone(),
+    )
+    .series(Bars::new("encode", get(|r| r.encode_us)))
+    .series(Bars::new("decode", get(|r| r.decode_us)))
+    .missing_label("no figure")
+    .axis_label("µs")
+    .width(520.0)
+    .value_format(us_fmt);
+    let flash = BarChart::new(
+        &ctx.chart_id(&format!("{}-flash", x.name)),
+        &format!("{payload}: flash and RAM added"),
+        libs.clone(),
+    )
+    .series(Bars::new("flash", get(|r| r.flash.map(|v| v as f64))))
+    .series(Bars::new("static RAM", get(|r| r.ram.map(|v| v as f64))))
+    .missing_label("no figure")
+    .axis_label("bytes over the baseline firmware")
+    .width(520.0)
+    .value_format(bytes_fmt);
+    vec![Figure::new(speed.render(), ""), Figure::new(flash.render(), "")]
 }
 
 /// The lab library that stands for a codec of seed 001's Table 4, and the paper's library.
@@ -291,16 +357,23 @@ fn geomean(v: &[f64]) -> Option<f64> {
     Some((v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
 }
 
-/// Seed 001's Table 4 (Arduino UNO) beside our AVR figures, and its binary-size notes.
-fn seed001_html(lab: &LabSection, ctx: &Ctx) -> Option<String> {
+/// Seed 001's Table 4 (Arduino UNO) beside our AVR figures, its binary sizes beside ours, and
+/// its claims checked with ours; nothing without AVR rows of seed 001's payloads.
+fn seed001_blocks(lab: &LabSection, charts: Option<&Ctx>) -> Vec<Block> {
     if !lab.targets.iter().any(|t| t.name == "avr")
         || !lab.rows.iter().any(|r| r.target == "avr" && r.payload == "Test01")
     {
-        return None;
+        return Vec::new();
     }
     let p = &PSON_PAPER_UNO;
-    let mut out =
-        String::from("<h3>Seed 001: the Arduino UNO table beside ours (simulated ATmega328P at 16 MHz)</h3>\n");
+    let mut out = vec![
+        Block::Subheading("Seed 001: the Arduino UNO table beside ours (simulated ATmega328P at 16 MHz)".into()),
+        Block::Intro(format!(
+            "published: {} ({}), not measured here; ours: cycle-exact simavr runs of the lab's firmwares, one encode and \
+             one decode each, at 16 MHz. The libraries differ where the paper's are not available here (see below). {}",
+            p.source, p.unit, p.note
+        )),
+    ];
     let mut headers = vec!["codec (ours / paper's library)", "op"];
     headers.extend(p.payloads.iter());
     headers.push("geomean ratio");
@@ -344,29 +417,22 @@ fn seed001_html(lab: &LabSection, ctx: &Ctx) -> Option<String> {
             }
         }
     }
-    let chart = BarChart::new(
-        &ctx.chart_id("seed001-uno"),
-        "Arduino UNO: µs per operation, geometric mean over the payloads both ran",
-        cats,
-    )
-    .series(Bars::new("ours (simulated ATmega328P)", ours_bars).color(color(0)))
-    .series(Bars::new("published (Arduino UNO)", paper_bars).color(color(5)).hatched(true))
-    .missing_label("not run")
-    .log(true)
-    .axis_label("µs per operation")
-    .width(760.0)
-    .value_format(us_fmt);
-    out.push_str(&figure(chart.render(), ""));
-    out.push_str(&table(&t));
-    let _ = writeln!(
-        out,
-        "<p class=\"legend-published\"><span class=\"swatch hatched\"></span><b>published</b>: {} ({}), not measured here; \
-         <span class=\"swatch ours\"></span><b>ours</b>: cycle-exact simavr runs of the lab's firmwares, one encode and one \
-         decode each, at 16 MHz. The libraries differ where the paper's are not available here (see below). {}</p>",
-        esc(p.source),
-        esc(p.unit),
-        esc(p.note)
-    );
+    if let Some(ctx) = charts {
+        let chart = BarChart::new(
+            &ctx.chart_id("seed001-uno"),
+            "Arduino UNO: µs per operation, geometric mean over the payloads both ran",
+            cats,
+        )
+        .series(Bars::new("ours (simulated ATmega328P)", ours_bars).color(color(0)))
+        .series(Bars::new("published (Arduino UNO)", paper_bars).color(color(5)).hatched(true))
+        .missing_label("not run")
+        .log(true)
+        .axis_label("µs per operation")
+        .width(760.0)
+        .value_format(us_fmt);
+        out.push(Block::Figure(Figure::new(chart.render(), "")));
+    }
+    out.push(Block::Table(t));
     // The paper's claim about PSON vs MessagePack decoding on the UNO, checked with ours.
     let find = |c: &str, op: &str| avg.iter().find(|(cc, o, _, _)| cc == c && o == op).map(|x| (x.2, x.3));
     let mut notes = Vec::new();
@@ -438,7 +504,7 @@ fn seed001_html(lab: &LabSection, ctx: &Ctx) -> Option<String> {
         cells.push(avr_max.map(|b| format!("{:.1} %", b as f64 / 32_256.0 * 100.0)).unwrap_or_else(|| "-".into()));
         bt.push(cells);
     }
-    out.push_str(&table(&bt));
+    out.push(Block::Table(bt));
     let flash_of = |lib: &str| -> Option<f64> {
         let v: Vec<f64> = lab
             .rows
@@ -459,104 +525,192 @@ fn seed001_html(lab: &LabSection, ctx: &Ctx) -> Option<String> {
              avr-libc's float printf/scanf, which cJSON needs), msgpuck +{m:.0} B."
         ));
     }
-    out.push_str("<ul class=\"notes\">\n");
-    for n in notes {
-        let _ = writeln!(out, "<li>{}</li>", esc(&n));
-    }
-    out.push_str("</ul>\n");
-    Some(out)
+    out.push(List::untitled(notes).bullet("  - ").into());
+    out
 }
 
-/// The lab's page section: per target, µs per operation and flash added per library on one
-/// payload (charts), every figure (tables), and the rows without figures.
+/// The page section: with the lab's results, per target, µs per operation and flash added per
+/// library on one payload (charts) and every figure (tables); else the code-size tables.
 pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     let d = r.device.as_ref()?;
-    let Some(lab) = &d.lab else {
-        let (t, it) = tables(d);
-        let body = format!("{}{}<p class=\"note\">{}</p>\n", table(&t), table(&it), esc(SEED_NOTE));
-        return Some(Section {
-            title: "Device: our C codecs' code size".into(),
-            summary: "device: code size".into(),
-            body,
-        });
-    };
-    let mut b = String::new();
-    let _ = writeln!(
-        b,
-        "<p class=\"intro\">Each library encodes and decodes each payload on a simulated microcontroller, through its public \
-         API as device code calls it; the round trip is checked on the target before it is timed, and the bytes are checked \
-         on the host with our codec of the same format. Cycles on AVR are exact (simavr); on Cortex-M they come from a \
-         per-instruction model of the core. Flash and RAM are bytes over a baseline firmware with the same payload.</p>"
-    );
-    let mut tt = Table::new("Targets", &["target", "part", "cycles", "toolchain", "simulator"]);
-    for x in &lab.targets {
-        tt.push(vec![x.name.clone(), x.part.clone(), x.cycles.clone(), x.toolchain.clone(), x.simulator.clone()]);
-    }
-    b.push_str(&table(&tt));
-    if let Some(s) = seed001_html(lab, ctx) {
-        b.push_str(&s);
-    }
-    let payloads: Vec<&str> = {
-        let mut v: Vec<&str> = Vec::new();
-        for r in &lab.rows {
-            if !v.contains(&r.payload.as_str()) {
-                v.push(&r.payload);
-            }
-        }
-        v
-    };
-    // The chart payload: Test10 (seed 001's mixed message) when present, else the last.
-    let chosen = payloads.iter().find(|p| **p == "Test10").or(payloads.last()).copied();
-    let libs: Vec<String> = lab.libs.iter().map(|l| l.name.clone()).collect();
-    for x in &lab.targets {
-        let _ = writeln!(b, "<h3>{} — {}</h3>", esc(&x.name), esc(&x.part));
-        if let Some(payload) = chosen {
-            let get = |f: fn(&LabRow) -> Option<f64>| -> Vec<Option<f64>> {
-                libs.iter().map(|l| row(lab, &x.name, l, payload).and_then(f)).collect()
-            };
-            let speed = BarChart::new(
-                &ctx.chart_id(&format!("{}-us", x.name)),
-                &format!("{payload}: µs per operation at {} MHz", x.clock_hz as f64 / 1e6),
-                libs.clone(),
-            )
-            .series(Bars::new("encode", get(|r| r.encode_us)))
-            .series(Bars::new("decode", get(|r| r.decode_us)))
-            .missing_label("no figure")
-            .axis_label("µs")
-            .width(520.0)
-            .value_format(us_fmt);
-            let flash = BarChart::new(
-                &ctx.chart_id(&format!("{}-flash", x.name)),
-                &format!("{payload}: flash and RAM added"),
-                libs.clone(),
-            )
-            .series(Bars::new("flash", get(|r| r.flash.map(|v| v as f64))))
-            .series(Bars::new("static RAM", get(|r| r.ram.map(|v| v as f64))))
-            .missing_label("no figure")
-            .axis_label("bytes over the baseline firmware")
-            .width(520.0)
-            .value_format(bytes_fmt);
-            b.push_str(&grid("grid2", &[figure(speed.render(), ""), figure(flash.render(), "")]));
-        }
-    }
-    if !lab.esp32.is_empty() {
-        let _ = writeln!(b, "<p class=\"note\">{}</p>", esc(&lab.esp32));
-    }
-    let tables = lab_tables(lab);
-    let _ = writeln!(b, "<details><summary>Every figure ({} rows)</summary>", lab.rows.len());
-    for t in tables.iter().skip(1) {
-        b.push_str(&table(t));
-    }
-    b.push_str("</details>\n");
-    let ok = lab.rows.iter().filter(|r| r.status == "ok").count();
-    Some(Section {
-        title: "Device lab: each library on simulated microcontrollers".into(),
-        summary: format!(
+    let summary = match &d.lab {
+        Some(lab) => format!(
             "device: {} of {} (target, library, payload) measured on {}",
-            ok,
+            lab.rows.iter().filter(|r| r.status == "ok").count(),
             lab.rows.len(),
             lab.targets.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")
         ),
-        body: b,
-    })
+        None => "device: code size".into(),
+    };
+    Some(crate::html::from_blocks(&blocks(d, Some(ctx)), summary))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wirebench_core::results::Provenance;
+    use wirebench_core::sections::device::{CodeSize, Instructions, LabLib, ObjectSize};
+
+    /// The texts of every `open`…`close` element of `html`, unescaped.
+    fn texts(html: &str, open: &str, close: &str) -> Vec<String> {
+        html.split(open)
+            .skip(1)
+            .map(|s| {
+                s[..s.find(close).unwrap()]
+                    .replace("&lt;", "<")
+                    .replace("&gt;", ">")
+                    .replace("&quot;", "\"")
+                    .replace("&#39;", "'")
+                    .replace("&amp;", "&")
+            })
+            .collect()
+    }
+
+    /// Every `<h3>` and every table caption of the page section is a `###` heading of the
+    /// Markdown made from the same results.
+    fn markdown_has_the_pages_headings(r: &Results) -> (String, String) {
+        let html = html_section(r, &Ctx { id: "device".into(), file: 1, files: 1 }).unwrap().body;
+        let md = render(r, Output::Markdown);
+        let (h3, captions) = (texts(&html, "<h3>", "</h3>"), texts(&html, "<caption>", "</caption>"));
+        assert!(!captions.is_empty(), "{html}");
+        for t in h3.iter().chain(&captions) {
+            assert!(md.contains(&format!("### {t}\n")), "{t:?} is not a heading of the Markdown:\n{md}");
+        }
+        (html, md)
+    }
+
+    fn lab_results() -> Results {
+        let mut r = Results::new(Provenance::default(), serde_json::json!({}));
+        let target = |name: &str, part: &str, clock_hz: u64, cycles: &str| LabTarget {
+            name: name.into(),
+            part: part.into(),
+            clock_hz,
+            toolchain: "gcc".into(),
+            simulator: "sim".into(),
+            cycles: cycles.into(),
+        };
+        let lib = |name: &str, format: &str| LabLib { name: name.into(), format: format.into(), origin: "x".into() };
+        let mut rows = Vec::new();
+        for (lib, enc, dec, flash) in
+            [("pson", 100.0, 300.0, 1800), ("msgpuck", 150.0, 200.0, 1200), ("cjson", 900.0, 700.0, 9000)]
+        {
+            for (payload, k) in [("Test01", 1.0), ("Test10", 2.0)] {
+                rows.push(LabRow {
+                    target: "avr".into(),
+                    lib: lib.into(),
+                    payload: payload.into(),
+                    status: "ok".into(),
+                    bytes: Some(40),
+                    encode_cycles: Some((enc * k * 16.0) as u64),
+                    decode_cycles: Some((dec * k * 16.0) as u64),
+                    encode_us: Some(enc * k),
+                    decode_us: Some(dec * k),
+                    flash: Some(flash),
+                    ram: Some(20),
+                    stack_encode: Some(16),
+                    stack_decode: Some(90),
+                    stack_floor: Some(16),
+                    heap_encode: Some(0),
+                    heap_decode: Some(0),
+                    ..Default::default()
+                });
+            }
+        }
+        rows.push(LabRow {
+            target: "cortex-m0plus".into(),
+            lib: "cjson".into(),
+            payload: "Test10".into(),
+            status: "does not fit".into(),
+            ..Default::default()
+        });
+        r.device = Some(DeviceSection {
+            lab: Some(LabSection {
+                targets: vec![
+                    target("avr", "ATmega328P", 16_000_000, "exact"),
+                    target("cortex-m0plus", "SAMD21 & co", 48_000_000, "modelled"),
+                ],
+                libs: vec![lib("pson", "pson"), lib("msgpuck", "msgpack"), lib("cjson", "json")],
+                esp32: "No ESP32 simulator here.".into(),
+                xtensa_objects: vec![ObjectSize { lib: "pson".into(), text: 2000, data: 0, bss: 0 }],
+                not_here: vec![["ArduinoJson".into(), "C++ only".into()]],
+                rows,
+            }),
+            ..Default::default()
+        });
+        r
+    }
+
+    #[test]
+    fn lab_markdown_has_every_heading_table_and_note_of_the_page() {
+        let r = lab_results();
+        let (html, md) = markdown_has_the_pages_headings(&r);
+        // The page: its charts, and every table open (no table folded away).
+        for id in ["device-seed001-uno", "device-avr-us", "device-avr-flash", "device-cortex-m0plus-us"] {
+            assert!(html.contains(&format!("id=\"{id}\"")), "{id}");
+        }
+        for needle in [
+            "<h3>Seed 001: the Arduino UNO table beside ours (simulated ATmega328P at 16 MHz)</h3>",
+            "<h3>avr — ATmega328P</h3>",
+            "<h3>cortex-m0plus — SAMD21 &amp; co</h3>",
+            "<caption>Device lab targets</caption>",
+            "<caption>Device lab: no figures, and why</caption>",
+        ] {
+            assert!(html.contains(needle), "{needle}\n{html}");
+        }
+        let s = html_section(&r, &Ctx { id: "device".into(), file: 1, files: 1 }).unwrap();
+        assert_eq!(s.title, LAB_TITLE);
+        assert_eq!(s.summary, "device: 6 of 7 (target, library, payload) measured on avr, cortex-m0plus");
+        // Markdown: the section's heading, the intro, the published figures and the claims
+        // checked with ours, the lab's note; no chart.
+        assert!(md.starts_with(&format!("## {LAB_TITLE}\n\nEach library encodes")), "{md}");
+        for needle in [
+            "published: Sensors 2021, 21, 4559, Table 4 (Arduino UNO)",
+            "| our C PSON / the paper's PSON | encode | 100 / 190 |",
+            "The paper finds PSON decoding about 47 % slower than MessagePack",
+            "Ours: our C PSON decodes in 1.50× the time of msgpuck (PSON slower here too).",
+            "PSON +1800 B, cJSON +9000 B",
+            "| pson | 1800 | - | 5.6 % |",
+            "| cortex-m0plus | cjson | Test10 | does not fit |",
+            "No ESP32 simulator here.",
+        ] {
+            assert!(md.contains(needle), "{needle}\n{md}");
+        }
+        assert!(!md.contains("<svg"), "{md}");
+        // The terminal: the tables and the claims, not the intros.
+        let text = render(&r, Output::Table);
+        assert!(text.starts_with(&format!("{LAB_TITLE}\n\nDevice lab targets\n")), "{text}");
+        assert!(text.contains("avr — ATmega328P\n\navr: one encode / decode per payload"), "{text}");
+        assert!(text.contains("  - The paper finds PSON encoding 40 % faster"), "{text}");
+        assert!(text.contains("<=16"), "a stack figure at the floor is an upper bound: {text}");
+        assert!(!text.contains("Each library encodes") && !text.contains("published: Sensors"), "{text}");
+    }
+
+    #[test]
+    fn code_size_markdown_has_every_table_of_the_page() {
+        let mut r = Results::new(Provenance::default(), serde_json::json!({}));
+        let size = |variant: &str, text: i64, delta: Option<i64>| CodeSize {
+            cpu: "cortex-m4".into(),
+            codec: "pson".into(),
+            variant: variant.into(),
+            text,
+            data: 0,
+            bss: 0,
+            delta_text: delta,
+            delta_data: None,
+            delta_bss: None,
+        };
+        r.device = Some(DeviceSection {
+            toolchain: "gcc".into(),
+            code_size: vec![size("enc", 900, Some(640)), size("dec", 800, Some(520)), size("object", 1500, None)],
+            instructions: vec![Instructions { payload: "Test01".into(), encode_instr: 300, decode_instr: 400 }],
+            lab: None,
+        });
+        let (html, md) = markdown_has_the_pages_headings(&r);
+        assert!(html.contains("<caption>Instructions per operation"), "{html}");
+        assert!(md.starts_with(&format!("## {SIZE_TITLE}\n\n")), "{md}");
+        assert!(md.contains("| cortex-m4 | pson | +640 | +520 | +- | 1500 |") && md.contains(SEED_NOTE), "{md}");
+        assert_eq!(html_section(&r, &Ctx { id: "d".into(), file: 1, files: 1 }).unwrap().title, SIZE_TITLE);
+        let csv = render(&r, Output::Csv);
+        assert!(csv.contains("cortex-m4,pson,640,520,,1500"), "{csv}");
+    }
 }

@@ -9,8 +9,8 @@ use std::fmt::Write;
 use wirebench_core::results::Results;
 use wirebench_core::sections::energy::{EnergyRow, EnergySection};
 
-use crate::blocks::{Block, List};
-use crate::html::{table, Ctx, Section};
+use crate::blocks::{Block, Figure, List};
+use crate::html::{Ctx, Section};
 use crate::svg::{color, esc, fixed, BarChart, Bars};
 use crate::table::Table;
 use crate::Output;
@@ -125,17 +125,55 @@ fn notes(s: &EnergySection) -> Vec<(String, Vec<String>)> {
     v
 }
 
-/// The section as blocks: the heading, the two tables and the notes.
-fn blocks(s: &EnergySection, tables: [Table; 2]) -> Vec<Block> {
+/// The section as blocks, the same for every report kind: the heading, what the model
+/// counts, the charts (HTML only, when `charts` gives their page ids), the two tables and the
+/// notes.
+fn blocks(s: &EnergySection, charts: Option<&Ctx>) -> Vec<Block> {
     let heading = format!(
         "Energy per message and battery life (every {} s, {} mAh at {} V)",
         fixed(s.every_s, 0),
         fixed(s.battery_mah, 0),
         s.battery_v
     );
-    let mut out = vec![Block::Heading(heading)];
-    out.extend(tables.into_iter().map(Block::Table));
+    let mut out = vec![
+        Block::Heading(heading),
+        Block::Intro(format!(
+            "What one message costs a battery sensor that encodes a reading with each library and sends it: the CPU's \
+             energy from the device lab's measured encode cycles, the radio's from the link model's time on air and the \
+             protocol's receive time, the sleep between messages (every {} s), and the days a {} mAh battery at {} V \
+             lasts. Currents and voltages are datasheet figures, listed with their sources below.",
+            fixed(s.every_s, 0),
+            fixed(s.battery_mah, 0),
+            s.battery_v
+        )),
+    ];
+    if let Some(ctx) = charts {
+        let items = figures(s, ctx);
+        if !items.is_empty() {
+            out.push(Block::Figures {
+                items,
+                note: "Per MCU and radio: battery days per library (the mean message over the payloads) and the CPU vs \
+                       radio energy of that message. Where the CPU share is small, only the encoded bytes matter; (≤): a \
+                       figure the data file cannot cite is left out, so the days are an upper bound."
+                    .into(),
+            });
+        }
+    }
+    out.push(Block::Table(rows_table(s)));
+    out.push(Block::Table(figures_table(s)));
     out.extend(notes(s).into_iter().map(|(title, lines)| List::new(title, lines).bullet("  - ").into()));
+    out
+}
+
+/// The (MCU, radio) pairs of the rows, in first-seen order.
+fn configs(s: &EnergySection) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for row in &s.rows {
+        let k = (row.mcu.clone(), row.radio.clone());
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
     out
 }
 
@@ -147,11 +185,10 @@ pub fn csv_tables(r: &Results) -> Vec<crate::csv::CsvTable> {
 /// Text, Markdown, CSV or JSON of the section.
 pub fn render(r: &Results, output: Output) -> String {
     let Some(s) = r.energy.as_ref() else { return String::new() };
-    let tables = [rows_table(s), figures_table(s)];
     match output {
         Output::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
-        Output::Csv => crate::csv::text(&crate::csv::from_tables(&tables)),
-        _ => crate::blocks::render(&blocks(s, tables), output),
+        Output::Csv => crate::csv::text(&csv_tables(r)),
+        _ => crate::blocks::render(&blocks(s, None), output),
     }
 }
 
@@ -239,29 +276,10 @@ fn stacked(id: &str, title: &str, means: &[LibMean]) -> String {
     s
 }
 
-/// The HTML section.
-pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
-    let s = r.energy.as_ref()?;
-    let mut b = String::new();
-    let _ = writeln!(
-        b,
-        "<p class=\"intro\">What one message costs a battery sensor that encodes a reading with each library and sends it: \
-         the CPU's energy from the device lab's measured encode cycles, the radio's from the link model's time on air and \
-         the protocol's receive time, the sleep between messages (every {} s), and the days a {} mAh battery at {} V \
-         lasts. Currents and voltages are datasheet figures, listed with their sources below.</p>",
-        fixed(s.every_s, 0),
-        fixed(s.battery_mah, 0),
-        s.battery_v
-    );
-    let mut configs: Vec<(String, String)> = Vec::new();
-    for row in &s.rows {
-        let k = (row.mcu.clone(), row.radio.clone());
-        if !configs.contains(&k) {
-            configs.push(k);
-        }
-    }
-    let mut items = String::new();
-    for (i, (mcu, radio)) in configs.iter().enumerate() {
+/// Per MCU × radio: battery days per library, then the CPU and radio energy of its message.
+fn figures(s: &EnergySection, ctx: &Ctx) -> Vec<Figure> {
+    let mut out = Vec::new();
+    for (i, (mcu, radio)) in configs(s).iter().enumerate() {
         let rows: Vec<&EnergyRow> = s.rows.iter().filter(|r| &r.mcu == mcu && &r.radio == radio).collect();
         let mut libs: Vec<String> = Vec::new();
         for r in &rows {
@@ -281,35 +299,20 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
                     Bars::new("battery days", means.iter().map(|m| m.days.is_finite().then_some(m.days)).collect())
                         .color(color(2)),
                 );
-        let _ = write!(
-            items,
-            "<figure class=\"chart\">{}</figure>\n<figure class=\"chart\">{}</figure>\n",
-            chart.render(),
-            stacked(&ctx.chart_id(&format!("split{}", i + 1)), &format!("{mcu} + {radio}: µJ per message"), &means)
-        );
+        out.push(Figure::new(chart.render(), ""));
+        out.push(Figure::new(
+            stacked(&ctx.chart_id(&format!("split{}", i + 1)), &format!("{mcu} + {radio}: µJ per message"), &means),
+            "",
+        ));
     }
-    if !items.is_empty() {
-        b.push_str(&format!("<div class=\"multiples\">\n{items}</div>\n"));
-        b.push_str(
-            "<p class=\"note\">Per MCU and radio: battery days per library (the mean message over the payloads) and the CPU vs \
-             radio energy of that message. Where the CPU share is small, only the encoded bytes matter; (≤): a figure the data \
-             file cannot cite is left out, so the days are an upper bound.</p>\n",
-        );
-    }
-    b.push_str(&table(&rows_table(s)));
-    b.push_str(&table(&figures_table(s)));
-    for (title, lines) in notes(s) {
-        let _ = write!(b, "<div class=\"note\"><p><strong>{}</strong></p><ul>", esc(&title));
-        for l in lines {
-            let _ = write!(b, "<li>{}</li>", esc(&l));
-        }
-        b.push_str("</ul></div>\n");
-    }
-    Some(Section {
-        title: "Energy per message and battery life".into(),
-        summary: format!("energy: {} rows over {} MCU × radio configurations", s.rows.len(), configs.len()),
-        body: b,
-    })
+    out
+}
+
+/// The HTML section.
+pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
+    let s = r.energy.as_ref()?;
+    let summary = format!("energy: {} rows over {} MCU × radio configurations", s.rows.len(), configs(s).len());
+    Some(crate::html::from_blocks(&blocks(s, Some(ctx)), summary))
 }
 
 #[cfg(test)]
@@ -379,5 +382,48 @@ mod tests {
         let html = html_section(&r, &Ctx { id: "energy".into(), file: 1, files: 1 }).unwrap();
         assert!(html.body.contains("<svg") && html.body.contains("cjson (≤)") && html.body.contains("CPU (encode)"));
         assert_eq!(render(&Results::new(Provenance::default(), serde_json::json!({})), Output::Table), "");
+    }
+
+    /// The texts of every `open`…`close` element of `html`, unescaped.
+    fn texts(html: &str, open: &str, close: &str) -> Vec<String> {
+        html.split(open)
+            .skip(1)
+            .map(|s| {
+                s[..s.find(close).unwrap()]
+                    .replace("&lt;", "<")
+                    .replace("&gt;", ">")
+                    .replace("&quot;", "\"")
+                    .replace("&#39;", "'")
+                    .replace("&amp;", "&")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn markdown_has_every_heading_table_and_note_of_the_page() {
+        let r = results();
+        let s = html_section(&r, &Ctx { id: "energy".into(), file: 1, files: 1 }).unwrap();
+        let md = render(&r, Output::Markdown);
+        let captions = texts(&s.body, "<caption>", "</caption>");
+        assert_eq!(captions, ["Energy per message and battery life", "Figures of the energy model"]);
+        for t in texts(&s.body, "<h3>", "</h3>").iter().chain(&captions) {
+            assert!(md.contains(&format!("### {t}\n")), "{t:?} is not a heading of the Markdown:\n{md}");
+        }
+        let title = "Energy per message and battery life (every 600 s, 2400 mAh at 3.6 V)";
+        assert_eq!(s.title, title);
+        assert_eq!(s.summary, "energy: 2 rows over 1 MCU × radio configurations");
+        // The charts, one pair per MCU × radio, on the page only.
+        for id in ["energy-days1", "energy-split1"] {
+            assert!(s.body.contains(&format!("id=\"{id}\"")), "{id}");
+        }
+        assert!(!md.contains("<svg"), "{md}");
+        // The intro and the notes in Markdown and on the page; the notes on the terminal too.
+        for needle in ["What one message costs a battery sensor", "Model (every 600 s", "a note"] {
+            assert!(md.contains(needle) && s.body.contains(needle), "{needle}\n{md}");
+        }
+        assert!(md.starts_with(&format!("## {title}\n\nWhat one message costs")), "{md}");
+        let text = render(&r, Output::Table);
+        assert!(text.starts_with(&format!("{title}\n\nEnergy per message and battery life\n")), "{text}");
+        assert!(text.contains("  - a note") && !text.contains("What one message costs"), "{text}");
     }
 }
