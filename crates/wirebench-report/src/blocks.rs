@@ -198,8 +198,14 @@ fn legend(marks: &[(String, String)], code: bool) -> String {
     marks.iter().map(|(m, what)| format!("{tick}{m}{tick} {what}")).collect::<Vec<_>>().join(", ")
 }
 
-/// Terminal text: tables aligned ([`Table::to_text`]), warnings coloured when colour is on.
+/// Terminal text: tables aligned ([`Table::to_text`]), warnings coloured when colour is on,
+/// paragraphs and list items wrapped to the terminal's width ([`crate::table::fit_lines`]; tables
+/// already fit it).
 pub fn to_text(blocks: &[Block]) -> String {
+    crate::table::fit_lines(&join_text(blocks))
+}
+
+fn join_text(blocks: &[Block]) -> String {
     join(
         blocks,
         text_skips,
@@ -370,6 +376,36 @@ pub fn to_html(blocks: &[Block]) -> String {
         }
     }
     out
+}
+
+/// Test support: the text of every element that `open` starts in a page (`"<h3>"`, `"<li>"`, or
+/// an opening tag without its end such as `"<p class="`): its own tags dropped, entities decoded.
+#[cfg(test)]
+pub(crate) fn page_texts(html: &str, open: &str) -> Vec<String> {
+    let close = format!("</{}>", open.trim_start_matches('<').split([' ', '>']).next().unwrap_or(""));
+    html.split(open)
+        .skip(1)
+        .map(|s| {
+            let s = if open.ends_with('>') { s } else { s.split_once('>').map_or(s, |(_, rest)| rest) };
+            let inner = s.split(close.as_str()).next().unwrap_or("");
+            let mut plain = String::new();
+            let mut in_tag = false;
+            for c in inner.chars() {
+                match c {
+                    '<' => in_tag = true,
+                    '>' => in_tag = false,
+                    _ if !in_tag => plain.push(c),
+                    _ => {}
+                }
+            }
+            plain
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&#39;", "'")
+                .replace("&amp;", "&")
+        })
+        .collect()
 }
 
 #[cfg(test)]

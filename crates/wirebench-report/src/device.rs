@@ -551,27 +551,12 @@ mod tests {
     use wirebench_core::results::Provenance;
     use wirebench_core::sections::device::{CodeSize, Instructions, LabLib, ObjectSize};
 
-    /// The texts of every `open`…`close` element of `html`, unescaped.
-    fn texts(html: &str, open: &str, close: &str) -> Vec<String> {
-        html.split(open)
-            .skip(1)
-            .map(|s| {
-                s[..s.find(close).unwrap()]
-                    .replace("&lt;", "<")
-                    .replace("&gt;", ">")
-                    .replace("&quot;", "\"")
-                    .replace("&#39;", "'")
-                    .replace("&amp;", "&")
-            })
-            .collect()
-    }
-
     /// Every `<h3>` and every table caption of the page section is a `###` heading of the
     /// Markdown made from the same results.
     fn markdown_has_the_pages_headings(r: &Results) -> (String, String) {
         let html = html_section(r, &Ctx { id: "device".into(), file: 1, files: 1 }).unwrap().body;
         let md = render(r, Output::Markdown);
-        let (h3, captions) = (texts(&html, "<h3>", "</h3>"), texts(&html, "<caption>", "</caption>"));
+        let (h3, captions) = (crate::blocks::page_texts(&html, "<h3>"), crate::blocks::page_texts(&html, "<caption>"));
         assert!(!captions.is_empty(), "{html}");
         for t in h3.iter().chain(&captions) {
             assert!(md.contains(&format!("### {t}\n")), "{t:?} is not a heading of the Markdown:\n{md}");

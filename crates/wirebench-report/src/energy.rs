@@ -384,29 +384,14 @@ mod tests {
         assert_eq!(render(&Results::new(Provenance::default(), serde_json::json!({})), Output::Table), "");
     }
 
-    /// The texts of every `open`…`close` element of `html`, unescaped.
-    fn texts(html: &str, open: &str, close: &str) -> Vec<String> {
-        html.split(open)
-            .skip(1)
-            .map(|s| {
-                s[..s.find(close).unwrap()]
-                    .replace("&lt;", "<")
-                    .replace("&gt;", ">")
-                    .replace("&quot;", "\"")
-                    .replace("&#39;", "'")
-                    .replace("&amp;", "&")
-            })
-            .collect()
-    }
-
     #[test]
     fn markdown_has_every_heading_table_and_note_of_the_page() {
         let r = results();
         let s = html_section(&r, &Ctx { id: "energy".into(), file: 1, files: 1 }).unwrap();
         let md = render(&r, Output::Markdown);
-        let captions = texts(&s.body, "<caption>", "</caption>");
+        let captions = crate::blocks::page_texts(&s.body, "<caption>");
         assert_eq!(captions, ["Energy per message and battery life", "Figures of the energy model"]);
-        for t in texts(&s.body, "<h3>", "</h3>").iter().chain(&captions) {
+        for t in crate::blocks::page_texts(&s.body, "<h3>").iter().chain(&captions) {
             assert!(md.contains(&format!("### {t}\n")), "{t:?} is not a heading of the Markdown:\n{md}");
         }
         let title = "Energy per message and battery life (every 600 s, 2400 mAh at 3.6 V)";

@@ -207,51 +207,9 @@ fn seed001_size_claims(s: &SizeSection) -> Vec<Block> {
     if let Some(md) = crate::studies::section_markdown("seed001", heading) {
         out.push(Block::Intro(format!(
             "{heading}. From docs/studies/seed001-pson-paper.md (the study's page; the same text):\n{}",
-            plain_list(&md)
+            crate::studies::plain_paragraphs(&md).join("\n")
         )));
     }
-    out
-}
-
-/// A study page's Markdown list as plain lines, one per item (`1. ` or `- ` kept, continuation
-/// lines joined), without bold and with link texts only: the same text in Markdown and HTML.
-fn plain_list(md: &str) -> String {
-    let mut items: Vec<String> = Vec::new();
-    for line in md.lines() {
-        let t = line.trim();
-        let starts =
-            t.starts_with("- ") || t.split_once(". ").is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()));
-        match items.last_mut() {
-            Some(last) if !starts && !t.is_empty() => {
-                last.push(' ');
-                last.push_str(t);
-            }
-            _ if !t.is_empty() => items.push(t.to_string()),
-            _ => {}
-        }
-    }
-    items.iter().map(|i| unlink(&i.replace("**", ""))).collect::<Vec<_>>().join("\n")
-}
-
-/// `[text](target)` as `text` (the study pages' links are relative to them).
-fn unlink(s: &str) -> String {
-    let mut out = String::new();
-    let mut rest = s;
-    while let Some(open) = rest.find('[') {
-        let after = &rest[open + 1..];
-        match after.find("](").and_then(|close| after[close + 2..].find(')').map(|end| (close, close + 2 + end))) {
-            Some((close, end)) => {
-                out.push_str(&rest[..open]);
-                out.push_str(&after[..close]);
-                rest = &after[end + 1..];
-            }
-            None => {
-                out.push_str(&rest[..=open]);
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
     out
 }
 

@@ -193,6 +193,66 @@ pub const CAVEATS: [(&str, &str); 4] = [
     ("seed003", "What the seed's figures can and cannot say"),
 ];
 
+/// The paragraphs and lists of a study page's Markdown as plain text that reads the same in
+/// Markdown and on the page: one line per paragraph or list item (continuation lines joined),
+/// bold marks dropped, links as their text (they are relative to the docs); `code` is kept.
+pub fn plain_paragraphs(md: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut lines: Vec<String> = Vec::new();
+    let flush = |lines: &mut Vec<String>, out: &mut Vec<String>| {
+        if !lines.is_empty() {
+            out.push(lines.join("\n"));
+            lines.clear();
+        }
+    };
+    for l in md.lines() {
+        let t = l.trim();
+        if t.is_empty() {
+            flush(&mut lines, &mut out);
+            continue;
+        }
+        let starts_item = t.starts_with("- ")
+            || t.starts_with('|')
+            || t.starts_with("```")
+            || t.split_once(". ").is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        let text = inline_plain(t);
+        match lines.last_mut() {
+            Some(last) if !starts_item && !last.starts_with('|') && !last.starts_with("```") => {
+                last.push(' ');
+                last.push_str(&text);
+            }
+            _ => lines.push(text),
+        }
+    }
+    flush(&mut lines, &mut out);
+    out
+}
+
+/// A line of Markdown without `**` and with `[text](link)` as `text`.
+pub fn inline_plain(line: &str) -> String {
+    let line = line.replace("**", "");
+    let mut out = String::new();
+    let mut rest = line.as_str();
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let link =
+            after.find(']').filter(|&c| after[c..].starts_with("](")).and_then(|c| Some((c, after[c..].find(')')?)));
+        match link {
+            Some((close, end)) => {
+                out.push_str(&after[..close]);
+                rest = &after[close + end + 1..];
+            }
+            None => {
+                out.push('[');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,5 +286,14 @@ mod tests {
             h,
             "<p>A <b>b</b> <code>c</code> d more</p>\n<ul><li>one two</li><li>three</li></ul>\n<div class=\"table-wrap\"><table><tr><th>x</th><th>y</th></tr><tr><td>1</td><td>2</td></tr></table></div>\n"
         );
+    }
+
+    #[test]
+    fn study_text_is_plain_paragraphs() {
+        assert_eq!(
+            plain_paragraphs("- **One** [a](x.md) `c`\n  more\n- two [b]\n\nA para\nwraps.\n\n1. first\n2. second"),
+            ["- One a `c` more\n- two [b]", "A para wraps.", "1. first\n2. second"]
+        );
+        assert_eq!(inline_plain("[x] and [y](z) and [w"), "[x] and y and [w");
     }
 }
