@@ -413,3 +413,21 @@ fn markdown_has_every_subheading_and_table_of_the_page() {
     // The page's charts are not in Markdown; their figures are in its tables.
     assert!(!md.contains("<svg") && !md.contains("Whiskers"), "{md}");
 }
+
+#[test]
+fn delivery_is_all_repetitions_with_the_worst_beside_it() {
+    // Six repetitions of 20,000: one dropped 6,226 (68.9 %), the others none.
+    let mut side = throughput_side(1000.0);
+    side.sent = 120_000;
+    side.received = 120_000 - 6_226;
+    side.delivery_ratio = (20_000.0 - 6_226.0) / 20_000.0;
+    assert_eq!(delivery(&side), "94.8 % (worst 68.9 %)");
+    // Every repetition alike: one figure.
+    let even = throughput_side(1000.0);
+    assert_eq!(delivery(&even), "99.0 %");
+    let mut r = results();
+    r.mqtt.as_mut().unwrap().throughput[0].ours = side;
+    let t = throughput_table(r.mqtt.as_ref().unwrap()).unwrap();
+    let col = t.headers.iter().position(|h| h == "ours delivered: all reps (worst)").unwrap();
+    assert_eq!(t.rows[0][col], "94.8 % (worst 68.9 %)");
+}
