@@ -359,10 +359,9 @@ pub fn to_html(blocks: &[Block]) -> String {
                     out.push_str("</div>\n");
                 }
             }
-            Block::Figure(f) => out.push_str(&crate::html::figure(f.svg.clone(), &esc(&f.caption))),
+            Block::Figure(f) => out.push_str(&crate::html::figure(&f.svg, &esc(&f.caption))),
             Block::Figures { items, note } => {
-                let figs: Vec<String> =
-                    items.iter().map(|f| crate::html::figure(f.svg.clone(), &esc(&f.caption))).collect();
+                let figs: Vec<String> = items.iter().map(|f| crate::html::figure(&f.svg, &esc(&f.caption))).collect();
                 out.push_str(&crate::html::grid("multiples", &figs));
                 if !note.is_empty() {
                     para(&mut out, "note", note);

@@ -225,7 +225,7 @@ pub fn table_with(t: &Table, decorate: CellDecorator) -> String {
 }
 
 /// A chart in a `<figure>` with a caption (`caption_html` must already be escaped).
-pub fn figure(svg: String, caption_html: &str) -> String {
+pub fn figure(svg: &str, caption_html: &str) -> String {
     if caption_html.is_empty() {
         format!("<figure class=\"chart\">{svg}</figure>\n")
     } else {

@@ -11,6 +11,7 @@
 //! latencies of this host and this moment: they are rerun but not compared, and the report says
 //! so.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -180,17 +181,17 @@ fn study_toml(definition: &Value) -> Result<String, String> {
 /// The rows of an array of objects, each named by the values of `keys` (joined by " / ").
 fn rows<'a>(section: &'a Value, array: &str, keys: &[&str]) -> Vec<(String, &'a Value)> {
     let Some(items) = pointer(section, array).and_then(Value::as_array) else { return Vec::new() };
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
     items
         .iter()
         .map(|item| {
             let mut name =
                 keys.iter().map(|k| item.get(*k).map(plain).unwrap_or_default()).collect::<Vec<_>>().join(" / ");
             // Rows with the same name (a payload measured twice) keep their order.
-            let n = seen.iter().filter(|s| **s == name).count();
-            seen.push(name.clone());
-            if n > 0 {
-                name.push_str(&format!(" #{}", n + 1));
+            let n = seen.entry(name.clone()).or_insert(0);
+            *n += 1;
+            if *n > 1 {
+                name.push_str(&format!(" #{n}"));
             }
             (name, item)
         })
@@ -322,24 +323,25 @@ fn compare(old: &Results, new: &Results, tolerance: f64) -> Verdict {
     let old_v = serde_json::to_value(old).expect("results serialize");
     let new_v = serde_json::to_value(new).expect("results serialize");
     let mut v = Verdict::default();
-    let fresh = figures(&new_v);
+    // The rerun's figures by where they are: one look-up per recorded figure.
+    let fresh: HashMap<(&str, String, &str), Value> =
+        figures(&new_v).into_iter().map(|g| ((g.section, g.row, g.field), g.value)).collect();
     for f in figures(&old_v) {
         v.checked += 1;
         match v.per_section.iter_mut().find(|(s, _)| *s == f.section) {
             Some((_, n)) => *n += 1,
             None => v.per_section.push((f.section, 1)),
         }
-        let again = fresh.iter().find(|g| g.section == f.section && g.row == f.row && g.field == f.field);
-        match again {
-            Some(g) if same(&g.value, &f.value) => {}
-            Some(g) => v.differ.push((f, Some(g.value.clone()))),
+        match fresh.get(&(f.section, f.row.clone(), f.field)) {
+            Some(g) if same(g, &f.value) => {}
+            Some(g) => v.differ.push((f, Some(g.clone()))),
             None => v.differ.push((f, None)),
         }
     }
-    let fresh_times = times(&new_v);
+    let fresh_times: HashMap<String, f64> = times(&new_v).into_iter().map(|t| (t.row, t.median)).collect();
     for t in times(&old_v) {
         v.times += 1;
-        let again = fresh_times.iter().find(|n| n.row == t.row).map(|n| n.median);
+        let again = fresh_times.get(&t.row).copied();
         let within = again.is_some_and(|m| m >= t.ci.0 / (1.0 + tolerance) && m <= t.ci.1 * (1.0 + tolerance));
         if !within {
             v.times_off.push((t, again));
