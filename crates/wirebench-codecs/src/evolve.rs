@@ -37,10 +37,10 @@ mod verdicts;
 pub use cost::{cost, protobuf_key_bytes, Cost};
 pub use formats::{
     avro_promotions, avsc_text, bind, decode, encode, idl_text, model, proto_text, protobuf_unknown_wire_types,
-    typed_read, xtypes_assignable, Bound, Format, Scratch,
+    typed_read, uadp_major_change, uadp_major_matches, uadp_versions, xtypes_assignable, Bound, Format, Scratch,
 };
 pub use matrix::{builtin_cases, read, run, user_case, Case, Evolution};
-pub use render::{detail, render};
+pub use render::{detail, section};
 pub use samples::samples;
 pub use verdicts::{lossy, run_cell, same, Cell, Note, Verdict};
 

@@ -47,6 +47,9 @@ pub struct Results {
     /// Energy per message and battery life from the device lab's cycles and the link models.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub energy: Option<crate::sections::energy::EnergySection>,
+    /// Schema evolution: which format keeps old and new readers and writers talking.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evolve: Option<crate::sections::evolve::EvolveSection>,
     /// Many simulated devices over MQTT: delivery, latency, uplink bytes and broker cost per format.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fleet: Option<crate::sections::fleet::FleetSection>,
@@ -701,6 +704,7 @@ impl Results {
             dds: None,
             device: None,
             energy: None,
+            evolve: None,
             fleet: None,
             http: None,
             link: None,

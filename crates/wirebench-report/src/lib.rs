@@ -10,6 +10,7 @@ pub mod csv;
 pub mod dds;
 pub mod device;
 pub mod energy;
+pub mod evolve;
 pub mod failed;
 pub mod fleet;
 pub mod html;

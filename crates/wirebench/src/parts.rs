@@ -233,7 +233,7 @@ use wirebench_report as report;
 
 /// Every part, in run order (= report order).
 pub static REGISTRY: &[&dyn StudyPart] =
-    &[&SIZE, &SPEED, &LINK, &MQTT, &HTTP, &TCP, &DDS, &DEVICE, &ENERGY, &MICROPYTHON, &FLEET];
+    &[&SIZE, &SPEED, &EVOLVE, &LINK, &MQTT, &HTTP, &TCP, &DDS, &DEVICE, &ENERGY, &MICROPYTHON, &FLEET];
 
 part!(
     SIZE: wirebench_measure::study::size::SizePart,
@@ -246,6 +246,12 @@ part!(
     "encode and decode time per message, with confidence intervals, allocations and instruction counts",
     view!("speed", speed, report::speed::render, report::speed::csv_tables, report::html::speed_section),
     speed
+);
+part!(
+    EVOLVE: wirebench_measure::study::evolve::EvolvePart,
+    "schema evolution: each format's reader of the other schema version, both directions, and the bytes evolvability costs",
+    view!("evolve", evolve, report::evolve::render, report::evolve::csv_tables, report::evolve::html_section),
+    evolve
 );
 part!(
     LINK: wirebench_net::study::link::LinkPart,
@@ -433,6 +439,12 @@ impl Opts for wirebench_mqtt::study::StudyOpts {
 }
 
 impl Opts for wirebench_dds::study::StudyOpts {}
+
+impl Opts for wirebench_measure::study::evolve::EvolveOpts {
+    fn own_paths_mut(&mut self) -> Vec<&mut PathBuf> {
+        self.from.iter_mut().chain(self.to.iter_mut()).collect()
+    }
+}
 
 impl Opts for wirebench_device::part::DeviceOpts {
     const INPUTS: bool = true;

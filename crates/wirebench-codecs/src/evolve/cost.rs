@@ -26,7 +26,10 @@ pub struct Cost {
 /// the bytes otherwise (protobuf keys, Thrift field headers).
 pub fn cost(format: Format, s: &EvoSchema, n: usize, scratch: &Scratch) -> Result<Cost, String> {
     let xs = samples(s, n);
-    let b = bind(format, s, scratch, &format!("cost-{}", format.codec()))?;
+    let mut b = bind(format, s, scratch, &format!("cost-{}", format.codec()))?;
+    if format == Format::Uadp {
+        b.version = Some((1, 1));
+    }
     let mut with = 0usize;
     let mut without = 0usize;
     let plain = match format {
@@ -41,6 +44,8 @@ pub fn cost(format: Format, s: &EvoSchema, n: usize, scratch: &Scratch) -> Resul
             Format::Protobuf => bytes.len() - protobuf_key_bytes(&bytes)?,
             Format::Avro => bytes.len(),
             Format::Thrift => bytes.len() - thrift_header_bytes(s, x),
+            // The same DataSetMessage without its ConfigurationVersion.
+            Format::Uadp => encode(&bind(format, s, scratch, "cost-uadp-plain")?, x)?.len(),
             Format::Xcdr1Final => bytes.len(),
             Format::Xcdr2Appendable | Format::Xcdr2Mutable => encode(plain.as_ref().expect("final form"), x)?.len(),
             _ => {
@@ -70,6 +75,7 @@ pub fn cost(format: Format, s: &EvoSchema, n: usize, scratch: &Scratch) -> Resul
         Format::Protobuf => "field keys (tag and wire type)",
         Format::Avro => "none in the datum; the reader needs the writer's schema (single-object encoding: 2-byte marker + 8-byte fingerprint)",
         Format::Thrift => "field headers (id delta and type) and the stop byte",
+        Format::Uadp => "ConfigurationVersion (MajorVersion, MinorVersion) in the DataSetMessage header; fields stay positional",
         Format::Xcdr1Final => "none (cannot evolve)",
         Format::Xcdr2Appendable => "DHEADER (4 bytes) over the @final form",
         Format::Xcdr2Mutable => "DHEADER and an EMHEADER per member over the @final form",

@@ -16,6 +16,7 @@ pub enum Format {
     Protobuf,
     Avro,
     Thrift,
+    Uadp,
     Xcdr1Final,
     Xcdr2Appendable,
     Xcdr2Mutable,
@@ -27,10 +28,11 @@ pub enum Format {
 }
 
 impl Format {
-    pub const ALL: [Format; 11] = [
+    pub const ALL: [Format; 12] = [
         Format::Protobuf,
         Format::Avro,
         Format::Thrift,
+        Format::Uadp,
         Format::Xcdr1Final,
         Format::Xcdr2Appendable,
         Format::Xcdr2Mutable,
@@ -47,6 +49,7 @@ impl Format {
             Format::Protobuf => "protobuf",
             Format::Avro => "avro",
             Format::Thrift => "thrift",
+            Format::Uadp => "uadp",
             Format::Xcdr1Final => "cdr-xcdr1 @final",
             Format::Xcdr2Appendable => "cdr-xcdr2 @appendable",
             Format::Xcdr2Mutable => "cdr-xcdr2 @mutable",
@@ -89,6 +92,9 @@ pub struct Bound {
     avro: Option<apache_avro::Schema>,
     /// The schema file's text (.proto, .avsc, .idl), shown by `--print-schemas`.
     pub text: String,
+    /// UADP: the DataSetMetaData's ConfigurationVersion (MajorVersion, MinorVersion), written
+    /// into every DataSetMessage header (see [`uadp_versions`]).
+    pub version: Option<(u32, u32)>,
 }
 
 /// A scratch folder for the schema files, removed when dropped.
@@ -263,14 +269,14 @@ pub fn bind(format: Format, s: &EvoSchema, scratch: &Scratch, label: &str) -> Re
             };
             return bind_idl(format, s, ext, scratch, label);
         }
-        Format::Thrift => {
+        Format::Thrift | Format::Uadp => {
             let m = model(s);
             let text = m.to_json_pretty();
             (Some(m), None, text)
         }
         _ => (None, None, String::new()),
     };
-    Ok(Bound { format, schema, evo: s.clone(), avro, text })
+    Ok(Bound { format, schema, evo: s.clone(), avro, text, version: None })
 }
 
 /// An IDL struct of extensibility `ext` for the CDR codec of `format`.
@@ -285,7 +291,7 @@ pub(super) fn bind_idl(
     let p = scratch.0.join(format!("{label}.idl"));
     std::fs::write(&p, &text).map_err(|e| format!("{}: {e}", p.display()))?;
     let schema = crate::schema_files::read_schema_file(&p, Some(&format!("wirebench::evolve::{}", s.name)))?;
-    Ok(Bound { format, schema: Some(schema), evo: s.clone(), avro: None, text })
+    Ok(Bound { format, schema: Some(schema), evo: s.clone(), avro: None, text, version: None })
 }
 
 /// A sample as the writer's codec takes it.
@@ -296,7 +302,7 @@ fn to_wire(b: &Bound, v: &Value) -> Value {
         match pairs.iter().find(|(k, _)| *k == f.name) {
             Some((k, x)) => {
                 let x = match (&f.kind, x, b.format) {
-                    (Kind::Enum { symbols, .. }, Value::String(s), Format::Thrift) => {
+                    (Kind::Enum { symbols, .. }, Value::String(s), Format::Thrift | Format::Uadp) => {
                         Value::Int(symbols.iter().position(|y| y == s).unwrap_or(0) as i64)
                     }
                     _ => x.clone(),
@@ -315,7 +321,92 @@ pub fn encode(b: &Bound, v: &Value) -> Result<Vec<u8>, String> {
     let codec = crate::find(b.format.codec()).ok_or("no such codec")?;
     let mut out = Vec::new();
     codec.encode(&to_wire(b, v), b.schema.as_ref(), &mut out).map_err(|e| e.to_string())?;
+    if let (Format::Uadp, Some((major, minor))) = (b.format, b.version) {
+        // The DataSetMessage header carries the writer's ConfigurationVersion.
+        let mut msg = uadp::decode_exact(&out, &uadp::DecodeOptions::default()).map_err(|e| e.to_string())?;
+        for m in &mut msg.messages {
+            (m.config_version_major, m.config_version_minor) = (Some(major), Some(minor));
+        }
+        out.clear();
+        uadp::encode(&msg, &mut out).map_err(|e| e.to_string())?;
+    }
     Ok(out)
+}
+
+/// OPC 10000-14 §6.2.3.2.6: the ConfigurationVersion of v1 and of v2. Fields added at the end of
+/// the DataSet (and literals added at the end of an enum: the field's DataType stays) update only
+/// the MinorVersion; removing, reordering or renaming fields, adding one in between and a
+/// DataType change update the MajorVersion. v1 is (1, 1).
+pub fn uadp_versions(v1: &EvoSchema, v2: &EvoSchema) -> ((u32, u32), (u32, u32)) {
+    match uadp_major_change(v1, v2) {
+        None if v1 == v2 => ((1, 1), (1, 1)),
+        None => ((1, 1), (1, 2)),
+        Some(_) => ((1, 1), (2, 2)),
+    }
+}
+
+/// Why v2 needs a new MajorVersion (`None`: a minor change at most).
+pub fn uadp_major_change(v1: &EvoSchema, v2: &EvoSchema) -> Option<String> {
+    if v2.fields.len() < v1.fields.len() {
+        return Some(format!("{} field(s) removed", v1.fields.len() - v2.fields.len()));
+    }
+    for (a, b) in v1.fields.iter().zip(&v2.fields) {
+        if a.name != b.name {
+            return Some(format!(
+                "field {} is {} in v2 (renamed, reordered or a field added in between)",
+                a.name, b.name
+            ));
+        }
+        let same = match (&a.kind, &b.kind) {
+            (Kind::Enum { name: x, symbols: s }, Kind::Enum { name: y, symbols: t }) => {
+                x == y && t.len() >= s.len() && s.iter().zip(t).all(|(p, q)| p == q)
+            }
+            (x, y) => x == y,
+        };
+        if !same {
+            return Some(format!("field {}: DataType {} → {}", a.name, a.kind.describe(), b.kind.describe()));
+        }
+    }
+    None
+}
+
+/// A UADP subscriber's rule (OPC 10000-14 §6.2.3.2.6): it decodes a DataSetMessage only with
+/// DataSetMetaData of the same MajorVersion.
+pub fn uadp_major_matches(bytes: &[u8], reader: &Bound) -> Result<(), String> {
+    let msg = uadp::decode_exact(bytes, &uadp::DecodeOptions::default()).map_err(|e| e.to_string())?;
+    let got = msg.messages.first().and_then(|m| m.config_version_major);
+    let want = reader.version.map(|v| v.0);
+    if got != want {
+        let show = |v: Option<u32>| v.map_or("none".into(), |v| v.to_string());
+        return Err(format!(
+            "ConfigurationVersion.MajorVersion {} is not the reader's {}: a subscriber decodes only with DataSetMetaData \
+             of the same MajorVersion (OPC 10000-14 §6.2.3.2.6)",
+            show(got),
+            show(want)
+        ));
+    }
+    Ok(())
+}
+
+/// A UADP key frame read with the reader's DataSetMetaData, by position, the versions not
+/// checked (see [`uadp_major_matches`]): fields after the reader's last are ignored (added in a
+/// later MinorVersion); the reader's fields after the message's last have no value.
+fn uadp_decode(reader: &Bound, bytes: &[u8]) -> Result<Value, String> {
+    let mut msg = uadp::decode_exact(bytes, &uadp::DecodeOptions::default()).map_err(|e| e.to_string())?;
+    let mut n = reader.evo.fields.len();
+    for m in &mut msg.messages {
+        (m.config_version_major, m.config_version_minor) = (None, None);
+        if let uadp::Payload::KeyFrame(fields) = &mut m.payload {
+            fields.truncate(n);
+            n = fields.len();
+        }
+    }
+    let mut cut = reader.evo.clone();
+    cut.fields.truncate(n);
+    let mut plain = Vec::new();
+    uadp::encode(&msg, &mut plain).map_err(|e| e.to_string())?;
+    let codec = crate::find("uadp").ok_or("no such codec")?;
+    codec.decode(&plain, Some(&model(&cut))).map_err(|e| e.to_string())
 }
 
 /// Decode bytes written with `writer`'s schema with `reader`'s: the reader's view, fields by the
@@ -339,6 +430,7 @@ pub fn decode(writer: &Bound, reader: &Bound, bytes: &[u8]) -> Result<Value, Str
             let v = codec.decode(bytes, None).map_err(|e| e.to_string())?;
             return typed_read(&v, &reader.evo);
         }
+        Format::Uadp => uadp_decode(reader, bytes)?,
         Format::Protobuf => {
             let schema = reader.schema.as_ref().ok_or("no reader schema")?;
             let desc =

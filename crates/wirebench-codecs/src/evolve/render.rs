@@ -1,20 +1,9 @@
-//! Rendering: verdicts' short forms, a cell's details and the Markdown report section.
+//! A cell's details in one line, and the run as its results section (the report renders it:
+//! `wirebench_report::evolve`).
+
+use wirebench_core::sections::evolve::{self as S, EvolveSection};
 
 use super::{Cell, Evolution, Format, Note, Verdict};
-
-impl Verdict {
-    /// The short form in the matrix.
-    pub fn short(self) -> &'static str {
-        match self {
-            Verdict::SilentlyWrong => "WRONG",
-            Verdict::Refused => "refused",
-            Verdict::Lossy => "lossy",
-            Verdict::OkWithDefaults => "defaults",
-            Verdict::Ok => "ok",
-            Verdict::NotApplicable => "n/a",
-        }
-    }
-}
 
 fn notes(ns: &[Note]) -> String {
     ns.iter()
@@ -35,7 +24,7 @@ fn notes(ns: &[Note]) -> String {
 pub fn detail(c: &Cell) -> String {
     if let Some(b) = c.bytes_alone {
         return format!(
-            "{} (the bytes alone, without type matching, read as: {})",
+            "{} (read without that rule, the bytes alone give: {})",
             c.error.as_deref().unwrap_or(""),
             b.label()
         );
@@ -61,9 +50,9 @@ pub fn detail(c: &Cell) -> String {
     parts.join(" | ")
 }
 
-/// The report section (Markdown; also what the terminal shows): the dangerous cells first,
-/// then the matrix, the byte cost of evolvability and the recommendation.
-pub fn render(e: &Evolution) -> String {
+/// The run as its results section (`evolve`): the cells in the same order, each with its
+/// details in one line.
+pub fn section(e: &Evolution) -> EvolveSection {
     let mut formats: Vec<Format> = Vec::new();
     for c in &e.cells {
         if !formats.contains(&c.format) {
@@ -71,68 +60,51 @@ pub fn render(e: &Evolution) -> String {
         }
     }
     formats.sort_by_key(|f| Format::ALL.iter().position(|x| x == f));
-    let mut s = String::new();
-    s.push_str(&format!(
-        "## Schema evolution\n\n{} case(s) × {} format(s) × 2 directions, {} sample(s) per cell: encoded with the writer's schema, decoded with the reader's.\n\n",
-        e.cases.len(),
-        formats.len(),
-        e.samples
-    ));
-    for case in &e.cases {
-        let what: Vec<String> = case.changes.iter().map(|c| format!("{} ({})", c.change.id(), c.detail)).collect();
-        s.push_str(&format!(
-            "- **{}**: {}\n",
-            case.name,
-            if what.is_empty() { "no change found".into() } else { what.join("; ") }
-        ));
-    }
-    for (v, title) in [
-        (Verdict::SilentlyWrong, "Silently wrong (the reader accepted and produced other values)"),
-        (Verdict::Refused, "Refused by the reader"),
-        (Verdict::Lossy, "Lossy"),
-    ] {
-        let cells: Vec<&Cell> = e.cells.iter().filter(|c| c.verdict == v).collect();
-        s.push_str(&format!("\n### {title}: {} cell(s)\n\n", cells.len()));
-        for c in cells {
-            s.push_str(&format!("- {} · {} · {}: {}\n", c.format.id(), c.change, c.direction, detail(c)));
-        }
-    }
-    s.push_str("\n### Matrix\n\n| change | direction |");
-    for f in &formats {
-        s.push_str(&format!(" {} |", f.id()));
-    }
-    s.push_str("\n|---|---|");
-    for _ in &formats {
-        s.push_str("---|");
-    }
-    s.push('\n');
-    for case in &e.cases {
-        for dir in ["old→new", "new→old"] {
-            s.push_str(&format!("| {} | {dir} |", case.name));
-            for f in &formats {
-                let v = e
-                    .cells
+    EvolveSection {
+        samples: e.samples,
+        formats: formats.iter().map(|f| f.id().to_string()).collect(),
+        cases: e
+            .cases
+            .iter()
+            .map(|c| S::Case {
+                name: c.name.clone(),
+                changes: c
+                    .changes
                     .iter()
-                    .find(|c| c.format == *f && c.change == case.name && c.direction == dir)
-                    .map_or("", |c| c.verdict.short());
-                s.push_str(&format!(" {v} |"));
-            }
-            s.push('\n');
-        }
+                    .map(|f| S::FoundChange {
+                        change: f.change.id().into(),
+                        field: f.field.clone(),
+                        detail: f.detail.clone(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+        cells: e
+            .cells
+            .iter()
+            .map(|c| S::Cell {
+                format: c.format.id().into(),
+                change: c.change.clone(),
+                direction: c.direction.clone(),
+                verdict: c.verdict,
+                samples: c.samples,
+                refused: c.refused,
+                wrong: c.wrong,
+                lossy: c.lossy,
+                defaulted: c.defaulted,
+                error: c.error.clone(),
+                fields_wrong: c.fields_wrong.clone(),
+                fields_lossy: c.fields_lossy.clone(),
+                fields_defaulted: c.fields_defaulted.clone(),
+                bytes_alone: c.bytes_alone,
+                detail: detail(c),
+            })
+            .collect(),
+        costs: e
+            .costs
+            .iter()
+            .map(|c| S::Cost { format: c.format.id().into(), with: c.with, without: c.without, what: c.what.clone() })
+            .collect(),
+        recommendation: e.recommendation.clone(),
     }
-    s.push_str("\nWRONG: silently wrong · refused: refused by the reader · lossy · defaults: ok with defaults · ok\n");
-    s.push_str("\n### Byte cost of evolvability (v1 messages, mean per message)\n\n| format | with | without | overhead | what |\n|---|---:|---:|---:|---|\n");
-    for c in &e.costs {
-        let pct = if c.without > 0.0 { (c.with - c.without) / c.without * 100.0 } else { 0.0 };
-        s.push_str(&format!(
-            "| {} | {:.1} B | {:.1} B | {:+.0} % | {} |\n",
-            c.format.id(),
-            c.with,
-            c.without,
-            pct,
-            c.what
-        ));
-    }
-    s.push_str(&format!("\n**Recommendation**: {}\n", e.recommendation));
-    s
 }

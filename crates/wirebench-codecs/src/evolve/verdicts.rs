@@ -4,50 +4,12 @@
 use serde::Serialize;
 use wirebench_core::Value;
 
-use super::{bind, decode, encode, samples, xtypes_assignable, EvoSchema, Format, Kind, Scratch};
+pub use wirebench_core::sections::evolve::{Note, Verdict};
 
-/// The outcome of one format × change × direction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Verdict {
-    /// The reader accepted and produced other values than the writer meant.
-    SilentlyWrong,
-    /// The reader refused (some or all samples).
-    Refused,
-    /// Values changed by the reader's type (rounded, truncated, one item of a list kept).
-    Lossy,
-    /// Fields the writer does not have took the reader's defaults.
-    OkWithDefaults,
-    Ok,
-    /// The format cannot express one of the two schemas.
-    NotApplicable,
-}
-
-impl Verdict {
-    pub fn label(self) -> &'static str {
-        match self {
-            Verdict::SilentlyWrong => "silently wrong",
-            Verdict::Refused => "refused by the reader",
-            Verdict::Lossy => "lossy",
-            Verdict::OkWithDefaults => "ok with defaults",
-            Verdict::Ok => "ok",
-            Verdict::NotApplicable => "n/a",
-        }
-    }
-}
-
-/// What happened to one field in one sample.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Note {
-    pub sample: usize,
-    pub field: String,
-    /// What the writer meant (absent: the writer has no such field or left it out).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub meant: Option<String>,
-    /// What the reader produced (absent: nothing, it took the default).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub got: Option<String>,
-}
+use super::{
+    bind, decode, encode, samples, uadp_major_matches, uadp_versions, xtypes_assignable, EvoSchema, Format, Kind,
+    Scratch,
+};
 
 /// One cell of the matrix.
 #[derive(Clone, Debug, Serialize)]
@@ -160,7 +122,7 @@ pub fn run_cell(
     let label = format!("{}-{change}-{}", format.codec(), if direction.starts_with("old") { "a" } else { "b" });
     let bound = bind(format, w, scratch, &format!("{label}-writer"))
         .and_then(|bw| Ok((bind(format, r, scratch, &format!("{label}-reader"))?, bw)));
-    let (br, bw) = match bound {
+    let (mut br, mut bw) = match bound {
         Ok(x) => x,
         Err(e) => {
             cell.verdict = Verdict::NotApplicable;
@@ -168,6 +130,13 @@ pub fn run_cell(
             return cell;
         }
     };
+    if format == Format::Uadp {
+        // Each side's DataSetMetaData carries the ConfigurationVersion its change calls for.
+        let old_first = direction.starts_with("old");
+        let (v1, v2) = if old_first { uadp_versions(w, r) } else { uadp_versions(r, w) };
+        (bw.version, br.version) = if old_first { (Some(v1), Some(v2)) } else { (Some(v2), Some(v1)) };
+    }
+    let mut major = None;
     let mut flags = (false, false, false, false);
     for (i, sample) in samples(w, n).iter().enumerate() {
         let bytes = match encode(&bw, sample) {
@@ -178,6 +147,9 @@ pub fn run_cell(
                 return cell;
             }
         };
+        if format == Format::Uadp && major.is_none() {
+            major = uadp_major_matches(&bytes, &br).err();
+        }
         let got = decode(&bw, &br, &bytes);
         cell.wire.push((bytes, got.is_ok()));
         let got = match got {
@@ -255,21 +227,26 @@ pub fn run_cell(
     } else {
         Verdict::Ok
     };
-    if matches!(format, Format::Xcdr1Final | Format::Xcdr2Appendable | Format::Xcdr2Mutable) {
-        if let Err(why) = xtypes_assignable(format, w, r) {
-            // The counts and notes are the reader's: nothing was read. What the bytes alone
-            // read as stays in `bytes_alone`.
-            cell.bytes_alone = Some(cell.verdict);
-            cell.verdict = Verdict::Refused;
-            cell.refused = n;
-            (cell.wrong, cell.lossy, cell.defaulted) = (0, 0, 0);
-            cell.fields_wrong.clear();
-            cell.fields_lossy.clear();
-            cell.fields_defaulted.clear();
-            cell.error = Some(format!("XTypes assignability: {why}; a DDS reader is not matched with this writer"));
-            for (_, ok) in &mut cell.wire {
-                *ok = false;
-            }
+    let type_rule = match format {
+        Format::Xcdr1Final | Format::Xcdr2Appendable | Format::Xcdr2Mutable => xtypes_assignable(format, w, r)
+            .err()
+            .map(|why| format!("XTypes assignability: {why}; a DDS reader is not matched with this writer")),
+        Format::Uadp => major,
+        _ => None,
+    };
+    if let Some(why) = type_rule {
+        // The counts and notes are the reader's: nothing was read. What the bytes alone
+        // read as stays in `bytes_alone`.
+        cell.bytes_alone = Some(cell.verdict);
+        cell.verdict = Verdict::Refused;
+        cell.refused = n;
+        (cell.wrong, cell.lossy, cell.defaulted) = (0, 0, 0);
+        cell.fields_wrong.clear();
+        cell.fields_lossy.clear();
+        cell.fields_defaulted.clear();
+        cell.error = Some(why);
+        for (_, ok) in &mut cell.wire {
+            *ok = false;
         }
     }
     cell

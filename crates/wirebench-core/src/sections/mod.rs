@@ -6,6 +6,7 @@ pub mod compare;
 pub mod dds;
 pub mod device;
 pub mod energy;
+pub mod evolve;
 pub mod fleet;
 pub mod link;
 pub mod micropython;
