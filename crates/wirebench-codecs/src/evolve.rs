@@ -30,14 +30,16 @@ use wirebench_core::{Schema, Type, Value};
 mod cost;
 mod formats;
 mod matrix;
+mod native;
 mod render;
 mod samples;
 mod verdicts;
 
 pub use cost::{cost, protobuf_key_bytes, Cost};
 pub use formats::{
-    avro_promotions, avsc_text, bind, decode, encode, idl_text, model, proto_text, protobuf_unknown_wire_types,
-    typed_read, uadp_major_change, uadp_major_matches, uadp_versions, xtypes_assignable, Bound, Format, Scratch,
+    avro_aliased, avro_promotions, avsc_text, bind, decode, encode, idl_text, model, proto_text,
+    protobuf_unknown_wire_types, typed_read, uadp_major_change, uadp_major_matches, uadp_versions, xtypes_assignable,
+    Bound, Format, Scratch,
 };
 pub use matrix::{builtin_cases, read, run, user_case, Case, Evolution};
 pub use render::{detail, section};
@@ -100,6 +102,9 @@ pub struct EvoField {
     #[serde(rename = "type")]
     pub kind: Kind,
     pub optional: bool,
+    /// Avro field aliases (a reader field's aliases match a writer field of that name).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
 }
 
 /// A flat record schema.
@@ -176,7 +181,7 @@ pub struct FoundChange {
 /// message (Test01: `sensor`, `time`, `data` = latitude and longitude) and the fields the ten
 /// changes need (a battery voltage, a level, a sequence number beyond int32, a status enum).
 pub fn builtin_v1() -> EvoSchema {
-    let f = |name: &str, tag, kind, optional| EvoField { name: name.into(), tag, kind, optional };
+    let f = |name: &str, tag, kind, optional| EvoField { name: name.into(), tag, kind, optional, aliases: Vec::new() };
     EvoSchema {
         name: "Reading".into(),
         fields: vec![
@@ -211,6 +216,7 @@ pub fn apply(v1: &EvoSchema, change: Change) -> (EvoSchema, FoundChange) {
                 tag: next,
                 kind: Kind::Float { bits: 64 },
                 optional: true,
+                aliases: Vec::new(),
             });
             found("humidity", "new optional float64 field humidity".into())
         }
@@ -220,6 +226,7 @@ pub fn apply(v1: &EvoSchema, change: Change) -> (EvoSchema, FoundChange) {
                 tag: next,
                 kind: Kind::Int { bits: 32, signed: true },
                 optional: false,
+                aliases: Vec::new(),
             });
             found("firmware", "new required int32 field firmware".into())
         }
@@ -334,26 +341,42 @@ fn kind_change(a: &Kind, b: &Kind) -> Option<Change> {
 /// A wirebench schema (read from any schema file) in the evolution model: a flat record; a
 /// field's tag is its .proto number, else its position from 1.
 pub fn from_schema(s: &Schema, file: &str) -> Result<EvoSchema, String> {
+    let (e, unmapped) = from_schema_parts(s, file)?;
+    match unmapped.into_iter().next() {
+        Some(err) => Err(err.1),
+        None => Ok(e),
+    }
+}
+
+/// [`from_schema`], with the fields the model cannot hold left as strings and named, with the
+/// error each gives (an enum the schema file declares is mapped afterwards).
+pub(crate) fn from_schema_parts(s: &Schema, file: &str) -> Result<(EvoSchema, Vec<(String, String)>), String> {
     let Type::Record { name, fields } = &s.root else {
         return Err(format!("{file}: evolve compares records; this schema's root is {}", s.root.describe()));
     };
     let mut out = Vec::new();
+    let mut unmapped = Vec::new();
     for (i, f) in fields.iter().enumerate() {
-        let kind = kind_of(&f.ty).ok_or_else(|| {
-            format!(
-                "{file}: field {}: evolve compares flat records of scalars and lists; {} is not one",
-                f.name,
-                f.ty.describe()
-            )
-        })?;
+        let kind = kind_of(&f.ty).unwrap_or_else(|| {
+            unmapped.push((
+                f.name.clone(),
+                format!(
+                    "{file}: field {}: evolve compares flat records of scalars, enums and lists; {} is not one",
+                    f.name,
+                    f.ty.describe()
+                ),
+            ));
+            Kind::String
+        });
         out.push(EvoField {
             name: f.name.clone(),
             tag: f.proto.as_ref().map_or(i as u32 + 1, |p| p.number),
             kind,
             optional: f.optional,
+            aliases: Vec::new(),
         });
     }
-    Ok(EvoSchema { name: name.clone(), fields: out })
+    Ok((EvoSchema { name: name.clone(), fields: out }, unmapped))
 }
 
 fn kind_of(t: &Type) -> Option<Kind> {
@@ -381,6 +404,15 @@ pub fn align_tags(from: &EvoSchema, to: &mut EvoSchema) {
         if let Some(i) = from.fields.iter().position(|f| f.name == t.name) {
             taken[i] = true;
             tags[j] = Some(from.fields[i].tag);
+        }
+    }
+    for (j, t) in to.fields.iter().enumerate() {
+        if tags[j].is_none() {
+            // An Avro alias names the field it was.
+            if let Some(i) = from.fields.iter().position(|f| t.aliases.contains(&f.name)).filter(|i| !taken[*i]) {
+                taken[i] = true;
+                tags[j] = Some(from.fields[i].tag);
+            }
         }
     }
     for (j, t) in to.fields.iter().enumerate() {

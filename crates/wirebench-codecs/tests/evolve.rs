@@ -333,7 +333,49 @@ fn pairs() -> Vec<(String, &'static str, evolve::EvoSchema, evolve::EvoSchema)> 
         out.push((c.name.clone(), "old→new", c.v1.clone(), c.v2.clone()));
         out.push((c.name, "new→old", c.v2, c.v1));
     }
+    // A user's .avsc pair: a rename through an Avro alias, and an enum that gains a symbol.
+    let (v1, v2) = aliased_pair();
+    out.push(("alias".into(), "old→new", v1.clone(), v2.clone()));
+    out.push(("alias".into(), "new→old", v2, v1));
     out
+}
+
+/// v1.avsc and v2.avsc as a user writes them, read as `evolve --from --to` reads them.
+fn aliased_pair() -> (evolve::EvoSchema, evolve::EvoSchema) {
+    let d = scratch();
+    let v1 = d.0.join("v1.avsc");
+    let v2 = d.0.join("v2.avsc");
+    std::fs::write(
+        &v1,
+        r#"{"type":"record","name":"Reading","fields":[{"name":"id","type":"int"},{"name":"battery","type":"int"},
+           {"name":"status","type":{"type":"enum","name":"Status","symbols":["OK","LOW"]}}]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        &v2,
+        r#"{"type":"record","name":"Reading","fields":[{"name":"id","type":"int"},
+           {"name":"battery_mv","type":"int","aliases":["battery"]},
+           {"name":"status","type":{"type":"enum","name":"Status","symbols":["OK","LOW","CALIBRATING"]}}]}"#,
+    )
+    .unwrap();
+    let a = evolve::read(&v1, None).unwrap();
+    let mut b = evolve::read(&v2, None).unwrap();
+    evolve::align_tags(&a, &mut b);
+    (a, b)
+}
+
+#[test]
+fn a_users_avro_alias_and_enum_are_read_from_the_file() {
+    let (v1, v2) = aliased_pair();
+    let status = v2.fields.iter().find(|f| f.name == "status").unwrap();
+    assert_eq!(status.kind.describe(), "enum Status {OK, LOW, CALIBRATING}");
+    let renamed = v2.fields.iter().find(|f| f.name == "battery_mv").unwrap();
+    assert_eq!((renamed.aliases.as_slice(), renamed.tag), (&["battery".to_string()][..], v1.fields[1].tag));
+    let m = evolve::run(vec![evolve::user_case(v1, v2)], &[Format::Avro], 4).unwrap();
+    let cell = |dir: &str| m.cells.iter().find(|c| c.direction == dir).unwrap();
+    // Avro resolution: the reader's alias names the writer's field; the old reader has none.
+    assert_eq!(cell("old→new").verdict, Verdict::Ok, "{}", evolve::detail(cell("old→new")));
+    assert_eq!(cell("new→old").verdict, Verdict::Refused);
 }
 
 fn scratch() -> evolve::Scratch {

@@ -810,6 +810,7 @@ title = "t"
 [fleet]
 [size]
 [speed]
+[evolve]
 [link]
 [mqtt]
 [http]

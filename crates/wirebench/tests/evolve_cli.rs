@@ -7,17 +7,23 @@ use common::*;
 
 #[test]
 fn builtin_matrix_lists_the_dangerous_cells_first() {
-    let out = wb().args(["evolve", "--builtin", "--samples", "4"]).output().unwrap();
+    let out = wb().args(["evolve", "--builtin", "--samples", "4", "-o", "md"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
+    let recommendation = text.find("**Recommendation: avro — never silently wrong here").expect("recommendation");
     let wrong = text.find("### Silently wrong").expect("silently wrong section");
     let refused = text.find("### Refused by the reader").expect("refused section");
     let matrix = text.find("### Matrix").expect("matrix");
-    assert!(wrong < refused && refused < matrix, "{text}");
+    assert!(recommendation < wrong && wrong < refused && refused < matrix, "{text}");
     assert!(text.contains("- thrift · reorder · old→new: 4/4 samples wrong: "), "{text}");
-    assert!(text.contains("| reorder | old→new | ok | ok | WRONG |"), "{text}");
+    assert!(text.contains("| reorder | old→new | ok | ok | WRONG | refused |"), "{text}");
+    assert!(text.contains("- uadp (14): remove old→new, "), "{text}");
     assert!(text.contains("### Byte cost of evolvability"));
-    assert!(text.contains("**Recommendation**: "));
+    // The terminal shows the same section; the CSV has a row per cell.
+    let out = wb().args(["evolve", "--builtin", "--samples", "2", "-o", "csv"]).output().unwrap();
+    let csv = String::from_utf8(out.stdout).unwrap();
+    assert!(csv.starts_with("format,change,direction,verdict,samples,refused,wrong,lossy,defaulted,detail\n"), "{csv}");
+    assert_eq!(csv.lines().filter(|l| l.contains(",old→new,") || l.contains(",new→old,")).count(), 240);
 }
 
 #[test]
@@ -41,7 +47,8 @@ fn a_users_proto_pair_is_diffed_and_run() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let results: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = &results["evolve"];
     let changes: Vec<&str> =
         v["cases"][0]["changes"].as_array().unwrap().iter().map(|c| c["change"].as_str().unwrap()).collect();
     // (The model of a .proto lists fields by number: a .proto's declaration order is no change.)
@@ -50,7 +57,7 @@ fn a_users_proto_pair_is_diffed_and_run() {
     }
     assert_eq!(v["cells"].as_array().unwrap().len(), 6);
     let file: serde_json::Value = serde_json::from_slice(&std::fs::read(d.0.join("e.json")).unwrap()).unwrap();
-    assert_eq!(file, v);
+    assert_eq!(file, results);
     // Protobuf reads the renamed field by its number; Avro by name, so it cannot.
     let cell = |f: &str, dir: &str| {
         v["cells"].as_array().unwrap().iter().find(|c| c["format"] == f && c["direction"] == dir).unwrap()["verdict"]
@@ -75,4 +82,43 @@ fn bad_input_is_one_line_and_exit_2() {
         wb().args(["evolve", "--from"]).arg(&a).arg("--to").arg(&a),
         &["v1.json", "field p", "flat records"],
     );
+}
+
+#[test]
+fn a_study_runs_evolve_on_its_own_pair_of_schemas() {
+    let d = TempDir::new("evolve-study");
+    std::fs::write(
+        d.0.join("v1.avsc"),
+        r#"{"type":"record","name":"R","fields":[{"name":"id","type":"int"},{"name":"battery","type":"int"}]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        d.0.join("v2.avsc"),
+        r#"{"type":"record","name":"R","fields":[{"name":"id","type":"int"},
+            {"name":"battery_mv","type":"int","aliases":["battery"]}]}"#,
+    )
+    .unwrap();
+    // Paths in a study are relative to the study file's folder.
+    let study = d.0.join("study.toml");
+    std::fs::write(
+        &study,
+        "[study]\nname = \"evo\"\ntitle = \"evo\"\n\n[evolve]\nfrom = \"v1.avsc\"\nto = \"v2.avsc\"\nsamples = 3\nformats = [\"avro\", \"uadp\", \"json\"]\n",
+    )
+    .unwrap();
+    let out_dir = d.0.join("out");
+    let out = wb().arg("run").arg(&study).arg("--out-dir").arg(&out_dir).current_dir("/").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("results.json")).unwrap()).unwrap();
+    let e = &results["evolve"];
+    assert_eq!(e["cells"].as_array().unwrap().len(), 6);
+    let avro = e["cells"].as_array().unwrap().iter().find(|c| c["format"] == "avro" && c["direction"] == "old→new");
+    assert_eq!(avro.unwrap()["verdict"], "ok", "the reader's alias names the old field: {e}");
+    let md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    assert!(md.contains("## Schema evolution") && md.contains("### Matrix"), "{md}");
+    let html = std::fs::read_to_string(out_dir.join("report.html")).unwrap();
+    assert!(html.contains("Schema evolution"));
+    // A bad row is refused before anything runs.
+    std::fs::write(&study, "[study]\nname = \"evo\"\ntitle = \"evo\"\n\n[evolve]\nformats = [\"nope\"]\n").unwrap();
+    expect_bad_input(wb().arg("run").arg(&study).arg("--out-dir").arg(d.0.join("out2")), &["nope", "protobuf"]);
 }

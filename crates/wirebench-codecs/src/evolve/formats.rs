@@ -104,9 +104,28 @@ impl Scratch {
     pub fn new() -> Result<Scratch, String> {
         static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if n == 0 {
+            Scratch::remove_stale();
+        }
         let dir = std::env::temp_dir().join(format!("wirebench-evolve-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         Ok(Scratch(dir))
+    }
+}
+
+impl Scratch {
+    /// Remove the scratch folders of runs that ended without removing them (a signal, `kill
+    /// -9`): those whose process is gone.
+    fn remove_stale() {
+        let Ok(dir) = std::fs::read_dir(std::env::temp_dir()) else { return };
+        for e in dir.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(pid) = name.strip_prefix("wirebench-evolve-").and_then(|r| r.split('-').next()) else { continue };
+            let Ok(pid) = pid.parse::<u32>() else { continue };
+            if pid != std::process::id() && !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
     }
 }
 
@@ -170,11 +189,15 @@ pub fn avsc_text(s: &EvoSchema) -> Result<String, String> {
     let mut fields = Vec::new();
     for f in &s.fields {
         let t = ty(&f.kind)?;
-        fields.push(if f.optional {
+        let mut field = if f.optional {
             serde_json::json!({"name": f.name, "type": ["null", t], "default": null})
         } else {
             serde_json::json!({"name": f.name, "type": t})
-        });
+        };
+        if !f.aliases.is_empty() {
+            field["aliases"] = serde_json::json!(f.aliases);
+        }
+        fields.push(field);
     }
     let v = serde_json::json!({"type": "record", "name": s.name, "namespace": "wirebench.evolve", "fields": fields});
     Ok(serde_json::to_string_pretty(&v).expect("json"))
@@ -416,9 +439,14 @@ pub fn decode(writer: &Bound, reader: &Bound, bytes: &[u8]) -> Result<Value, Str
     let codec = crate::find(reader.format.codec()).ok_or("no such codec")?;
     let v = match reader.format {
         Format::Avro => {
-            avro_promotions(&writer.evo, &reader.evo)?;
-            let (w, r) =
-                (writer.avro.as_ref().ok_or("no writer schema")?, reader.avro.as_ref().ok_or("no reader schema")?);
+            let aliased = avro_aliased(&writer.evo, &reader.evo);
+            avro_promotions(aliased.as_ref().unwrap_or(&writer.evo), &reader.evo)?;
+            let renamed = match &aliased {
+                Some(a) => Some(apache_avro::Schema::parse_str(&avsc_text(a)?).map_err(|e| one_line(&e.to_string()))?),
+                None => None,
+            };
+            let w = renamed.as_ref().or(writer.avro.as_ref()).ok_or("no writer schema")?;
+            let r = reader.avro.as_ref().ok_or("no reader schema")?;
             let mut slice = bytes;
             let v = apache_avro::from_avro_datum(w, &mut slice, Some(r)).map_err(|e| one_line(&e.to_string()))?;
             if !slice.is_empty() {
@@ -456,6 +484,25 @@ pub fn decode(writer: &Bound, reader: &Bound, bytes: &[u8]) -> Result<Value, Str
         out.push((k, x));
     }
     Ok(Value::Map(out))
+}
+
+/// The Avro specification's field aliases: a reader field whose `aliases` name a writer field
+/// (and the reader has no field of that name) reads it. apache-avro 0.21 resolves by name only,
+/// so the writer's schema is given the reader's names first (the bytes carry no names). `None`:
+/// no alias applies.
+pub fn avro_aliased(w: &EvoSchema, r: &EvoSchema) -> Option<EvoSchema> {
+    let mut out = w.clone();
+    let mut any = false;
+    for wf in &mut out.fields {
+        if r.fields.iter().any(|rf| rf.name == wf.name) {
+            continue;
+        }
+        if let Some(rf) = r.fields.iter().find(|rf| rf.aliases.contains(&wf.name)) {
+            wf.name = rf.name.clone();
+            any = true;
+        }
+    }
+    any.then_some(out)
 }
 
 /// The Avro specification's schema resolution, field by field (matched by name): the writer's

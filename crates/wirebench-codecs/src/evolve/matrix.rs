@@ -6,8 +6,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{
-    apply, builtin_v1, cost, diff, from_schema, run_cell, Cell, Change, Cost, EvoSchema, Format, FoundChange, Scratch,
-    Verdict,
+    apply, builtin_v1, cost, diff, run_cell, Cell, Change, Cost, EvoSchema, Format, FoundChange, Kind, Scratch, Verdict,
 };
 
 /// A case: a named pair of schemas and the changes it contains.
@@ -132,5 +131,13 @@ fn recommend(cells: &[Cell], costs: &[Cost], formats: &[Format]) -> String {
 /// Read a schema file for `evolve` (any format wirebench reads).
 pub fn read(path: &Path, type_name: Option<&str>) -> Result<EvoSchema, String> {
     let s = crate::schema_files::read_schema_file(path, type_name)?;
-    from_schema(&s, &path.display().to_string())
+    let (mut e, unmapped) = super::from_schema_parts(&s, &path.display().to_string())?;
+    super::native::enrich(&s, &mut e).map_err(|x| format!("{}: {x}", path.display()))?;
+    // A field the model could not hold is fine when the file declares it an enum.
+    for (name, err) in unmapped {
+        if !e.fields.iter().any(|f| f.name == name && matches!(f.kind, Kind::Enum { .. })) {
+            return Err(err);
+        }
+    }
+    Ok(e)
 }

@@ -56,7 +56,7 @@ impl EvolveOpts {
             .map(|n| {
                 Format::find(n).ok_or_else(|| {
                     let known: Vec<&str> = Format::ALL.iter().map(|f| f.id()).collect();
-                    PartError::bad(format!("evolve formats: no row {n:?} (known: {})", known.join(", ")))
+                    PartError::bad(format!("evolve --formats: no row {n:?} (known: {})", known.join(", ")))
                 })
             })
             .collect()
