@@ -7,6 +7,7 @@ pub mod dds;
 pub mod device;
 pub mod energy;
 pub mod fleet;
+pub mod held_out;
 pub mod link;
 pub mod micropython;
 pub mod mqtt;
