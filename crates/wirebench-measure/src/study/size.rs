@@ -188,6 +188,9 @@ fn validate_held_out(args: &SizeOpts) -> Result<(), PartError> {
             return bad(format!("--dict {}: not a dictionary file of 1 B to 1 MiB", f.display()));
         }
     }
+    if let Some(p) = args.dict_train.iter().find(|p| !p.exists()) {
+        return bad(format!("--dict-train {}: no such file or directory", p.display()));
+    }
     if !args.dict_train.is_empty() {
         corpus::expand_paths(&args.dict_train).map_err(|e| PartError::bad(format!("--dict-train: {e}")))?;
     }
@@ -226,7 +229,8 @@ fn measure_held_out(
     };
     let (train, held) = if !args.dict_train.is_empty() {
         section.split = "files".into();
-        (read_all(&args.dict_train)?, samples)
+        let train = read_all(&args.dict_train).map_err(|e| PartError::bad(format!("--dict-train: {e}")))?;
+        (train, samples)
     } else if let (Some(f), Some(k)) = (args.dict_split, &args.dict_key) {
         let (train, held, nt, nh) = dict::split_by_device(samples, k, f).map_err(PartError::bad)?;
         (section.split, section.key, section.fraction) = ("devices".into(), Some(k.clone()), Some(f));
@@ -275,6 +279,7 @@ fn measure_held_out(
 /// Run the size measurement; the section and the configuration it ran with.
 pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), PartError> {
     let codecs = codecs_of(&args.formats)?;
+    validate_held_out(args)?;
     wirebench_core::fidelity::set_float_tolerance(args.float_tolerance.unwrap_or(0.0)).map_err(PartError::bad)?;
     wirebench_core::fidelity::set_strict_order(args.strict_order);
     let given_schema = match &args.schema_value {
