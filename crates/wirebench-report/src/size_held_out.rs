@@ -156,6 +156,8 @@ pub fn blocks(h: &HeldOutSection) -> Vec<Block> {
     out
 }
 
+type Variant<'a> = (&'a str, &'a Option<SizeDist>, Option<u64>, Option<u64>);
+
 /// One row per format and variant: the distribution's figures and the dictionary's.
 pub fn csv(h: &HeldOutSection) -> CsvTable {
     let mut out = CsvTable::with_header(&[
@@ -170,7 +172,8 @@ pub fn csv(h: &HeldOutSection) -> CsvTable {
         "amortised_after",
     ]);
     for f in &h.formats {
-        let variants: [(&str, &Option<SizeDist>, Option<u64>, Option<u64>); 9] = [
+        // (variant, its sizes, the dictionary's bytes, messages that amortise it)
+        let variants: [Variant; 9] = [
             ("raw", &f.raw, None, None),
             ("zstd", &f.zstd, None, None),
             ("zstd+dict", &f.zstd_dict, f.zstd_dict_bytes, f.zstd_dict_amortised_after),
