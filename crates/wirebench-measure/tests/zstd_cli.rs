@@ -4,8 +4,11 @@
 //! --maxdict=2048` makes from the training messages (one file per message), by `zstd -3
 //! --no-check -D dict` with and without `--no-dictID`, and by wirebench with the same dictionary
 //! (`size --dict FILE`): equal within ±1 B per message, for JSON, CBOR, PSON and Protobuf.
-//! The dictionary wirebench trains itself is compared too, and reported: the CLI shuffles its
-//! sample files before training, so the two trainers see the samples in different orders.
+//! The dictionary wirebench trains itself is compared too (it hands the samples to the trainer in
+//! the order the CLI does). Where the CLI's zstd is not the version zstd-sys builds into
+//! wirebench (Debian's 1.5.4 against 1.5.7), a few messages differ by more than 1 B: then the
+//! system's own libzstd, driven with wirebench's parameters and sample order, must give the CLI's
+//! dictionary and every size exactly, so that the version is the only difference left.
 
 use std::path::Path;
 use std::process::Command;
@@ -25,6 +28,11 @@ fn zstd(args: &[&str], files: &[&Path]) -> Vec<u8> {
     out.stdout
 }
 
+/// `v1.5.7,` from 10507 (as `zstd -V` prints it).
+fn version_text(v: u32) -> String {
+    format!("v{}.{}.{},", v / 10000, v / 100 % 100, v % 100)
+}
+
 /// A zstd frame header's length: magic, descriptor, window descriptor, dictionary ID, content
 /// size (RFC 8878 §3.1.1.1).
 fn header_len(frame: &[u8]) -> usize {
@@ -39,6 +47,94 @@ fn header_len(frame: &[u8]) -> usize {
     5 + usize::from(!single) + [0, 1, 2, 4][usize::from(fhd & 3)] + fcs
 }
 
+/// The command line's own libzstd (the system's `libzstd.so.1`), loaded at run time, driven with
+/// the parameters wirebench sets ([`dict::zstd_with`], [`dict::train_dict`]): where its version
+/// is the command line's, it must give the command line's bytes exactly, so any difference left
+/// between wirebench and the command line is the library version and nothing else.
+struct SystemZstd {
+    version: u32,
+    create: Create,
+    free: Free,
+    set: Set,
+    load: Load,
+    compress2: Compress2,
+    is_error: IsError,
+    train: Train,
+}
+
+type Version = unsafe extern "C" fn() -> u32;
+type Create = unsafe extern "C" fn() -> *mut c_void;
+type Free = unsafe extern "C" fn(*mut c_void) -> usize;
+type Set = unsafe extern "C" fn(*mut c_void, i32, i32) -> usize;
+type Load = unsafe extern "C" fn(*mut c_void, *const c_void, usize) -> usize;
+type Compress2 = unsafe extern "C" fn(*mut c_void, *mut c_void, usize, *const c_void, usize) -> usize;
+type IsError = unsafe extern "C" fn(usize) -> u32;
+type Train = unsafe extern "C" fn(*mut c_void, usize, *const c_void, *const usize, u32) -> usize;
+
+use std::ffi::c_void;
+
+impl SystemZstd {
+    fn open() -> Option<SystemZstd> {
+        // SAFETY: dlopen/dlsym with NUL-terminated names; each symbol is libzstd's public API
+        // with the signature declared (zstd.h, zdict.h); the library is never closed.
+        unsafe {
+            let lib = libc::dlopen(c"libzstd.so.1".as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL);
+            if lib.is_null() {
+                return None;
+            }
+            let sym = |name: &std::ffi::CStr| {
+                let p = libc::dlsym(lib, name.as_ptr());
+                (!p.is_null()).then_some(p)
+            };
+            let version = std::mem::transmute::<*mut c_void, Version>(sym(c"ZSTD_versionNumber")?);
+            Some(SystemZstd {
+                version: version(),
+                create: std::mem::transmute::<*mut c_void, Create>(sym(c"ZSTD_createCCtx")?),
+                free: std::mem::transmute::<*mut c_void, Free>(sym(c"ZSTD_freeCCtx")?),
+                set: std::mem::transmute::<*mut c_void, Set>(sym(c"ZSTD_CCtx_setParameter")?),
+                load: std::mem::transmute::<*mut c_void, Load>(sym(c"ZSTD_CCtx_loadDictionary")?),
+                compress2: std::mem::transmute::<*mut c_void, Compress2>(sym(c"ZSTD_compress2")?),
+                is_error: std::mem::transmute::<*mut c_void, IsError>(sym(c"ZSTD_isError")?),
+                train: std::mem::transmute::<*mut c_void, Train>(sym(c"ZDICT_trainFromBuffer")?),
+            })
+        }
+    }
+
+    /// One frame: level 3, content size, no checksum, the dictionary's ID or not (zstd.h's
+    /// ZSTD_c_compressionLevel 100, contentSizeFlag 200, checksumFlag 201, dictIDFlag 202).
+    fn compress(&self, dict: &[u8], with_id: bool, msg: &[u8]) -> u64 {
+        let mut out = vec![0u8; msg.len() + 1024];
+        // SAFETY: a fresh context, buffers valid for the lengths passed, freed once.
+        unsafe {
+            let c = (self.create)();
+            for (param, value) in [(100, 3), (200, 1), (201, 0), (202, i32::from(with_id))] {
+                assert_eq!((self.is_error)((self.set)(c, param, value)), 0);
+            }
+            assert_eq!((self.is_error)((self.load)(c, dict.as_ptr().cast(), dict.len())), 0);
+            let n = (self.compress2)(c, out.as_mut_ptr().cast(), out.len(), msg.as_ptr().cast(), msg.len());
+            assert_eq!((self.is_error)(n), 0);
+            (self.free)(c);
+            n as u64
+        }
+    }
+
+    /// `ZDICT_trainFromBuffer` on the samples in the order wirebench hands them to its trainer.
+    fn train(&self, samples: &[Vec<u8>], size: usize) -> Vec<u8> {
+        let order = dict::cli_sample_order(samples.len());
+        let flat: Vec<u8> = order.iter().flat_map(|&i| samples[i].iter().copied()).collect();
+        let sizes: Vec<usize> = order.iter().map(|&i| samples[i].len()).collect();
+        let mut out = vec![0u8; size];
+        // SAFETY: buffers valid for the lengths passed.
+        let n = unsafe {
+            (self.train)(out.as_mut_ptr().cast(), size, flat.as_ptr().cast(), sizes.as_ptr(), sizes.len() as u32)
+        };
+        // SAFETY: classifies the code only.
+        assert_eq!(unsafe { (self.is_error)(n) }, 0);
+        out.truncate(n);
+        out
+    }
+}
+
 #[test]
 fn zstd_dict_sizes_equal_the_zstd_command_line() {
     let payloads: Vec<Payload> = wirebench_measure::meters::ndjson(40, 30, 1)
@@ -51,10 +147,10 @@ fn zstd_dict_sizes_equal_the_zstd_command_line() {
     assert_eq!((nt, nh, train.len(), held.len()), (30, 10, 900, 300));
     let dir = tempfile::tempdir().unwrap();
     let cli_version = String::from_utf8(zstd(&["-V"], &[])).unwrap();
-    let lib = zstd::zstd_safe::version_number();
-    let lib_version = format!("v{}.{}.{}", lib / 10000, lib / 100 % 100, lib % 100);
-    let same_version = cli_version.contains(&format!("{lib_version},"));
-    eprintln!("zstd library {lib_version}, command line: {}", cli_version.trim());
+    let lib_version = version_text(zstd::zstd_safe::version_number());
+    let system = SystemZstd::open();
+    let same_version = cli_version.contains(&lib_version);
+    eprintln!("zstd library {}, command line: {}", lib_version.trim_end_matches(','), cli_version.trim());
     for id in ["json", "cbor", "pson", "protobuf"] {
         let codec = wirebench_codecs::find(id).unwrap();
         let enc = Encoder::new(codec, &schema);
@@ -130,6 +226,17 @@ fn zstd_dict_sizes_equal_the_zstd_command_line() {
             med(own.zstd_dict_id.as_ref().unwrap()),
             held.len(),
         );
+        // The command line's own library with wirebench's parameters: exactly its bytes.
+        if let Some(sys) = system.as_ref().filter(|s| cli_version.contains(&version_text(s.version))) {
+            let msgs: Vec<Vec<u8>> = held_files.iter().map(|f| std::fs::read(f).unwrap()).collect();
+            let sys_id: Vec<u64> = msgs.iter().map(|m| sys.compress(&cli_dict, true, m)).collect();
+            let sys_no_id: Vec<u64> = msgs.iter().map(|m| sys.compress(&cli_dict, false, m)).collect();
+            assert_eq!(sys_id, cli_id, "{id}: the system libzstd with wirebench's parameters, dictID");
+            assert_eq!(sys_no_id, cli_no_id, "{id}: the system libzstd with wirebench's parameters, --no-dictID");
+            let samples: Vec<Vec<u8>> = train_files.iter().map(|f| std::fs::read(f).unwrap()).collect();
+            assert_eq!(sys.train(&samples, 2048), cli_dict, "{id}: the system trainer in wirebench's sample order");
+            eprintln!("{id}: the system libzstd {} with wirebench's parameters and sample order: the command line's dictionary and sizes, every message", version_text(sys.version).trim_end_matches(','));
+        }
         if same_version {
             // One zstd: the must-hold, exactly as stated.
             assert!(id_worst <= 1 && no_id_worst <= 1, "{id}: worst {id_worst} / {no_id_worst} B");
