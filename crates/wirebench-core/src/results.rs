@@ -197,6 +197,10 @@ pub struct SizeSection {
     /// character …) that no message checked before had.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roundtrip_new_classes: Option<u64>,
+    /// Held-out sizes with trained dictionaries and deltas (`size --dict-train`, `--dict-split`,
+    /// `--dict`, `--delta-key`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_out: Option<crate::sections::held_out::HeldOutSection>,
 }
 
 /// The encoded size of one payload in one codec.

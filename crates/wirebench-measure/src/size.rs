@@ -515,6 +515,7 @@ impl SizeMeter {
             zstd_level: Some(crate::compress::ZSTD_LEVEL),
             deflate_level: Some(crate::compress::DEFLATE_LEVEL),
             roundtrip_new_classes: self.novelty.is_some().then_some(self.novel_checked),
+            held_out: None,
             run: RunStats {
                 records: self.records,
                 input_bytes: self.input_bytes,

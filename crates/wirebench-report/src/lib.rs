@@ -19,6 +19,7 @@ pub mod mqtt;
 pub mod net;
 pub mod recommend;
 pub mod size;
+pub mod size_held_out;
 pub mod speed;
 pub mod studies;
 pub mod svg;

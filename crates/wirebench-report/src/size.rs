@@ -447,6 +447,9 @@ fn blocks(s: &SizeSection, charts: Option<&Ctx>) -> Vec<Block> {
     out.push(Block::Subheading("Per codec".into()));
     out.push(Block::Table(summary(s)));
     out.extend(compression_note(s).into_iter().chain(roundtrip_note(s)).map(Block::Caption));
+    if let Some(h) = &s.held_out {
+        out.extend(crate::size_held_out::blocks(h));
+    }
     if s.corpus == "pson-paper" {
         out.extend(seed001_size_claims(s));
     }
@@ -487,15 +490,21 @@ pub fn render(results: &Results, output: Output) -> String {
     };
     match output {
         Output::Json => serde_json::to_string_pretty(s).expect("section serializes") + "\n",
-        Output::Csv => crate::csv::text(&[csv(s)]),
+        Output::Csv => crate::csv::text(&all_csv(s)),
         Output::Table | Output::Markdown => crate::blocks::render(&blocks(s, None), output),
     }
 }
 
-/// The section's CSV table: a row per payload and codec, or (a run that kept no rows) a row
-/// per codec.
+/// The section's CSV tables: a row per payload and codec, or (a run that kept no rows) a row
+/// per codec; with held-out sizes, a row per codec and variant after it.
 pub fn csv_tables(results: &Results) -> Vec<CsvTable> {
-    results.size.as_ref().map(|s| vec![csv(s)]).unwrap_or_default()
+    results.size.as_ref().map(all_csv).unwrap_or_default()
+}
+
+fn all_csv(s: &SizeSection) -> Vec<CsvTable> {
+    let mut out = vec![csv(s)];
+    out.extend(s.held_out.as_ref().map(crate::size_held_out::csv));
+    out
 }
 
 fn csv(s: &SizeSection) -> CsvTable {

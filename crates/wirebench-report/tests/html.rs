@@ -93,6 +93,7 @@ fn size_results(payloads: &[&str], note: &str) -> Results {
     );
     r.size = Some(SizeSection {
         roundtrip_new_classes: None,
+        held_out: None,
         corpus: "test-corpus".into(),
         schema: None,
         rows,

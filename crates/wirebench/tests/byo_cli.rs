@@ -394,3 +394,104 @@ fn run_answer_takes_the_device_radio_schemaless_and_exact() {
     expect_bad_input(wb().args(["run", "--mcu", "esp32", "--radio", "lora-sf9", "--samples"]).arg(&s), &["--mcu"]);
     expect_bad_input(wb().args(["run", "--mcu", "m0", "--radio", "wifi", "--samples"]).arg(&s), &["wifi"]);
 }
+
+/// Held-out dictionaries and deltas (`size --dict-split/--dict-train/--dict/--delta-key`) on
+/// generated meter readings: a split by device and the same split given as files agree; the
+/// `[size]` part of a study takes the same options; bad options are one line naming the option.
+#[test]
+fn size_held_out_dictionaries_and_deltas() {
+    let dir = TempDir::new("dict");
+    let lines = wirebench_measure::meters::ndjson(40, 12, 5);
+    let all = dir.0.join("meters.ndjson");
+    std::fs::write(&all, lines.join("\n") + "\n").unwrap();
+    let s = all.to_str().unwrap();
+    let run = |args: &[&str]| -> serde_json::Value {
+        let out = wb().args(["size", "-f", "json,cbor,protobuf", "-o", "json"]).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["size"]["held_out"].clone()
+    };
+    let split = run(&["--samples", s, "--dict-split", "0.75", "--dict-key", "device_id", "--delta-key", "device_id"]);
+    assert_eq!(split["split"], "devices");
+    assert_eq!((split["train_devices"].as_u64(), split["held_out_devices"].as_u64()), (Some(30), Some(10)));
+    assert_eq!((split["train_messages"].as_u64(), split["held_out_messages"].as_u64()), (Some(360), Some(120)));
+    for f in split["formats"].as_array().unwrap() {
+        let med = |k: &str| f[k]["median"].as_u64().unwrap();
+        assert!(med("zstd_dict") < med("zstd") && med("zstd_dict") < med("raw"), "{f}");
+        assert!(med("deflate_dict") < med("deflate"), "{f}");
+        assert!(med("zstd_dict_id") > med("zstd_dict"), "{f}");
+        assert_eq!(f["zstd_dict_bytes"].as_u64(), Some(2048), "{f}");
+        assert!(f["zstd_dict_amortised_after"].as_u64().unwrap() > 0);
+        assert_eq!(f["delta_whole"].as_u64(), Some(10), "each held-out device's first message");
+        assert!(med("delta") < med("raw"), "{f}");
+    }
+    // The same split as files: the same dictionaries, the same figures.
+    let device = |l: &str| serde_json::from_str::<serde_json::Value>(l).unwrap()["device_id"].to_string();
+    let mut devices: Vec<String> = Vec::new();
+    for l in &lines {
+        if !devices.contains(&device(l)) {
+            devices.push(device(l));
+        }
+    }
+    let (train, held): (Vec<&String>, Vec<&String>) = lines.iter().partition(|l| devices[..30].contains(&device(l)));
+    let (tf, hf) = (dir.0.join("train.ndjson"), dir.0.join("held.ndjson"));
+    std::fs::write(&tf, train.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    std::fs::write(&hf, held.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let files =
+        run(&["--samples", hf.to_str().unwrap(), "--dict-train", tf.to_str().unwrap(), "--delta-key", "device_id"]);
+    assert_eq!(files["split"], "files");
+    assert_eq!(files["formats"], split["formats"]);
+    // A given dictionary (here raw content: a few messages), every message held out.
+    let raw_dict = dir.0.join("content.dict");
+    std::fs::write(&raw_dict, lines[..20].concat()).unwrap();
+    let given = run(&["--samples", s, "--dict", raw_dict.to_str().unwrap()]);
+    assert_eq!((given["split"].as_str(), given["held_out_messages"].as_u64()), (Some("given"), Some(480)));
+    assert!(given["formats"][0]["zstd_dict"]["median"].as_u64() < given["formats"][0]["zstd"]["median"].as_u64());
+    // The terminal and Markdown reports and the CSV carry the tables.
+    let md = wb()
+        .args(["size", "-f", "json", "-o", "md", "--samples", s, "--dict-split", "0.5", "--dict-key", "device_id"])
+        .output()
+        .unwrap();
+    let md = String::from_utf8(md.stdout).unwrap();
+    assert!(md.contains("Held out: bytes per message") && md.contains("amortise"), "{md}");
+    let csv =
+        wb().args(["size", "-f", "json", "-o", "csv", "--samples", s, "--delta-key", "device_id"]).output().unwrap();
+    let csv = String::from_utf8(csv.stdout).unwrap();
+    assert!(csv.contains("codec,variant,messages,median,p99,max,mean") && csv.contains("json,xor+zstd,480,"), "{csv}");
+    // A study's [size] part.
+    let study = dir.0.join("s.toml");
+    std::fs::write(
+        &study,
+        "[study]\nname = \"t\"\ntitle = \"t\"\n[size]\nsamples = [\"meters.ndjson\"]\nformats = [\"json\"]\n\
+         dict_split = 0.75\ndict_key = \"device_id\"\ndelta_key = \"device_id\"\n",
+    )
+    .unwrap();
+    let out_dir = dir.0.join("out");
+    let out = wb().arg("run").arg(&study).arg("--out").arg(&out_dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(out_dir.join("results.json")).unwrap()).unwrap();
+    assert_eq!(r["size"]["held_out"]["formats"][0]["codec"], "json");
+    assert!(std::fs::read_to_string(out_dir.join("report.md")).unwrap().contains("Held out: deltas by device_id"));
+    std::fs::write(&study, "[study]\nname = \"t\"\ntitle = \"t\"\n[size]\nsamples = [\"meters.ndjson\"]\ndict_split = 2.0\ndict_key = \"device_id\"\n").unwrap();
+    expect_bad_input(wb().arg("run").arg(&study).arg("--out").arg(dir.0.join("out2")), &["--dict-split"]);
+    // Bad options: one line naming the option, exit 2, before anything runs.
+    let bad: &[(&[&str], &str)] = &[
+        (&["--dict-split", "0.75"], "--dict-key"),
+        (&["--dict-split", "1.5", "--dict-key", "device_id"], "--dict-split"),
+        (&["--dict-split", "0", "--dict-key", "device_id"], "--dict-split"),
+        (&["--dict-split", "x", "--dict-key", "device_id"], "--dict-split"),
+        (&["--dict-key", "device_id"], "--dict-split"),
+        (&["--dict-split", "0.5", "--dict-key", "nope"], "--dict-key"),
+        (&["--dict-split", "0.5", "--dict-key", "device_id", "--dict-size", "100"], "--dict-size"),
+        (&["--dict-split", "0.5", "--dict-key", "device_id", "--dict-size", "99999999"], "--dict-size"),
+        (&["--dict-size", "4096"], "--dict-size"),
+        (&["--dict", "/nonexistent/d"], "--dict"),
+        (&["--dict-train", "/nonexistent/t.ndjson"], "--dict-train"),
+        (&["--dict-train", s, "--dict-split", "0.5", "--dict-key", "device_id"], "--dict-train"),
+        (&["--delta-key", "nope"], "--delta-key"),
+        (&["--delta-key", ""], "--delta-key"),
+    ];
+    for (args, needle) in bad {
+        expect_bad_args(&[&["size", "--samples", s], *args].concat(), &[needle]);
+    }
+    expect_bad_args(&["size", "--dict-split", "0.5", "--dict-key", "device_id"], &["--dict-split", "--samples"]);
+}

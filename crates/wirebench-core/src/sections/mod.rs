@@ -8,6 +8,7 @@ pub mod device;
 pub mod energy;
 pub mod evolve;
 pub mod fleet;
+pub mod held_out;
 pub mod link;
 pub mod micropython;
 pub mod mqtt;

@@ -8,6 +8,7 @@ use wirebench_codecs::SchemaUse;
 use wirebench_core::corpus::{self, RawSample, SampleStream};
 use wirebench_core::part::{Part, PartError};
 use wirebench_core::results::SizeSection;
+use wirebench_core::sections::held_out::HeldOutSection;
 use wirebench_core::Schema;
 
 use super::inputs::*;
@@ -55,6 +56,43 @@ pub struct SizeOpts {
     /// every message; the fidelity counts cover the checked messages, the rest are unchecked.
     #[arg(long, value_enum)]
     pub roundtrip: Option<Compress>,
+    /// Held out: train a dictionary per format on these messages (files or directories, as
+    /// --samples) and measure --samples with it: per message raw, zstd, zstd+dict, deflate,
+    /// deflate+dict (median, p99, max), the dictionary's size and the messages that amortise it.
+    #[arg(long, num_args = 1.., value_name = "FILES", conflicts_with_all = ["dict_split", "dict"])]
+    pub dict_train: Vec<PathBuf>,
+    /// Held out, split by device: train on this share of the devices of --samples (0 to 1, whole
+    /// devices in order of first appearance, named by --dict-key), measure the others.
+    #[arg(long, value_name = "FRACTION", requires = "dict_key")]
+    pub dict_split: Option<f64>,
+    /// The top-level field naming a message's device, for --dict-split.
+    #[arg(long, value_name = "FIELD", requires = "dict_split")]
+    pub dict_key: Option<String>,
+    /// The largest dictionary to train, bytes (256 to 1048576; default 2048).
+    #[arg(long, value_name = "BYTES")]
+    pub dict_size: Option<u64>,
+    /// Use this zstd dictionary (e.g. from `zstd --train`) for every format instead of training
+    /// one; raw content without the dictionary header is taken as is. With --dict-split only the
+    /// held-out devices are measured, else every message of --samples.
+    #[arg(long, value_name = "FILE")]
+    pub dict: Option<PathBuf>,
+    /// Deltas: each message against the previous one of the same device (this top-level field):
+    /// field-wise (unchanged fields dropped, numbers as differences, in the same format) and the
+    /// encoding XORed with the previous one, then zstd; a device's first message sent whole.
+    #[arg(long, value_name = "FIELD")]
+    pub delta_key: Option<String>,
+}
+
+impl SizeOpts {
+    /// Whether any held-out option (dictionary or delta) is set.
+    pub fn held_out(&self) -> bool {
+        !self.dict_train.is_empty()
+            || self.dict_split.is_some()
+            || self.dict_key.is_some()
+            || self.dict_size.is_some()
+            || self.dict.is_some()
+            || self.delta_key.is_some()
+    }
 }
 
 /// Which messages get compressed sizes (`--compress`) or their round trip checked (`--roundtrip`).
@@ -94,18 +132,161 @@ pub fn validate(args: &SizeOpts) -> Result<(), PartError> {
         wirebench_core::fidelity::set_float_tolerance(t).map_err(PartError::bad)?;
     }
     wirebench_core::fidelity::set_strict_order(args.strict_order);
-    check_payloads(args.inputs.corpus.as_deref(), &[], &args.inputs.samples, &args.inputs.schema)
+    check_payloads(args.inputs.corpus.as_deref(), &[], &args.inputs.samples, &args.inputs.schema)?;
+    validate_held_out(args)
+}
+
+/// The held-out options: each error is one line naming the option.
+fn validate_held_out(args: &SizeOpts) -> Result<(), PartError> {
+    if !args.held_out() {
+        return Ok(());
+    }
+    let bad = |m: String| Err(PartError::bad(m));
+    let first = if !args.dict_train.is_empty() {
+        "--dict-train"
+    } else if args.dict_split.is_some() {
+        "--dict-split"
+    } else if args.dict_key.is_some() {
+        "--dict-key"
+    } else if args.dict.is_some() {
+        "--dict"
+    } else if args.dict_size.is_some() {
+        "--dict-size"
+    } else {
+        "--delta-key"
+    };
+    if args.inputs.samples.is_empty() {
+        return bad(format!("{first} needs --samples (the messages to measure)"));
+    }
+    if !args.dict_train.is_empty() && (args.dict_split.is_some() || args.dict.is_some()) {
+        return bad("--dict-train: give one of --dict-train, --dict-split and --dict".into());
+    }
+    if args.dict.is_some() && args.dict_size.is_some() {
+        return bad("--dict-size: nothing is trained with --dict FILE".into());
+    }
+    match (args.dict_split, &args.dict_key) {
+        (Some(f), _) if !(f > 0.0 && f < 1.0) => return bad(format!("--dict-split {f}: a share between 0 and 1")),
+        (Some(_), None) => return bad("--dict-split needs --dict-key FIELD (the field naming the device)".into()),
+        (None, Some(_)) => return bad("--dict-key needs --dict-split FRACTION".into()),
+        (_, Some(k)) if k.is_empty() => return bad("--dict-key: empty field name".into()),
+        _ => {}
+    }
+    if args.delta_key.as_deref() == Some("") {
+        return bad("--delta-key: empty field name".into());
+    }
+    if let Some(n) = args.dict_size {
+        if args.dict_train.is_empty() && args.dict_split.is_none() {
+            return bad("--dict-size needs --dict-train or --dict-split (a dictionary to train)".into());
+        }
+        if !(crate::dict::MIN_DICT_SIZE as u64..=1 << 20).contains(&n) {
+            return bad(format!("--dict-size {n}: between {} and 1048576 bytes", crate::dict::MIN_DICT_SIZE));
+        }
+    }
+    if let Some(f) = &args.dict {
+        let meta = std::fs::metadata(f).map_err(|e| PartError::bad(format!("--dict {}: {e}", f.display())))?;
+        if !meta.is_file() || meta.len() == 0 || meta.len() > 1 << 20 {
+            return bad(format!("--dict {}: not a dictionary file of 1 B to 1 MiB", f.display()));
+        }
+    }
+    if let Some(p) = args.dict_train.iter().find(|p| !p.exists()) {
+        return bad(format!("--dict-train {}: no such file or directory", p.display()));
+    }
+    if !args.dict_train.is_empty() {
+        corpus::expand_paths(&args.dict_train).map_err(|e| PartError::bad(format!("--dict-train: {e}")))?;
+    }
+    Ok(())
+}
+
+/// Every message of these files, parsed (the held-out measurement keeps them in memory).
+fn read_all(paths: &[PathBuf]) -> Result<Vec<wirebench_core::corpus::Payload>, PartError> {
+    let mut stream = SampleStream::open(paths).map_err(sample_error)?;
+    let mut all = Vec::new();
+    while let Some(batch) = raw_batch(&mut stream)? {
+        all.extend(parse_parallel(&batch)?);
+    }
+    Ok(all)
+}
+
+/// The held-out measurement (`--dict-train`, `--dict-split`, `--dict`, `--delta-key`) on the
+/// run's codecs and schema.
+fn measure_held_out(
+    args: &SizeOpts,
+    codecs: &[&'static dyn wirebench_codecs::Codec],
+    schema: Option<&Schema>,
+) -> Result<HeldOutSection, PartError> {
+    use crate::dict::{self, DictSource};
+    let samples = read_all(&args.inputs.samples)?;
+    let given = match &args.dict {
+        Some(f) => Some(std::fs::read(f).map_err(|e| PartError::bad(format!("--dict {}: {e}", f.display())))?),
+        None => None,
+    };
+    let mut section = HeldOutSection {
+        zstd_level: crate::compress::ZSTD_LEVEL,
+        deflate_level: crate::compress::DEFLATE_LEVEL,
+        delta_key: args.delta_key.clone(),
+        dict_file: args.dict.as_ref().map(|f| f.display().to_string()),
+        ..Default::default()
+    };
+    let (train, held) = if !args.dict_train.is_empty() {
+        section.split = "files".into();
+        let train = read_all(&args.dict_train).map_err(|e| PartError::bad(format!("--dict-train: {e}")))?;
+        (train, samples)
+    } else if let (Some(f), Some(k)) = (args.dict_split, &args.dict_key) {
+        let (train, held, nt, nh) = dict::split_by_device(samples, k, f).map_err(PartError::bad)?;
+        (section.split, section.key, section.fraction) = ("devices".into(), Some(k.clone()), Some(f));
+        (section.train_devices, section.held_out_devices) = (Some(nt), Some(nh));
+        (train, held)
+    } else {
+        section.split = if given.is_some() { "given" } else { "none" }.into();
+        (Vec::new(), samples)
+    };
+    if let Some(k) = &args.delta_key {
+        if let Some(p) = held.iter().find(|p| dict::device_of(&p.value, k).is_none()) {
+            return Err(PartError::bad(format!("--delta-key {k}: {} has no field {k:?}", p.name)));
+        }
+    }
+    let size = args.dict_size.map_or(dict::DEFAULT_DICT_SIZE, |n| n as usize);
+    let source = match &given {
+        Some(d) => DictSource::Given(d),
+        None if section.split == "none" => DictSource::None,
+        None => {
+            section.dict_size = Some(size as u64);
+            DictSource::Train(size)
+        }
+    };
+    if matches!(source, DictSource::Train(_)) && train.is_empty() {
+        return Err(PartError::bad("--dict-train: no training messages"));
+    }
+    (section.train_messages, section.held_out_messages) = (train.len() as u64, held.len() as u64);
+    // The schema both ends share: given, or inferred from every message, training and held out.
+    let inferred;
+    let schema = match schema {
+        Some(s) => s,
+        None => {
+            inferred = Schema::infer(train.iter().chain(&held).map(|p| &p.value));
+            &inferred
+        }
+    };
+    section.formats = dict::measure_all(codecs, schema, &train, &held, &source, args.delta_key.as_deref());
+    for f in &section.formats {
+        if let Some(issue) = &f.issue {
+            section.notes.push(format!("{}: {issue}", f.codec));
+        }
+    }
+    Ok(section)
 }
 
 /// Run the size measurement; the section and the configuration it ran with.
 pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), PartError> {
     let codecs = codecs_of(&args.formats)?;
+    validate_held_out(args)?;
     wirebench_core::fidelity::set_float_tolerance(args.float_tolerance.unwrap_or(0.0)).map_err(PartError::bad)?;
     wirebench_core::fidelity::set_strict_order(args.strict_order);
     let given_schema = match &args.schema_value {
         Some(s) => Some(s.clone()),
         None => args.inputs.schema.read()?,
     };
+    let held_out_schema = given_schema.clone().filter(|_| args.held_out());
     let needs_schema = codecs.iter().any(|c| c.info().schema != SchemaUse::None);
     // Which messages are compressed and checked: every one of a built-in corpus, a sample of
     // sample files (unless asked otherwise).
@@ -125,8 +306,15 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
         "deflate_level": crate::compress::DEFLATE_LEVEL,
         "compress": policy,
         "roundtrip": rt_policy,
+        "dict_train": args.dict_train,
+        "dict_split": args.dict_split,
+        "dict_key": args.dict_key,
+        "dict_size": args.dict_size,
+        "dict": args.dict,
+        "delta_key": args.delta_key,
     });
-    let section = if args.inputs.samples.is_empty() {
+    let all_codecs = codecs.clone();
+    let mut section = if args.inputs.samples.is_empty() {
         let name = args.inputs.corpus.as_deref().unwrap_or("pson-paper");
         let corpus = find_corpus(name)?;
         let source = match given_schema {
@@ -195,6 +383,9 @@ pub fn measure(args: &SizeOpts) -> Result<(SizeSection, serde_json::Value), Part
         })?;
         meter.finish("samples")
     };
+    if args.held_out() {
+        section.held_out = Some(measure_held_out(args, &all_codecs, held_out_schema.as_ref())?);
+    }
     Ok((section, config))
 }
 
