@@ -136,6 +136,8 @@ pub enum Change {
     MakeRepeated,
     /// A change of type that is none of the above (found by `diff` only).
     Other,
+    /// A field turned optional or required (found by `diff` only).
+    Presence,
 }
 
 impl Change {
@@ -165,6 +167,7 @@ impl Change {
             Change::AddEnumValue => "add-enum-value",
             Change::MakeRepeated => "make-repeated",
             Change::Other => "other-type-change",
+            Change::Presence => "presence",
         }
     }
 }
@@ -266,7 +269,7 @@ pub fn apply(v1: &EvoSchema, change: Change) -> (EvoSchema, FoundChange) {
             }
             found("status", "status gains the value CALIBRATING".into())
         }
-        Change::Other => found("", "not a built-in case".into()),
+        Change::Other | Change::Presence => found("", "not a built-in case".into()),
         Change::MakeRepeated => {
             let i = pos(v1, "sensor");
             v2.fields[i].kind = Kind::List { items: Box::new(Kind::String) };
@@ -300,6 +303,14 @@ pub fn diff(from: &EvoSchema, to: &EvoSchema) -> Vec<FoundChange> {
                 }
                 if let Some(c) = kind_change(&f.kind, &t.kind) {
                     out.push(fc(c, &t.name, format!("{} {} → {}", t.name, f.kind.describe(), t.kind.describe())));
+                }
+                if f.optional != t.optional {
+                    let p = |o: bool| if o { "optional" } else { "required" };
+                    out.push(fc(
+                        Change::Presence,
+                        &t.name,
+                        format!("{} {} → {}", t.name, p(f.optional), p(t.optional)),
+                    ));
                 }
             }
         }

@@ -511,3 +511,32 @@ fn avro_cells_agree_with_fastavro() {
     }
     assert!(accepted > 50 && refused > 20, "{accepted} accepted, {refused} refused");
 }
+
+/// What public schemas showed (Meshtastic's telemetry.proto from 0.1.6 to 0.1.9: proto3 fields
+/// that gained `optional`, float32 fields): a presence change is found and named; float32 values
+/// are compared as float32 (JSON's shortest form reads back exactly); a member @optional on one
+/// side only is refused by the positional CDR rows, never read silently wrong.
+#[test]
+fn presence_changes_and_float32_fields_read_as_their_readers_do() {
+    use evolve::{EvoField, EvoSchema, Kind};
+    let f = |name: &str, tag, kind, optional| EvoField { name: name.into(), tag, kind, optional, aliases: vec![] };
+    let v1 = EvoSchema {
+        name: "M".into(),
+        fields: vec![
+            f("level", 1, Kind::Int { bits: 32, signed: false }, false),
+            f("v", 2, Kind::Float { bits: 32 }, false),
+        ],
+    };
+    let mut v2 = v1.clone();
+    v2.fields[0].optional = true;
+    v2.fields.push(f("up", 3, Kind::Int { bits: 32, signed: false }, true));
+    let case = evolve::user_case(v1, v2);
+    assert_eq!(case.name, "presence+add-optional");
+    let m = evolve::run(vec![case], &Format::ALL, 8).unwrap();
+    assert!(m.cells.iter().all(|c| c.verdict != Verdict::SilentlyWrong), "{:?}", m.cells[0]);
+    let json = m.cells.iter().find(|c| c.format == Format::Json && c.direction == "old→new").unwrap();
+    assert_eq!(json.verdict, Verdict::OkWithDefaults, "{}", evolve::detail(json));
+    let app = m.cells.iter().find(|c| c.format == Format::Xcdr2Appendable && c.direction == "new→old").unwrap();
+    assert_eq!(app.verdict, Verdict::Refused);
+    assert!(app.error.as_deref().unwrap_or("").contains("@optional on one side only"));
+}

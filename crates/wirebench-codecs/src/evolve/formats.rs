@@ -615,6 +615,14 @@ pub fn xtypes_assignable(format: Format, w: &EvoSchema, r: &EvoSchema) -> Result
         }
     }
     let member = |wf: &EvoField, rf: &EvoField| -> Result<(), String> {
+        if wf.optional != rf.optional && format != Format::Xcdr2Mutable {
+            // wirebench's reading: the two encode the member differently (a presence flag in
+            // XCDR2, a parameter header in XCDR1), so a reader could not tell what follows.
+            return Err(format!(
+                "member {} is @optional on one side only (its encoding differs: wirebench refuses the pair)",
+                rf.name
+            ));
+        }
         if wf.name != rf.name {
             return Err(format!(
                 "member {} is {} in the reader's type (members with the same id must have the same name)",
@@ -710,6 +718,10 @@ fn coerce(v: &Value, k: &Kind) -> Result<Value, String> {
                 return Err(format!("invalid value: integer {n}, expected {}", k.describe()));
             }
             v.clone()
+        }
+        // A float32 field reads the nearest float32, as a typed reader's f32 does.
+        (Kind::Float { bits: 32 }, _) if v.as_float().is_some() || v.as_i128().is_some() => {
+            Value::F32(v.as_float().unwrap_or_else(|| v.as_i128().unwrap_or_default() as f64) as f32)
         }
         (Kind::Float { .. }, _) if v.as_float().is_some() || v.as_i128().is_some() => v.clone(),
         (Kind::String, Value::String(_)) | (Kind::Bytes, Value::Bytes(_)) => v.clone(),

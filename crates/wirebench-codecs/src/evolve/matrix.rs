@@ -35,10 +35,18 @@ pub fn builtin_cases() -> Vec<Case> {
 /// The case of a user's pair: the diff of the two schemas.
 pub fn user_case(v1: EvoSchema, v2: EvoSchema) -> Case {
     let changes = diff(&v1, &v2);
-    let name = if changes.is_empty() {
+    // The changes by kind, in order of first appearance, counted: `add-optional×16+rename`.
+    let mut kinds: Vec<(&str, usize)> = Vec::new();
+    for c in &changes {
+        match kinds.iter_mut().find(|(k, _)| *k == c.change.id()) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((c.change.id(), 1)),
+        }
+    }
+    let name = if kinds.is_empty() {
         "no change".into()
     } else {
-        changes.iter().map(|c| c.change.id()).collect::<Vec<_>>().join("+")
+        kinds.iter().map(|(k, n)| if *n > 1 { format!("{k}×{n}") } else { k.to_string() }).collect::<Vec<_>>().join("+")
     };
     Case { name, changes, v1, v2 }
 }

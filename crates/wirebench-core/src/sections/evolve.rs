@@ -64,7 +64,8 @@ pub struct Note {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FoundChange {
     /// `add-optional`, `add-required`, `remove`, `rename`, `reorder`, `widen`, `narrow`,
-    /// `int-float`, `add-enum-value`, `make-repeated` or `other`.
+    /// `int-float`, `add-enum-value`, `make-repeated`, `presence` (optional ↔ required) or
+    /// `other-type-change`.
     pub change: String,
     pub field: String,
     pub detail: String,
