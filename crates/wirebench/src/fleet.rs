@@ -82,7 +82,13 @@ pub fn run(args: Args) -> Result<()> {
         .map_err(part_error)?;
     let mut results = results;
     results.fleet = Some(section);
-    emit(&results, args.output, args.out.as_ref())
+    emit(&results, args.output, args.out.as_ref())?;
+    // A run with errors (a broker that died, devices that could not connect) is the
+    // environment's failure: its figures are written and printed above, and the exit is 1.
+    match results.fleet.as_ref().and_then(|f| f.first_failure()) {
+        None => Ok(()),
+        Some((n, first)) => anyhow::bail!("fleet: {n} run(s) with errors (their figures kept); the first: {first}"),
+    }
 }
 
 fn emit(results: &Results, output: OutputArg, out: Option<&PathBuf>) -> Result<()> {

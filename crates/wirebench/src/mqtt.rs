@@ -296,5 +296,11 @@ fn finish(section: MqttSection, out: &OutArgs, config: Value) -> Result<()> {
     } else {
         wirebench_report::mqtt::render(&results, output)
     };
-    write_stdout(text.as_bytes())
+    write_stdout(text.as_bytes())?;
+    // A broker that went away mid-run is the environment's failure: the repetitions made are
+    // written and printed above, and the exit is 1.
+    match results.mqtt.as_ref().and_then(|m| m.first_failure()) {
+        None => Ok(()),
+        Some((n, first)) => anyhow::bail!("mqtt: {n} failed side(s) (their figures kept); the first: {first}"),
+    }
 }

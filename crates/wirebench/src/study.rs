@@ -589,6 +589,12 @@ pub(crate) fn run_study(
     if let Some((n, first)) = results.dds.as_ref().and_then(|d| d.first_failure()) {
         anyhow::bail!("[dds] {n} failure(s), in {}; the first: {first}", results_path.display());
     }
+    if let Some((n, first)) = results.mqtt.as_ref().and_then(|m| m.first_failure()) {
+        anyhow::bail!("[mqtt] {n} failure(s), in {}; the first: {first}", results_path.display());
+    }
+    if let Some((n, first)) = results.fleet.as_ref().and_then(|f| f.first_failure()) {
+        anyhow::bail!("[fleet] {n} run(s) with errors, in {}; the first: {first}", results_path.display());
+    }
     Ok(())
 }
 

@@ -385,7 +385,7 @@ pub fn measure(opts: &FleetOpts, finished: &dyn Fn(&FleetSection)) -> Result<Fle
             eprintln!("{m}");
         }
     };
-    let section = |runs: &[wirebench_core::sections::fleet::FleetRun]| FleetSection {
+    let section = |runs: &[wirebench_core::sections::fleet::FleetRun], notes: &[String]| FleetSection {
         version: fleet::FLEET_SECTION_VERSION,
         run_id: p.run_id.clone(),
         shards: vec![ShardInfo {
@@ -400,14 +400,14 @@ pub fn measure(opts: &FleetOpts, finished: &dyn Fn(&FleetSection)) -> Result<Fle
         }],
         clock: None,
         runs: runs.to_vec(),
-        notes: notes.clone(),
+        notes: notes.to_vec(),
     };
     let mut runs = Vec::new();
     // Time left: each run's planned length, scaled by how the finished runs compared with theirs.
     let planned: Vec<f64> = p.configs.iter().flat_map(|c| payloads.iter().map(move |_| planned_run_s(c))).collect();
     let mut clock = Eta { planned: planned.clone(), took: Vec::new() };
     let (total, mut k) = (planned.len(), 0usize);
-    for c in &p.configs {
+    'runs: for c in &p.configs {
         for (f, pl) in &payloads {
             k += 1;
             let run_start = std::time::Instant::now();
@@ -420,9 +420,10 @@ pub fn measure(opts: &FleetOpts, finished: &dyn Fn(&FleetSection)) -> Result<Fle
             let r = super::run(&broker, c, f, &p.workload.name, pl, &probes, &progress)
                 .map_err(|e| PartError::failed(format!("fleet of {} devices, {f}: {e}", c.devices)))?;
             progress(&format!(
-                "fleet {f}, {} devices: {}/{} delivered, latency p50 {} µs p99 {} µs, {:.0} wire B/s, harness {:.2} cores, broker {}",
+                "fleet {f}, {} devices: {}/{} scheduled delivered ({} sent), latency p50 {} µs p99 {} µs, {:.0} wire B/s, harness {:.2} cores, broker {}",
                 c.devices,
                 r.delivery.received,
+                r.delivery.scheduled,
                 r.delivery.sent,
                 r.latency_us.p50.map_or(0, |q| q.value),
                 r.latency_us.p99.map_or(0, |q| q.value),
@@ -430,13 +431,27 @@ pub fn measure(opts: &FleetOpts, finished: &dyn Fn(&FleetSection)) -> Result<Fle
                 r.cpu.harness_cores,
                 r.cpu.broker_cores.map_or("—".to_string(), |c| format!("{c:.2} cores")),
             ));
+            let failed = r.errors.first().cloned();
             runs.push(r);
             clock.took.push(run_start.elapsed().as_secs_f64());
-            finished(&section(&runs));
+            // A run with errors (the broker went away, devices could not connect) ends the
+            // fleet: the runs after it would measure a broker that is not there.
+            if let Some(e) = failed {
+                if k < total {
+                    notes.push(format!(
+                        "The fleet stopped after run {k} of {total} ({f}, {} devices: {e}); the {} run(s) after it were not made.",
+                        c.devices,
+                        total - k
+                    ));
+                }
+                finished(&section(&runs, &notes));
+                break 'runs;
+            }
+            finished(&section(&runs, &notes));
         }
     }
     drop(broker);
-    Ok(section(&runs))
+    Ok(section(&runs, &notes))
 }
 
 fn unix_ms() -> u64 {
