@@ -172,6 +172,8 @@ pub fn check_writable(path: &Path) -> Result<()> {
         anyhow::bail!("{}: is a directory", path.display());
     }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    // What an earlier run ended by `kill -9` left of its staging, gone before this one starts.
+    wirebench_core::results::remove_stale_staging(dir, &name);
     let probe = dir.join(format!(".{name}.probe.{}", std::process::id()));
     match std::fs::File::create_new(&probe) {
         Ok(_) => {
