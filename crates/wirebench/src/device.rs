@@ -12,9 +12,7 @@ use crate::common::*;
 use crate::{DeviceArgs, OutputArg};
 
 pub fn device(args: DeviceArgs) -> Result<()> {
-    if let Some(out) = &args.out {
-        check_writable(out)?;
-    }
+    let _out_lock = claim_output(args.out.as_deref())?;
     DevicePart::validate(&args.opts).map_err(part_error)?;
     let config = serde_json::json!({"measurement": "device", "options": &args.opts});
     let results = Results::new(provenance(0), config);

@@ -69,9 +69,7 @@ pub fn run(args: Args) -> Result<()> {
         _ if args.builtin => evolve::builtin_cases(),
         _ => return Err(bad("give --from V1 --to V2 (schema files) or --builtin")),
     };
-    if let Some(out) = &args.out {
-        check_writable(out)?;
-    }
+    let _out_lock = claim_output(args.out.as_deref())?;
     if args.print_schemas {
         let scratch = evolve::Scratch::new().map_err(|e| anyhow::anyhow!(e))?;
         let mut text = String::new();

@@ -33,11 +33,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    if let Some(out) = &args.out {
-        if !args.check {
-            check_writable(out)?;
-        }
-    }
+    let _out_lock = claim_output(args.out.as_deref().filter(|_| !args.check))?;
     FleetPart::validate(&args.opts).map_err(part_error)?;
     if args.check {
         let p = plan(&args.opts).map_err(part_error)?;
@@ -115,9 +111,7 @@ pub struct MergeArgs {
 }
 
 pub fn merge(args: MergeArgs) -> Result<()> {
-    if let Some(out) = &args.out {
-        check_writable(out)?;
-    }
+    let _out_lock = claim_output(args.out.as_deref())?;
     let mut files = Vec::new();
     for f in &args.files {
         let r = Results::read(f).map_err(|e| bad(e.to_string()))?;

@@ -761,8 +761,10 @@ pub fn report_in(registry: &[&'static dyn StudyPart], args: ReportArgs) -> Resul
 
 /// `report -o csv --out DIR`: one CSV file per table (`DIR/size.csv`, `DIR/tcp.2.csv`, ...).
 fn write_csv_dir(results: &Results, dir: &Path, views: &[View]) -> Result<()> {
-    // An output that cannot be written is the environment's failure (exit 1), as for `--out`.
+    // An output that cannot be written is the environment's failure (exit 1), as for `--out`;
+    // the folder is locked while the tables are written.
     std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+    let _lock = crate::common::FolderLock::take(dir)?;
     let mut names = Vec::new();
     for t in csv_tables(results, views) {
         let path = dir.join(format!("{}.csv", t.name));
