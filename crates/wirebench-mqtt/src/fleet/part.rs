@@ -140,7 +140,16 @@ fn parse_ms(option: &str, text: &str) -> Result<u64, PartError> {
     if !(v.is_finite() && v >= 0.0) {
         return Err(err());
     }
-    Ok((v * mult).round() as u64)
+    let ms = v * mult;
+    // Whole milliseconds: a positive value that rounds to 0 ms (1e-320s) or one past any run
+    // (1e300s) is refused here with the text given, not as the 0 or 2^64 − 1 ms it becomes.
+    if ms > 0.0 && ms < 0.5 {
+        return Err(PartError::bad(format!("--{option} {text:?}: below 1 ms, the step of a schedule")));
+    }
+    if ms > 1e12 {
+        return Err(PartError::bad(format!("--{option} {text:?}: over 1e12 ms (about 32 years)")));
+    }
+    Ok(ms.round() as u64)
 }
 
 /// `20%` or `0.2`.
@@ -501,6 +510,9 @@ mod tests {
         assert_eq!(parse_ms("every", "2m").unwrap(), 120_000);
         assert_eq!(parse_ms("every", "3").unwrap(), 3_000);
         assert!(parse_ms("every", "soon").unwrap_err().to_string().contains("--every"));
+        assert!(parse_ms("every", "1e-320s").unwrap_err().to_string().contains("\"1e-320s\": below 1 ms"));
+        assert!(parse_ms("duration", "1e300s").unwrap_err().to_string().contains("\"1e300s\": over 1e12 ms"));
+        assert_eq!(parse_ms("drain", "0s").unwrap(), 0);
         assert_eq!(parse_fraction("jitter", "20%").unwrap(), 0.2);
         assert_eq!(parse_fraction("jitter", "0.5").unwrap(), 0.5);
         assert!(parse_fraction("jitter", "100%").is_err());
