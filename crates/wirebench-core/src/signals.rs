@@ -60,6 +60,17 @@ pub fn received() -> Option<i32> {
     }
 }
 
+/// When a signal is ending the process, wait here for its hooks to end it (they run on another
+/// thread, then deliver the signal again): a part that noticed its children die must not go
+/// on and end the process normally (exit 0) first. Returns at once otherwise.
+pub fn wait_if_ending() {
+    if received().is_some() {
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(1));
+        }
+    }
+}
+
 /// The name of a handled signal, for messages.
 pub fn name(sig: i32) -> String {
     #[cfg(target_os = "linux")]

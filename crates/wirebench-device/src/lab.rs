@@ -613,6 +613,10 @@ pub fn measure_with(cfg: &LabConfig, finished: &(dyn Fn(&LabSection) + Sync)) ->
     std::thread::scope(|s| {
         for _ in 0..cfg.jobs.max(1) {
             s.spawn(|| loop {
+                // A signal ending the run: no more firmwares (their children would be ended).
+                if wirebench_core::signals::received().is_some() {
+                    break;
+                }
                 let Some((t, l, p)) = queue.lock().unwrap().pop() else { break };
                 let (name, value) = &cfg.payloads[p];
                 let dir = cfg.build.join(t.name()).join(name);

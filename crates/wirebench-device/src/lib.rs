@@ -423,11 +423,14 @@ pub fn run_lab_with(
             }
         }
     };
-    let mut section = lab::measure_with(&cfg, &|s| {
+    let section = lab::measure_with(&cfg, &|s| {
         let mut s = s.clone();
         complete(&mut s);
         finished(&s);
-    })?;
+    });
+    // Ended by a signal: its hooks end the process; what the lab returns now is not a result.
+    wirebench_core::signals::wait_if_ending();
+    let mut section = section?;
     complete(&mut section);
     Ok(section)
 }
