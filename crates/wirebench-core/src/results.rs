@@ -758,10 +758,42 @@ impl Results {
     }
 }
 
-/// Write `bytes` to `path` atomically (temporary file in the same directory + rename).
+/// Remove the hidden staging files and folders of `name` in `dir` whose writer is gone: a
+/// run ended by `kill -9` (or a crash) leaves `.<name>.tmp.<pid>` (a results file being
+/// written), `.<name>.new-<pid>-<n>` (a results set being written, `.old` after an exchange
+/// that did not finish) or `.<name>.probe.<pid>` (the writability probe). Those of a process
+/// still running are left alone.
+pub fn remove_stale_staging(dir: &Path, name: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let prefix = format!(".{name}.");
+    for e in entries.flatten() {
+        let file_name = e.file_name();
+        let Some(rest) = file_name.to_str().and_then(|n| n.strip_prefix(&prefix)) else { continue };
+        let pid = ["tmp.", "probe.", "new-"]
+            .iter()
+            .find_map(|k| rest.strip_prefix(k))
+            .map(|r| r.split(['-', '.']).next().unwrap_or(""))
+            .and_then(|p| p.parse::<u32>().ok());
+        let Some(pid) = pid else { continue };
+        if pid == std::process::id() || crate::signals::process_alive(pid) {
+            continue;
+        }
+        let path = e.path();
+        // Not followed: a link is removed as a link.
+        let _ = match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.is_dir() => std::fs::remove_dir_all(&path),
+            Ok(_) => std::fs::remove_file(&path),
+            Err(_) => Ok(()),
+        };
+    }
+}
+
+/// Write `bytes` to `path` atomically (temporary file in the same directory + rename); staging
+/// files of earlier writers that are gone are removed first.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    remove_stale_staging(dir, &name);
     let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
@@ -818,6 +850,7 @@ impl OutputSet {
             .into_owned();
         let parent = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         std::fs::create_dir_all(parent)?;
+        remove_stale_staging(parent, &name);
         let nanos =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
         let staging = parent.join(format!(".{name}.new-{}-{nanos}", std::process::id()));

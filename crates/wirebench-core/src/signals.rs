@@ -60,6 +60,17 @@ pub fn received() -> Option<i32> {
     }
 }
 
+/// When a signal is ending the process, wait here for its hooks to end it (they run on another
+/// thread, then deliver the signal again): a part that noticed its children die must not go
+/// on and end the process normally (exit 0) first. Returns at once otherwise.
+pub fn wait_if_ending() {
+    if received().is_some() {
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(1));
+        }
+    }
+}
+
 /// The name of a handled signal, for messages.
 pub fn name(sig: i32) -> String {
     #[cfg(target_os = "linux")]
@@ -73,6 +84,68 @@ pub fn name(sig: i32) -> String {
     }
     format!("signal {sig}")
 }
+
+/// Whether process `pid` exists (a zombie waiting to be reaped counts as ended).
+pub fn process_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(st) => st.rsplit_once(')').is_some_and(|(_, r)| !r.trim_start().starts_with(['Z', 'X'])),
+        Err(_) => false,
+    }
+}
+
+/// The processes descended from this one that have not ended (children, their children, ...),
+/// from `/proc`.
+#[cfg(target_os = "linux")]
+pub fn descendants() -> Vec<u32> {
+    let mut parent_of: Vec<(u32, u32)> = Vec::new();
+    if let Ok(dir) = std::fs::read_dir("/proc") {
+        for e in dir.flatten() {
+            let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+            let Ok(st) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+            let Some((_, rest)) = st.rsplit_once(')') else { continue };
+            let mut f = rest.split_whitespace();
+            let state = f.next().unwrap_or("");
+            let ppid = f.next().and_then(|p| p.parse::<u32>().ok()).unwrap_or(0);
+            if state != "Z" && state != "X" {
+                parent_of.push((pid, ppid));
+            }
+        }
+    }
+    let mut out: Vec<u32> = Vec::new();
+    let mut frontier = vec![std::process::id()];
+    while let Some(p) = frontier.pop() {
+        for &(c, pp) in &parent_of {
+            if pp == p && !out.contains(&c) {
+                out.push(c);
+                frontier.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// End every process descended from this one (compilers, simulators, make and what it
+/// started) with SIGKILL, again until none is left (a thread of ours may start one more while
+/// the first ones end; at most 50 passes, 10 ms apart). For a signal hook of a part that runs
+/// child processes: the signal that ends wirebench does not reach them unless it came from a
+/// terminal.
+#[cfg(target_os = "linux")]
+pub fn end_descendants() {
+    for _ in 0..50 {
+        let d = descendants();
+        if d.is_empty() {
+            return;
+        }
+        for p in d {
+            // SAFETY: kill(2) on a process descended from this one.
+            unsafe { libc::kill(p as i32, libc::SIGKILL) };
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn end_descendants() {}
 
 /// Whether `sig`'s disposition is "ignore" right now (as `nohup` leaves SIGHUP).
 #[cfg(target_os = "linux")]

@@ -263,7 +263,7 @@ fn sizes(target: Target, elf: &Path) -> Result<(u64, u64, u64), String> {
 }
 
 /// What the simulator reported.
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Clone)]
 struct SimOut {
     marks: BTreeMap<u8, (u64, u64)>,
     out: Vec<String>,
@@ -336,6 +336,7 @@ fn hex(bytes: &str) -> Option<Vec<u8>> {
 }
 
 /// Build and run one firmware; `Err` is the row's reason.
+#[derive(Clone)]
 struct Built {
     flash: u64,
     ram: u64,
@@ -563,6 +564,13 @@ type Measured = (Target, Lib, usize, Result<(Built, SimOut), String>);
 
 /// Measure every (target, library, payload) of `cfg`.
 pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
+    measure_with(cfg, &|_| {})
+}
+
+/// [`measure`], with `finished` seeing the section of the firmwares built and run so far after
+/// each one (rows whose baseline firmware is not done yet left out, no Xtensa objects), so that
+/// a signal can still write them.
+pub fn measure_with(cfg: &LabConfig, finished: &(dyn Fn(&LabSection) + Sync)) -> Result<LabSection, PartError> {
     let mut jobs: Vec<(Target, Lib, usize)> = Vec::new();
     for &t in &cfg.targets {
         for p in 0..cfg.payloads.len() {
@@ -605,6 +613,10 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
     std::thread::scope(|s| {
         for _ in 0..cfg.jobs.max(1) {
             s.spawn(|| loop {
+                // A signal ending the run: no more firmwares (their children would be ended).
+                if wirebench_core::signals::received().is_some() {
+                    break;
+                }
                 let Some((t, l, p)) = queue.lock().unwrap().pop() else { break };
                 let (name, value) = &cfg.payloads[p];
                 let dir = cfg.build.join(t.name()).join(name);
@@ -619,11 +631,15 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
                 // Reasons name files by their name in the firmware's folder, not the run's
                 // temporary build path.
                 let r = r.map_err(|e| e.replace(&format!("{}/", dir.display()), ""));
-                let done = {
+                let (done, so_far) = {
                     let mut rows = rows.lock().unwrap();
                     rows.push((t, l, p, r));
-                    rows.len()
+                    (rows.len(), rows.clone())
                 };
+                // Once a signal is ending the run, the firmwares its hook stopped are not results.
+                if wirebench_core::signals::received().is_none() {
+                    finished(&section_of(cfg, so_far, true, (String::new(), Vec::new())));
+                }
                 if let Ok(mut pr) = progress.lock() {
                     pr.update(done, total);
                 }
@@ -633,7 +649,18 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
     if let Ok(mut pr) = progress.lock() {
         pr.finish();
     }
-    let mut rows = rows.into_inner().unwrap();
+    let rows = rows.into_inner().unwrap();
+    Ok(section_of(cfg, rows, false, xtensa(cfg)))
+}
+
+/// The section of the firmwares in `rows`; `partial`: rows whose baseline firmware is not among
+/// them are left out (not yet known, rather than failed).
+fn section_of(
+    cfg: &LabConfig,
+    mut rows: Vec<Measured>,
+    partial: bool,
+    xtensa: (String, Vec<ObjectSize>),
+) -> LabSection {
     rows.sort_by_key(|(t, l, p, _)| (*t, *p, *l));
     let mut baseline: BTreeMap<(Target, usize), (u64, u64)> = BTreeMap::new();
     for (t, l, p, r) in &rows {
@@ -643,10 +670,12 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
             }
         }
     }
-    let (esp32, xtensa_objects) = xtensa(cfg);
+    let (esp32, xtensa_objects) = xtensa;
+    let done: Vec<(Target, usize)> =
+        rows.iter().filter(|(_, l, _, _)| *l == Lib::Baseline).map(|(t, _, p, _)| (*t, *p)).collect();
     let mut out = Vec::new();
     for (t, l, p, r) in rows {
-        if l == Lib::Baseline {
+        if l == Lib::Baseline || (partial && !done.contains(&(t, p))) {
             continue;
         }
         let (name, value) = &cfg.payloads[p];
@@ -659,7 +688,7 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
         }
         out.push(row);
     }
-    Ok(LabSection {
+    LabSection {
         targets: cfg.targets.iter().map(|t| t.info()).collect(),
         libs: cfg
             .libs
@@ -670,7 +699,7 @@ pub fn measure(cfg: &LabConfig) -> Result<LabSection, PartError> {
         esp32,
         xtensa_objects,
         rows: out,
-    })
+    }
 }
 
 fn fill(

@@ -294,14 +294,35 @@ fn missing_for(target: lab::Target) -> Vec<String> {
 /// Run the device lab. Targets whose tools are missing, and libraries whose sources cannot
 /// be fetched, get rows with the reason; the run itself fails only when nothing can run.
 pub fn run_lab(opts: &LabOptions) -> Result<wirebench_core::sections::device::LabSection, PartError> {
+    run_lab_with(opts, &|_| {})
+}
+
+/// [`run_lab`], with `finished` seeing the section of the firmwares done so far after each one
+/// (so that a signal can still write them). A signal (SIGINT, SIGTERM, SIGHUP) ends the lab's
+/// compilers and simulators and removes its build folder; build folders of runs that ended
+/// without cleaning up (`kill -9`) are removed when the next run starts.
+pub fn run_lab_with(
+    opts: &LabOptions,
+    finished: &(dyn Fn(&wirebench_core::sections::device::LabSection) + Sync),
+) -> Result<wirebench_core::sections::device::LabSection, PartError> {
     let root = match &opts.root {
         Some(r) => r.clone(),
         None => unpack_sources()?.parent().expect("the c/ folder has a parent").to_path_buf(),
     };
     let cache = cache_root()?;
     let libs_dir = cache.join("lab-libs");
+    remove_stale_builds(&cache);
     let build = cache.join(format!("lab-build-{}", std::process::id()));
     let _cleanup = RemoveOnDrop(build.clone());
+    let _on_signal = {
+        let build = build.clone();
+        wirebench_core::signals::on_signal(move |_| {
+            wirebench_core::signals::end_descendants();
+            if std::env::var_os("WIREBENCH_KEEP_LAB").is_none() {
+                let _ = std::fs::remove_dir_all(&build);
+            }
+        })
+    };
     std::fs::create_dir_all(&build).map_err(|e| PartError::failed(format!("{}: {e}", build.display())))?;
 
     // Peer libraries from Debian's archive (pinned, checked); a failure leaves their rows
@@ -378,28 +399,56 @@ pub fn run_lab(opts: &LabOptions) -> Result<wirebench_core::sections::device::La
         build: &build,
         jobs: opts.jobs,
     };
-    let mut section = lab::measure(&cfg)?;
-    if let Some(why) = &lib_failure {
-        for row in &mut section.rows {
-            if peers.contains(&row.lib.as_str()) && row.status != "ok" {
-                row.status = format!("{} (library sources: {why})", row.status);
+    // The rows of targets that cannot run here, and the library sources' failure, in every
+    // section (the finished one and those seen on the way).
+    let complete = |section: &mut wirebench_core::sections::device::LabSection| {
+        if let Some(why) = &lib_failure {
+            for row in &mut section.rows {
+                if peers.contains(&row.lib.as_str()) && row.status != "ok" {
+                    row.status = format!("{} (library sources: {why})", row.status);
+                }
             }
         }
-    }
-    for (t, why) in refused {
-        for lib in &opts.libs {
-            for (payload, _) in &opts.payloads {
-                section.rows.push(wirebench_core::sections::device::LabRow {
-                    target: t.name().into(),
-                    lib: lib.name().into(),
-                    payload: payload.clone(),
-                    status: why.clone(),
-                    ..Default::default()
-                });
+        for (t, why) in &refused {
+            for lib in &opts.libs {
+                for (payload, _) in &opts.payloads {
+                    section.rows.push(wirebench_core::sections::device::LabRow {
+                        target: t.name().into(),
+                        lib: lib.name().into(),
+                        payload: payload.clone(),
+                        status: why.clone(),
+                        ..Default::default()
+                    });
+                }
             }
         }
-    }
+    };
+    let section = lab::measure_with(&cfg, &|s| {
+        let mut s = s.clone();
+        complete(&mut s);
+        finished(&s);
+    });
+    // Ended by a signal: its hooks end the process; what the lab returns now is not a result.
+    wirebench_core::signals::wait_if_ending();
+    let mut section = section?;
+    complete(&mut section);
     Ok(section)
+}
+
+/// Remove the build folders (`lab-build-<pid>`) of lab runs whose process is gone: a run ended
+/// by `kill -9` cannot clean up after itself.
+fn remove_stale_builds(cache: &Path) {
+    let Ok(entries) = std::fs::read_dir(cache) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("lab-build-")).and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !wirebench_core::signals::process_alive(pid) {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 struct RemoveOnDrop(PathBuf);

@@ -128,24 +128,36 @@ impl Part for DevicePart {
     }
 
     fn run(opts: &DeviceOpts) -> Result<DeviceSection, PartError> {
+        Self::run_with(opts, &|_| {})
+    }
+}
+
+impl DevicePart {
+    /// [`Part::run`], with `finished` seeing the section of the lab's firmwares done so far after
+    /// each one (the device lab; `--codec-sizes` is one step), so that a signal can still write
+    /// them.
+    pub fn run_with(opts: &DeviceOpts, finished: &(dyn Fn(&DeviceSection) + Sync)) -> Result<DeviceSection, PartError> {
         Self::validate(opts)?;
         if opts.codec_sizes {
             return super::measure(opts.c_dir.as_deref());
         }
         let jobs = opts.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
-        let lab = super::run_lab(&super::LabOptions {
-            targets: targets(opts)?,
-            libs: libs(opts)?,
-            payloads: payloads(opts)?,
-            schema: opts.inputs.schema.read()?,
-            root: opts.c_dir.as_ref().map(|c| {
-                c.parent()
-                    .filter(|p| !p.as_os_str().is_empty())
-                    .map(|p| p.to_path_buf())
-                    .unwrap_or_else(|| PathBuf::from("."))
-            }),
-            jobs,
-        })?;
+        let lab = super::run_lab_with(
+            &super::LabOptions {
+                targets: targets(opts)?,
+                libs: libs(opts)?,
+                payloads: payloads(opts)?,
+                schema: opts.inputs.schema.read()?,
+                root: opts.c_dir.as_ref().map(|c| {
+                    c.parent()
+                        .filter(|p| !p.as_os_str().is_empty())
+                        .map(|p| p.to_path_buf())
+                        .unwrap_or_else(|| PathBuf::from("."))
+                }),
+                jobs,
+            },
+            &|lab| finished(&DeviceSection { lab: Some(lab.clone()), ..DeviceSection::default() }),
+        )?;
         Ok(DeviceSection { lab: Some(lab), ..DeviceSection::default() })
     }
 }

@@ -158,7 +158,7 @@ impl EchoConfig {
         if let Some(r) = self.rate {
             if !(r.is_finite() && r > 0.0 && r <= 1e7 && total as f64 / r <= MAX_DEADLINE_MS as f64 / 1e3) {
                 return Err(MqttError::Config(format!(
-                    "rate must be a positive number of messages/s, at most 1e7, that fits the run in 7 days, not {r}"
+                    "rate must be a positive number of messages/s, at most 1e7, that fits the run in 7 days, not {r:?}"
                 )));
             }
         }

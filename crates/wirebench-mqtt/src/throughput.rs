@@ -91,7 +91,8 @@ pub struct Delivery {
     pub reordered: Option<u64>,
     /// Deliveries without our header or with a sequence number never sent.
     pub unexpected: u64,
-    /// `received / sent`.
+    /// `received / attempted`: what arrived of what the run meant to publish (a broker that
+    /// died mid-run leaves the rest unsent, and that is not delivery).
     pub delivery_ratio: f64,
 }
 
@@ -513,7 +514,7 @@ async fn ours(
         duplicates: Some(sub_out.duplicates),
         reordered: Some(sub_out.reordered),
         unexpected: sub_out.unexpected,
-        delivery_ratio: ratio(sub_out.received, sent),
+        delivery_ratio: ratio(sub_out.received, n),
     };
     let pub_count = if cfg.qos == Qos::AtMostOnce { pel_out.written } else { pel_out.acked };
     let pub_secs = pel_out.done_at.unwrap_or(end_at).duration_since(t0).as_secs_f64();
@@ -680,7 +681,7 @@ async fn bare(
             duplicates: None,
             reordered: None,
             unexpected: 0,
-            delivery_ratio: ratio(rec, sent),
+            delivery_ratio: ratio(rec, n),
         },
         publisher: Rate::new(
             pub_count,

@@ -101,7 +101,17 @@ fn in_physical_range(what: &str, value: f64, unit: &str) -> Result<f64, String> 
     if value.is_finite() && (lo..=hi).contains(&value) {
         Ok(value)
     } else {
-        Err(format!("{what}: {value} {unit} is outside {range}"))
+        Err(format!("{what}: {} {unit} is outside {range}", short_num(value)))
+    }
+}
+
+/// A number as a message shows it: plain, or in exponent form when it is huge or tiny (1e300
+/// is not written out in 301 digits).
+fn short_num(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && !(1e-4..1e9).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
     }
 }
 
@@ -374,7 +384,9 @@ pub fn parse_battery(text: &str, default_v: f64) -> Result<(f64, f64), String> {
     let ((clo, chi), (vlo, vhi)) = (BATTERY_MAH_RANGE, BATTERY_V_RANGE);
     if !(clo..=chi).contains(&mah) || !(vlo..=vhi).contains(&volts) {
         return Err(format!(
-            "--battery {text:?}: {mah} mAh at {volts} V is outside {clo} to {chi} mAh at {vlo} to {vhi} V"
+            "--battery {text:?}: {} mAh at {} V is outside {clo} to {chi} mAh at {vlo} to {vhi} V",
+            short_num(mah),
+            short_num(volts)
         ));
     }
     Ok((mah, volts))

@@ -30,6 +30,16 @@ fn opt(v: Option<f64>, d: usize) -> String {
     v.map_or("-".into(), |v| format!("{v:.d$}"))
 }
 
+/// What arrived of what the schedule called for, in per cent (not of what was sent: a broker
+/// that died leaves the rest unsent).
+fn delivered(r: &FleetRun) -> String {
+    let d = &r.delivery;
+    if d.scheduled == 0 {
+        return "-".into();
+    }
+    format!("{:.2} %", 100.0 * d.received.min(d.scheduled) as f64 / d.scheduled as f64)
+}
+
 fn tables(f: &FleetSection) -> Vec<Table> {
     let mut cost = Table::new(
         "Per format and fleet size: what the fleet puts on the uplink and what it costs the broker",
@@ -56,8 +66,10 @@ fn tables(f: &FleetSection) -> Vec<Table> {
             "devices",
             "QoS",
             "connected",
+            "scheduled",
             "sent",
             "received",
+            "delivered",
             "lost",
             "dup",
             "reordered",
@@ -89,8 +101,10 @@ fn tables(f: &FleetSection) -> Vec<Table> {
             r.devices.to_string(),
             r.qos.to_string(),
             format!("{}/{}", r.connect.connected, r.connect.attempted),
+            r.delivery.scheduled.to_string(),
             r.delivery.sent.to_string(),
             r.delivery.received.to_string(),
+            delivered(r),
             r.delivery.lost.to_string(),
             r.delivery.duplicated.to_string(),
             r.delivery.reordered.to_string(),
@@ -266,9 +280,9 @@ pub fn html_section(r: &Results, ctx: &Ctx) -> Option<Section> {
     let f = r.fleet.as_ref()?;
     let (formats, sizes) = axes(f);
     let delivered: u64 = f.runs.iter().map(|r| r.delivery.received).sum();
-    let sent: u64 = f.runs.iter().map(|r| r.delivery.sent).sum();
+    let scheduled: u64 = f.runs.iter().map(|r| r.delivery.scheduled).sum();
     let summary = format!(
-        "fleet: {} runs ({} formats × {} sizes up to {} devices), {delivered}/{sent} messages delivered",
+        "fleet: {} runs ({} formats × {} sizes up to {} devices), {delivered}/{scheduled} scheduled messages delivered",
         f.runs.len(),
         formats.len(),
         sizes.len(),

@@ -246,14 +246,16 @@ fn ended(ended_by: &[EndReason]) -> String {
     v.join(",")
 }
 
-/// Delivery of one side over all its repetitions (received ÷ sent), with the worst repetition
-/// beside it when that one delivered less (a backlog dropped in one repetition is not averaged
-/// away, nor does it stand for all).
+/// Delivery of one side over all its repetitions (received ÷ scheduled: what the repetitions
+/// meant to publish, sent or not; received ÷ sent in files without it), with the worst
+/// repetition beside it when that one delivered less (a backlog dropped in one repetition is
+/// not averaged away, nor does it stand for all).
 fn delivery(side: &wirebench_core::sections::mqtt::ThroughputSide) -> String {
-    if side.sent == 0 {
+    let of = side.scheduled.unwrap_or(side.sent);
+    if of == 0 {
         return pct(Some(side.delivery_ratio));
     }
-    let all = (side.received.min(side.sent)) as f64 / side.sent as f64;
+    let all = (side.received.min(of)) as f64 / of as f64;
     if side.delivery_ratio < all - 5e-4 {
         format!("{} (worst {})", pct(Some(all)), pct(Some(side.delivery_ratio)))
     } else {
@@ -268,7 +270,7 @@ pub fn throughput_table(s: &MqttSection) -> Option<Table> {
     let mut t = Table::new(
         "Throughput: 1 publisher → broker → 1 subscriber (msgs/s at the subscriber: median of reps, 95 % CI; ours/bare: median of paired per-round ratios, 95 % CI)",
         &[
-            "broker", "payload", "B", "QoS", "msgs×reps", "run s", "ours msgs/s", "95 % CI", "ours delivered: all reps (worst)", "lost", "unacked", "dup", "reord",
+            "broker", "payload", "B", "QoS", "msgs×reps", "run s", "ours msgs/s", "95 % CI", "ours delivered of scheduled: all reps (worst)", "lost", "unacked", "dup", "reord",
             "bare msgs/s", "95 % CI", "bare delivered", "ours/bare", "95 % CI", "≥ goal", "allocs/msg ours", "bare", "ended",
         ],
     )

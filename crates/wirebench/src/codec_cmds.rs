@@ -130,6 +130,7 @@ pub fn codecs(output: Output) -> Result<()> {
 }
 
 pub fn schema(samples: &[PathBuf], out: Option<&Path>, float32: bool) -> Result<()> {
+    let _out_lock = claim_output(out)?;
     let mut inf = wirebench_core::schema::Inferrer::default();
     for item in SampleStream::open(samples).map_err(sample_error)? {
         inf.add(&item.map_err(sample_error)?.value);

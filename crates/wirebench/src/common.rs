@@ -172,6 +172,8 @@ pub fn check_writable(path: &Path) -> Result<()> {
         anyhow::bail!("{}: is a directory", path.display());
     }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    // What an earlier run ended by `kill -9` left of its staging, gone before this one starts.
+    wirebench_core::results::remove_stale_staging(dir, &name);
     let probe = dir.join(format!(".{name}.probe.{}", std::process::id()));
     match std::fs::File::create_new(&probe) {
         Ok(_) => {
@@ -180,6 +182,18 @@ pub fn check_writable(path: &Path) -> Result<()> {
         Err(e) => anyhow::bail!("{}: cannot write in {}: {e}", path.display(), dir.display()),
     }
     Ok(())
+}
+
+/// Claim a command's `--out` file before it measures anything: the destination must take a new
+/// file ([`check_writable`]), and the file is locked for the run ([`FolderLock`] on
+/// `.<name>.lock` beside it), so that a second command writing there at the same time is
+/// refused at start, naming the holder, instead of one replacing the other's results. Keep the
+/// lock for the length of the run.
+#[must_use = "the output is locked only while the lock lives"]
+pub fn claim_output(path: Option<&Path>) -> Result<Option<FolderLock>> {
+    let Some(path) = path else { return Ok(None) };
+    check_writable(path)?;
+    FolderLock::take_for(path, "output").map(Some)
 }
 
 /// Write a command's results file (`--out`) atomically; a failure is the environment's (exit 1).
@@ -198,11 +212,18 @@ pub fn write_results(results: &wirebench_core::results::Results, path: &Path) ->
 pub struct FolderLock {
     path: std::path::PathBuf,
     _file: std::fs::File,
+    /// A signal that ends the run removes the lock file too (the kernel drops the lock itself).
+    _on_signal: wirebench_core::signals::HookGuard,
 }
 
 impl FolderLock {
     /// Take the lock of folder `dir` (creating the folder's parent if needed).
     pub fn take(dir: &Path) -> Result<FolderLock> {
+        FolderLock::take_for(dir, "output folder")
+    }
+
+    /// Take the lock of `dir`, a folder or a file, named `what` in the refusal.
+    pub fn take_for(dir: &Path, what: &str) -> Result<FolderLock> {
         use std::os::unix::fs::MetadataExt;
         use std::os::unix::io::AsRawFd;
         let name = dir
@@ -244,8 +265,9 @@ impl FolderLock {
                 }
                 let holder = holder.trim();
                 let holder = if holder.is_empty() { "another process".to_string() } else { holder.replace('\n', ", ") };
+                let other = if what == "output folder" { "folder" } else { "file" };
                 anyhow::bail!(
-                    "{}: the output folder is in use by another wirebench run ({}); wait for it to end or name another folder",
+                    "{}: the {what} is in use by another wirebench run ({}); wait for it to end or name another {other}",
                     dir.display(),
                     wirebench_codecs::escape_controls(&holder)
                 );
@@ -262,7 +284,13 @@ impl FolderLock {
             let text = format!("pid {}, started {}\n", std::process::id(), now_rfc3339());
             let written = file.set_len(0).and_then(|_| file.write_all(text.as_bytes())).and_then(|_| file.flush());
             written.map_err(cannot)?;
-            return Ok(FolderLock { path, _file: file });
+            let on_signal = {
+                let path = path.clone();
+                wirebench_core::signals::on_signal(move |_| {
+                    let _ = std::fs::remove_file(&path);
+                })
+            };
+            return Ok(FolderLock { path, _file: file, _on_signal: on_signal });
         }
     }
 }

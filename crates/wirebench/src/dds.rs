@@ -9,7 +9,7 @@ use anyhow::Result;
 use wirebench_core::results::Results;
 use wirebench_dds::study::{self, Case, Plan};
 
-use crate::common::{bad, check_writable, part_error, provenance, write_results, write_stdout};
+use crate::common::{bad, claim_output, part_error, provenance, write_results, write_stdout};
 use crate::OutputArg;
 
 /// The options of this part in a study file.
@@ -164,9 +164,7 @@ fn measure_cmd(a: RunArgs, kind: Kind) -> Result<()> {
         check_throughput_at_least: None,
     };
     study::check_plan(&plan).map_err(part_error)?;
-    if let Some(out) = &a.out {
-        check_writable(out)?;
-    }
+    let _out_lock = claim_output(a.out.as_deref())?;
     let section = study::measure(&plan);
     let config = serde_json::json!({ "command": "dds", "plan": plan });
     let mut results = Results::new(provenance(0), config);

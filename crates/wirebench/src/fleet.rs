@@ -33,11 +33,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    if let Some(out) = &args.out {
-        if !args.check {
-            check_writable(out)?;
-        }
-    }
+    let _out_lock = claim_output(args.out.as_deref().filter(|_| !args.check))?;
     FleetPart::validate(&args.opts).map_err(part_error)?;
     if args.check {
         let p = plan(&args.opts).map_err(part_error)?;
@@ -82,7 +78,13 @@ pub fn run(args: Args) -> Result<()> {
         .map_err(part_error)?;
     let mut results = results;
     results.fleet = Some(section);
-    emit(&results, args.output, args.out.as_ref())
+    emit(&results, args.output, args.out.as_ref())?;
+    // A run with errors (a broker that died, devices that could not connect) is the
+    // environment's failure: its figures are written and printed above, and the exit is 1.
+    match results.fleet.as_ref().and_then(|f| f.first_failure()) {
+        None => Ok(()),
+        Some((n, first)) => anyhow::bail!("fleet: {n} run(s) with errors (their figures kept); the first: {first}"),
+    }
 }
 
 fn emit(results: &Results, output: OutputArg, out: Option<&PathBuf>) -> Result<()> {
@@ -109,9 +111,7 @@ pub struct MergeArgs {
 }
 
 pub fn merge(args: MergeArgs) -> Result<()> {
-    if let Some(out) = &args.out {
-        check_writable(out)?;
-    }
+    let _out_lock = claim_output(args.out.as_deref())?;
     let mut files = Vec::new();
     for f in &args.files {
         let r = Results::read(f).map_err(|e| bad(e.to_string()))?;

@@ -23,9 +23,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    if let Some(out) = &args.out {
-        check_writable(out)?;
-    }
+    let _out_lock = claim_output(args.out.as_deref())?;
     MicroPythonPart::validate(&args.opts).map_err(part_error)?;
     let section = MicroPythonPart::run(&args.opts).map_err(part_error)?;
     let mut results =

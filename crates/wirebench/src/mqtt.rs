@@ -175,9 +175,7 @@ struct RttArgs {
 pub fn run(args: Args) -> Result<()> {
     match args.cmd {
         Cmd::Sizes(a) => {
-            if let Some(p) = &a.out.out {
-                check_writable(p)?;
-            }
+            let _out_lock = claim_output(a.out.out.as_deref())?;
             let section =
                 wirebench_mqtt::study::sizes_section(&a.format, &a.fields, !a.no_speed).map_err(part_error)?;
             finish(section, &a.out, json!({"command": "mqtt sizes", "formats": a.format, "fields": a.fields}))
@@ -191,9 +189,7 @@ pub fn run(args: Args) -> Result<()> {
 pub use wirebench_mqtt::study::PASSWORD_ENV;
 
 fn transport(t: &TransportArgs, rtt: Option<EchoOpts>, drain: Option<f64>) -> Result<()> {
-    if let Some(p) = &t.out.out {
-        check_writable(p)?;
-    }
+    let _out_lock = claim_output(t.out.out.as_deref())?;
     let env_password = match std::env::var(PASSWORD_ENV) {
         Ok(p) if !p.is_empty() => Some(Password::new(p)),
         Ok(_) | Err(std::env::VarError::NotPresent) => None,
@@ -296,5 +292,11 @@ fn finish(section: MqttSection, out: &OutArgs, config: Value) -> Result<()> {
     } else {
         wirebench_report::mqtt::render(&results, output)
     };
-    write_stdout(text.as_bytes())
+    write_stdout(text.as_bytes())?;
+    // A broker that went away mid-run is the environment's failure: the repetitions made are
+    // written and printed above, and the exit is 1.
+    match results.mqtt.as_ref().and_then(|m| m.first_failure()) {
+        None => Ok(()),
+        Some((n, first)) => anyhow::bail!("mqtt: {n} failed side(s) (their figures kept); the first: {first}"),
+    }
 }

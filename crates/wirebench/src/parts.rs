@@ -330,11 +330,9 @@ where
     P::Options: Opts + clap::Args,
 {
     let (opts, output, out) = (&args.opts, args.output, args.out.as_deref());
-    use crate::common::{check_writable, part_error, provenance, write_results, write_stdout};
+    use crate::common::{claim_output, part_error, provenance, write_results, write_stdout};
     P::validate(opts).map_err(part_error)?;
-    if let Some(out) = out {
-        check_writable(out)?;
-    }
+    let _out_lock = claim_output(out)?;
     let mut results = Results::new(provenance(0), serde_json::json!({"measurement": P::NAME, "options": opts}));
     let section = (entry.run)(opts, &results).map_err(part_error)?;
     (entry.store)(&mut results, section);

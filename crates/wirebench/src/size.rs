@@ -9,9 +9,7 @@ use crate::SizeArgs;
 
 pub fn size(args: SizeArgs) -> Result<()> {
     wirebench_core::value::set_max_depth(args.max_depth as usize).map_err(bad)?;
-    if let Some(out) = &args.out {
-        check_writable(out)?;
-    }
+    let _out_lock = claim_output(args.out.as_deref())?;
     let (section, config) = measure_with_config(&args.opts)?;
     let mut results = Results::new(provenance(0), config);
     results.size = Some(section);

@@ -12,9 +12,7 @@ pub fn speed(args: SpeedArgs) -> Result<()> {
     if args.callgrind_child {
         return wirebench_measure::study::speed::callgrind_child(&args.opts).map_err(part_error);
     }
-    if let Some(out) = &args.out {
-        check_writable(out)?;
-    }
+    let _out_lock = claim_output(args.out.as_deref())?;
     let (section, config) = measure_with_config(&args.opts)?;
     let mut results = Results::new(provenance(args.opts.seed), config);
     results.speed = Some(section);

@@ -589,6 +589,12 @@ pub(crate) fn run_study(
     if let Some((n, first)) = results.dds.as_ref().and_then(|d| d.first_failure()) {
         anyhow::bail!("[dds] {n} failure(s), in {}; the first: {first}", results_path.display());
     }
+    if let Some((n, first)) = results.mqtt.as_ref().and_then(|m| m.first_failure()) {
+        anyhow::bail!("[mqtt] {n} failure(s), in {}; the first: {first}", results_path.display());
+    }
+    if let Some((n, first)) = results.fleet.as_ref().and_then(|f| f.first_failure()) {
+        anyhow::bail!("[fleet] {n} run(s) with errors, in {}; the first: {first}", results_path.display());
+    }
     Ok(())
 }
 
@@ -755,8 +761,10 @@ pub fn report_in(registry: &[&'static dyn StudyPart], args: ReportArgs) -> Resul
 
 /// `report -o csv --out DIR`: one CSV file per table (`DIR/size.csv`, `DIR/tcp.2.csv`, ...).
 fn write_csv_dir(results: &Results, dir: &Path, views: &[View]) -> Result<()> {
-    // An output that cannot be written is the environment's failure (exit 1), as for `--out`.
+    // An output that cannot be written is the environment's failure (exit 1), as for `--out`;
+    // the folder is locked while the tables are written.
     std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+    let _lock = crate::common::FolderLock::take(dir)?;
     let mut names = Vec::new();
     for t in csv_tables(results, views) {
         let path = dir.join(format!("{}.csv", t.name));

@@ -319,3 +319,60 @@ fn sigint_keeps_the_finished_fleet_runs() {
     let md = wb().args(["report"]).arg(&f).args(["-o", "md"]).output().unwrap();
     assert!(md.status.success(), "{}", String::from_utf8_lossy(&md.stderr));
 }
+
+/// Waits (at most 30 s) until `pid` holds at least `n` connected TCP sockets.
+fn wait_for_connections(pid: u32, n: usize) {
+    let t = std::time::Instant::now();
+    loop {
+        let c = sockets_of(&[pid]).iter().filter(|s| s.proto.starts_with("tcp") && !s.listening).count();
+        if c >= n {
+            return;
+        }
+        assert!(t.elapsed() < std::time::Duration::from_secs(30), "{c} of {n} connections after 30 s");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_broker_killed_mid_run_is_exit_1_with_delivery_against_the_schedule() {
+    let _one_at_a_time = serial();
+    let dir = TempDir::new("fleet-broker-killed");
+    let f = dir.0.join("f.json");
+    let m = Mosquitto::start().expect("mosquitto (apt-get install mosquitto)");
+    // Two runs planned (json, then pson); the broker dies while the first one publishes.
+    let child = std::process::Command::new(bin())
+        .args(["fleet", "--devices", "20", "--every", "500ms", "--duration", "8s", "-f", "json,pson", "--broker"])
+        .arg(m.url())
+        .arg("--out")
+        .arg(&f)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // 20 devices and a subscriber connected: publishing starts; two seconds of it, then the kill.
+    wait_for_connections(m.pid(), 21);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    m.kill();
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let last = stderr.trim_end().lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("error: fleet: 1 run(s) with errors (their figures kept); the first: json, 20 devices:"),
+        "{stderr}"
+    );
+    // The finished figures are printed and written: one run, its delivery against the schedule.
+    assert!(stdout.contains("scheduled") && stdout.contains("delivered"), "{stdout}");
+    let r = read(&f);
+    let runs = r["fleet"]["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "the fleet stops after the broker died: {runs:?}");
+    let d = &runs[0]["delivery"];
+    let (scheduled, sent, received) = (u(&d["scheduled"]), u(&d["sent"]), u(&d["received"]));
+    assert!(received > 0 && sent < scheduled * 3 / 4, "{d}");
+    let ratio = d["delivery_ratio"].as_f64().unwrap();
+    assert_eq!(ratio, received as f64 / scheduled as f64, "{d}");
+    assert!(ratio < 0.75, "{d}");
+    assert!(!runs[0]["errors"].as_array().unwrap().is_empty());
+    let notes = r["fleet"]["notes"].to_string();
+    assert!(notes.contains("The fleet stopped after run 1 of 2"), "{notes}");
+}

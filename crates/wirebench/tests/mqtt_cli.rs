@@ -1,7 +1,7 @@
 //! `wirebench mqtt ...` and the seed-000 study as a user meets them: bad input is one line and
 //! exit code 2, a broker that refuses or cannot be reached is one line and exit code 1; short
 //! real runs through the embedded rumqttd and a mosquitto child deliver every message; a broker
-//! killed mid-run ends the run within its timeout with the losses reported; mosquitto with a
+//! killed mid-run ends the run within its timeout, exit 1, its losses reported; mosquitto with a
 //! password file and with TLS (certificates made by the `openssl` command for the test) is
 //! measured with credentials and a CA file, and the password is never written.
 //! Every run is bounded in count and time; brokers are killed and temp dirs removed. No timing
@@ -336,6 +336,12 @@ fn broker_killed_mid_run_ends_within_the_timeout_and_reports_losses() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // Publisher and subscriber connected, then a moment of publishing, then the kill.
+    let t = Instant::now();
+    while sockets_of(&[m.pid()]).iter().filter(|s| s.proto.starts_with("tcp") && !s.listening).count() < 2 {
+        assert!(t.elapsed() < Duration::from_secs(30), "the clients did not connect within 30 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     std::thread::sleep(Duration::from_millis(700));
     m.kill();
     let t = Instant::now();
@@ -352,14 +358,21 @@ fn broker_killed_mid_run_ends_within_the_timeout_and_reports_losses() {
     };
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(status.success(), "{stderr}");
+    // The broker died: the environment failed the run (exit 1), its figures printed first.
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    let last = stderr.trim_end().lines().last().unwrap_or_default();
+    assert!(last.starts_with("error: mqtt: 1 failed side(s) (their figures kept); the first: throughput"), "{stderr}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let s = &v["mqtt"]["throughput"][0]["ours"];
     assert_eq!(s["ended_by"], serde_json::json!(["connection-lost"]), "{s}");
+    assert!(s["failure"].is_string(), "{s}");
     let (sent, received, lost) = (u(&s["sent"]), u(&s["received"]), u(&s["lost"]));
     assert!(sent < 5_000_000 && received > 0, "{s}");
     assert_eq!(received + lost, sent, "{s}");
     assert!(!s["errors"].as_array().unwrap().is_empty(), "{s}");
+    // Delivery is against what was scheduled, not what was sent.
+    assert_eq!(u(&s["scheduled"]), 5_000_000, "{s}");
+    assert_eq!(s["delivery_ratio"].as_f64().unwrap(), received as f64 / 5e6, "{s}");
     eprintln!("broker killed: ended {:?} after the kill; sent {sent}, received {received}, lost {lost}", t.elapsed());
 }
 

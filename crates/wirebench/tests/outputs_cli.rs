@@ -142,6 +142,33 @@ fn a_read_only_destination_is_refused_before_measuring() {
 /// One command line per command for a fault; `{}` is replaced by the faulty path.
 type Row = (&'static str, &'static [&'static str]);
 
+/// Every command that writes an output file or folder, with `{}` for a file and `{dir}` for a
+/// folder (`{sample}`, `{results}`: an input of the test).
+fn output_rows(dds: bool) -> Vec<Row> {
+    let mut outputs: Vec<Row> = vec![
+        ("size", &["size", "-f", "json", "--out", "{}"]),
+        ("speed", &["speed", "-f", "json", "--out", "{}"]),
+        ("run", &["run", "quickstart", "--out-dir", "{dir}"]),
+        ("fleet", &["fleet", "--out", "{}"]),
+        ("http", &["http", "--out", "{}"]),
+        ("tcp", &["tcp", "--out", "{}"]),
+        ("device", &["device", "--out", "{}"]),
+        ("mqtt sizes", &["mqtt", "sizes", "--out", "{}"]),
+        ("mqtt throughput", &["mqtt", "throughput", "--out", "{}"]),
+        ("link", &["link", "--out", "{}"]),
+        ("energy", &["energy", "--out", "{}"]),
+        ("micropython", &["micropython", "--out", "{}"]),
+        ("schema", &["schema", "{sample}", "--out", "{}"]),
+        ("report -o csv", &["report", "{results}", "-o", "csv", "--out", "{dir}"]),
+        ("evolve", &["evolve", "--builtin", "--out", "{}"]),
+        ("merge", &["merge", "{results}", "--out", "{}"]),
+    ];
+    if dds {
+        outputs.push(("dds", &["dds", "latency", "--out", "{}"]));
+    }
+    outputs
+}
+
 #[test]
 fn one_fault_gives_one_exit_code_in_every_command() {
     let dir = TempDir::new("exitcodes");
@@ -204,25 +231,7 @@ fn one_fault_gives_one_exit_code_in_every_command() {
         ("recommend", &["recommend", "--samples", "{}"]),
     ];
     // An output that cannot be written: the environment, 1 (checked before measuring).
-    let mut outputs: Vec<Row> = vec![
-        ("size", &["size", "-f", "json", "--out", "{}"]),
-        ("speed", &["speed", "-f", "json", "--out", "{}"]),
-        ("run", &["run", "quickstart", "--out-dir", "{dir}"]),
-        ("fleet", &["fleet", "--out", "{}"]),
-        ("http", &["http", "--out", "{}"]),
-        ("tcp", &["tcp", "--out", "{}"]),
-        ("device", &["device", "--out", "{}"]),
-        ("mqtt sizes", &["mqtt", "sizes", "--out", "{}"]),
-        ("mqtt throughput", &["mqtt", "throughput", "--out", "{}"]),
-        ("link", &["link", "--out", "{}"]),
-        ("energy", &["energy", "--out", "{}"]),
-        ("micropython", &["micropython", "--out", "{}"]),
-        ("schema", &["schema", "{sample}", "--out", "{}"]),
-        ("report -o csv", &["report", "{results}", "-o", "csv", "--out", "{dir}"]),
-    ];
-    if dds {
-        outputs.push(("dds", &["dds", "latency", "--out", "{}"]));
-    }
+    let outputs = output_rows(dds);
     let mut table = Vec::new();
     let mut check = |class: &str, name: &str, args: Vec<String>, want: i32| {
         let o = wb().timeout(Duration::from_secs(60)).args(&args).output().unwrap();
@@ -244,7 +253,7 @@ fn one_fault_gives_one_exit_code_in_every_command() {
     for (name, row) in inputs {
         check("input", name, row.iter().map(|a| a.replace("{}", &missing)).collect(), 2);
     }
-    for (name, row) in &outputs {
+    for (name, row) in outputs.iter() {
         let args = row.iter().map(|a| {
             a.replace("{dir}", &unwritable_dir)
                 .replace("{}", &unwritable)
@@ -256,4 +265,60 @@ fn one_fault_gives_one_exit_code_in_every_command() {
     let text = table.join("\n");
     eprintln!("{text}");
     assert!(!text.contains("FAIL"), "{text}");
+}
+
+/// An output held by another run (here: this test holds its lock, as a running wirebench
+/// would) is refused at start by every command that writes one: exit 1, one line naming the
+/// holder, nothing measured or printed, the lock left to its holder.
+#[test]
+fn an_output_in_use_is_refused_at_start_in_every_command() {
+    use std::io::Write as _;
+    use std::os::unix::io::AsRawFd;
+    let dir = TempDir::new("held");
+    let sample = dir.0.join("s.json");
+    std::fs::write(&sample, "{\"t\":21.5,\"id\":7}").unwrap();
+    let results = dir.0.join("r.json");
+    wb().args(["size", "-f", "json", "--out", results.to_str().unwrap()]).assert().success();
+    let (file, folder) = (dir.0.join("held.json"), dir.0.join("held"));
+    let mut locks = Vec::new();
+    for lock in [dir.0.join(".held.json.lock"), dir.0.join(".held.lock")] {
+        let mut f = std::fs::OpenOptions::new().create(true).truncate(true).read(true).write(true).open(&lock).unwrap();
+        // SAFETY: flock(2) on a descriptor this test owns.
+        assert_eq!(unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) }, 0);
+        writeln!(f, "pid {}, started 2026-01-01T00:00:00Z", std::process::id()).unwrap();
+        locks.push((lock, f));
+    }
+    let dds = !String::from_utf8_lossy(&wb().arg("--version").output().unwrap().stdout).contains("no dds");
+    let mut table = Vec::new();
+    for (name, row) in output_rows(dds) {
+        let args: Vec<String> = row
+            .iter()
+            .map(|a| {
+                a.replace("{dir}", folder.to_str().unwrap())
+                    .replace("{}", file.to_str().unwrap())
+                    .replace("{sample}", sample.to_str().unwrap())
+                    .replace("{results}", results.to_str().unwrap())
+            })
+            .collect();
+        let o = wb().timeout(Duration::from_secs(60)).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr).to_string();
+        let ok = o.status.code() == Some(1)
+            && stderr.trim_end().lines().count() == 1
+            && stderr.contains("in use by another wirebench run")
+            && stderr.contains(&format!("(pid {}, started", std::process::id()))
+            && o.stdout.is_empty();
+        table.push(format!(
+            "{} {name:<16} exit {:?}: {}",
+            if ok { "ok  " } else { "FAIL" },
+            o.status.code(),
+            stderr.trim_end()
+        ));
+    }
+    let text = table.join("\n");
+    eprintln!("{text}");
+    assert!(!text.contains("FAIL"), "{text}");
+    for (lock, _) in &locks {
+        assert!(lock.exists(), "a refused run removed the holder's lock file {}", lock.display());
+    }
+    assert!(!file.exists(), "nothing was written");
 }

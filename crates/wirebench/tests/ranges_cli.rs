@@ -67,3 +67,39 @@ fn every_numeric_option_refuses_out_of_range_values_in_one_line() {
     }
     assert!(failures.is_empty(), "{} refused wrongly or accepted:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// A timing, rate or energy value too small or too large to be physical — a subnormal
+/// 1e-320 that rounds to nothing, a 1e300 — is refused in one short line that gives the range
+/// (and the value in exponent form, not in hundreds of digits), exit code 2, before anything
+/// runs.
+#[test]
+fn tiny_and_huge_values_are_refused_with_their_range() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["tcp", "--cadence-ms", "1e-320"], "cadence 1e-320 ms: use 0 (back to back) or 0.001-60000"),
+        (&["tcp", "--cadence-ms", "1e308"], "cadence 1e308 ms: use 0 (back to back) or 0.001-60000"),
+        (&["tcp", "--delay-ms", "1e-320"], "delay 1e-320 ms: use 0 or 0.001-10000"),
+        (&["mqtt", "throughput", "--timeout", "1e-320"], "--timeout 1e-320: expected seconds in [0.001, 86400]"),
+        (&["mqtt", "rtt", "--rate", "1e-320"], "at most 1e7, that fits the run in 7 days, not 1e-320"),
+        (&["http", "--duration", "1e-320"], "duration 1e-320 s: use 0.001 to 3600 s"),
+        (&["http", "--open-rate", "1e-320"], "open-loop rate 1e-320 requests/s: use 1/duration (0.2) to 1e7"),
+        (&["fleet", "--check", "--every", "1e-320s"], "--every \"1e-320s\": below 1 ms"),
+        (&["fleet", "--check", "--duration", "1e300s"], "--duration \"1e300s\": over 1e12 ms"),
+        (&["energy", "--every", "1e-320s"], "is outside 1ms to 3650d"),
+        (&["energy", "--battery", "1e300mAh@1e300V"], "1e300 mAh at 1e300 V is outside 0.001 to 10000000 mAh"),
+    ];
+    let mut failures = Vec::new();
+    for (args, needle) in cases {
+        let out = wb().args(*args).timeout(std::time::Duration::from_secs(30)).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let line = stderr.trim_end();
+        let ok = out.status.code() == Some(2)
+            && line.lines().count() == 1
+            && line.contains(needle)
+            && line.len() < 200
+            && out.stdout.is_empty();
+        if !ok {
+            failures.push(format!("{args:?}: exit {:?}: {line}", out.status.code()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

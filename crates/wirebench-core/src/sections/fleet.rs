@@ -34,6 +34,17 @@ pub struct FleetSection {
     pub notes: Vec<String>,
 }
 
+impl FleetSection {
+    /// How many runs recorded errors (devices that could not connect, connections lost: a
+    /// broker that went away) and the first run's first error, if any. A fleet with such a
+    /// run exits 1, its figures kept.
+    pub fn first_failure(&self) -> Option<(usize, String)> {
+        let failed: Vec<&FleetRun> = self.runs.iter().filter(|r| !r.errors.is_empty()).collect();
+        let r = failed.first()?;
+        Some((failed.len(), format!("{}, {} devices: {}", r.format, r.devices, r.errors[0])))
+    }
+}
+
 /// One process of a fleet measurement.
 #[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq)]
 pub struct ShardInfo {
@@ -155,7 +166,7 @@ pub struct ConnectStats {
 /// Delivery accounting over the whole run; per-device figures as counts of devices.
 #[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq)]
 pub struct FleetDelivery {
-    /// Messages the schedule called for (connected devices).
+    /// Messages the schedule called for: every device of the shard, connected or not.
     pub scheduled: u64,
     /// Messages handed to the MQTT client.
     pub sent: u64,
@@ -163,14 +174,15 @@ pub struct FleetDelivery {
     pub acked: Option<u64>,
     /// Distinct messages the subscribers received.
     pub received: u64,
-    /// `sent − received`.
+    /// `sent − received` (what was scheduled and never sent is `scheduled − sent`).
     pub lost: u64,
     pub duplicated: u64,
     /// Deliveries whose sequence number is below one already received from the same device.
     pub reordered: u64,
     /// Deliveries without our header or from a device or sequence never sent.
     pub unexpected: u64,
-    /// `received / sent`.
+    /// `received / scheduled`: what arrived of what the schedule called for (a broker that
+    /// died mid-run leaves the rest unsent, and that is not delivery).
     pub delivery_ratio: f64,
     pub devices_with_loss: u64,
     pub devices_with_duplicates: u64,
@@ -508,7 +520,7 @@ fn max_opt(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 
 fn finish_run(r: &mut FleetRun) {
     let d = &mut r.delivery;
-    d.delivery_ratio = if d.sent == 0 { 0.0 } else { d.received as f64 / d.sent as f64 };
+    d.delivery_ratio = if d.scheduled == 0 { 0.0 } else { d.received as f64 / d.scheduled as f64 };
     d.worst_devices.sort_by(|a, b| b[1].cmp(&a[1]).then(a[0].cmp(&b[0])));
     d.worst_devices.truncate(10);
     let t = &mut r.traffic;

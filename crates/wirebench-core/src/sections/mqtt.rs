@@ -57,6 +57,29 @@ impl MqttSection {
             notes: Vec::new(),
         }
     }
+
+    /// How many sides of the throughput and RTT rows failed (a connection lost: the broker
+    /// went away) and the first one's reason, if any. A run with such a side exits 1, its
+    /// figures kept.
+    pub fn first_failure(&self) -> Option<(usize, String)> {
+        let mut failed = Vec::new();
+        for r in &self.throughput {
+            for (who, s) in [("ours", Some(&r.ours)), ("bare", r.bare.as_ref())] {
+                if let Some(f) = s.and_then(|s| s.failure.as_ref()) {
+                    failed.push(format!("throughput {} {}, {who}: {f}", r.broker, r.payload));
+                }
+            }
+        }
+        for r in &self.rtt {
+            for (who, s) in [("ours", Some(&r.ours)), ("bare", r.bare.as_ref())] {
+                if let Some(f) = s.and_then(|s| s.failure.as_ref()) {
+                    failed.push(format!("rtt {} {}, {who}: {f}", r.broker, r.payload));
+                }
+            }
+        }
+        let n = failed.len();
+        failed.into_iter().next().map(|f| (n, f))
+    }
 }
 
 impl Default for MqttSection {
@@ -162,8 +185,14 @@ pub struct ThroughputSide {
     /// Allocations per message in the whole process while the run went (our clients, and
     /// rumqttd when it is embedded); median over repetitions.
     pub allocs_per_msg: Option<f64>,
-    /// Lowest delivery ratio of the repetitions.
+    /// Lowest delivery ratio of the repetitions: received ÷ scheduled (the messages a
+    /// repetition meant to publish, sent or not).
     pub delivery_ratio: f64,
+    /// Why this side's repetitions failed: a connection lost (the broker went away) or a
+    /// repetition that could not start after others finished; the figures are those of the
+    /// repetitions made, and the run exits 1. Absent when none failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
     /// Deliveries of a sequence number already received (absent for the bare pair, which
     /// cannot tell).
     pub duplicates: Option<u64>,
@@ -198,6 +227,10 @@ pub struct ThroughputSide {
     pub publisher_msgs_per_s_ci95: Option<(f64, f64)>,
     pub received: u64,
     pub reordered: Option<u64>,
+    /// Messages the repetitions meant to publish, summed (`messages` × repetitions made);
+    /// absent in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduled: Option<u64>,
     pub sent: u64,
     /// QoS ≥ 1: messages sent whose PUBACK had not arrived by the end of the drain period,
     /// summed over the repetitions; absent at QoS 0.
@@ -289,6 +322,10 @@ pub struct RttSide {
     pub delivery_ratio: f64,
     pub ended_by: Vec<EndReason>,
     pub errors: Vec<String>,
+    /// Why this side's repetitions failed (a connection lost: the broker went away); the
+    /// figures are those of the repetitions made, and the run exits 1. Absent when none failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
     /// Replies that arrived after their request was declared lost.
     pub late: u64,
     pub lost: u64,

@@ -140,7 +140,16 @@ fn parse_ms(option: &str, text: &str) -> Result<u64, PartError> {
     if !(v.is_finite() && v >= 0.0) {
         return Err(err());
     }
-    Ok((v * mult).round() as u64)
+    let ms = v * mult;
+    // Whole milliseconds: a positive value that rounds to 0 ms (1e-320s) or one past any run
+    // (1e300s) is refused here with the text given, not as the 0 or 2^64 − 1 ms it becomes.
+    if ms > 0.0 && ms < 0.5 {
+        return Err(PartError::bad(format!("--{option} {text:?}: below 1 ms, the step of a schedule")));
+    }
+    if ms > 1e12 {
+        return Err(PartError::bad(format!("--{option} {text:?}: over 1e12 ms (about 32 years)")));
+    }
+    Ok(ms.round() as u64)
 }
 
 /// `20%` or `0.2`.
@@ -385,7 +394,7 @@ pub fn measure(opts: &FleetOpts, finished: &dyn Fn(&FleetSection)) -> Result<Fle
             eprintln!("{m}");
         }
     };
-    let section = |runs: &[wirebench_core::sections::fleet::FleetRun]| FleetSection {
+    let section = |runs: &[wirebench_core::sections::fleet::FleetRun], notes: &[String]| FleetSection {
         version: fleet::FLEET_SECTION_VERSION,
         run_id: p.run_id.clone(),
         shards: vec![ShardInfo {
@@ -400,14 +409,14 @@ pub fn measure(opts: &FleetOpts, finished: &dyn Fn(&FleetSection)) -> Result<Fle
         }],
         clock: None,
         runs: runs.to_vec(),
-        notes: notes.clone(),
+        notes: notes.to_vec(),
     };
     let mut runs = Vec::new();
     // Time left: each run's planned length, scaled by how the finished runs compared with theirs.
     let planned: Vec<f64> = p.configs.iter().flat_map(|c| payloads.iter().map(move |_| planned_run_s(c))).collect();
     let mut clock = Eta { planned: planned.clone(), took: Vec::new() };
     let (total, mut k) = (planned.len(), 0usize);
-    for c in &p.configs {
+    'runs: for c in &p.configs {
         for (f, pl) in &payloads {
             k += 1;
             let run_start = std::time::Instant::now();
@@ -420,9 +429,10 @@ pub fn measure(opts: &FleetOpts, finished: &dyn Fn(&FleetSection)) -> Result<Fle
             let r = super::run(&broker, c, f, &p.workload.name, pl, &probes, &progress)
                 .map_err(|e| PartError::failed(format!("fleet of {} devices, {f}: {e}", c.devices)))?;
             progress(&format!(
-                "fleet {f}, {} devices: {}/{} delivered, latency p50 {} µs p99 {} µs, {:.0} wire B/s, harness {:.2} cores, broker {}",
+                "fleet {f}, {} devices: {}/{} scheduled delivered ({} sent), latency p50 {} µs p99 {} µs, {:.0} wire B/s, harness {:.2} cores, broker {}",
                 c.devices,
                 r.delivery.received,
+                r.delivery.scheduled,
                 r.delivery.sent,
                 r.latency_us.p50.map_or(0, |q| q.value),
                 r.latency_us.p99.map_or(0, |q| q.value),
@@ -430,13 +440,27 @@ pub fn measure(opts: &FleetOpts, finished: &dyn Fn(&FleetSection)) -> Result<Fle
                 r.cpu.harness_cores,
                 r.cpu.broker_cores.map_or("—".to_string(), |c| format!("{c:.2} cores")),
             ));
+            let failed = r.errors.first().cloned();
             runs.push(r);
             clock.took.push(run_start.elapsed().as_secs_f64());
-            finished(&section(&runs));
+            // A run with errors (the broker went away, devices could not connect) ends the
+            // fleet: the runs after it would measure a broker that is not there.
+            if let Some(e) = failed {
+                if k < total {
+                    notes.push(format!(
+                        "The fleet stopped after run {k} of {total} ({f}, {} devices: {e}); the {} run(s) after it were not made.",
+                        c.devices,
+                        total - k
+                    ));
+                }
+                finished(&section(&runs, &notes));
+                break 'runs;
+            }
+            finished(&section(&runs, &notes));
         }
     }
     drop(broker);
-    Ok(section(&runs))
+    Ok(section(&runs, &notes))
 }
 
 fn unix_ms() -> u64 {
@@ -486,6 +510,9 @@ mod tests {
         assert_eq!(parse_ms("every", "2m").unwrap(), 120_000);
         assert_eq!(parse_ms("every", "3").unwrap(), 3_000);
         assert!(parse_ms("every", "soon").unwrap_err().to_string().contains("--every"));
+        assert!(parse_ms("every", "1e-320s").unwrap_err().to_string().contains("\"1e-320s\": below 1 ms"));
+        assert!(parse_ms("duration", "1e300s").unwrap_err().to_string().contains("\"1e300s\": over 1e12 ms"));
+        assert_eq!(parse_ms("drain", "0s").unwrap(), 0);
         assert_eq!(parse_fraction("jitter", "20%").unwrap(), 0.2);
         assert_eq!(parse_fraction("jitter", "0.5").unwrap(), 0.5);
         assert!(parse_fraction("jitter", "100%").is_err());

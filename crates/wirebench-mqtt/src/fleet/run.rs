@@ -358,11 +358,11 @@ impl<'a> Run<'a> {
         let t0_tokio = tokio::time::Instant::from_std(t0);
         let _ = shared.t0.set(t0);
         let due: Vec<u64> = range.clone().map(|d| schedule(cfg, d).count() as u64).collect();
-        let mut scheduled = 0u64;
+        // What the schedule calls for: every device of the shard, connected or not.
+        let scheduled: u64 = due.iter().sum();
         let items: Arc<Vec<Vec<u8>>> = Arc::new((0..payloads.len()).map(|i| payloads.get(i as u64).to_vec()).collect());
         let mut device_tasks = Vec::with_capacity(clients.len());
         for (d, client, el) in clients.into_iter().flatten() {
-            scheduled += due[(d - range.start) as usize];
             let topic = format!("{}/{}/{d}", self.topic_root, d % cfg.subscribers as u64);
             rt.spawn(drive(el, Arc::clone(shared), d));
             device_tasks.push(rt.spawn(device(
@@ -532,7 +532,7 @@ impl<'a> Run<'a> {
             duplicated: per.iter().map(|p| p.duplicated as u64).sum(),
             reordered: per.iter().map(|p| p.reordered as u64).sum(),
             unexpected: self.shared.unexpected.load(Ordering::Relaxed),
-            delivery_ratio: if sent == 0 { 0.0 } else { received as f64 / sent as f64 },
+            delivery_ratio: if scheduled == 0 { 0.0 } else { received as f64 / scheduled as f64 },
             devices_with_loss: with_loss,
             devices_with_duplicates: per.iter().filter(|p| p.duplicated > 0).count() as u64,
             devices_with_reordering: per.iter().filter(|p| p.reordered > 0).count() as u64,

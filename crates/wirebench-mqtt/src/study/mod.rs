@@ -209,8 +209,11 @@ fn plan(opts: &StudyOpts) -> Result<Plan, PartError> {
     if opts.reps == 0 || opts.reps > 100 {
         return Err(PartError::bad(format!("[mqtt] reps = {}: expected 1..=100", opts.reps)));
     }
-    if !(opts.timeout_s.is_finite() && opts.timeout_s > 0.0 && opts.timeout_s <= 86_400.0) {
-        return Err(PartError::bad(format!("[mqtt] timeout_s = {}: expected seconds in (0, 86400]", opts.timeout_s)));
+    if !(opts.timeout_s.is_finite() && (0.001..=86_400.0).contains(&opts.timeout_s)) {
+        return Err(PartError::bad(format!(
+            "[mqtt] timeout_s = {:?}: expected seconds in [0.001, 86400]",
+            opts.timeout_s
+        )));
     }
     if !(opts.drain_s.is_finite() && (0.0..=3_600.0).contains(&opts.drain_s)) {
         return Err(PartError::bad(format!("[mqtt] drain_s = {}: expected seconds in [0, 3600]", opts.drain_s)));

@@ -83,14 +83,14 @@ pub struct TransportPlan {
 impl TransportOpts {
     /// Check every option (the NetworkMessage file must decode) without connecting anywhere.
     pub fn plan(&self) -> Result<TransportPlan, PartError> {
-        if !(self.timeout_s.is_finite() && self.timeout_s > 0.0 && self.timeout_s <= 86_400.0) {
-            return Err(PartError::bad(format!("--timeout {}: expected seconds in (0, 86400]", self.timeout_s)));
+        if !(self.timeout_s.is_finite() && (0.001..=86_400.0).contains(&self.timeout_s)) {
+            return Err(PartError::bad(format!("--timeout {:?}: expected seconds in [0.001, 86400]", self.timeout_s)));
         }
         if self.reps == 0 || self.reps > 100 {
             return Err(PartError::bad(format!("--reps {}: expected 1..=100", self.reps)));
         }
         if !(self.drain_s.is_finite() && (0.0..=3_600.0).contains(&self.drain_s)) {
-            return Err(PartError::bad(format!("--drain {}: expected seconds in [0, 3600]", self.drain_s)));
+            return Err(PartError::bad(format!("--drain {:?}: expected seconds in [0, 3600]", self.drain_s)));
         }
         // The URL, credentials and TLS files are checked here, before anything runs.
         Broker::check(&self.broker, &self.credentials)?;

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use wirebench_core::part::PartError;
-use wirebench_core::sections::mqtt::{RttRow, RttSide, ThroughputRow, ThroughputSide};
+use wirebench_core::sections::mqtt::{EndReason, RttRow, RttSide, ThroughputRow, ThroughputSide};
 
 use super::brokers::{Broker, PayloadSpec};
 use super::common::{ci95, median_of, mqtt_err};
@@ -59,12 +59,14 @@ fn throughput_side(runs: &[(ThroughputResult, Option<f64>)]) -> ThroughputSide {
         mb_per_s: median_of(&mb),
         mb_per_s_ci95: ci95(&mb),
         per_rep_msgs_per_s: rates,
+        scheduled: Some(0),
         sent: 0,
         received: 0,
         lost: 0,
         duplicates: None,
         reordered: None,
         delivery_ratio: 1.0,
+        failure: None,
         ended_by: Vec::new(),
         allocs_per_msg: median_of(&allocs),
         harness_cores_max: 0.0,
@@ -74,6 +76,7 @@ fn throughput_side(runs: &[(ThroughputResult, Option<f64>)]) -> ThroughputSide {
     };
     for (r, _) in runs {
         let d = &r.delivery;
+        s.scheduled = s.scheduled.map(|x| x + d.attempted);
         s.sent += d.sent;
         s.received += d.received;
         s.lost += d.lost;
@@ -83,12 +86,20 @@ fn throughput_side(runs: &[(ThroughputResult, Option<f64>)]) -> ThroughputSide {
         s.reordered = d.reordered.map(|x| x + s.reordered.unwrap_or(0));
         s.delivery_ratio = s.delivery_ratio.min(d.delivery_ratio);
         s.ended_by.push(r.ended_by);
+        if r.ended_by == EndReason::ConnectionLost && s.failure.is_none() {
+            s.failure = Some(lost_connection(&r.errors));
+        }
         s.harness_cores_max = s.harness_cores_max.max(r.cpu.harness_cores);
         s.harness_bound |= r.cpu.harness_bound;
         dedup_push(&mut s.errors, &r.errors);
         dedup_push(&mut s.warnings, &r.warnings);
     }
     s
+}
+
+/// Why a repetition that lost its connection failed: its first error, or that it lost it.
+fn lost_connection(errors: &[String]) -> String {
+    errors.first().cloned().unwrap_or_else(|| "a client lost its connection (the broker went away?)".into())
 }
 
 /// The shortest throughput repetition of `wirebench mqtt throughput` without `--count`, seconds.
@@ -192,6 +203,9 @@ struct Case<'a> {
     ours: Vec<(ThroughputResult, Option<f64>)>,
     bare: Vec<(ThroughputResult, Option<f64>)>,
     bare_error: Option<String>,
+    /// A repetition of ours that could not run after others finished (or that lost its
+    /// connection): it ends the rounds, the finished repetitions kept.
+    ours_error: Option<String>,
 }
 
 impl Case<'_> {
@@ -262,6 +276,7 @@ pub(super) fn throughput_rounds(
             ours: Vec::new(),
             bare: Vec::new(),
             bare_error: None,
+            ours_error: None,
         });
     }
     if let Some(min_s) = rounds.min_run_s {
@@ -300,10 +315,20 @@ pub(super) fn throughput_rounds(
     loop {
         let round_start = Instant::now();
         for (i, ours) in round_order(cs.len(), done) {
+            let none_yet = cs.iter().all(|c| c.ours.is_empty());
             let c = &mut cs[i];
             if ours {
-                let o = c.run_ours()?;
-                c.ours.push(o);
+                match c.run_ours() {
+                    Ok(o) => {
+                        if o.0.ended_by == EndReason::ConnectionLost {
+                            c.ours_error = Some(lost_connection(&o.0.errors));
+                        }
+                        c.ours.push(o);
+                    }
+                    // Nothing measured yet: the run fails as before (exit 1, nothing kept).
+                    Err(e) if none_yet => return Err(e),
+                    Err(e) => c.ours_error = Some(e.to_string()),
+                }
             } else if baseline {
                 if let Some(b) = c.run_bare() {
                     c.bare.push(b);
@@ -316,7 +341,8 @@ pub(super) fn throughput_rounds(
             eprintln!("  throughput round {done} (at least {}, at most {})", rounds.reps, rounds.max_reps);
         }
         let (elapsed, last) = (started.elapsed().as_secs_f64(), round_start.elapsed().as_secs_f64());
-        if !rounds.more(done, elapsed, last, target_met) {
+        // A broker that went away ends the rounds: the repetitions made are kept.
+        if cs.iter().any(|c| c.ours_error.is_some()) || !rounds.more(done, elapsed, last, target_met) {
             break;
         }
     }
@@ -335,7 +361,13 @@ fn round_order(cases: usize, round: usize) -> Vec<(usize, bool)> {
 
 /// The row of a case whose rounds have run.
 fn throughput_row(broker: String, c: &Case, baseline: bool, rounds: &Rounds) -> ThroughputRow {
-    let ours_side = throughput_side(&c.ours);
+    let mut ours_side = throughput_side(&c.ours);
+    if let Some(e) = &c.ours_error {
+        if !ours_side.errors.contains(e) {
+            ours_side.errors.push(e.clone());
+        }
+        ours_side.failure.get_or_insert_with(|| e.clone());
+    }
     let mut bare_side = baseline.then(|| throughput_side(&c.bare));
     if let (Some(b), Some(e)) = (bare_side.as_mut(), &c.bare_error) {
         b.errors.push(e.clone());
@@ -383,6 +415,7 @@ fn rtt_side(runs: &[EchoResult]) -> RttSide {
         lost: 0,
         late: 0,
         delivery_ratio: 1.0,
+        failure: None,
         ended_by: Vec::new(),
         cdf: cdf_us(&pooled),
         stall: detect_nagle_stall(&pooled).map(|w| w.message),
@@ -397,6 +430,9 @@ fn rtt_side(runs: &[EchoResult]) -> RttSide {
         s.late += r.delivery.late;
         s.delivery_ratio = s.delivery_ratio.min(r.delivery.delivery_ratio);
         s.ended_by.push(r.ended_by);
+        if r.ended_by == EndReason::ConnectionLost && s.failure.is_none() {
+            s.failure = Some(lost_connection(&r.errors));
+        }
         dedup_push(&mut s.errors, &r.errors);
         dedup_push(&mut s.warnings, &r.warnings);
     }
@@ -510,6 +546,7 @@ mod tests {
             ours: mk(&[90.0, 100.0, 110.0, 100.0, 95.0, 105.0], 0.6),
             bare: mk(&[100.0, 100.0, 100.0, 125.0, 100.0, 100.0], 0.5),
             bare_error: None,
+            ours_error: None,
         };
         let rounds = Rounds { reps: 6, max_reps: 6, min_run_s: Some(0.5), ci_target: Some(0.1), budget_s: None };
         let row = throughput_row("b".into(), &c, true, &rounds);

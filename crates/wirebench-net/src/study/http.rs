@@ -207,12 +207,19 @@ fn plan(opts: &HttpOpts) -> Result<Plan, PartError> {
         return Err(PartError::bad(format!("threads {threads}: use 1-64, at most one per connection")));
     }
     let secs = opts.duration.unwrap_or(5.0);
-    if !(secs > 0.0 && secs <= 3600.0) {
-        return Err(PartError::bad(format!("duration {secs} s: use more than 0 and at most 3600 s")));
+    // At least a millisecond (1e-320 s became a zero-length run).
+    if !(0.001..=3600.0).contains(&secs) {
+        return Err(PartError::bad(format!("duration {secs:?} s: use 0.001 to 3600 s")));
     }
+    // At least one request in the run (1e-320 requests/s measured nothing, exit 0).
     let mode = match opts.open_rate {
-        Some(r) if r > 0.0 && r <= 1e7 => LoadMode::Open { rate: r },
-        Some(r) => return Err(PartError::bad(format!("open-loop rate {r} requests/s: use 0 < rate <= 1e7"))),
+        Some(r) if r <= 1e7 && r * secs >= 1.0 => LoadMode::Open { rate: r },
+        Some(r) => {
+            return Err(PartError::bad(format!(
+                "open-loop rate {r:?} requests/s: use 1/duration ({:?}) to 1e7, at least one request in the run",
+                1.0 / secs
+            )))
+        }
         None => LoadMode::Closed,
     };
     let burst = match opts.burst.as_deref() {

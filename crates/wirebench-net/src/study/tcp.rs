@@ -167,12 +167,13 @@ struct Plan {
 fn plan(opts: &TcpOpts) -> Result<Plan, PartError> {
     crate::study::check_messages(opts.messages)?;
     let cadence_ms = opts.cadence_ms.unwrap_or(50.0);
-    if !(0.0..=60_000.0).contains(&cadence_ms) {
-        return Err(PartError::bad(format!("cadence {cadence_ms} ms: use 0-60000")));
+    // A cadence between 0 and 1 µs is no cadence a timer keeps (1e-320 ms was taken as one).
+    if !(cadence_ms == 0.0 || (0.001..=60_000.0).contains(&cadence_ms)) {
+        return Err(PartError::bad(format!("cadence {cadence_ms:?} ms: use 0 (back to back) or 0.001-60000")));
     }
     let delay_ms = opts.delay_ms.unwrap_or(0.0);
-    if !(0.0..=10_000.0).contains(&delay_ms) {
-        return Err(PartError::bad(format!("delay {delay_ms} ms: use 0-10000")));
+    if !(delay_ms == 0.0 || (0.001..=10_000.0).contains(&delay_ms)) {
+        return Err(PartError::bad(format!("delay {delay_ms:?} ms: use 0 or 0.001-10000")));
     }
     let count = opts.count.unwrap_or(200);
     let warmup = opts.warmup.unwrap_or(10);

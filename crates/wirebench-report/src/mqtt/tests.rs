@@ -16,6 +16,7 @@ fn throughput_side(rate: f64) -> ThroughputSide {
         mb_per_s: Some(1.0),
         mb_per_s_ci95: Some((0.9, 1.1)),
         per_rep_msgs_per_s: vec![rate],
+        scheduled: Some(100),
         sent: 100,
         acked: Some(100),
         unacked: Some(0),
@@ -24,6 +25,7 @@ fn throughput_side(rate: f64) -> ThroughputSide {
         duplicates: Some(0),
         reordered: Some(0),
         delivery_ratio: 0.99,
+        failure: None,
         ended_by: vec![EndReason::Complete],
         allocs_per_msg: Some(3.5),
         harness_cores_max: 0.2,
@@ -51,6 +53,7 @@ fn rtt_side(p50: f64) -> RttSide {
         lost: 1,
         late: 0,
         delivery_ratio: 0.99,
+        failure: None,
         ended_by: vec![EndReason::Complete],
         cdf: vec![(p50 * 0.5, 0.0), (p50, 50.0), (p50 * 3.0, 100.0)],
         stall: None,
@@ -418,6 +421,7 @@ fn markdown_has_every_subheading_and_table_of_the_page() {
 fn delivery_is_all_repetitions_with_the_worst_beside_it() {
     // Six repetitions of 20,000: one dropped 6,226 (68.9 %), the others none.
     let mut side = throughput_side(1000.0);
+    side.scheduled = Some(120_000);
     side.sent = 120_000;
     side.received = 120_000 - 6_226;
     side.delivery_ratio = (20_000.0 - 6_226.0) / 20_000.0;
@@ -425,9 +429,17 @@ fn delivery_is_all_repetitions_with_the_worst_beside_it() {
     // Every repetition alike: one figure.
     let even = throughput_side(1000.0);
     assert_eq!(delivery(&even), "99.0 %");
+    // A broker that died after half the schedule: delivery is of the schedule, not of the sent.
+    let mut half = throughput_side(1000.0);
+    half.scheduled = Some(200);
+    half.delivery_ratio = 0.495;
+    assert_eq!(delivery(&half), "49.5 %");
+    // Files without `scheduled`: of what was sent.
+    half.scheduled = None;
+    assert_eq!(delivery(&half), "99.0 % (worst 49.5 %)");
     let mut r = results();
     r.mqtt.as_mut().unwrap().throughput[0].ours = side;
     let t = throughput_table(r.mqtt.as_ref().unwrap()).unwrap();
-    let col = t.headers.iter().position(|h| h == "ours delivered: all reps (worst)").unwrap();
+    let col = t.headers.iter().position(|h| h == "ours delivered of scheduled: all reps (worst)").unwrap();
     assert_eq!(t.rows[0][col], "94.8 % (worst 68.9 %)");
 }
