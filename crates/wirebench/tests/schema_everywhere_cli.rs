@@ -303,5 +303,5 @@ cadence_ms = 0.0
     // The help lists the same parts, from the registry.
     let help = wb().args(["run", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(help.contains("size, speed, link, http, tcp, device, energy, fleet. The other parts (mqtt, dds, micropython) send their own messages"), "{help}");
+    assert!(help.contains("size, speed, link, http, tcp, device, energy, fleet. The other parts (evolve, mqtt, dds, micropython) send their own messages"), "{help}");
 }
