@@ -71,7 +71,8 @@ energy = (r.get("energy") or {}).get("rows", [])
 print(f"energy: {len(energy)} rows")
 assert energy, "the energy table is empty"
 PY
-awk 'length > 100 { n++ } END { exit n > 0 }' "$work/run.out" || fail "the main job printed lines over 100 characters at COLUMNS=100"
+# Characters, not bytes (awk's length counts bytes in most builds: → and × are several).
+python3 -c 'import sys; sys.exit(any(len(l.rstrip("\n")) > 100 for l in open(sys.argv[1], encoding="utf-8")))' "$work/run.out" || fail "the main job printed lines over 100 characters at COLUMNS=100"
 [ "$(wc -l <"$work/run.out")" -le 120 ] || fail "the main job printed $(wc -l <"$work/run.out") lines (at most 120: the answer first, the rest in the reports)"
 
 # The DDS parts: one line, exit 2, nothing measured or written.

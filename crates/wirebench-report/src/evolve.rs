@@ -109,20 +109,6 @@ fn blocks(e: &EvolveSection) -> Vec<Block> {
         )),
         Block::KeyLine(format!("Recommendation: {}", e.recommendation)),
     ];
-    let cases = e
-        .cases
-        .iter()
-        .map(|c| match c.changes.as_slice() {
-            [one] if one.change == c.name => format!("{}: {}", c.name, one.detail),
-            [] => format!("{}: no change found", c.name),
-            many => format!(
-                "{}: {}",
-                c.name,
-                many.iter().map(|x| format!("{} ({})", x.change, x.detail)).collect::<Vec<_>>().join("; ")
-            ),
-        })
-        .collect();
-    out.push(Block::List(List { bullet: "  - ", ..List::new("Cases", cases) }));
     for (v, title) in [
         (Verdict::SilentlyWrong, "Silently wrong (the reader accepted and produced other values)"),
         (Verdict::Refused, "Refused by the reader"),
@@ -156,6 +142,21 @@ fn blocks(e: &EvolveSection) -> Vec<Block> {
         ("defaults".into(), "ok with defaults".into()),
         ("n/a".into(), "the format cannot express one of the schemas".into()),
     ]));
+    // The cases after the cells (the terminal keeps a section's first lines: the dangerous ones).
+    let cases = e
+        .cases
+        .iter()
+        .map(|c| match c.changes.as_slice() {
+            [one] if one.change == c.name => format!("{}: {}", c.name, one.detail),
+            [] => format!("{}: no change found", c.name),
+            many => format!(
+                "{}: {}",
+                c.name,
+                many.iter().map(|x| format!("{} ({})", x.change, x.detail)).collect::<Vec<_>>().join("; ")
+            ),
+        })
+        .collect();
+    out.push(Block::List(List { bullet: "  - ", ..List::new("Cases", cases) }));
     out.push(Block::Table(costs(e)));
     out
 }
