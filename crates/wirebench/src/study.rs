@@ -505,7 +505,7 @@ pub(crate) fn run_study(
         }
         {
             wirebench_report::table::begin_section();
-            let text = terminal_part(&(part.part.view().text)(&results, Output::Table));
+            let text = terminal_part(&(part.part.view().text)(&results, Output::Table), parts.len());
             if !text.is_empty() {
                 say((text + "\n").as_bytes())?;
             }
@@ -598,17 +598,22 @@ pub(crate) fn run_study(
     Ok(())
 }
 
-/// The most lines one part prints on the terminal in a summary (`run` without -v): a study of
-/// four parts stays within about 120 lines.
+/// The most lines one part prints on the terminal in a summary (`run` without -v), and the
+/// fewest when a study has many parts: the parts share [`BRIEF_TOTAL_LINES`].
 const BRIEF_PART_LINES: usize = 28;
+const BRIEF_PART_LINES_MIN: usize = 14;
+/// The lines a summary's parts share, so that it stays within about 120 lines.
+const BRIEF_TOTAL_LINES: usize = 112;
 
 /// One part's terminal text as the terminal gets it: left-out tables said in one line, long
-/// lines wrapped to the width, and in a summary (no -v) at most [`BRIEF_PART_LINES`] lines.
-fn terminal_part(text: &str) -> String {
+/// lines wrapped to the width, and in a summary (no -v) at most its share of
+/// [`BRIEF_TOTAL_LINES`] among the `parts` shown (between 14 and 28 lines).
+fn terminal_part(text: &str, parts: usize) -> String {
     use wirebench_report::table;
     let text = table::fit_lines(&table::collapse_mentions(text));
     if table::is_brief() {
-        table::cap_lines(&text, BRIEF_PART_LINES)
+        let share = (BRIEF_TOTAL_LINES / parts.max(1)).clamp(BRIEF_PART_LINES_MIN, BRIEF_PART_LINES);
+        table::cap_lines(&text, share)
     } else {
         text
     }
@@ -702,7 +707,7 @@ pub fn render_all(results: &Results, output: Output, views: &[View]) -> String {
         wirebench_report::table::begin_section();
         let mut part = (v.text)(results, output);
         if output == Output::Table {
-            part = terminal_part(&part);
+            part = terminal_part(&part, views.iter().filter(|v| (v.has)(results)).count());
         }
         if !part.is_empty() {
             if !out.is_empty() {
