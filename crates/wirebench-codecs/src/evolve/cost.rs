@@ -35,6 +35,8 @@ pub fn cost(format: Format, s: &EvoSchema, n: usize, scratch: &Scratch) -> Resul
     let plain = match format {
         // The same type, @final, in the same encoding.
         Format::Xcdr2Appendable | Format::Xcdr2Mutable => Some(bind_idl(format, s, "final", scratch, "cost-final2")?),
+        // The same DataSetMessage without its ConfigurationVersion.
+        Format::Uadp => Some(bind(format, s, scratch, "cost-uadp-plain")?),
         _ => None,
     };
     for x in &xs {
@@ -44,10 +46,10 @@ pub fn cost(format: Format, s: &EvoSchema, n: usize, scratch: &Scratch) -> Resul
             Format::Protobuf => bytes.len() - protobuf_key_bytes(&bytes)?,
             Format::Avro => bytes.len(),
             Format::Thrift => bytes.len() - thrift_header_bytes(s, x),
-            // The same DataSetMessage without its ConfigurationVersion.
-            Format::Uadp => encode(&bind(format, s, scratch, "cost-uadp-plain")?, x)?.len(),
             Format::Xcdr1Final => bytes.len(),
-            Format::Xcdr2Appendable | Format::Xcdr2Mutable => encode(plain.as_ref().expect("final form"), x)?.len(),
+            Format::Uadp | Format::Xcdr2Appendable | Format::Xcdr2Mutable => {
+                encode(plain.as_ref().expect("the form without evolution metadata"), x)?.len()
+            }
             _ => {
                 // The same values as an array in field order (what a positional reader needs).
                 let Value::Map(pairs) = x else { return Err("not a record".into()) };

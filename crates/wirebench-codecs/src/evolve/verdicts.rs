@@ -136,7 +136,8 @@ pub fn run_cell(
         let (v1, v2) = if old_first { uadp_versions(w, r) } else { uadp_versions(r, w) };
         (bw.version, br.version) = if old_first { (Some(v1), Some(v2)) } else { (Some(v2), Some(v1)) };
     }
-    let mut major = None;
+    // The MajorVersion check, made once on the first sample (every sample carries the same).
+    let mut major: Option<Option<String>> = None;
     let mut flags = (false, false, false, false);
     for (i, sample) in samples(w, n).iter().enumerate() {
         let bytes = match encode(&bw, sample) {
@@ -148,7 +149,7 @@ pub fn run_cell(
             }
         };
         if format == Format::Uadp && major.is_none() {
-            major = uadp_major_matches(&bytes, &br).err();
+            major = Some(uadp_major_matches(&bytes, &br).err());
         }
         let got = decode(&bw, &br, &bytes);
         cell.wire.push((bytes, got.is_ok()));
@@ -231,7 +232,7 @@ pub fn run_cell(
         Format::Xcdr1Final | Format::Xcdr2Appendable | Format::Xcdr2Mutable => xtypes_assignable(format, w, r)
             .err()
             .map(|why| format!("XTypes assignability: {why}; a DDS reader is not matched with this writer")),
-        Format::Uadp => major,
+        Format::Uadp => major.flatten(),
         _ => None,
     };
     if let Some(why) = type_rule {
